@@ -1,0 +1,57 @@
+/*
+ * locklab/backend.h - what core/ asks of a backend (native/ or sim/).
+ *
+ * core/main.c parses the command line, builds runs and prints results; a
+ * backend makes threads (pthreads pinned with hwloc, or SimGrid actors on
+ * the hosts of a platform), starts and stops them, and says where it ran.
+ */
+#ifndef LOCKLAB_BACKEND_H
+#define LOCKLAB_BACKEND_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lock.h"
+#include "result.h"
+#include "workload.h"
+
+/* "native" or "sim" */
+extern const char backend_name[];
+
+/* Called once, first, with the process's argc/argv (SimGrid takes its
+ * --cfg= and --log= here).  Non-zero: exit 2 (message already printed). */
+int backend_init(int *argc, char **argv);
+
+/* An option core does not know (e.g. --topo).  Returns 1 if taken, 0 if
+ * not the backend's, -1 on a bad value (err filled with one line). */
+int backend_parse_option(const char *opt, const char *val, char *err, size_t errlen);
+
+/* After parsing: check the configuration against the machine (a thread
+ * count larger than the topology, an unreadable topology).  Non-zero: err
+ * holds one line; core prints it and exits 2. */
+int backend_check(const struct wl_config *cfg, char *err, size_t errlen);
+
+/* Place threads (fill run->threads[i].cpu/.node per cfg->pin), call
+ * wl_setup(), run wl_thread_main on each thread, stop by duration or ops,
+ * fill run->start_ns/stop_ns, and the counters.  Returns 0, or non-zero
+ * when the run failed (run->failure says why). */
+int backend_run(struct wl_run *run, struct sim_counters *counters);
+
+/* The environment, as the members of a JSON object (no braces), and the
+ * short machine name used in file names and the topo column. */
+void backend_env_json(FILE *f, const struct wl_config *cfg);
+const char *backend_topo_name(const struct wl_config *cfg);
+
+/* The backend's own sub-commands (ccbench, calibrate).  Returns -1 when cmd
+ * is not one of them, else the exit status. */
+int backend_command(const char *cmd, int argc, char **argv);
+/* One line per backend sub-command for the usage text. */
+extern const char backend_usage[];
+
+/* Locks only this backend can run (the pthread references natively);
+ * NULL-terminated. */
+extern const struct lock_algo *const backend_locks[];
+
+void backend_fini(void);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * locklab/result.h - one row of output, and the writers (core/output.c).
+ *
+ * The CSV columns are fixed by the contract (see ../shared/CONTRACT.md in the
+ * design); the JSON carries the same rows plus the environment.
+ */
+#ifndef LOCKLAB_RESULT_H
+#define LOCKLAB_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+
+/* Counters a simulator fills; a native run leaves has_sim false. */
+struct sim_counters {
+	bool has_sim;
+	uint64_t misses;              /* coherence misses, all threads, all lines */
+	uint64_t lock_invalidations;  /* invalidation messages on lock-tagged lines */
+	uint64_t remote_transfers;    /* line transfers that crossed a socket link */
+	uint64_t line_queue_ps;       /* time requests waited behind others on a busy line */
+	uint64_t busiest_link_msgs;   /* messages on the most loaded socket link */
+	uint64_t events;              /* simulator events (actor sleeps/wakes) */
+	uint64_t accesses;            /* all memory operations */
+	uint64_t releases;            /* lock releases counted by the workload */
+};
+
+struct run_result {
+	char backend[16];
+	char topo[128];
+	char lock[48];
+	unsigned threads;
+	uint64_t cs_ns, ncs_ns;
+	bool ncs_exp;
+	unsigned cs_lines, locks, read_pct;
+	uint64_t seed;
+	unsigned run;
+	double duration_s;
+	uint64_t acquisitions;
+	double throughput_per_s;
+	double wait_mean_ns, wait_p50_ns, wait_p99_ns, wait_max_ns;
+	double jain;
+	uint64_t acq_min, acq_max;
+	double handoff_local_frac; /* NaN when there were no handoffs */
+	/* rwlocks: reads and writes separately */
+	uint64_t reads, writes;
+	double read_wait_p99_ns, read_wait_max_ns;
+	double write_wait_p99_ns, write_wait_max_ns;
+	struct sim_counters sim;
+};
+
+/* Output sinks; a NULL path means "not wanted".  Files are written to a
+ * temporary name in the same directory, then renamed. */
+struct output_set {
+	int ncols_hint;
+	struct run_result *rows;
+	size_t nrows, cap;
+};
+
+void output_add(struct output_set *o, const struct run_result *r);
+void output_free(struct output_set *o);
+/* The lockperf-style table. */
+void output_table(FILE *f, const struct output_set *o);
+int output_csv_file(const char *path, const struct output_set *o);
+int output_json_file(const char *path, const struct output_set *o);
+void output_csv(FILE *f, const struct output_set *o);
+void output_json(FILE *f, const struct output_set *o);
+/* Write buf to path whole: temp file in the same directory, fsync, rename. */
+int write_file_atomic(const char *path, const char *buf, size_t len);
+
+#endif

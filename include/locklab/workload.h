@@ -1,0 +1,127 @@
+/*
+ * locklab/workload.h - the workload loop and the run it belongs to.
+ *
+ * core/workload.c owns the loop every thread runs (identical in both
+ * backends); a backend owns how threads are made, placed, started and
+ * stopped (include/locklab/backend.h).
+ *
+ * Each thread, until the run stops:
+ *   non-critical delay (fixed or exponential, per-thread GSL RNG)
+ *   pick a lock (uniform when --locks > 1)
+ *   t0 = now; acquire; t1 = now
+ *   critical section: the checker, the handoff record, write cs_lines
+ *   shared lines, critical delay
+ *   release
+ */
+#ifndef LOCKLAB_WORKLOAD_H
+#define LOCKLAB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lock.h"
+#include "stats.h"
+
+#define WL_MAX_THREADS 1024
+#define WL_MAX_LIST 64
+
+enum pin_policy {
+	PIN_COMPACT = 0, /* fill one socket, then the next */
+	PIN_SCATTER,     /* round-robin over sockets */
+	PIN_SOCKET,      /* every thread on socket pin_socket */
+	PIN_LIST,        /* explicit cpu list */
+	PIN_NONE,        /* let the OS (or the simulator's default) place */
+};
+
+/* Everything the user chose; filled by core/cli.c. */
+struct wl_config {
+	const struct lock_algo *algos[WL_MAX_LIST];
+	unsigned nalgos;
+	unsigned threads[WL_MAX_LIST];
+	unsigned nthreads;
+
+	uint64_t cs_ns;
+	uint64_t ncs_ns;
+	bool ncs_exp;      /* exponential with mean ncs_ns */
+	unsigned cs_lines; /* >= 1 */
+	unsigned locks;    /* >= 1 */
+	unsigned read_pct; /* rwlocks: share of reads, 0..100 */
+	uint64_t duration_ms; /* 0 when ops is used */
+	uint64_t ops;         /* acquisitions per thread, 0 when duration */
+	unsigned runs;
+	enum pin_policy pin;
+	unsigned pin_socket;
+	unsigned pin_list[WL_MAX_THREADS];
+	unsigned pin_list_len;
+	uint64_t seed;
+
+	const char *topo;      /* sim: name or path; native: NULL */
+	const char *pin_text;  /* as typed, for the output */
+};
+
+/* The line of protected data that also carries the checker. */
+struct wl_data_line {
+	int64_t in_cs;       /* writers inside: must be 1 in a mutex's section */
+	int64_t readers;     /* readers inside (rwlock checks) */
+	int64_t last_holder; /* thread that last released (-1: none yet) */
+	int64_t value;       /* the data itself */
+	char pad[64 - 4 * sizeof(int64_t)];
+};
+
+struct wl_lock_slot {
+	void *lock;                 /* the lock object */
+	struct wl_data_line *data;  /* cs_lines lines, first carries the checker */
+	unsigned home_node;
+};
+
+/* Per-thread record; written only by its thread, read after the run. */
+struct wl_thread {
+	unsigned tid;
+	unsigned cpu;  /* core (native: OS cpu; sim: host index) */
+	unsigned node; /* socket */
+	void **ctx;    /* one context per lock */
+	uint64_t acquisitions;       /* completed before the stop */
+	uint64_t acquisitions_after; /* completed after the stop (drained) */
+	uint64_t reads, writes;      /* rwlocks */
+	uint64_t handoffs, handoffs_local;
+	uint64_t *handoff_from; /* [nthreads]: handoffs received from each */
+	struct ll_hist wait;    /* wait times of counted acquisitions, ns */
+	struct ll_hist wait_read, wait_write;
+	uint64_t violations;
+	uint64_t last_progress_ns; /* for the watchdog */
+	uint64_t seed;
+	void *rng; /* gsl_rng * */
+};
+
+/* One run: one lock, one thread count, one repetition. */
+struct wl_run {
+	const struct wl_config *cfg;
+	const struct lock_algo *algo;
+	unsigned nthreads;
+	unsigned run_index;
+	uint64_t seed;
+
+	struct wl_lock_slot *slots; /* cfg->locks of them */
+	struct wl_thread *threads;  /* nthreads of them */
+
+	/* Set by the backend. */
+	uint64_t start_ns; /* when the start barrier opened */
+	uint64_t end_ns;   /* duration runs: start_ns + duration */
+	uint64_t stop_ns;  /* when the measurement stopped */
+	int stop;          /* harness flag, read with __atomic (not modelled) */
+	int failed;        /* a violation or a watchdog/deadlock stop */
+	char failure[512];
+};
+
+/* core/workload.c */
+/* Allocate locks, data and contexts (with ll_alloc_on, so in the simulator
+ * they get home nodes) once thread placement is known. */
+int wl_setup(struct wl_run *run);
+/* The loop of thread tid; the backend calls it on the thread or actor. */
+void wl_thread_main(struct wl_run *run, unsigned tid);
+/* True once the run should stop: by duration or by op count. */
+bool wl_thread_done(struct wl_run *run, struct wl_thread *t);
+void wl_teardown(struct wl_run *run);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * Native backend of <locklab/mem.h>: every operation is an inline __atomic
+ * builtin on real memory; waiting is a pause loop; time is CLOCK_MONOTONIC.
+ * The out-of-line parts live in native/mem.c.
+ */
+#ifndef LL_BACKEND_MEM_H
+#define LL_BACKEND_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define ll_load(p, ord) __atomic_load_n((p), (ord))
+#define ll_store(p, v, ord) __atomic_store_n((p), (v), (ord))
+#define ll_cas(p, old, new, ord)                                               \
+	({                                                                     \
+		__typeof__(*(p)) ll__expected = (old);                         \
+		__atomic_compare_exchange_n((p), &ll__expected, (new), false,  \
+					    (ord), ll__cas_fail_order(ord));   \
+		ll__expected;                                                  \
+	})
+#define ll__cas_fail_order(ord)                                                \
+	((ord) == __ATOMIC_RELEASE   ? __ATOMIC_RELAXED                        \
+	 : (ord) == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE                        \
+				     : (ord))
+#define ll_xchg(p, v, ord) __atomic_exchange_n((p), (v), (ord))
+#define ll_fetch_add(p, v, ord) __atomic_fetch_add((p), (v), (ord))
+#define ll_fetch_or(p, v, ord) __atomic_fetch_or((p), (v), (ord))
+#define ll_fetch_and(p, v, ord) __atomic_fetch_and((p), (v), (ord))
+#define ll_fence(ord) __atomic_thread_fence(ord)
+
+static inline void ll_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* Native spinning re-reads the word: the pause is the whole wait. */
+#define ll_wait_change(p, seen) ((void)(seen), ll_cpu_relax())
+#define ll_wait_change_until(p, seen, dl) ((void)(seen), (void)(dl), ll_cpu_relax())
+
+static inline uint64_t ll_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* native/mem.c */
+void ll_delay_ns(uint64_t ns);
+unsigned ll_this_cpu(void);
+unsigned ll_this_node(void);
+unsigned ll_nr_cpus(void);
+unsigned ll_nr_nodes(void);
+void *ll_alloc_on(size_t size, unsigned node);
+void ll_free(void *p, size_t size);
+void ll_park(void);
+void ll_unpark(unsigned cpu);
+#define ll_mem_tag(p, size, tag) ((void)(p), (void)(size), (void)(tag))
+
+#endif

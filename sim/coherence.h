@@ -1,0 +1,99 @@
+/*
+ * sim/coherence.h - the memory system of the simulated machine: a directory
+ * over 64-byte lines, socket links with bandwidth and occupancy, and the
+ * counters that explain a result.  Pure C: no SimGrid, no actors, no clock of
+ * its own.  The caller (sim/memops.c) says who accesses what at which
+ * simulated time; the model answers when the access completes, and advances
+ * the line's state.
+ *
+ * Time and order: a miss to a line starts at max(now, line busy-until) and
+ * completes after its latency (plus any wait for a busy socket link); the
+ * directory state advances when the request is issued, so requests to one
+ * line are served in issue order, each costed against the state its
+ * predecessor left.  busy-until becomes the completion time.  A hit needs the
+ * directory not at all: it costs the hit latency and does not queue.
+ */
+#ifndef SIM_COHERENCE_H
+#define SIM_COHERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topology.h"
+
+#define COH_LINE_SHIFT 6
+#define COH_LINE_SIZE (1u << COH_LINE_SHIFT)
+
+enum coh_op { COH_LOAD = 0, COH_STORE = 1, COH_RMW = 2 };
+
+/* Tags, as <locklab/mem.h> LL_TAG_*: what a line holds. */
+enum coh_tag { COH_TAG_OTHER = 0, COH_TAG_LOCK = 1, COH_TAG_DATA = 2, COH_TAG_CTX = 3, COH_NTAGS = 4 };
+
+struct coh_result {
+	uint64_t start_ps;  /* the request got the line (after queueing) */
+	uint64_t done_ps;   /* the access completes: value read/written then */
+	uint64_t queue_ps;  /* start - now: time behind earlier requests */
+	uint64_t link_wait_ps; /* extra time waiting for busy socket links */
+	bool hit;
+	unsigned dist_class;    /* distance class of the transfer (0 on a hit) */
+	enum topo_state state;  /* state the line was in, as seen by the request */
+	unsigned invalidations; /* invalidation messages this request sent */
+	bool remote;            /* data or ownership crossed a socket link */
+};
+
+struct coh_counters {
+	uint64_t accesses, hits, misses;
+	uint64_t invalidations[COH_NTAGS];  /* messages, by tag of the line */
+	uint64_t misses_by_tag[COH_NTAGS];
+	uint64_t transfers_by_class[TOPO_MAX_CLASSES]; /* misses by distance class */
+	uint64_t remote_transfers;          /* misses whose transfer crossed a link */
+	uint64_t queue_ps;                  /* sum of queue_ps */
+	uint64_t queue_ps_by_tag[COH_NTAGS];
+	uint64_t link_wait_ps;
+	uint64_t *link_msgs;                /* [topo->nlinks], both directions */
+	uint64_t *link_bytes;
+};
+
+struct coh_model;
+
+struct coh_model *coh_create(const struct topo *t);
+void coh_destroy(struct coh_model *m);
+
+/* Memory [addr, addr+size) has its home at node (socket) and holds tag.
+ * Lines never registered have home 0 and tag OTHER. */
+void coh_set_home(struct coh_model *m, uintptr_t addr, size_t size, unsigned node, enum coh_tag tag);
+/* Forget lines of a freed range (they return to I, home 0). */
+void coh_forget(struct coh_model *m, uintptr_t addr, size_t size);
+
+/* One access by core at simulated time now_ps.  Fills r; advances the state. */
+void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		uint64_t now_ps, struct coh_result *r);
+
+/* Would this access hit?  (No side effects; the glue uses it to keep hits
+ * as local time.) */
+bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op);
+
+/* Put a line in a state directly (ccbench and tests): TOPO_M/E with owner
+ * core, TOPO_S with the given sharers (owner ignored), TOPO_I uncached. */
+void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
+		     const unsigned *cores, unsigned ncores);
+
+/* The directory entry of a line, for tests and the explain/graph tools. */
+struct coh_line_view {
+	enum topo_state state; /* M, E, S or I (O/F are reported as S) */
+	int owner;             /* -1 when none */
+	unsigned nsharers;
+	unsigned home;
+	enum coh_tag tag;
+	uint64_t busy_until_ps;
+};
+void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_view *v);
+
+/* A slot per line the glue may use (parked waiters); NULL-initialised. */
+void **coh_line_user(struct coh_model *m, uintptr_t addr);
+
+const struct coh_counters *coh_counters(const struct coh_model *m);
+void coh_reset_counters(struct coh_model *m);
+
+#endif

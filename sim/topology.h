@@ -1,0 +1,81 @@
+/*
+ * sim/topology.h - the machine the simulator models, as read from a SimGrid
+ * platform file (sim/topology.c) or built by hand in tests.
+ *
+ * Cores are SimGrid hosts; a socket is a zone (a <cluster>); socket links are
+ * SimGrid links between socket routers, with latency and bandwidth.  The costs
+ * of coherence transactions are properties of the root zone (see
+ * topologies/README.md): for each operation and line state, one latency per
+ * distance class.  Class 0 is "same socket"; classes 1.. are the distinct
+ * latencies of the routes between sockets, in increasing order (so a 4-socket
+ * ring has classes 0, 1 hop, 2 hops).
+ */
+#ifndef SIM_TOPOLOGY_H
+#define SIM_TOPOLOGY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOPO_MAX_CLASSES 8
+#define TOPO_MAX_CORES 1024
+#define TOPO_MAX_SOCKETS 64
+
+enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
+/* State of the line when the request arrives, as ccbench names it;
+ * TOPO_I means "not cached anywhere: from memory at the home node". */
+enum topo_state { TOPO_M = 0, TOPO_E = 1, TOPO_S = 2, TOPO_I = 3, TOPO_NSTATES = 4 };
+enum topo_protocol { PROTO_MESI = 0, PROTO_MOESI = 1, PROTO_MESIF = 2 };
+
+struct topo_link {
+	char name[64];
+	unsigned a, b;      /* sockets it joins */
+	uint64_t lat_ps;    /* one-way latency */
+	double bw_bytes_per_s;
+};
+
+struct topo {
+	char name[128]; /* file name without directory and .xml */
+	char path[512];
+	enum topo_protocol protocol;
+	double freq_ghz;
+
+	unsigned ncores, nsockets;
+	unsigned core_socket[TOPO_MAX_CORES]; /* core -> socket */
+	char (*core_host)[64];                /* [ncores] SimGrid host names, may be NULL in tests */
+
+	/* Distance classes between sockets: [a * nsockets + b]; 0 iff a == b. */
+	unsigned nclasses;
+	unsigned char *socket_class;
+
+	/* Costs in picoseconds. */
+	uint64_t lat_ps[TOPO_NOPS][TOPO_NSTATES][TOPO_MAX_CLASSES];
+	uint64_t hit_ps[TOPO_NOPS];      /* the line is in the requester's cache */
+	uint64_t pause_ps;               /* one cpu_relax */
+	uint64_t inval_ps_per_sharer;    /* directory fan-out, per extra sharer */
+	unsigned data_msg_bytes;         /* a line plus header (default 72) */
+	unsigned ctrl_msg_bytes;         /* request/invalidate/ack (default 8) */
+
+	/* Socket links and the route between each pair of sockets. */
+	unsigned nlinks;
+	struct topo_link *links;
+	/* route of (a,b): route_links[route_off[a*ns+b] .. + route_len[a*ns+b]] */
+	unsigned *route_off, *route_len, *route_links;
+
+	/* Virtual machines (issue: vCPU overcommit) come later. */
+};
+
+/* sim/topology.c: resolve NAME (topologies/NAME.xml) or a path, load it with
+ * SimGrid and read the properties.  On error returns non-zero with one line
+ * in err naming the file and the problem.  Must be called after
+ * simgrid_init(). */
+int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen);
+/* Resolve a name to a path without loading (for messages and checks). */
+int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
+void topo_free(struct topo *t);
+
+static inline unsigned topo_class(const struct topo *t, unsigned core_a, unsigned core_b)
+{
+	return t->socket_class[t->core_socket[core_a] * t->nsockets + t->core_socket[core_b]];
+}
+
+#endif
