@@ -17,6 +17,9 @@
 
 /* "native" or "sim" */
 extern const char backend_name[];
+/* Defaults where the user gave neither --duration nor --ops: a native run
+ * is wall time, a simulated one simulated time, which costs far more. */
+extern const uint64_t backend_default_duration_ms;
 
 /* Called once, first, with the process's argc/argv (SimGrid takes its
  * --cfg= and --log= here).  Non-zero: exit 2 (message already printed). */

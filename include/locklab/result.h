@@ -43,16 +43,24 @@ struct run_result {
 	uint64_t acq_min, acq_max;
 	double handoff_local_frac; /* NaN when there were no handoffs */
 	/* rwlocks: reads and writes separately */
+	bool is_rwlock;
 	uint64_t reads, writes;
 	double read_wait_p99_ns, read_wait_max_ns;
 	double write_wait_p99_ns, write_wait_max_ns;
 	struct sim_counters sim;
+	/* derived from sim, per acquisition / release of the measured interval */
+	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
+	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
 };
+
+#define LOCKLAB_VERSION "0.1.0"
+
+struct wl_config;
 
 /* Output sinks; a NULL path means "not wanted".  Files are written to a
  * temporary name in the same directory, then renamed. */
 struct output_set {
-	int ncols_hint;
+	const struct wl_config *cfg; /* for the environment in JSON */
 	struct run_result *rows;
 	size_t nrows, cap;
 };

@@ -89,7 +89,9 @@ struct wl_thread {
 	struct ll_hist wait;    /* wait times of counted acquisitions, ns */
 	struct ll_hist wait_read, wait_write;
 	uint64_t violations;
-	uint64_t last_progress_ns; /* for the watchdog */
+	uint64_t last_progress_ns; /* for the watchdog (__atomic) */
+	int phase;                 /* 0 outside, 1 acquiring, 2 holding (__atomic) */
+	uint64_t finish_ns;        /* when it left the loop */
 	uint64_t seed;
 	void *rng; /* gsl_rng * */
 };

@@ -1,0 +1,326 @@
+/*
+ * core/cli.c - parsing and checking the options of `run`.
+ *
+ * Every option takes `--opt VALUE` or `--opt=VALUE`.  Anything wrong gets one
+ * line naming the option and the problem; the caller exits 2.  Options core
+ * does not know go to the backend (--topo, --watchdog ...).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+
+#include "cli.h"
+
+#define MAX_CS_LINES 4096u
+#define MAX_LOCKS 65536u
+#define MAX_NS (3600ull * 1000000000ull) /* an hour of delay is surely a typo */
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return 2;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
+		     char *err, size_t len)
+{
+	if (cli_parse_u64(val, out))
+		return fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
+	if (*out < lo || *out > hi)
+		return fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
+			    (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+/* A comma-separated list of numbers in [lo, hi]. */
+static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_t hi,
+			  unsigned *out, unsigned max, unsigned *n, char *err, size_t len)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(val) >= sizeof(buf))
+		return fail(err, len, "%s: list too long", opt);
+	strcpy(buf, val);
+	*n = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		int rc = parse_num(opt, tok, lo, hi, &v, err, len);
+
+		if (rc)
+			return rc;
+		if (*n == max)
+			return fail(err, len, "%s: more than %u entries", opt, max);
+		out[(*n)++] = (unsigned)v;
+	}
+	if (*n == 0 || val[strlen(val) - 1] == ',' || val[0] == ',')
+		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
+	return 0;
+}
+
+static int parse_locks(const char *val, struct wl_config *c, char *err, size_t len)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(val) >= sizeof(buf))
+		return fail(err, len, "--lock: list too long");
+	strcpy(buf, val);
+	c->nalgos = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct lock_algo *a = lock_find(tok);
+
+		if (!a)
+			return fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
+				    tok, backend_name);
+		if (c->nalgos == WL_MAX_LIST)
+			return fail(err, len, "--lock: more than %d locks", WL_MAX_LIST);
+		c->algos[c->nalgos++] = a;
+	}
+	if (c->nalgos == 0)
+		return fail(err, len, "--lock: no lock named");
+	return 0;
+}
+
+static int parse_ncs(const char *val, struct wl_config *c, char *err, size_t len)
+{
+	const char *num = val;
+
+	c->ncs_exp = false;
+	if (!strncmp(val, "exp:", 4)) {
+		c->ncs_exp = true;
+		num = val + 4;
+	}
+	return parse_num("--ncs", num, 0, MAX_NS, &c->ncs_ns, err, len);
+}
+
+static int parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
+{
+	uint64_t v;
+
+	c->pin_text = val;
+	if (!strcmp(val, "compact"))
+		c->pin = PIN_COMPACT;
+	else if (!strcmp(val, "scatter"))
+		c->pin = PIN_SCATTER;
+	else if (!strcmp(val, "none"))
+		c->pin = PIN_NONE;
+	else if (!strncmp(val, "socket:", 7)) {
+		c->pin = PIN_SOCKET;
+		if (parse_num("--pin socket:N", val + 7, 0, 1u << 20, &v, err, len))
+			return 2;
+		c->pin_socket = (unsigned)v;
+	} else if (!strncmp(val, "list:", 5)) {
+		c->pin = PIN_LIST;
+		return parse_num_list("--pin list:", val + 5, 0, 1u << 20, c->pin_list, WL_MAX_THREADS,
+				      &c->pin_list_len, err, len);
+	} else {
+		return fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, list:a,b,c or none",
+			    val);
+	}
+	return 0;
+}
+
+static int parse_format(const char *val, struct cli_opts *o, char *err, size_t len)
+{
+	if (!strcmp(val, "table"))
+		o->format = FMT_TABLE;
+	else if (!strcmp(val, "csv"))
+		o->format = FMT_CSV;
+	else if (!strcmp(val, "json"))
+		o->format = FMT_JSON;
+	else
+		return fail(err, len, "--format: '%s' is not table, csv or json", val);
+	return 0;
+}
+
+static void set_defaults(struct cli_opts *o)
+{
+	struct wl_config *c = &o->cfg;
+
+	memset(o, 0, sizeof(*o));
+	c->threads[0] = 1;
+	c->threads[1] = 2;
+	c->threads[2] = 4;
+	c->nthreads = 3;
+	c->cs_ns = 50;
+	c->ncs_ns = 200;
+	c->cs_lines = 1;
+	c->locks = 1;
+	c->read_pct = 90;
+	c->runs = 3;
+	c->pin = PIN_COMPACT;
+	c->pin_text = "compact";
+	c->seed = 1;
+	o->format = FMT_TABLE;
+}
+
+static void default_locks(struct wl_config *c)
+{
+	for (size_t i = 0; i < lock_catalogue_size() && c->nalgos < WL_MAX_LIST; i++) {
+		const struct lock_algo *a = lock_catalogue_get(i);
+
+		if (a->kind == LOCK_MUTEX)
+			c->algos[c->nalgos++] = a;
+	}
+}
+
+/* One option with its value; returns 0, 2 on a bad value, -1 if unknown. */
+static int parse_one(const char *opt, const char *val, struct cli_opts *o, char *err, size_t len)
+{
+	struct wl_config *c = &o->cfg;
+	uint64_t v;
+	int rc;
+
+	if (!strcmp(opt, "--lock"))
+		return parse_locks(val, c, err, len);
+	if (!strcmp(opt, "--threads"))
+		return parse_num_list(opt, val, 1, WL_MAX_THREADS, c->threads, WL_MAX_LIST, &c->nthreads,
+				      err, len);
+	if (!strcmp(opt, "--cs"))
+		return parse_num(opt, val, 0, MAX_NS, &c->cs_ns, err, len);
+	if (!strcmp(opt, "--ncs"))
+		return parse_ncs(val, c, err, len);
+	if (!strcmp(opt, "--cs-lines")) {
+		rc = parse_num(opt, val, 1, MAX_CS_LINES, &v, err, len);
+		c->cs_lines = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--locks")) {
+		rc = parse_num(opt, val, 1, MAX_LOCKS, &v, err, len);
+		c->locks = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--read-pct")) {
+		rc = parse_num(opt, val, 0, 100, &v, err, len);
+		c->read_pct = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--duration"))
+		return parse_num(opt, val, 1, 24ull * 3600 * 1000, &c->duration_ms, err, len);
+	if (!strcmp(opt, "--ops"))
+		return parse_num(opt, val, 1, 1ull << 40, &c->ops, err, len);
+	if (!strcmp(opt, "--runs")) {
+		rc = parse_num(opt, val, 1, 4096, &v, err, len);
+		c->runs = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--pin"))
+		return parse_pin(val, c, err, len);
+	if (!strcmp(opt, "--seed"))
+		return parse_num(opt, val, 0, UINT64_MAX, &c->seed, err, len);
+	if (!strcmp(opt, "--format"))
+		return parse_format(val, o, err, len);
+	if (!strcmp(opt, "--out")) {
+		o->out = val;
+		return 0;
+	}
+	if (!strcmp(opt, "--csv")) {
+		o->csv = val;
+		return 0;
+	}
+	if (!strcmp(opt, "--json")) {
+		o->json = val;
+		return 0;
+	}
+	if (!strcmp(opt, "--topo"))
+		c->topo = val; /* the backend decides whether it applies */
+	rc = backend_parse_option(opt, val, err, len);
+	if (rc == 1)
+		return 0;
+	if (rc < 0)
+		return 2;
+	return -1;
+}
+
+static int check_config(struct cli_opts *o, bool duration_given, char *err, size_t len)
+{
+	struct wl_config *c = &o->cfg;
+
+	if (duration_given && c->ops)
+		return fail(err, len, "--duration and --ops exclude each other: give one");
+	if (!c->ops && !duration_given)
+		c->duration_ms = backend_default_duration_ms;
+	if (c->nalgos == 0)
+		default_locks(c);
+	if (c->pin == PIN_LIST) {
+		unsigned maxt = 0;
+
+		for (unsigned i = 0; i < c->nthreads; i++)
+			if (c->threads[i] > maxt)
+				maxt = c->threads[i];
+		if (c->pin_list_len < maxt)
+			return fail(err, len, "--pin list: has %u cpus but --threads asks for %u",
+				    c->pin_list_len, maxt);
+	}
+	return 0;
+}
+
+int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+{
+	bool duration_given = false;
+
+	set_defaults(o);
+	for (int i = 0; i < argc; i++) {
+		char opt[64];
+		const char *val;
+		const char *arg = argv[i];
+		const char *eq = strchr(arg, '=');
+
+		if (strncmp(arg, "--", 2))
+			return fail(err, len, "unexpected argument '%s' (options start with --)", arg);
+		if (!strcmp(arg, "--progress")) {
+			o->progress = true;
+			continue;
+		}
+		if (eq) {
+			size_t n = (size_t)(eq - arg);
+
+			if (n >= sizeof(opt))
+				return fail(err, len, "unknown option '%.40s...'", arg);
+			memcpy(opt, arg, n);
+			opt[n] = 0;
+			val = eq + 1;
+		} else {
+			if (strlen(arg) >= sizeof(opt))
+				return fail(err, len, "unknown option '%.40s...'", arg);
+			strcpy(opt, arg);
+			if (i + 1 >= argc)
+				return fail(err, len, "%s: needs a value", opt);
+			val = argv[++i];
+		}
+		if (!strcmp(opt, "--duration"))
+			duration_given = true;
+		int rc = parse_one(opt, val, o, err, len);
+
+		if (rc < 0)
+			return fail(err, len, "unknown option '%s'", opt);
+		if (rc)
+			return rc;
+	}
+	return check_config(o, duration_given, err, len);
+}

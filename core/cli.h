@@ -1,0 +1,32 @@
+/*
+ * core/cli.h - the command line of both binaries.
+ */
+#ifndef CORE_CLI_H
+#define CORE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <locklab/workload.h>
+
+enum out_format { FMT_TABLE = 0, FMT_CSV, FMT_JSON };
+
+struct cli_opts {
+	struct wl_config cfg;
+	enum out_format format;
+	const char *out;  /* --out: the --format output goes there */
+	const char *csv;  /* --csv: also write CSV there */
+	const char *json; /* --json: also write JSON there */
+	bool progress;
+};
+
+/* Parse `run` options (argv[0] is the first option).  Returns 0, or 2 with
+ * one line (no newline) in err. */
+int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t errlen);
+
+/* Strict number parsing for every option of both backends: the whole string
+ * must be a non-negative decimal integer that fits. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * core/output.c - the table, the CSV and the JSON.
+ *
+ * One column table drives both CSV and JSON, so they cannot drift apart.
+ * Columns of the contract come first, in its order; locklab's own follow.
+ * A value that does not apply (a simulator counter in a native run, the
+ * handoff share of a run without handoffs) is empty in CSV and null in JSON.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <locklab/backend.h>
+#include <locklab/result.h>
+#include <locklab/stats.h>
+
+enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_BOOL };
+
+struct col {
+	const char *name;
+	enum col_type type;
+	size_t off;
+	bool sim_only; /* empty unless the row has simulator counters */
+};
+
+#define COL(n, t, f) { n, t, offsetof(struct run_result, f), false }
+#define SIMCOL(n, f) { n, C_F4, offsetof(struct run_result, f), true }
+
+static const struct col cols[] = {
+	COL("backend", C_STR, backend),
+	COL("topo", C_STR, topo),
+	COL("lock", C_STR, lock),
+	COL("threads", C_UINT, threads),
+	COL("cs_ns", C_U64, cs_ns),
+	COL("ncs_ns", C_U64, ncs_ns),
+	COL("cs_lines", C_UINT, cs_lines),
+	COL("locks", C_UINT, locks),
+	COL("seed", C_U64, seed),
+	COL("run", C_UINT, run),
+	COL("duration_s", C_F4, duration_s),
+	COL("acquisitions", C_U64, acquisitions),
+	COL("throughput_per_s", C_F2, throughput_per_s),
+	COL("wait_mean_ns", C_F2, wait_mean_ns),
+	COL("wait_p50_ns", C_F2, wait_p50_ns),
+	COL("wait_p99_ns", C_F2, wait_p99_ns),
+	COL("wait_max_ns", C_F2, wait_max_ns),
+	COL("jain", C_F4, jain),
+	COL("acq_min", C_U64, acq_min),
+	COL("acq_max", C_U64, acq_max),
+	COL("handoff_local_frac", C_F4, handoff_local_frac),
+	SIMCOL("misses_per_acq", misses_per_acq),
+	SIMCOL("invalidations_per_release", invalidations_per_release),
+	SIMCOL("remote_transfers_per_acq", remote_transfers_per_acq),
+	SIMCOL("line_queue_ns_per_acq", line_queue_ns_per_acq),
+	SIMCOL("busiest_link_msgs_per_acq", busiest_link_msgs_per_acq),
+	/* locklab's own */
+	COL("ncs_exp", C_BOOL, ncs_exp),
+	COL("read_pct", C_UINT, read_pct),
+	COL("reads", C_U64, reads),
+	COL("writes", C_U64, writes),
+	COL("read_wait_p99_ns", C_F2, read_wait_p99_ns),
+	COL("read_wait_max_ns", C_F2, read_wait_max_ns),
+	COL("write_wait_p99_ns", C_F2, write_wait_p99_ns),
+	COL("write_wait_max_ns", C_F2, write_wait_max_ns),
+	SIMCOL("events_per_acq", events_per_acq),
+};
+#define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+void output_add(struct output_set *o, const struct run_result *r)
+{
+	if (o->nrows == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		struct run_result *rows = realloc(o->rows, cap * sizeof(*rows));
+
+		if (!rows) {
+			fprintf(stderr, "locklab: out of memory\n");
+			exit(1);
+		}
+		o->rows = rows;
+		o->cap = cap;
+	}
+	o->rows[o->nrows++] = *r;
+}
+
+void output_free(struct output_set *o)
+{
+	free(o->rows);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool is_rwlock_col(const struct col *c)
+{
+	return !strncmp(c->name, "read", 4) || !strncmp(c->name, "write", 5);
+}
+
+/* Format one cell; returns false when it is empty (does not apply). */
+static bool cell(const struct run_result *r, const struct col *c, char *buf, size_t len)
+{
+	const char *p = (const char *)r + c->off;
+	double d;
+
+	if (c->sim_only && !r->sim.has_sim)
+		return false;
+	if (is_rwlock_col(c) && !r->is_rwlock)
+		return false;
+	switch (c->type) {
+	case C_STR:
+		snprintf(buf, len, "%s", p);
+		return true;
+	case C_U64:
+		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)p);
+		return true;
+	case C_UINT:
+		snprintf(buf, len, "%u", *(const unsigned *)p);
+		return true;
+	case C_BOOL:
+		snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false");
+		return true;
+	case C_F2:
+	case C_F4:
+		d = *(const double *)p;
+		if (isnan(d) || isinf(d))
+			return false;
+		snprintf(buf, len, c->type == C_F2 ? "%.2f" : "%.4f", d);
+		return true;
+	}
+	return false;
+}
+
+void output_csv(FILE *f, const struct output_set *o)
+{
+	char buf[256];
+
+	for (size_t c = 0; c < NCOLS; c++)
+		fprintf(f, "%s%s", c ? "," : "", cols[c].name);
+	fputc('\n', f);
+	for (size_t i = 0; i < o->nrows; i++) {
+		for (size_t c = 0; c < NCOLS; c++) {
+			if (c)
+				fputc(',', f);
+			if (cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
+				fputs(buf, f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void output_json(FILE *f, const struct output_set *o)
+{
+	char buf[256];
+
+	fprintf(f, "{\n  \"locklab_version\": \"%s\",\n  \"environment\": {", LOCKLAB_VERSION);
+	if (o->cfg)
+		backend_env_json(f, o->cfg);
+	fprintf(f, "},\n  \"rows\": [");
+	for (size_t i = 0; i < o->nrows; i++) {
+		fprintf(f, "%s\n    {", i ? "," : "");
+		for (size_t c = 0; c < NCOLS; c++) {
+			fprintf(f, "%s\"%s\": ", c ? ", " : "", cols[c].name);
+			if (!cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
+				fputs("null", f);
+			else if (cols[c].type == C_STR)
+				json_string(f, buf);
+			else
+				fputs(buf, f);
+		}
+		fputc('}', f);
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+int write_file_atomic(const char *path, const char *buf, size_t len)
+{
+	char tmp[4096];
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		done += (size_t)n;
+	}
+	if (fsync(fd) || close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path))
+		goto fail_unlinked;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+fail_unlinked : {
+	int e = errno;
+
+	unlink(tmp);
+	errno = e;
+}
+	return -1;
+}
+
+static int write_with(const char *path, const struct output_set *o,
+		      void (*fn)(FILE *, const struct output_set *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -1;
+	fn(m, o);
+	if (fclose(m)) {
+		free(buf);
+		return -1;
+	}
+	rc = write_file_atomic(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+int output_csv_file(const char *path, const struct output_set *o)
+{
+	return write_with(path, o, output_csv);
+}
+
+int output_json_file(const char *path, const struct output_set *o)
+{
+	return write_with(path, o, output_json);
+}
+
+/* ------------------------------------------------------------ the table */
+
+static bool same_test(const struct run_result *a, const struct run_result *b)
+{
+	return !strcmp(a->lock, b->lock) && a->cs_ns == b->cs_ns && a->ncs_ns == b->ncs_ns &&
+	       a->ncs_exp == b->ncs_exp && a->cs_lines == b->cs_lines && a->locks == b->locks &&
+	       a->read_pct == b->read_pct;
+}
+
+static bool same_config(const struct run_result *a, const struct run_result *b)
+{
+	return same_test(a, b) && !strcmp(a->backend, b->backend) && !strcmp(a->topo, b->topo) &&
+	       a->threads == b->threads;
+}
+
+static void table_heading(FILE *f, const struct run_result *r)
+{
+	fprintf(f, "\n%s  cs=%lluns ncs=%s%lluns cs-lines=%u locks=%u", r->lock,
+		(unsigned long long)r->cs_ns, r->ncs_exp ? "exp:" : "", (unsigned long long)r->ncs_ns,
+		r->cs_lines, r->locks);
+	if (r->is_rwlock)
+		fprintf(f, " read-pct=%u", r->read_pct);
+	fprintf(f, "   (throughput, Macq/s)\n");
+	fprintf(f, "%-34s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
+}
+
+/* Rows [from, to) are the runs of one configuration. */
+static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to)
+{
+	static double x[4096];
+	size_t n = 0;
+	struct ll_summary s;
+	char label[192];
+
+	for (size_t i = from; i < to && n < 4096; i++)
+		x[n++] = rows[i].throughput_per_s / 1e6;
+	ll_summarize(x, n, &s);
+	snprintf(label, sizeof(label), "%s %s t=%u", rows[from].backend, rows[from].topo,
+		 rows[from].threads);
+	if (n == 1) {
+		fprintf(f, "%-34s %12.4f   (single run: no variance)\n", label, s.mean);
+		return;
+	}
+	fprintf(f, "%-34s %12.4f %12.4f %12.4f %12.4f %12.4f", label, s.mean, s.variance, s.sigma,
+		s.max, s.min);
+	if (s.mean > 0)
+		fprintf(f, "  ( +- %.2f%% )", 100.0 * s.sigma / s.mean);
+	fputc('\n', f);
+}
+
+void output_table(FILE *f, const struct output_set *o)
+{
+	size_t i = 0;
+
+	while (i < o->nrows) {
+		const struct run_result *r = &o->rows[i];
+
+		if (i == 0 || !same_test(&o->rows[i - 1], r))
+			table_heading(f, r);
+		size_t j = i + 1;
+
+		while (j < o->nrows && same_config(&o->rows[j], r))
+			j++;
+		table_row(f, o->rows, i, j);
+		i = j;
+	}
+}

@@ -1,0 +1,349 @@
+/*
+ * core/workload.c - the loop every thread runs, in both backends.
+ *
+ * Memory of a run (allocated with ll_alloc_on, so the simulator knows each
+ * line's home node):
+ *
+ *   slots[i].lock   the lock object of lock i, home: node 0 (or the node of
+ *                   thread 0 when every thread is on one node)
+ *   slots[i].data   cs_lines lines of protected data, same home.  Line 0
+ *                   carries the checker:
+ *                     in_cs        writers inside the section (must be 1)
+ *                     readers      readers inside (rwlocks)
+ *                     last_holder  who released last: the handoff record
+ *                     value        the datum
+ *   threads[t].ctx  one context per lock, on the thread's node
+ *
+ * Accesses to the data go through <locklab/mem.h> like the lock's own, so in
+ * the simulator the protected data migrates with the lock, as it does on a
+ * real machine.  The checker's updates are atomic RMWs on line 0: a mutual
+ * exclusion failure is seen as in_cs != 0 on entry, whatever the backend.
+ *
+ * Stopping: a duration run ends each thread after its first acquisition at
+ * or past run->end_ns (the acquisition timestamp is taken anyway, so the
+ * check costs nothing); acquisitions after end_ns are drained, not counted.
+ * An --ops run ends each thread after cfg->ops acquisitions.  run->stop is a
+ * harness flag (the watchdog's): it is not modelled memory.
+ */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/mem.h>
+#include <locklab/workload.h>
+
+enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
+
+static void set_phase(struct wl_thread *t, int phase)
+{
+	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);
+}
+
+static unsigned lock_home_node(const struct wl_run *run)
+{
+	unsigned n0 = run->threads[0].node;
+
+	for (unsigned i = 1; i < run->nthreads; i++)
+		if (run->threads[i].node != n0)
+			return 0;
+	return n0;
+}
+
+static size_t lock_bytes(const struct wl_run *run)
+{
+	return run->algo->lock_size + (size_t)run->nthreads * run->algo->lock_size_per_cpu;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
+static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
+{
+	const struct wl_config *cfg = run->cfg;
+
+	t->tid = tid;
+	t->ctx = calloc(cfg->locks, sizeof(void *));
+	t->handoff_from = calloc(run->nthreads, sizeof(uint64_t));
+	if (!t->ctx || !t->handoff_from)
+		return -1;
+	for (unsigned l = 0; l < cfg->locks; l++) {
+		size_t sz = run->algo->ctx_size ? run->algo->ctx_size : 1;
+
+		t->ctx[l] = ll_alloc_on(sz, t->node);
+		if (!t->ctx[l])
+			return -1;
+		ll_mem_tag(t->ctx[l], sz, LL_TAG_CTX);
+	}
+	if (ll_hist_init(&t->wait) || ll_hist_init(&t->wait_read) || ll_hist_init(&t->wait_write))
+		return -1;
+	t->seed = mix64(run->seed ^ mix64(tid + 1));
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!r)
+		return -1;
+	gsl_rng_set(r, (unsigned long)t->seed);
+	t->rng = r;
+	return 0;
+}
+
+static int setup_slot(struct wl_run *run, struct wl_lock_slot *s)
+{
+	const struct wl_config *cfg = run->cfg;
+
+	s->home_node = lock_home_node(run);
+	s->lock = ll_alloc_on(lock_bytes(run), s->home_node);
+	s->data = ll_alloc_on(cfg->cs_lines * sizeof(struct wl_data_line), s->home_node);
+	if (!s->lock || !s->data)
+		return -1;
+	ll_mem_tag(s->lock, lock_bytes(run), LL_TAG_LOCK);
+	ll_mem_tag(s->data, cfg->cs_lines * sizeof(struct wl_data_line), LL_TAG_DATA);
+	s->data[0].last_holder = -1;
+	run->algo->init(s->lock, run->nthreads);
+	return 0;
+}
+
+int wl_setup(struct wl_run *run)
+{
+	const struct wl_config *cfg = run->cfg;
+
+	run->slots = calloc(cfg->locks, sizeof(*run->slots));
+	if (!run->slots)
+		return -1;
+	for (unsigned l = 0; l < cfg->locks; l++)
+		if (setup_slot(run, &run->slots[l]))
+			return -1;
+	for (unsigned i = 0; i < run->nthreads; i++)
+		if (setup_thread(run, &run->threads[i], i))
+			return -1;
+	return 0;
+}
+
+void wl_teardown(struct wl_run *run)
+{
+	const struct wl_config *cfg = run->cfg;
+
+	if (run->slots) {
+		for (unsigned l = 0; l < cfg->locks; l++) {
+			struct wl_lock_slot *s = &run->slots[l];
+
+			if (s->lock) {
+				if (run->algo->destroy)
+					run->algo->destroy(s->lock);
+				ll_free(s->lock, lock_bytes(run));
+			}
+			if (s->data)
+				ll_free(s->data, cfg->cs_lines * sizeof(struct wl_data_line));
+		}
+		free(run->slots);
+		run->slots = NULL;
+	}
+	for (unsigned i = 0; run->threads && i < run->nthreads; i++) {
+		struct wl_thread *t = &run->threads[i];
+
+		for (unsigned l = 0; t->ctx && l < cfg->locks; l++)
+			if (t->ctx[l])
+				ll_free(t->ctx[l], run->algo->ctx_size ? run->algo->ctx_size : 1);
+		free(t->ctx);
+		t->ctx = NULL;
+		free(t->handoff_from);
+		t->handoff_from = NULL;
+		ll_hist_free(&t->wait);
+		ll_hist_free(&t->wait_read);
+		ll_hist_free(&t->wait_write);
+		if (t->rng)
+			gsl_rng_free(t->rng);
+		t->rng = NULL;
+	}
+}
+
+static void report_violation(struct wl_run *run, struct wl_thread *t, const char *what)
+{
+	t->violations++;
+	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL) == 0)
+		snprintf(run->failure, sizeof(run->failure),
+			 "mutual exclusion violated: lock '%s', thread %u %s", run->algo->name, t->tid,
+			 what);
+	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
+}
+
+/* The handoff record: who held this lock before me, and was it my socket? */
+static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_data_line *d, bool counted)
+{
+	int64_t prev = ll_load(&d->last_holder, LL_RELAXED);
+
+	if (counted && prev >= 0 && (unsigned)prev != t->tid) {
+		t->handoffs++;
+		t->handoff_from[prev]++;
+		if (run->threads[prev].node == t->node)
+			t->handoffs_local++;
+	}
+	ll_store(&d->last_holder, (int64_t)t->tid, LL_RELAXED);
+}
+
+/* Write the protected lines beyond the checker's: a read-modify-write of
+ * each, as a critical section updating shared state does. */
+static void touch_data(struct wl_lock_slot *s, unsigned cs_lines)
+{
+	for (unsigned i = 0; i < cs_lines; i++) {
+		int64_t v = ll_load(&s->data[i].value, LL_RELAXED);
+
+		ll_store(&s->data[i].value, v + 1, LL_RELAXED);
+	}
+}
+
+static void writer_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s, bool counted)
+{
+	struct wl_data_line *d = &s->data[0];
+
+	if (ll_fetch_add(&d->in_cs, 1, LL_RELAXED) != 0)
+		report_violation(run, t, "entered while another writer was inside");
+	if (ll_load(&d->readers, LL_RELAXED) != 0)
+		report_violation(run, t, "entered while readers were inside");
+	record_handoff(run, t, d, counted);
+	touch_data(s, run->cfg->cs_lines);
+	ll_delay_ns(run->cfg->cs_ns);
+	ll_fetch_add(&d->in_cs, -1, LL_RELAXED);
+}
+
+static void reader_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s)
+{
+	struct wl_data_line *d = &s->data[0];
+
+	ll_fetch_add(&d->readers, 1, LL_RELAXED);
+	if (ll_load(&d->in_cs, LL_RELAXED) != 0)
+		report_violation(run, t, "read while a writer was inside");
+	for (unsigned i = 0; i < run->cfg->cs_lines; i++)
+		(void)ll_load(&s->data[i].value, LL_RELAXED);
+	ll_delay_ns(run->cfg->cs_ns);
+	ll_fetch_add(&d->readers, -1, LL_RELAXED);
+}
+
+static uint64_t ncs_delay(const struct wl_config *cfg, struct wl_thread *t)
+{
+	if (!cfg->ncs_ns)
+		return 0;
+	if (!cfg->ncs_exp)
+		return cfg->ncs_ns;
+	return (uint64_t)gsl_ran_exponential(t->rng, (double)cfg->ncs_ns);
+}
+
+static unsigned pick_lock(const struct wl_config *cfg, struct wl_thread *t)
+{
+	if (cfg->locks <= 1)
+		return 0;
+	return (unsigned)gsl_rng_uniform_int(t->rng, cfg->locks);
+}
+
+/* One acquisition of a mutex: returns the time it was acquired. */
+static uint64_t mutex_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0)
+{
+	struct wl_lock_slot *s = &run->slots[l];
+	uint64_t t1;
+
+	*t0 = ll_now_ns();
+	run->algo->lock(s->lock, t->ctx[l]);
+	t1 = ll_now_ns();
+	set_phase(t, PH_HOLDING);
+	writer_section(run, t, s, !run->end_ns || t1 < run->end_ns);
+	run->algo->unlock(s->lock, t->ctx[l]);
+	return t1;
+}
+
+static uint64_t rwlock_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0, bool *is_read)
+{
+	struct wl_lock_slot *s = &run->slots[l];
+	uint64_t t1;
+
+	*is_read = gsl_rng_uniform_int(t->rng, 100) < run->cfg->read_pct;
+	*t0 = ll_now_ns();
+	if (*is_read) {
+		run->algo->read_lock(s->lock, t->ctx[l]);
+		t1 = ll_now_ns();
+		set_phase(t, PH_HOLDING);
+		reader_section(run, t, s);
+		run->algo->read_unlock(s->lock, t->ctx[l]);
+	} else {
+		run->algo->write_lock(s->lock, t->ctx[l]);
+		t1 = ll_now_ns();
+		set_phase(t, PH_HOLDING);
+		writer_section(run, t, s, !run->end_ns || t1 < run->end_ns);
+		run->algo->write_unlock(s->lock, t->ctx[l]);
+	}
+	return t1;
+}
+
+static uint64_t refcount_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0)
+{
+	struct wl_lock_slot *s = &run->slots[l];
+	uint64_t t1;
+
+	*t0 = ll_now_ns();
+	run->algo->get(s->lock, t->ctx[l]);
+	t1 = ll_now_ns();
+	set_phase(t, PH_HOLDING);
+	ll_delay_ns(run->cfg->cs_ns);
+	run->algo->put(s->lock, t->ctx[l]);
+	return t1;
+}
+
+bool wl_thread_done(struct wl_run *run, struct wl_thread *t)
+{
+	if (__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE))
+		return true;
+	if (run->cfg->ops)
+		return t->acquisitions >= run->cfg->ops;
+	return false;
+}
+
+void wl_thread_main(struct wl_run *run, unsigned tid)
+{
+	const struct wl_config *cfg = run->cfg;
+	struct wl_thread *t = &run->threads[tid];
+
+	while (!wl_thread_done(run, t)) {
+		uint64_t t0, t1, d = ncs_delay(cfg, t);
+		unsigned l = pick_lock(cfg, t);
+		bool is_read = false;
+
+		if (d)
+			ll_delay_ns(d);
+		set_phase(t, PH_ACQUIRING);
+		switch (run->algo->kind) {
+		case LOCK_MUTEX:
+			t1 = mutex_op(run, t, l, &t0);
+			break;
+		case LOCK_RWLOCK:
+			t1 = rwlock_op(run, t, l, &t0, &is_read);
+			break;
+		default:
+			t1 = refcount_op(run, t, l, &t0);
+			break;
+		}
+		set_phase(t, PH_OUTSIDE);
+		__atomic_store_n(&t->last_progress_ns, t1, __ATOMIC_RELAXED);
+		if (run->end_ns && t1 >= run->end_ns) {
+			t->acquisitions_after++;
+			break;
+		}
+		t->acquisitions++;
+		ll_hist_add(&t->wait, t1 - t0);
+		if (run->algo->kind == LOCK_RWLOCK) {
+			if (is_read) {
+				t->reads++;
+				ll_hist_add(&t->wait_read, t1 - t0);
+			} else {
+				t->writes++;
+				ll_hist_add(&t->wait_write, t1 - t0);
+			}
+		}
+	}
+	__atomic_store_n(&t->finish_ns, ll_now_ns(), __ATOMIC_RELAXED);
+}

@@ -1,0 +1,94 @@
+/*
+ * native/native.h - the native backend's own interfaces, shared by the files
+ * of native/ and by native test programs.
+ *
+ *   topo.c     the machine as hwloc sees it: sockets, cores, PUs, NUMA
+ *              nodes, and the order in which placement policies use PUs
+ *   mem.c      the out-of-line half of <ll_backend_mem.h>: calibrated delay,
+ *              thread identity, node-bound memory, futex park/unpark
+ *   pin.c      placement policies (compact, scatter, socket:N, list, none)
+ *              and binding the calling thread
+ *   backend.c  <locklab/backend.h>: threads, start barrier, stop, watchdog
+ *   env.c      the environment JSON and the host name
+ */
+#ifndef LOCKLAB_NATIVE_H
+#define LOCKLAB_NATIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hwloc.h>
+
+#include <locklab/workload.h>
+
+/* Threads a run may have; ll_park/ll_unpark keep one word per thread. */
+#define NATIVE_MAX_THREADS WL_MAX_THREADS
+
+/* ---------------------------------------------------------------- mem.c */
+
+/* Before a run's threads start: ll_nr_cpus() becomes ncpus, ll_nr_nodes()
+ * nnodes, every park word is cleared, and the delay loop is calibrated (once
+ * per process).  ncpus must not exceed NATIVE_MAX_THREADS. */
+void native_mem_configure(unsigned ncpus, unsigned nnodes);
+
+/* In each thread of a run: from now on ll_this_cpu() == tid and
+ * ll_this_node() == node. */
+void native_thread_bind(unsigned tid, unsigned node);
+
+/* Calibrate ll_delay_ns now if that has not happened yet (it otherwise
+ * happens at the first delay), and the figure it found: iterations of the
+ * delay loop per microsecond. */
+void native_delay_calibrate(void);
+double native_delay_iters_per_us(void);
+
+/* --------------------------------------------------------------- topo.c */
+
+struct native_socket {
+	unsigned npus;
+	unsigned *pus; /* OS cpu numbers: one per core first, then siblings */
+};
+
+struct native_machine {
+	hwloc_topology_t topo;
+	unsigned nsockets, ncores, npus, nnodes;
+	struct native_socket *sockets;
+	bool membind; /* ll_alloc_on binds memory with hwloc */
+};
+
+/* The machine, loaded once (thread-safe); NULL if hwloc could not load it,
+ * in which case native_machine_error() says why. */
+const struct native_machine *native_machine(void);
+const char *native_machine_error(void);
+/* The NUMA node (hwloc logical index) holding OS cpu `cpu`; 0 if unknown. */
+unsigned native_node_of_cpu(unsigned cpu);
+bool native_cpu_exists(unsigned cpu);
+void native_machine_free(void);
+
+/* ---------------------------------------------------------------- pin.c */
+
+/* -1 in a plan: not pinned (PIN_NONE). */
+#define NATIVE_UNPINNED (-1)
+
+/* Checks a placement policy against the machine for up to max_threads
+ * threads: 0, or -1 with one line in err. */
+int native_pin_check(const struct wl_config *cfg, unsigned max_threads,
+		     char *err, size_t errlen);
+/* cpus[i] = OS cpu of thread i for n threads, or NATIVE_UNPINNED. */
+void native_pin_plan(const struct wl_config *cfg, unsigned n, int *cpus);
+/* Binds the calling thread to OS cpu `cpu`: 0, or an errno value. */
+int native_pin_self(unsigned cpu);
+const char *native_pin_policy_name(enum pin_policy p);
+
+/* ------------------------------------------------------------ backend.c */
+
+/* The placement of the largest run so far (the last of equals), for the
+ * environment: *n threads, cpus[i] the OS cpu of thread i. */
+const unsigned *native_pin_map(unsigned *n);
+
+/* ---------------------------------------------------------------- env.c */
+
+void native_json_string(FILE *f, const char *s);
+
+#endif
