@@ -34,6 +34,8 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
+#define START_SKEW_NS 1000
+
 enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
 
 static void set_phase(struct wl_thread *t, int phase)
@@ -308,6 +310,10 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 	const struct wl_config *cfg = run->cfg;
 	struct wl_thread *t = &run->threads[tid];
 
+	/* Threads never leave a start barrier in lockstep: a seeded skew of up
+	 * to 1 us.  In the simulator it is also what makes one seed's
+	 * interleaving differ from another's when every delay is fixed. */
+	ll_delay_ns(gsl_rng_uniform_int(t->rng, START_SKEW_NS));
 	while (!wl_thread_done(run, t)) {
 		uint64_t t0, t1, d = ncs_delay(cfg, t);
 		unsigned l = pick_lock(cfg, t);
