@@ -63,6 +63,9 @@ void coh_destroy(struct coh_model *m);
 /* Memory [addr, addr+size) has its home at node (socket) and holds tag.
  * Lines never registered have home 0 and tag OTHER. */
 void coh_set_home(struct coh_model *m, uintptr_t addr, size_t size, unsigned node, enum coh_tag tag);
+/* Set the tag of [addr, addr+size) and keep each part's home (parts never
+ * registered get home 0). */
+void coh_set_tag(struct coh_model *m, uintptr_t addr, size_t size, enum coh_tag tag);
 /* Forget lines of a freed range (they return to I, home 0). */
 void coh_forget(struct coh_model *m, uintptr_t addr, size_t size);
 
@@ -83,10 +86,14 @@ void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
 struct coh_line_view {
 	enum topo_state state; /* M, E, S or I (O/F are reported as S) */
 	int owner;             /* -1 when none */
-	unsigned nsharers;
+	unsigned nsharers;     /* valid copies (M/E: 1, the owner's) */
 	unsigned home;
 	enum coh_tag tag;
 	uint64_t busy_until_ps;
+	char letter;           /* 'M', 'E', 'S', 'I', or 'O' / 'F' (the S line's
+				  owner under MOESI / forwarder under MESIF) */
+	int forwarder;         /* that O or F core, -1 when none */
+	bool sharer[TOPO_MAX_CORES]; /* valid copies (S, O, F; M/E: the owner) */
 };
 void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_view *v);
 

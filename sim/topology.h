@@ -13,6 +13,7 @@
 #ifndef SIM_TOPOLOGY_H
 #define SIM_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,15 +62,38 @@ struct topo {
 	/* route of (a,b): route_links[route_off[a*ns+b] .. + route_len[a*ns+b]] */
 	unsigned *route_off, *route_len, *route_links;
 
+	/* The cost figures as the file states them, in its unit (ns, or
+	 * cycles at freq_ghz when unit_cycles), and which rows the file gave
+	 * (false: a documented default filled the row; ccbench compares only
+	 * rows the file gives).  Tests building a topology by hand may leave
+	 * these zero. */
+	bool unit_cycles;
+	double lat_unit[TOPO_NOPS][TOPO_NSTATES][TOPO_MAX_CLASSES];
+	bool lat_from_file[TOPO_NOPS][TOPO_NSTATES];
+	/* Socket names (the zone ids), [nsockets]; may be NULL in tests. */
+	char (*socket_name)[64];
+	/* Route latency (sum of its socket links' latencies) of each class,
+	 * [0] = 0. */
+	uint64_t class_lat_ps[TOPO_MAX_CLASSES];
+
 	/* Virtual machines (issue: vCPU overcommit) come later. */
 };
 
 /* sim/topology.c: resolve NAME (topologies/NAME.xml) or a path, load it with
  * SimGrid and read the properties.  On error returns non-zero with one line
  * in err naming the file and the problem.  Must be called after
- * simgrid_init(). */
+ * simgrid_init(), once per process (SimGrid holds one platform).  The file
+ * is first tried in a forked child, so that a platform SimGrid refuses
+ * (it aborts on those) becomes an error line here, not a crash.  Cores are
+ * numbered socket by socket: sockets in the order the file lists them,
+ * cores within a socket in natural order of their host names. */
 int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen);
-/* Resolve a name to a path without loading (for messages and checks). */
+/* Resolve a name to a path without loading (for messages and checks).  A
+ * value holding a '/' or ending in ".xml" is a path; a plain NAME is looked
+ * up as topologies/NAME.xml in the working directory, then in
+ * $LOCKLAB_TOPODIR, then next to the running program (its directory and up
+ * to four parents).  Returns 0 when the file exists; otherwise -1, with
+ * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
 void topo_free(struct topo *t);
 

@@ -1,0 +1,598 @@
+/*
+ * tests/sim_coherence.c - the coherence model (sim/coherence.c) against
+ * hand-computed latencies, on a machine built here by hand (no XML).
+ *
+ * The machine: 4 sockets in a ring 0-1-2-3-0, 2 cores each (core c sits on
+ * socket c / 2), so sockets 0 and 2 (and 1 and 3) are two hops apart.
+ * Classes: 0 same socket, 1 one hop, 2 two hops.  Every link: 40 ns one
+ * way, 8 GB/s per direction, so a control message (8 bytes) occupies a link
+ * for 8 / 8e9 s = 1000 ps and a data message (72 bytes) for 9000 ps.
+ *
+ * Costs (ns), one per class:
+ *   load   M 100 200 300   E  90 190 290   S  50 150 250   I 400 500 600
+ *   store  M 110 210 310   E 105 205 305   S 120 220 320   I 410 510 610
+ *   atomic M 130 230 330   E 125 225 325   S 140 240 340   I 430 530 630
+ *   hits: load 1, store 2, atomic 10; 7 ns per invalidated sharer beyond
+ *   the first.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/coherence.h"
+
+#define NS 1000ull /* ps */
+#define CTRL_OCC 1000ull
+#define DATA_OCC 9000ull
+#define LINK_LAT (40 * NS)
+
+enum { L01, L12, L23, L30, NLINKS };
+
+static struct topo T;
+static struct topo_link links[NLINKS];
+static unsigned char classes[16];
+static unsigned route_off[16], route_len[16], route_links[32];
+
+static const uint64_t table[TOPO_NOPS][TOPO_NSTATES][3] = {
+	{ { 100, 200, 300 }, { 90, 190, 290 }, { 50, 150, 250 }, { 400, 500, 600 } },
+	{ { 110, 210, 310 }, { 105, 205, 305 }, { 120, 220, 320 }, { 410, 510, 610 } },
+	{ { 130, 230, 330 }, { 125, 225, 325 }, { 140, 240, 340 }, { 430, 530, 630 } },
+};
+
+static void add_link(unsigned i, const char *name, unsigned a, unsigned b)
+{
+	strcpy(links[i].name, name);
+	links[i].a = a;
+	links[i].b = b;
+	links[i].lat_ps = LINK_LAT;
+	links[i].bw_bytes_per_s = 8e9;
+}
+
+static void add_route(unsigned *used, unsigned a, unsigned b, const unsigned *hops, unsigned n)
+{
+	route_off[a * 4 + b] = *used;
+	route_len[a * 4 + b] = n;
+	memcpy(&route_links[*used], hops, n * sizeof(unsigned));
+	*used += n;
+}
+
+static void build_ring(enum topo_protocol proto)
+{
+	static const unsigned r01[] = { L01 }, r12[] = { L12 }, r23[] = { L23 }, r30[] = { L30 };
+	static const unsigned r02[] = { L01, L12 }, r20[] = { L12, L01 };
+	static const unsigned r13[] = { L12, L23 }, r31[] = { L23, L12 };
+	unsigned used = 0;
+
+	memset(&T, 0, sizeof(T));
+	strcpy(T.name, "hand-ring");
+	T.protocol = proto;
+	T.ncores = 8;
+	T.nsockets = 4;
+	for (unsigned c = 0; c < 8; c++)
+		T.core_socket[c] = c / 2;
+	T.nclasses = 3;
+	for (unsigned a = 0; a < 4; a++)
+		for (unsigned b = 0; b < 4; b++)
+			classes[a * 4 + b] = (unsigned char)(a == b ? 0 : (a + b) % 2 == 0 ? 2 : 1);
+	T.socket_class = classes;
+	for (int op = 0; op < TOPO_NOPS; op++)
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			for (int k = 0; k < 3; k++)
+				T.lat_ps[op][st][k] = table[op][st][k] * NS;
+	T.hit_ps[TOPO_LOAD] = 1 * NS;
+	T.hit_ps[TOPO_STORE] = 2 * NS;
+	T.hit_ps[TOPO_ATOMIC] = 10 * NS;
+	T.inval_ps_per_sharer = 7 * NS;
+	T.data_msg_bytes = 72;
+	T.ctrl_msg_bytes = 8;
+	add_link(L01, "l01", 0, 1);
+	add_link(L12, "l12", 1, 2);
+	add_link(L23, "l23", 2, 3);
+	add_link(L30, "l30", 3, 0);
+	T.nlinks = NLINKS;
+	T.links = links;
+	memset(route_len, 0, sizeof(route_len));
+	memset(route_off, 0, sizeof(route_off));
+	add_route(&used, 0, 1, r01, 1);
+	add_route(&used, 1, 0, r01, 1);
+	add_route(&used, 1, 2, r12, 1);
+	add_route(&used, 2, 1, r12, 1);
+	add_route(&used, 2, 3, r23, 1);
+	add_route(&used, 3, 2, r23, 1);
+	add_route(&used, 3, 0, r30, 1);
+	add_route(&used, 0, 3, r30, 1);
+	add_route(&used, 0, 2, r02, 2);
+	add_route(&used, 2, 0, r20, 2);
+	add_route(&used, 1, 3, r13, 2);
+	add_route(&used, 3, 1, r31, 2);
+	T.route_off = route_off;
+	T.route_len = route_len;
+	T.route_links = route_links;
+}
+
+/* Line-aligned addresses that never get dereferenced. */
+static uintptr_t line(unsigned i)
+{
+	return (uintptr_t)0x100000 + (uintptr_t)i * COH_LINE_SIZE;
+}
+
+static struct coh_model *model(enum topo_protocol proto)
+{
+	build_ring(proto);
+	return coh_create(&T);
+}
+
+static struct coh_result access_at(struct coh_model *m, unsigned core, uintptr_t a,
+				   enum coh_op op, uint64_t now)
+{
+	struct coh_result r;
+
+	coh_access(m, core, a, op, now, &r);
+	return r;
+}
+
+static void test_load_from_memory(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	coh_set_home(m, line(0), COH_LINE_SIZE, 2, COH_TAG_DATA);
+	/* core 0 (socket 0) loads a line homed on socket 2: two hops, from memory */
+	r = access_at(m, 0, line(0) + 8, COH_LOAD, 1000);
+	assert_false(r.hit);
+	assert_int_equal(r.state, TOPO_I);
+	assert_int_equal(r.dist_class, 2);
+	assert_true(r.remote);
+	assert_int_equal(r.start_ps, 1000);
+	assert_int_equal(r.done_ps, 1000 + 600 * NS); /* lat.load.I[2] */
+	assert_int_equal(r.link_wait_ps, 0);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'E');
+	assert_int_equal(v.owner, 0);
+	assert_int_equal(v.home, 2);
+	assert_int_equal(v.tag, COH_TAG_DATA);
+	assert_int_equal(v.busy_until_ps, 1000 + 600 * NS);
+
+	/* the second load is a hit: the hit latency, no queueing behind busy-until */
+	r = access_at(m, 0, line(0), COH_LOAD, 2000);
+	assert_true(r.hit);
+	assert_int_equal(r.done_ps, 2000 + 1 * NS);
+
+	/* a line homed on the requester's socket: class 0 */
+	coh_set_home(m, line(1), COH_LINE_SIZE, 0, COH_TAG_OTHER);
+	r = access_at(m, 1, line(1), COH_LOAD, 0);
+	assert_int_equal(r.dist_class, 0);
+	assert_false(r.remote);
+	assert_int_equal(r.done_ps, 400 * NS); /* lat.load.I[0] */
+
+	const struct coh_counters *c = coh_counters(m);
+	assert_int_equal(c->accesses, 3);
+	assert_int_equal(c->hits, 1);
+	assert_int_equal(c->misses, 2);
+	assert_int_equal(c->misses_by_tag[COH_TAG_DATA], 1);
+	assert_int_equal(c->transfers_by_class[2], 1);
+	assert_int_equal(c->transfers_by_class[0], 1);
+	assert_int_equal(c->remote_transfers, 1);
+	/* request 0->2 over l01, l12 (control) and the data back over l12, l01 */
+	assert_int_equal(c->link_msgs[L01], 2);
+	assert_int_equal(c->link_msgs[L12], 2);
+	assert_int_equal(c->link_bytes[L01], 8 + 72);
+	assert_int_equal(c->link_msgs[L23], 0);
+	coh_destroy(m);
+}
+
+static void test_modified_to_shared(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	struct coh_result r;
+	uint64_t t;
+	(void)state;
+
+	/* core 0 writes a line homed on its socket: I -> M, lat.store.I[0] */
+	r = access_at(m, 0, line(0), COH_STORE, 0);
+	assert_int_equal(r.done_ps, 410 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+
+	/* core 2 (socket 1) reads it: M at one hop -> S {0, 2} */
+	t = 1000 * NS;
+	r = access_at(m, 2, line(0), COH_LOAD, t);
+	assert_int_equal(r.state, TOPO_M);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.done_ps, t + 200 * NS); /* lat.load.M[1] */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'S');
+	assert_int_equal(v.nsharers, 2);
+	assert_true(v.sharer[0] && v.sharer[2]);
+	assert_int_equal(v.owner, -1);
+
+	/* both now hit on loads; core 0 no longer on stores */
+	assert_true(coh_would_hit(m, 0, line(0), COH_LOAD));
+	assert_true(coh_would_hit(m, 2, line(0), COH_LOAD));
+	assert_false(coh_would_hit(m, 0, line(0), COH_STORE));
+
+	/* core 4 (socket 2) reads: the nearest sharer is core 2 (one hop), not core 0 (two) */
+	t = 2000 * NS;
+	r = access_at(m, 4, line(0), COH_LOAD, t);
+	assert_int_equal(r.state, TOPO_S);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.done_ps, t + 150 * NS); /* lat.load.S[1] */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.nsharers, 3);
+	coh_destroy(m);
+}
+
+static void test_rmw_fan_out(void **state)
+{
+	static const unsigned sharers[] = { 0, 2, 4 };
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_S, sharers, 3);
+	/*
+	 * Core 6 (socket 3) does an RMW: it invalidates sockets 0 (1 hop), 1 (2
+	 * hops) and 2 (1 hop); the farthest sharer, core 2, sets the class.
+	 * 340 ns (lat.atomic.S[2]) + 2 sharers beyond the first x 7 ns.
+	 */
+	r = access_at(m, 6, line(0), COH_RMW, 0);
+	assert_int_equal(r.state, TOPO_S);
+	assert_int_equal(r.dist_class, 2);
+	assert_int_equal(r.invalidations, 3);
+	assert_int_equal(r.link_wait_ps, 0); /* its own messages do not queue behind each other */
+	assert_int_equal(r.done_ps, 340 * NS + 2 * 7 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+	assert_int_equal(v.owner, 6);
+	assert_int_equal(v.nsharers, 1);
+
+	const struct coh_counters *c = coh_counters(m);
+	assert_int_equal(c->invalidations[COH_TAG_LOCK], 3);
+	/*
+	 * Messages: request 3->1 over l23, l12 and the data back (l12, l23);
+	 * invalidations to socket 0 (l30) and socket 2 (l23).
+	 */
+	assert_int_equal(c->link_msgs[L23], 3);
+	assert_int_equal(c->link_msgs[L12], 2);
+	assert_int_equal(c->link_msgs[L30], 1);
+	assert_int_equal(c->link_msgs[L01], 0);
+	assert_int_equal(c->link_bytes[L23], 8 + 72 + 8);
+
+	/* an upgrade: the only sharer writes; class 0, nothing to invalidate */
+	static const unsigned alone[] = { 3 };
+	coh_force_state(m, line(1), TOPO_S, alone, 1);
+	r = access_at(m, 3, line(1), COH_STORE, 0);
+	assert_int_equal(r.dist_class, 0);
+	assert_int_equal(r.invalidations, 0);
+	assert_int_equal(r.done_ps, 120 * NS); /* lat.store.S[0] */
+	coh_destroy(m);
+}
+
+static void test_serialization(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	static const unsigned owner0[] = { 0 };
+	struct coh_result r;
+	uint64_t cost1, cost2, cost3, cost4;
+	(void)state;
+
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, owner0, 1);
+	/* cores 2, 3 (socket 1) and 1 (socket 0) all RMW the line at time 0 */
+	r = access_at(m, 2, line(0), COH_RMW, 0);
+	cost1 = 230 * NS; /* M, owner core 0 one hop away: lat.atomic.M[1] */
+	assert_int_equal(r.start_ps, 0);
+	assert_int_equal(r.done_ps, cost1);
+
+	r = access_at(m, 3, line(0), COH_RMW, 0);
+	cost2 = 130 * NS; /* M, owner core 2 on the same socket: lat.atomic.M[0] */
+	assert_int_equal(r.queue_ps, cost1);
+	assert_int_equal(r.start_ps, cost1);
+	assert_int_equal(r.done_ps, cost1 + cost2);
+
+	r = access_at(m, 1, line(0), COH_RMW, 0);
+	cost3 = 230 * NS; /* owner core 3, one hop */
+	assert_int_equal(r.queue_ps, cost1 + cost2);
+	assert_int_equal(r.done_ps, cost1 + cost2 + cost3);
+
+	/* core 4 (socket 2) comes later, at 100 ns, still behind all three */
+	r = access_at(m, 4, line(0), COH_RMW, 100 * NS);
+	cost4 = 330 * NS; /* owner core 1 (socket 0), two hops */
+	assert_int_equal(r.start_ps, cost1 + cost2 + cost3);
+	assert_int_equal(r.queue_ps, cost1 + cost2 + cost3 - 100 * NS);
+	assert_int_equal(r.done_ps, cost1 + cost2 + cost3 + cost4);
+
+	const struct coh_counters *c = coh_counters(m);
+	assert_int_equal(c->queue_ps, cost1 + (cost1 + cost2) + (cost1 + cost2 + cost3 - 100 * NS));
+	assert_int_equal(c->queue_ps_by_tag[COH_TAG_LOCK], c->queue_ps);
+	assert_int_equal(c->link_wait_ps, 0);
+	assert_int_equal(c->misses, 4);
+	assert_int_equal(c->invalidations[COH_TAG_LOCK], 4);
+	assert_int_equal(c->remote_transfers, 3);
+	coh_destroy(m);
+}
+
+static void test_link_wait(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	static const unsigned o2[] = { 2 }, o3[] = { 3 };
+	struct coh_result r;
+	(void)state;
+
+	coh_force_state(m, line(0), TOPO_M, o2, 1);
+	coh_force_state(m, line(1), TOPO_M, o3, 1);
+	/*
+	 * Cores 0 and 1 (socket 0) read two lines owned on socket 1 at time 0.
+	 * First: request on l01 (0->1) during [0, 1000), arrives at 1000 + 40 ns;
+	 * its data takes l01 (1->0) during [41000, 50000).  No wait.
+	 */
+	r = access_at(m, 0, line(0), COH_LOAD, 0);
+	assert_int_equal(r.link_wait_ps, 0);
+	assert_int_equal(r.done_ps, 200 * NS);
+	/*
+	 * Second: its request waits CTRL_OCC for the first request, leaves at
+	 * 1000, arrives at 1000 + 1000 + 40 ns = 42000; its data finds the link
+	 * busy until 50000 and waits 8000.  In all it waits one data message.
+	 */
+	r = access_at(m, 1, line(1), COH_LOAD, 0);
+	assert_int_equal(r.link_wait_ps, CTRL_OCC + (LINK_LAT + CTRL_OCC + DATA_OCC) -
+					 (CTRL_OCC + CTRL_OCC + LINK_LAT));
+	assert_int_equal(r.link_wait_ps, DATA_OCC);
+	assert_int_equal(r.done_ps, 200 * NS + DATA_OCC);
+
+	/*
+	 * A transfer the other way at the same time: its request (1->0 at 0)
+	 * fits before the replies reserved from 41000 on, and its data (0->1
+	 * at 41000) finds that direction free since 2000.  No wait.
+	 */
+	static const unsigned o0[] = { 0 };
+	coh_force_state(m, line(2), TOPO_M, o0, 1);
+	r = access_at(m, 2, line(2), COH_LOAD, 0);
+	assert_int_equal(r.link_wait_ps, 0);
+
+	const struct coh_counters *c = coh_counters(m);
+	assert_int_equal(c->link_wait_ps, DATA_OCC);
+	assert_int_equal(c->link_msgs[L01], 6);
+	assert_int_equal(c->link_bytes[L01], 3 * (8 + 72));
+	coh_destroy(m);
+}
+
+static void test_moesi(void **state)
+{
+	struct coh_model *m = model(PROTO_MOESI);
+	static const unsigned o0[] = { 0 };
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	/* a dirty line read by another core: the writer keeps it as O */
+	coh_force_state(m, line(0), TOPO_M, o0, 1);
+	r = access_at(m, 2, line(0), COH_LOAD, 0);
+	assert_int_equal(r.done_ps, 200 * NS); /* lat.load.M[1] */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'O');
+	assert_int_equal(v.state, TOPO_S);
+	assert_int_equal(v.forwarder, 0);
+	assert_int_equal(v.nsharers, 2);
+
+	/* a third reader: O costs as S, from the nearest copy (core 2, one hop from socket 2) */
+	r = access_at(m, 4, line(0), COH_LOAD, 1000 * NS);
+	assert_int_equal(r.state, TOPO_S);
+	assert_int_equal(r.done_ps, 1000 * NS + 150 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'O');
+	assert_int_equal(v.forwarder, 0);
+
+	/* the owner writes: 2 copies to invalidate, the farthest (core 4) two hops */
+	r = access_at(m, 0, line(0), COH_STORE, 2000 * NS);
+	assert_int_equal(r.invalidations, 2);
+	assert_int_equal(r.dist_class, 2);
+	assert_int_equal(r.done_ps, 2000 * NS + 320 * NS + 7 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+
+	/* a clean E line read by another core becomes plain S: nothing to own */
+	coh_force_state(m, line(1), TOPO_E, o0, 1);
+	r = access_at(m, 1, line(1), COH_LOAD, 0);
+	assert_int_equal(r.state, TOPO_E);
+	assert_int_equal(r.done_ps, 90 * NS); /* lat.load.E[0] */
+	coh_line_view(m, line(1), &v);
+	assert_int_equal(v.letter, 'S');
+	assert_int_equal(v.forwarder, -1);
+	coh_destroy(m);
+}
+
+static void test_mesif(void **state)
+{
+	struct coh_model *m = model(PROTO_MESIF);
+	static const unsigned o0[] = { 0 };
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	coh_force_state(m, line(0), TOPO_M, o0, 1);
+	r = access_at(m, 6, line(0), COH_LOAD, 0);
+	assert_int_equal(r.done_ps, 200 * NS); /* socket 3 to socket 0: one hop */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'F');
+	assert_int_equal(v.forwarder, 6); /* the newest reader forwards */
+	r = access_at(m, 3, line(0), COH_LOAD, 1000 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.forwarder, 3);
+	assert_int_equal(v.nsharers, 3);
+	/* F costs as S: core 3 is on socket 1, core 2's nearest copy is core 3 (same socket) */
+	r = access_at(m, 2, line(0), COH_LOAD, 2000 * NS);
+	assert_int_equal(r.dist_class, 0);
+	assert_int_equal(r.done_ps, 2000 * NS + 50 * NS);
+	coh_destroy(m);
+}
+
+static void test_failed_cas_takes_line(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	static const unsigned sharers[] = { 0, 1 };
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	/*
+	 * A CAS that fails (the caller sees the value does not match) is still an
+	 * RMW: the model does not look at values, and takes the line exclusive.
+	 */
+	coh_force_state(m, line(0), TOPO_S, sharers, 2);
+	r = access_at(m, 4, line(0), COH_RMW, 0);
+	assert_int_equal(r.invalidations, 2);
+	assert_int_equal(r.done_ps, 340 * NS + 7 * NS); /* S two hops, one extra sharer */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+	assert_int_equal(v.owner, 4);
+	assert_false(coh_would_hit(m, 0, line(0), COH_LOAD));
+	/* the former sharer re-reads: a miss on M two hops away */
+	r = access_at(m, 0, line(0), COH_LOAD, 1000 * NS);
+	assert_false(r.hit);
+	assert_int_equal(r.done_ps, 1000 * NS + 300 * NS);
+	coh_destroy(m);
+}
+
+static void test_hits(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	struct coh_result r;
+	(void)state;
+
+	r = access_at(m, 5, line(0), COH_LOAD, 0); /* I -> E */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'E');
+	/* E -> M silently: a store hit */
+	assert_true(coh_would_hit(m, 5, line(0), COH_STORE));
+	r = access_at(m, 5, line(0), COH_STORE, 1);
+	assert_true(r.hit);
+	assert_int_equal(r.state, TOPO_E);
+	assert_int_equal(r.done_ps, 1 + 2 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+	r = access_at(m, 5, line(0), COH_RMW, 5);
+	assert_true(r.hit);
+	assert_int_equal(r.done_ps, 5 + 10 * NS);
+	assert_int_equal(coh_counters(m)->hits, 2);
+	assert_int_equal(coh_counters(m)->misses, 1);
+
+	/* coh_would_hit has no side effects: no line, no counter */
+	assert_false(coh_would_hit(m, 0, line(9), COH_LOAD));
+	assert_int_equal(coh_counters(m)->accesses, 3);
+
+	coh_reset_counters(m);
+	assert_int_equal(coh_counters(m)->accesses, 0);
+	assert_int_equal(coh_counters(m)->hits, 0);
+	assert_int_equal(coh_counters(m)->link_msgs[L01], 0);
+	coh_destroy(m);
+}
+
+static void test_homes_tags_forget(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	void **slot;
+	(void)state;
+
+	coh_set_home(m, line(0), 3 * COH_LINE_SIZE, 3, COH_TAG_LOCK);
+	coh_line_view(m, line(2), &v); /* not created yet: from the ranges */
+	assert_int_equal(v.home, 3);
+	assert_int_equal(v.tag, COH_TAG_LOCK);
+	access_at(m, 0, line(1), COH_LOAD, 0);
+	/* re-tag the middle line: the home stays */
+	coh_set_tag(m, line(1), COH_LINE_SIZE, COH_TAG_CTX);
+	coh_line_view(m, line(1), &v);
+	assert_int_equal(v.home, 3);
+	assert_int_equal(v.tag, COH_TAG_CTX);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.tag, COH_TAG_LOCK);
+	coh_line_view(m, line(2), &v);
+	assert_int_equal(v.tag, COH_TAG_LOCK);
+	/* tagging unregistered memory: home 0 */
+	coh_set_tag(m, line(10), COH_LINE_SIZE, COH_TAG_DATA);
+	coh_line_view(m, line(10), &v);
+	assert_int_equal(v.home, 0);
+	assert_int_equal(v.tag, COH_TAG_DATA);
+	/* re-homing a created line restamps it */
+	coh_set_home(m, line(1), COH_LINE_SIZE, 2, COH_TAG_DATA);
+	coh_line_view(m, line(1), &v);
+	assert_int_equal(v.home, 2);
+	assert_int_equal(v.letter, 'E');
+
+	/* forget: back to I, home 0; a line with a user slot in use keeps it */
+	slot = coh_line_user(m, line(2));
+	*slot = &v;
+	coh_forget(m, line(0), 3 * COH_LINE_SIZE);
+	coh_line_view(m, line(1), &v);
+	assert_int_equal(v.letter, 'I');
+	assert_int_equal(v.home, 0);
+	assert_int_equal(v.tag, COH_TAG_OTHER);
+	assert_ptr_equal(coh_line_user(m, line(2)), slot);
+	assert_ptr_equal(*coh_line_user(m, line(2)), &v);
+	coh_destroy(m);
+}
+
+/* Many lines: slots stay put while the table grows; deletions keep the rest findable. */
+static void test_many_lines(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	enum { N = 20000 };
+	struct coh_line_view v;
+	void **first;
+	(void)state;
+
+	first = coh_line_user(m, line(0));
+	for (unsigned i = 0; i < N; i++) {
+		unsigned owner = i % 8;
+		coh_force_state(m, line(i * 3), TOPO_M, &owner, 1);
+	}
+	assert_ptr_equal(coh_line_user(m, line(0)), first);
+	for (unsigned i = 0; i < N; i += 2)
+		coh_forget(m, line(i * 3), COH_LINE_SIZE);
+	for (unsigned i = 0; i < N; i++) {
+		coh_line_view(m, line(i * 3), &v);
+		if (i % 2) {
+			assert_int_equal(v.letter, 'M');
+			assert_int_equal(v.owner, (int)(i % 8));
+		} else {
+			assert_int_equal(v.letter, 'I');
+		}
+	}
+	/* forgetting a big range walks the table instead of the addresses */
+	coh_forget(m, line(0), (size_t)N * 3 * COH_LINE_SIZE);
+	coh_line_view(m, line(3), &v);
+	assert_int_equal(v.letter, 'I');
+	coh_destroy(m);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_from_memory),
+		cmocka_unit_test(test_modified_to_shared),
+		cmocka_unit_test(test_rmw_fan_out),
+		cmocka_unit_test(test_serialization),
+		cmocka_unit_test(test_link_wait),
+		cmocka_unit_test(test_moesi),
+		cmocka_unit_test(test_mesif),
+		cmocka_unit_test(test_failed_cas_takes_line),
+		cmocka_unit_test(test_hits),
+		cmocka_unit_test(test_homes_tags_forget),
+		cmocka_unit_test(test_many_lines),
+	};
+	(void)argc;
+	(void)argv;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

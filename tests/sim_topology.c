@@ -1,0 +1,463 @@
+/*
+ * tests/sim_topology.c - the topology loader (sim/topology.c) on every
+ * shipped machine and on malformed files.
+ *
+ * SimGrid holds one platform per process, so each shipped topology is
+ * loaded in a forked child, which hands what it read back through shared
+ * memory.  Malformed files are loaded in this process: topo_load must turn
+ * each into one error line and a non-zero return, without crashing us (it
+ * tries SimGrid in a child of its own first).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <simgrid/engine.h>
+#include <xbt/log.h>
+
+#include "../sim/topology.h"
+
+/* What a child read, copied out of its struct topo. */
+struct loaded {
+	int rc;
+	char err[512];
+	struct topo t;          /* pointers cleared */
+	unsigned char cls[TOPO_MAX_SOCKETS * TOPO_MAX_SOCKETS];
+	struct topo_link links[64];
+	char first_host[64], host2[64], host10[64], last_host[64];
+};
+
+static char tmpdir[64];
+
+static void copy_out(struct loaded *l, const struct topo *t)
+{
+	l->t = *t;
+	memcpy(l->cls, t->socket_class, (size_t)t->nsockets * t->nsockets);
+	memcpy(l->links, t->links, (t->nlinks < 64 ? t->nlinks : 64) * sizeof(*t->links));
+	strcpy(l->first_host, t->core_host[0]);
+	strcpy(l->last_host, t->core_host[t->ncores - 1]);
+	if (t->ncores > 10) {
+		strcpy(l->host2, t->core_host[2]);
+		strcpy(l->host10, t->core_host[10]);
+	}
+	l->t.core_host = NULL;
+	l->t.socket_class = NULL;
+	l->t.links = NULL;
+	l->t.route_off = l->t.route_len = l->t.route_links = NULL;
+	l->t.socket_name = NULL;
+}
+
+/* topo_load(name) in a fresh child; the result in shared memory (caller unmaps). */
+static struct loaded *load_in_child(const char *name)
+{
+	struct loaded *l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t pid;
+
+	assert_true(l != MAP_FAILED);
+	memset(l, 0, sizeof(*l));
+	l->rc = -99;
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct topo *t = calloc(1, sizeof(*t));
+		signal(SIGSEGV, SIG_DFL); /* not cmocka's handler: the child must not run on */
+		signal(SIGABRT, SIG_DFL);
+		l->rc = topo_load(t, name, l->err, sizeof(l->err));
+		if (l->rc == 0) {
+			copy_out(l, t);
+			topo_free(t);
+		}
+		free(t);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return l;
+}
+
+static void unload(struct loaded *l)
+{
+	munmap(l, sizeof(*l));
+}
+
+static unsigned cls(const struct loaded *l, unsigned a, unsigned b)
+{
+	return l->cls[a * l->t.nsockets + b];
+}
+
+static struct loaded *expect_machine(const char *name, unsigned cores, unsigned sockets,
+				     unsigned classes, enum topo_protocol proto)
+{
+	struct loaded *l = load_in_child(name);
+
+	if (l->rc)
+		fail_msg("%s: %s", name, l->err);
+	assert_string_equal(l->t.name, name);
+	assert_int_equal(l->t.ncores, cores);
+	assert_int_equal(l->t.nsockets, sockets);
+	assert_int_equal(l->t.nclasses, classes);
+	assert_int_equal(l->t.protocol, proto);
+	/* cores are numbered socket by socket */
+	for (unsigned c = 1; c < cores; c++)
+		assert_true(l->t.core_socket[c] >= l->t.core_socket[c - 1]);
+	assert_int_equal(l->t.core_socket[cores - 1], sockets - 1);
+	for (unsigned a = 0; a < sockets; a++)
+		for (unsigned b = 0; b < sockets; b++)
+			assert_true((cls(l, a, b) == 0) == (a == b) && cls(l, a, b) < classes);
+	/* every row has a value per class, and misses cost more than hits */
+	for (int op = 0; op < TOPO_NOPS; op++)
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			for (unsigned k = 0; k < classes; k++)
+				assert_true(l->t.lat_ps[op][st][k] > l->t.hit_ps[op]);
+	return l;
+}
+
+static void test_1socket(void **state)
+{
+	struct loaded *l = expect_machine("1socket", 8, 1, 1, PROTO_MESIF);
+	(void)state;
+	assert_int_equal(l->t.nlinks, 0);
+	assert_false(l->t.unit_cycles);
+	assert_int_equal(l->t.lat_ps[TOPO_LOAD][TOPO_M][0], 44000);
+	unload(l);
+}
+
+static void test_2socket(void **state)
+{
+	struct loaded *l = expect_machine("2socket", 16, 2, 2, PROTO_MESIF);
+	(void)state;
+	assert_int_equal(l->t.nlinks, 1);
+	assert_string_equal(l->first_host, "s0c00");
+	assert_string_equal(l->last_host, "s1c07");
+	assert_int_equal(l->t.data_msg_bytes, 72);
+	assert_int_equal(l->t.ctrl_msg_bytes, 8);
+	assert_true(fabs(l->links[0].bw_bytes_per_s - 62.4e9) < 1e3);
+	assert_int_equal(l->links[0].lat_ps, 40000);
+	unload(l);
+}
+
+static void test_4socket(void **state)
+{
+	struct loaded *l = expect_machine("4socket", 32, 4, 2, PROTO_MESIF);
+	(void)state;
+	assert_int_equal(l->t.nlinks, 6); /* fully connected */
+	assert_int_equal(cls(l, 0, 2), 1);
+	unload(l);
+}
+
+static void test_4socket_ring(void **state)
+{
+	struct loaded *l = expect_machine("4socket-ring", 32, 4, 3, PROTO_MESIF);
+	(void)state;
+	assert_int_equal(l->t.nlinks, 4);
+	assert_int_equal(cls(l, 0, 1), 1);
+	assert_int_equal(cls(l, 0, 2), 2); /* opposite sockets: two hops */
+	assert_int_equal(cls(l, 1, 3), 2);
+	assert_int_equal(cls(l, 3, 0), 1);
+	assert_int_equal(l->t.class_lat_ps[2], 2 * l->t.class_lat_ps[1]);
+	/* a 2-hop access costs 50 ns more than a 1-hop one */
+	assert_int_equal(l->t.lat_ps[TOPO_LOAD][TOPO_M][2] - l->t.lat_ps[TOPO_LOAD][TOPO_M][1], 50000);
+	unload(l);
+}
+
+static void test_8socket(void **state)
+{
+	struct loaded *l = expect_machine("8socket", 80, 8, 3, PROTO_MESIF);
+	(void)state;
+	assert_string_equal(l->host2, "s0c02");
+	assert_string_equal(l->host10, "s1c00");
+	assert_int_equal(cls(l, 0, 4), 1);
+	assert_int_equal(cls(l, 0, 5), 2);
+	unload(l);
+}
+
+/* The SOSP'13 tables, in cycles, as ccbench must reproduce them. */
+static void expect_table(const struct loaded *l, int op, int st, const double *cycles, double ghz)
+{
+	assert_true(l->t.lat_from_file[op][st]);
+	for (unsigned k = 0; k < l->t.nclasses; k++) {
+		double ps = cycles[k] * 1000.0 / ghz;
+		assert_true(l->t.lat_unit[op][st][k] == cycles[k]);
+		assert_true(fabs((double)l->t.lat_ps[op][st][k] - ps) <= 0.5);
+	}
+}
+
+static void test_xeon80(void **state)
+{
+	static const double load_m[] = { 109, 289, 400 }, load_s[] = { 44, 223, 334 };
+	static const double load_i[] = { 355, 492, 601 }, store_s[] = { 116, 318, 428 };
+	static const double atomic_m[] = { 120, 324, 430 };
+	struct loaded *l = expect_machine("xeon80", 80, 8, 3, PROTO_MESIF);
+	(void)state;
+	assert_true(l->t.unit_cycles);
+	assert_true(fabs(l->t.freq_ghz - 2.13) < 1e-9);
+	expect_table(l, TOPO_LOAD, TOPO_M, load_m, 2.13);
+	expect_table(l, TOPO_LOAD, TOPO_S, load_s, 2.13);
+	expect_table(l, TOPO_LOAD, TOPO_I, load_i, 2.13);
+	expect_table(l, TOPO_STORE, TOPO_S, store_s, 2.13);
+	expect_table(l, TOPO_ATOMIC, TOPO_M, atomic_m, 2.13);
+	/* rows the paper lacks: E as M; store on I = load on I + (store M - load M) */
+	assert_false(l->t.lat_from_file[TOPO_STORE][TOPO_E]);
+	assert_int_equal(l->t.lat_ps[TOPO_STORE][TOPO_E][1], l->t.lat_ps[TOPO_STORE][TOPO_M][1]);
+	assert_true(l->t.lat_unit[TOPO_STORE][TOPO_I][0] == 355 + 115 - 109);
+	assert_int_equal(l->t.nlinks, 16);
+	unload(l);
+}
+
+static void test_opteron48(void **state)
+{
+	static const double load_m[] = { 81, 161, 172, 252 }, load_e[] = { 83, 163, 175, 253 };
+	static const double store_s[] = { 246, 255, 286, 296 }, atomic_s[] = { 272, 283, 312, 332 };
+	struct loaded *l = expect_machine("opteron48", 48, 8, 4, PROTO_MOESI);
+	(void)state;
+	assert_true(l->t.unit_cycles);
+	expect_table(l, TOPO_LOAD, TOPO_M, load_m, 2.1);
+	expect_table(l, TOPO_LOAD, TOPO_E, load_e, 2.1);
+	expect_table(l, TOPO_STORE, TOPO_S, store_s, 2.1);
+	expect_table(l, TOPO_ATOMIC, TOPO_S, atomic_s, 2.1);
+	/* dies: mcm0die0, mcm0die1, mcm1die0, ...: same MCM, 1 hop, 2 hops */
+	assert_int_equal(cls(l, 0, 1), 1);
+	assert_int_equal(cls(l, 0, 2), 2);
+	assert_int_equal(cls(l, 0, 3), 3);
+	assert_int_equal(cls(l, 1, 2), 3);
+	assert_int_equal(cls(l, 1, 3), 2);
+	assert_int_equal(l->t.nlinks, 16); /* four per die */
+	for (unsigned i = 0; i < l->t.nlinks; i++)
+		assert_true(l->links[i].a < 8 && l->links[i].b < 8 && l->links[i].a != l->links[i].b);
+	unload(l);
+}
+
+static void test_resolve(void **state)
+{
+	const char *want = "topologies/4socket-ring.xml";
+	char path[4096];
+	size_t n;
+	(void)state;
+
+	assert_int_equal(topo_resolve("4socket-ring", path, sizeof(path)), 0);
+	n = strlen(path);
+	assert_true(n >= strlen(want) && strcmp(path + n - strlen(want), want) == 0);
+	assert_int_not_equal(topo_resolve("no-such-machine", path, sizeof(path)), 0);
+	assert_int_not_equal(topo_resolve("/no/such/file.xml", path, sizeof(path)), 0);
+}
+
+/* ---------------------------------------------------------------- bad files */
+
+static char *shipped_2socket(void)
+{
+	char path[4096];
+	FILE *f;
+	long n;
+	char *s;
+
+	assert_int_equal(topo_resolve("2socket", path, sizeof(path)), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc((size_t)n + 1, 1);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return s;
+}
+
+/* s with every occurrence of from replaced by to (from "" : s). */
+static char *replace(const char *s, const char *from, const char *to)
+{
+	size_t lf = strlen(from), lt = strlen(to), n = 0;
+	char *out = calloc(strlen(s) * (lt + 1) + 1, 1), *o = out;
+
+	while (*s) {
+		if (lf && strncmp(s, from, lf) == 0) {
+			memcpy(o, to, lt);
+			o += lt;
+			s += lf;
+			n++;
+			continue;
+		}
+		*o++ = *s++;
+	}
+	assert_true(n > 0 || lf == 0);
+	return out;
+}
+
+/* s without the lines holding pattern. */
+static char *drop_lines(const char *s, const char *pattern)
+{
+	char *out = calloc(strlen(s) + 1, 1), *o = out;
+
+	while (*s) {
+		const char *eol = strchr(s, '\n');
+		size_t len = eol ? (size_t)(eol - s) + 1 : strlen(s);
+		char *line = strndup(s, len);
+		if (!strstr(line, pattern)) {
+			memcpy(o, line, len);
+			o += len;
+		}
+		free(line);
+		s += len;
+	}
+	return out;
+}
+
+static void write_tmp(const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+}
+
+/* topo_load(text) fails with one line: "path: ...want...". */
+static void expect_error(const char *name, char *text, const char *want)
+{
+	char path[256], err[1024], prefix[300];
+	struct topo t;
+
+	write_tmp(name, text, path, sizeof(path));
+	free(text);
+	err[0] = 0;
+	if (topo_load(&t, path, err, sizeof(err)) == 0)
+		fail_msg("%s loaded, expected an error with \"%s\"", name, want);
+	if (!strstr(err, want))
+		fail_msg("%s: got \"%s\", expected \"%s\"", name, err, want);
+	assert_null(strchr(err, '\n'));
+	snprintf(prefix, sizeof(prefix), "%s", path);
+	assert_true(strncmp(err, prefix, strlen(prefix)) == 0);
+	assert_null(t.socket_class);
+}
+
+static void test_bad_values(void **state)
+{
+	char *s = shipped_2socket();
+	(void)state;
+
+	expect_error("count.xml", replace(s, "\"44 121\"", "\"44 121 170\""),
+		     ": lat.load.M has 3 values, the routes give 2 distance classes");
+	expect_error("count1.xml", replace(s, "\"44 121\"", "\"44\""),
+		     ": lat.load.M has 1 value, the routes give 2 distance classes");
+	expect_error("nan.xml", replace(s, "\"44 121\"", "\"44 fast\""), "lat.load.M: 'fast' is not a number");
+	expect_error("neg.xml", replace(s, "\"81 119\"", "\"-81 119\""), "lat.load.I: negative latency -81");
+	expect_error("proto.xml", replace(s, "\"MESIF\"", "\"MSI\""), "unknown protocol 'MSI'");
+	expect_error("unit.xml", replace(s, "\"ns\"", "\"cycles\""), "unit is cycles but freq_ghz is missing");
+	expect_error("prop.xml", replace(s, "id=\"pause\"", "id=\"paws\""), "unknown property 'paws'");
+	expect_error("missing.xml", drop_lines(s, "lat.load.S"), "missing property lat.load.S");
+	expect_error("hit.xml", replace(s, "id=\"hit.load\" value=\"1.4\"", "id=\"hit.load\" value=\"1 2\""),
+		     "hit.load must be one number");
+	free(s);
+}
+
+static void test_bad_structure(void **state)
+{
+	char *s = shipped_2socket();
+	char path[256], err[1024];
+	struct topo t;
+	(void)state;
+
+	expect_error("noroute.xml", drop_lines(s, "zoneRoute"), "no route from socket0 to socket1");
+	char *no_clusters = drop_lines(s, "<cluster");
+	expect_error("nocores.xml", drop_lines(no_clusters, "zoneRoute"), "no cores");
+	free(no_clusters);
+	expect_error("badlink.xml", replace(s, "<link_ctn id=\"upi01\"/>", "<link_ctn id=\"upi99\"/>"),
+		     "SimGrid refuses the platform");
+	expect_error("attr.xml", replace(s, "radical=\"0-7\"", "radical=\"0-7\" colour=\"red\""),
+		     "SimGrid refuses the platform: Parse error");
+	expect_error("unclosed.xml", replace(s, "</zone>", ""), ": malformed XML: </platform> closes <zone>");
+	expect_error("garbage.xml", strdup("this is not XML\n"), ":1: malformed XML");
+	expect_error("empty.xml", strdup(""), "no <platform> element");
+	expect_error("quote.xml", replace(s, "value=\"MESIF\"", "value=\"MESIF"), "malformed XML");
+
+	/* a file that is not there, and a name that is not shipped */
+	assert_int_not_equal(topo_load(&t, "/nonexistent/machine.xml", err, sizeof(err)), 0);
+	assert_string_equal(err, "/nonexistent/machine.xml: No such file or directory");
+	assert_int_not_equal(topo_load(&t, "no-such-machine", err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "unknown topology 'no-such-machine'"));
+	assert_non_null(strstr(err, "4socket-ring")); /* the known names */
+	assert_null(strchr(err, '\n'));
+	(void)path;
+	free(s);
+}
+
+/* A user file routed with Floyd, and hosts whose names need natural order. */
+static void test_floyd_and_order(void **state)
+{
+	char *s = shipped_2socket(), *a, *b, path[256];
+	struct loaded *l;
+	(void)state;
+
+	a = replace(s, "routing=\"Full\"", "routing=\"Floyd\"");
+	b = replace(a, "prefix=\"s0c0\" suffix=\"\" radical=\"0-7\"", "prefix=\"core\" suffix=\"\" radical=\"0-11\"");
+	write_tmp("floyd.xml", b, path, sizeof(path));
+	l = load_in_child(path);
+	if (l->rc)
+		fail_msg("%s", l->err);
+	assert_int_equal(l->t.ncores, 20);
+	assert_int_equal(l->t.nclasses, 2);
+	assert_string_equal(l->t.name, "floyd");
+	assert_string_equal(l->host2, "core2");
+	assert_string_equal(l->host10, "core10");
+	assert_int_equal(l->t.core_socket[11], 0);
+	assert_int_equal(l->t.core_socket[12], 1);
+	unload(l);
+	free(s);
+	free(a);
+	free(b);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/locklab-topo-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_1socket),
+		cmocka_unit_test(test_2socket),
+		cmocka_unit_test(test_4socket),
+		cmocka_unit_test(test_4socket_ring),
+		cmocka_unit_test(test_8socket),
+		cmocka_unit_test(test_xeon80),
+		cmocka_unit_test(test_opteron48),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_structure),
+		cmocka_unit_test(test_floyd_and_order),
+	};
+	int one = 1;
+	char *sg_argv[] = { argv[0], NULL };
+
+	(void)argc;
+	xbt_log_control_set("root.thres:critical");
+	simgrid_init(&one, sg_argv);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
