@@ -80,17 +80,28 @@ static uint32_t backoff(struct ttas_backoff_ctx *c, uint32_t limit)
 	return limit < BACKOFF_MAX_NS ? limit * 2 : BACKOFF_MAX_NS;
 }
 
-static void ttas_backoff_lock(void *lock, void *ctx)
+/* After a lost exchange; out of line, so that the first attempt needs no
+ * stack frame. */
+static __attribute__((noinline)) void ttas_backoff_contended(struct ttas_backoff_lock *l,
+							     struct ttas_backoff_ctx *c)
 {
-	struct ttas_backoff_lock *l = lock;
 	uint32_t limit = BACKOFF_MIN_NS;
 
 	for (;;) {
+		limit = backoff(c, limit);
 		ll_wait_until(&l->locked, VAL == 0);
 		if (ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0)
 			return;
-		limit = backoff(ctx, limit);
 	}
+}
+
+static void ttas_backoff_lock(void *lock, void *ctx)
+{
+	struct ttas_backoff_lock *l = lock;
+
+	ll_wait_until(&l->locked, VAL == 0);
+	if (ll_xchg(&l->locked, 1, LL_ACQUIRE) != 0)
+		ttas_backoff_contended(l, ctx);
 }
 
 static bool ttas_backoff_trylock(void *lock, void *ctx)

@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 
 	if (backend_init(&ac, args))
 		return 1;
-	if (backend_parse_option("--topo", "4socket", err, sizeof(err)) < 0) {
+	if (is_sim() && backend_parse_option("--topo", "4socket", err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}

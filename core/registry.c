@@ -1,0 +1,68 @@
+/*
+ * registry.c - the catalogue of locks: every algorithm in algorithms/,
+ * followed by the backend's own (backend_locks[]: the pthread references
+ * natively, none in the simulator).
+ *
+ * To add an algorithm: write algorithms/<name>.c defining
+ * `const struct lock_algo lock_<ident>`, declare it below and add one line
+ * to the table, where a reader would look for it.
+ */
+#include <string.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+
+extern const struct lock_algo lock_tas, lock_ttas, lock_ttas_backoff;
+extern const struct lock_algo lock_ticket, lock_ticket_prop;
+extern const struct lock_algo lock_anderson, lock_mcs, lock_clh;
+
+static const struct lock_algo *const algorithms[] = {
+	/* one word, everybody spins on it */
+	&lock_tas,
+	&lock_ttas,
+	&lock_ttas_backoff,
+	/* FIFO by counters */
+	&lock_ticket,
+	&lock_ticket_prop,
+	/* FIFO queues, each waiter on a line of its own */
+	&lock_anderson,
+	&lock_mcs,
+	&lock_clh,
+};
+
+#define NR_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
+
+static size_t nr_backend_locks(void)
+{
+	size_t n = 0;
+
+	while (backend_locks[n])
+		n++;
+	return n;
+}
+
+size_t lock_catalogue_size(void)
+{
+	return NR_ALGORITHMS + nr_backend_locks();
+}
+
+const struct lock_algo *lock_catalogue_get(size_t i)
+{
+	if (i < NR_ALGORITHMS)
+		return algorithms[i];
+	i -= NR_ALGORITHMS;
+	return i < nr_backend_locks() ? backend_locks[i] : NULL;
+}
+
+const struct lock_algo *lock_find(const char *name)
+{
+	size_t i, n = lock_catalogue_size();
+
+	for (i = 0; i < n; i++) {
+		const struct lock_algo *a = lock_catalogue_get(i);
+
+		if (strcmp(a->name, name) == 0)
+			return a;
+	}
+	return NULL;
+}
