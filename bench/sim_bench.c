@@ -1,0 +1,215 @@
+/*
+ * bench/sim_bench.c - the simulator's performance, as ratios measured in
+ * one run (`scons bench`; argv[1] = the bin/ directory).
+ *
+ *  1. Engine overhead: simulator events (actor sleeps, blocks and wakes)
+ *     per wall second of a locklab run (mcs, 16 threads, 4socket) against
+ *     a bare SimGrid loop in the same process: as many actors, raw
+ *     contexts, each only sleeping for pseudo-random 10-200 ns so that the
+ *     events fall at distinct instants, as the simulator's do.  Rounds
+ *     alternate the two; the ratio is of the totals.  Target >= 0.7.
+ *  2. Events per acquisition of parked-waiter locks (mcs, ticket) at
+ *     critical sections of 100 ns, 1 us and 10 us: a wait costs events per
+ *     write of the line, never per spin, so they must not grow with the
+ *     section's length.  Target: largest / smallest <= 1.5.
+ *  3. Wall time of the default sweep `scons sim TOPO=4socket` (every mutex,
+ *     threads 1..32).  Target < 60 s.
+ *
+ * Each line ends "target met" or "target missed"; the exit status is 0
+ * unless something failed to run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <simgrid/engine.h>
+
+#include <locklab/backend.h>
+#include <locklab/workload.h>
+
+#include "../sim/sim.h"
+
+#define ROUNDS 3
+#define BARE_ACTORS 16
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned threads, uint64_t cs_ns,
+		   uint64_t duration_ms, uint64_t ops)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->algos[0] = a;
+	cfg->nalgos = 1;
+	cfg->threads[0] = threads;
+	cfg->nthreads = 1;
+	cfg->cs_ns = cs_ns;
+	cfg->ncs_ns = 200;
+	cfg->cs_lines = 1;
+	cfg->locks = 1;
+	cfg->runs = 1;
+	cfg->duration_ms = duration_ms;
+	cfg->ops = ops;
+	cfg->pin = PIN_COMPACT;
+	cfg->pin_text = "compact";
+	cfg->seed = 1;
+}
+
+/* One locklab run; returns 0 and its events and acquisitions. */
+static int locklab_run(const struct wl_config *cfg, uint64_t *events, uint64_t *acq)
+{
+	struct wl_run run;
+	struct sim_counters c;
+	int rc;
+
+	memset(&run, 0, sizeof(run));
+	memset(&c, 0, sizeof(c));
+	run.cfg = cfg;
+	run.algo = cfg->algos[0];
+	run.nthreads = cfg->threads[0];
+	run.seed = cfg->seed;
+	run.threads = calloc(run.nthreads, sizeof(*run.threads));
+	if (!run.threads)
+		return -1;
+	rc = backend_run(&run, &c);
+	if (rc)
+		fprintf(stderr, "sim_bench: %s\n", run.failure);
+	*events = c.events;
+	*acq = 0;
+	for (unsigned i = 0; i < run.nthreads; i++)
+		*acq += run.threads[i].acquisitions + run.threads[i].acquisitions_after;
+	wl_teardown(&run);
+	free(run.threads);
+	return rc;
+}
+
+/* ------------------------------------------------ 1. engine overhead */
+
+static long bare_sleeps;
+static unsigned bare_started;
+
+static void bare_actor(int argc, char **argv)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull * ++bare_started;
+
+	for (long i = 0; i < bare_sleeps; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		sg_actor_sleep_until(simgrid_get_clock() + (double)(10 + (x >> 33) % 191) * 1e-9);
+	}
+}
+
+static double bare_rate(uint64_t events)
+{
+	double t0;
+
+	bare_sleeps = (long)(events / BARE_ACTORS) + 1;
+	for (int i = 0; i < BARE_ACTORS; i++)
+		sg_actor_create("bare", sim.hosts[i % sim.topo.ncores], bare_actor, 0, NULL);
+	t0 = wall_now();
+	simgrid_run();
+	return (double)bare_sleeps * BARE_ACTORS / (wall_now() - t0);
+}
+
+static int bench_overhead(void)
+{
+	struct wl_config cfg;
+	double sim_ev = 0, sim_wall = 0, bare_ev = 0, bare_wall = 0, ratio;
+
+	config(&cfg, lock_find("mcs"), BARE_ACTORS, 50, 5, 0);
+	for (int r = 0; r < ROUNDS; r++) {
+		uint64_t ev, acq;
+		double t0 = wall_now(), rate;
+
+		if (locklab_run(&cfg, &ev, &acq))
+			return -1;
+		sim_wall += wall_now() - t0;
+		sim_ev += (double)ev;
+		rate = bare_rate(ev);
+		bare_ev += (double)ev;
+		bare_wall += (double)ev / rate;
+	}
+	ratio = (sim_ev / sim_wall) / (bare_ev / bare_wall);
+	printf("1. events per wall second: simulator %.0f, bare SimGrid loop %.0f: ratio %.2f (target >= 0.70): %s\n",
+	       sim_ev / sim_wall, bare_ev / bare_wall, ratio, ratio >= 0.7 ? "target met" : "target missed");
+	return 0;
+}
+
+/* ------------------------------------------------ 2. events per acquisition */
+
+static int bench_events_per_acq(const char *lock)
+{
+	static const uint64_t cs[] = { 100, 1000, 10000 };
+	double epa[3], lo = 0, hi = 0;
+	struct wl_config cfg;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t ev, acq;
+
+		config(&cfg, lock_find(lock), 16, cs[i], 0, 25);
+		if (!cfg.algos[0] || locklab_run(&cfg, &ev, &acq) || !acq)
+			return -1;
+		epa[i] = (double)ev / (double)acq;
+		if (i == 0 || epa[i] < lo)
+			lo = epa[i];
+		if (i == 0 || epa[i] > hi)
+			hi = epa[i];
+	}
+	printf("2. %-6s events per acquisition, 16 threads, cs 100 ns / 1 us / 10 us: %.2f / %.2f / %.2f: "
+	       "largest/smallest %.2f (target <= 1.50): %s\n",
+	       lock, epa[0], epa[1], epa[2], hi / lo, hi / lo <= 1.5 ? "target met" : "target missed");
+	return 0;
+}
+
+/* ------------------------------------------------ 3. the default sweep */
+
+static int bench_sweep(const char *bindir)
+{
+	char cmd[1024];
+	double t0, wall;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim run --topo 4socket --threads 1,2,4,8,16,32 >/dev/null",
+		 bindir);
+	t0 = wall_now();
+	rc = system(cmd);
+	wall = wall_now() - t0;
+	if (rc) {
+		fprintf(stderr, "sim_bench: '%s' failed (status %d)\n", cmd, rc);
+		return -1;
+	}
+	printf("3. default sweep (scons sim TOPO=4socket): %.1f s wall (target < 60 s): %s\n", wall,
+	       wall < 60 ? "target met" : "target missed");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *sg_argv[] = { argv[0], NULL };
+	int sg_argc = 1, rc = 0;
+	char err[512];
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
+		return 2;
+	}
+	if (backend_init(&sg_argc, sg_argv) || sim_load_topo("4socket", err, sizeof(err))) {
+		fprintf(stderr, "sim_bench: %s\n", err);
+		return 1;
+	}
+	printf("simulator benchmarks (topology 4socket)\n");
+	fflush(stdout);
+	rc |= bench_overhead();
+	fflush(stdout);
+	rc |= bench_events_per_acq("mcs");
+	rc |= bench_events_per_acq("ticket");
+	fflush(stdout);
+	rc |= bench_sweep(argv[1]);
+	backend_fini();
+	return rc ? 1 : 0;
+}

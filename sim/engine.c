@@ -1,0 +1,621 @@
+/*
+ * sim/engine.c - the simulator backend (include/locklab/backend.h): SimGrid
+ * set-up, the machine (sim/topology.c), thread placement, one actor per
+ * simulated thread, and the counters of a run.
+ *
+ * A process may run many runs in sequence.  Each run gets a fresh coherence
+ * model and its own time base (its simulated time starts at 0), while
+ * SimGrid's clock keeps growing.  wl_setup() runs in maestro before the
+ * actors start; its allocations register their home nodes and tags with
+ * the model (sim/memops.c).
+ *
+ * Placement (cores are host indexes of the topology):
+ *   compact   fill socket 0, then 1, ...
+ *   scatter   round-robin over sockets
+ *   socket:N  only the cores of socket N
+ *   list:a,b  thread i on core list[i]
+ *   none      as compact (the simulator has no scheduler to leave it to)
+ *
+ * Counters cover the measured interval: for a duration run they are
+ * snapshotted when simulated time first reaches the end of the run (checked
+ * at every event, sim/memops.c); for an --ops run they are taken when the
+ * last thread has finished.  `events` counts every actor sleep, block and
+ * wake the run caused, over the whole run.
+ *
+ * Contexts: SimGrid's raw contexts, except in a build with AddressSanitizer,
+ * which does not follow raw stack switches: there each actor is a thread
+ * (`thread` contexts: slower, still one actor at a time, deterministic).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <simgrid/engine.h>
+#include <simgrid/version.h>
+#include <xbt/log.h>
+
+#include <locklab/backend.h>
+
+#include "sim.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+#ifndef SIM_ASAN
+#define SIM_ASAN 0
+#endif
+
+#define WATCHDOG_MIN_PS 10000000000ull /* 10 ms */
+#define WATCHDOG_CS_FACTOR 1000ull
+#define QUANTUM_MAX_NS 1000000ull
+
+const char backend_name[] = "sim";
+const uint64_t backend_default_duration_ms = 2; /* simulated: the default sweep stays fast */
+const struct lock_algo *const backend_locks[] = { NULL };
+const char backend_usage[] =
+	"       locklab-sim run ... [--topo NAME|FILE] [--sim-quantum NS] [--watchdog MS]\n"
+	"              --topo: a machine under topologies/ or a platform file (default " SIM_DEFAULT_TOPO ")\n"
+	"              --sim-quantum: local time a thread may run ahead before it yields (default 100 ns)\n"
+	"              --watchdog: fail a run with no acquisition for MS simulated ms\n"
+	"                          (default max(10, 1000 x (cs + ncs) / 1e6); 0 = off)\n"
+	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
+	"              --pin none places threads as compact does\n"
+	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
+	"              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n";
+
+struct sim_state sim = {
+	.quantum_ps = SIM_DEFAULT_QUANTUM_PS,
+	.watchdog_ps = UINT64_MAX, /* UINT64_MAX: the default rule */
+	.next_check_ps = UINT64_MAX,
+	.end_ps = UINT64_MAX,
+};
+
+/* ------------------------------------------------------------ SimGrid */
+
+uint64_t sim_clock_ps(void)
+{
+	return (uint64_t)llround(simgrid_get_clock() * 1e12) - sim.base_ps;
+}
+
+static bool is_simgrid_arg(const char *a)
+{
+	return !strncmp(a, "--cfg=", 6) || !strncmp(a, "--log=", 6);
+}
+
+/* SimGrid sees only our settings and the user's --cfg= and --log=
+ * arguments (which come later, so they win); those are taken out of argv. */
+int sim_init_simgrid(int *argc, char **argv)
+{
+	char **sg = calloc((size_t)*argc + 8, sizeof(char *));
+	int n = 0, m = 1;
+
+	if (!sg) {
+		fprintf(stderr, "locklab-sim: out of memory\n");
+		return 1;
+	}
+	xbt_log_control_set("root.thres:critical");
+	sg[n++] = argv[0];
+	sg[n++] = "--cfg=surf/precision:1e-15";
+	if (SIM_ASAN)
+		sg[n++] = "--cfg=contexts/factory:thread";
+	for (int i = 1; i < *argc; i++) {
+		if (is_simgrid_arg(argv[i]))
+			sg[n++] = argv[i];
+		else
+			argv[m++] = argv[i];
+	}
+	argv[m] = NULL;
+	*argc = m;
+	sg[n] = NULL;
+	simgrid_init(&n, sg);
+	free(sg);
+	return 0;
+}
+
+int sim_load_topo(const char *arg, char *err, size_t errlen)
+{
+	if (!arg)
+		arg = SIM_DEFAULT_TOPO;
+	if (sim.topo_loaded) {
+		if (!strcmp(arg, sim.topo_arg))
+			return 0;
+		snprintf(err, errlen, "--topo %s: one topology per process (%s is loaded)", arg,
+			 sim.topo.name);
+		return -1;
+	}
+	if (topo_load(&sim.topo, arg, err, errlen))
+		return -1;
+	sim.hosts = calloc(sim.topo.ncores, sizeof(sg_host_t));
+	if (!sim.hosts || !sim.topo.core_host) {
+		snprintf(err, errlen, "--topo %s: no hosts for the cores", arg);
+		return -1;
+	}
+	for (unsigned c = 0; c < sim.topo.ncores; c++) {
+		sim.hosts[c] = sg_host_by_name(sim.topo.core_host[c]);
+		if (!sim.hosts[c]) {
+			snprintf(err, errlen, "--topo %s: core %u: no host '%s'", arg, c,
+				 sim.topo.core_host[c]);
+			return -1;
+		}
+	}
+	sim.topo_arg = strdup(arg);
+	sim.topo_loaded = sim.topo_arg != NULL;
+	return sim.topo_loaded ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ passes */
+
+/* An aborted run (deadlock, no progress) comes back here by longjmp from
+ * sim/memops.c, at a point where no SimGrid frame is on this stack. */
+static void actor_body(struct sim_actor *a)
+{
+	if (!setjmp(a->exit_jmp) && !sim.aborting)
+		a->fn(a->arg);
+}
+
+static void actor_main(int argc, char **argv)
+{
+	struct sim_actor *a = sg_actor_self_get_data();
+
+	sim.cur = a;
+	sim.now_ps = sim_clock_ps();
+	actor_body(a);
+	sim_actor_exit(a);
+	sim.cur = NULL;
+}
+
+static void free_actors(void)
+{
+	for (unsigned i = 0; i < sim.nactors; i++)
+		if (sim.actors[i].sem)
+			sg_sem_destroy(sim.actors[i].sem);
+	free(sim.actors);
+	sim.actors = NULL;
+	sim.nactors = 0;
+}
+
+int sim_begin(unsigned n, const unsigned *cores)
+{
+	free_actors();
+	if (sim.model)
+		coh_destroy(sim.model);
+	free(sim.snap_links);
+	sim.snap_links = NULL;
+	sim.model = coh_create(&sim.topo);
+	sim.actors = calloc(n ? n : 1, sizeof(*sim.actors));
+	if (sim.topo.nlinks)
+		sim.snap_links = calloc(sim.topo.nlinks, sizeof(uint64_t));
+	if (!sim.model || !sim.actors || (sim.topo.nlinks && !sim.snap_links))
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		struct sim_actor *a = &sim.actors[i];
+
+		a->idx = i;
+		a->core = cores[i];
+		a->node = sim.topo.core_socket[cores[i]];
+		a->sem = sg_sem_init(0);
+	}
+	sim.nactors = n;
+	sim.nlive = sim.nparked = sim.nline_waiters = 0;
+	sim.cur = NULL;
+	sim.base_ps = (uint64_t)llround(simgrid_get_clock() * 1e12);
+	sim.now_ps = 0;
+	sim.events = 0;
+	sim.end_ps = UINT64_MAX;
+	sim.snapped = false;
+	sim.next_check_ps = UINT64_MAX;
+	sim.progress_bound_ps = 0;
+	sim.aborting = false;
+	sim_allocs_reset();
+	return 0;
+}
+
+void sim_spawn(unsigned i, void (*fn)(void *), void *arg)
+{
+	struct sim_actor *a = &sim.actors[i];
+	char name[24];
+
+	snprintf(name, sizeof(name), "t%u", i);
+	a->fn = fn;
+	a->arg = arg;
+	a->actor = sg_actor_init(name, sim.hosts[a->core]);
+	sg_actor_set_data(a->actor, a);
+	sg_actor_start(a->actor, actor_main, 0, NULL);
+	sim.nlive++;
+}
+
+void sim_go(void)
+{
+	sim.cur = NULL;
+	simgrid_run();
+	sim.cur = NULL;
+	sim.now_ps = sim_clock_ps();
+}
+
+void sim_end(void)
+{
+	sim.run = NULL;
+	sim.cur = NULL;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+int backend_init(int *argc, char **argv)
+{
+	return sim_init_simgrid(argc, argv);
+}
+
+int backend_parse_option(const char *opt, const char *val, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!strcmp(opt, "--topo")) {
+		if (!*val) {
+			snprintf(err, errlen, "--topo: empty name");
+			return -1;
+		}
+		sim.topo_arg_opt = val;
+		return 1;
+	}
+	if (!strcmp(opt, "--sim-quantum")) {
+		if (parse_u64(val, &v) || v > QUANTUM_MAX_NS) {
+			snprintf(err, errlen, "--sim-quantum: '%s' is not a number of ns in 0..%llu", val,
+				 QUANTUM_MAX_NS);
+			return -1;
+		}
+		sim.quantum_ps = v * 1000;
+		return 1;
+	}
+	if (!strcmp(opt, "--watchdog")) {
+		if (parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
+			snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..86400000", val);
+			return -1;
+		}
+		sim.watchdog_ps = v * 1000000000ull;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *topo_of(const struct wl_config *cfg)
+{
+	if (cfg && cfg->topo)
+		return cfg->topo;
+	return sim.topo_arg_opt ? sim.topo_arg_opt : SIM_DEFAULT_TOPO;
+}
+
+static unsigned socket_cores(unsigned s)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		n += sim.topo.core_socket[c] == s;
+	return n;
+}
+
+static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
+		if (cfg->pin_list[i] >= sim.topo.ncores) {
+			snprintf(err, errlen, "--pin list: cpu %u is not a core of topology %s (0..%u)",
+				 cfg->pin_list[i], sim.topo.name, sim.topo.ncores - 1);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (cfg->pin_list[j] == cfg->pin_list[i]) {
+				snprintf(err, errlen, "--pin list: cpu %u appears twice", cfg->pin_list[i]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	unsigned maxt = 0, room;
+
+	if (sim_load_topo(topo_of(cfg), err, errlen))
+		return -1;
+	for (unsigned i = 0; i < cfg->nthreads; i++)
+		if (cfg->threads[i] > maxt)
+			maxt = cfg->threads[i];
+	room = sim.topo.ncores;
+	if (cfg->pin == PIN_SOCKET) {
+		if (cfg->pin_socket >= sim.topo.nsockets) {
+			snprintf(err, errlen, "--pin socket:%u: topology %s has %u sockets (0..%u)",
+				 cfg->pin_socket, sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
+			return -1;
+		}
+		room = socket_cores(cfg->pin_socket);
+		if (maxt > room) {
+			snprintf(err, errlen, "--threads %u: socket %u of topology %s has %u cores", maxt,
+				 cfg->pin_socket, sim.topo.name, room);
+			return -1;
+		}
+	}
+	if (maxt > sim.topo.ncores) {
+		snprintf(err, errlen, "--threads %u: topology %s has %u cores", maxt, sim.topo.name,
+			 sim.topo.ncores);
+		return -1;
+	}
+	if (cfg->pin == PIN_LIST) {
+		if (check_list(cfg, err, errlen))
+			return -1;
+		if (cfg->pin_list_len < maxt) {
+			snprintf(err, errlen, "--pin list: has %u cpus but --threads asks for %u",
+				 cfg->pin_list_len, maxt);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ placement */
+
+/* The k-th core (in index order) of socket s, or -1. */
+static int nth_core_of(unsigned s, unsigned k)
+{
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		if (sim.topo.core_socket[c] == s && k-- == 0)
+			return (int)c;
+	return -1;
+}
+
+static int place_scatter(unsigned n, unsigned *cores)
+{
+	unsigned used[TOPO_MAX_SOCKETS] = { 0 };
+	unsigned s = 0, i = 0, tries = 0;
+
+	while (i < n) {
+		int c = nth_core_of(s, used[s]);
+
+		if (c >= 0) {
+			cores[i++] = (unsigned)c;
+			used[s]++;
+			tries = 0;
+		} else if (++tries > sim.topo.nsockets) {
+			return -1;
+		}
+		s = (s + 1) % sim.topo.nsockets;
+	}
+	return 0;
+}
+
+static int place_compact(unsigned n, unsigned *cores)
+{
+	unsigned i = 0;
+
+	for (unsigned s = 0; s < sim.topo.nsockets && i < n; s++)
+		for (unsigned c = 0; c < sim.topo.ncores && i < n; c++)
+			if (sim.topo.core_socket[c] == s)
+				cores[i++] = c;
+	return i == n ? 0 : -1;
+}
+
+static int place(const struct wl_config *cfg, unsigned n, unsigned *cores)
+{
+	switch (cfg->pin) {
+	case PIN_SCATTER:
+		return place_scatter(n, cores);
+	case PIN_SOCKET:
+		for (unsigned i = 0; i < n; i++) {
+			int c = nth_core_of(cfg->pin_socket, i);
+
+			if (c < 0)
+				return -1;
+			cores[i] = (unsigned)c;
+		}
+		return 0;
+	case PIN_LIST:
+		if (cfg->pin_list_len < n)
+			return -1;
+		for (unsigned i = 0; i < n; i++) {
+			if (cfg->pin_list[i] >= sim.topo.ncores)
+				return -1;
+			cores[i] = cfg->pin_list[i];
+		}
+		return 0;
+	case PIN_COMPACT:
+	case PIN_NONE:
+	default:
+		return place_compact(n, cores);
+	}
+}
+
+/* ------------------------------------------------------------ a run */
+
+static void thread_fn(void *arg)
+{
+	struct wl_run *run = arg;
+
+	wl_thread_main(run, sim.cur->idx);
+}
+
+static uint64_t progress_bound(const struct wl_config *cfg)
+{
+	uint64_t b;
+
+	if (sim.watchdog_ps != UINT64_MAX)
+		return sim.watchdog_ps;
+	b = WATCHDOG_CS_FACTOR * (cfg->cs_ns + cfg->ncs_ns) * 1000;
+	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
+}
+
+static void fill_counters(struct wl_run *run, struct sim_counters *c)
+{
+	const struct coh_counters *k = coh_counters(sim.model);
+	const uint64_t *links = k->link_msgs;
+
+	if (sim.snapped) {
+		k = &sim.snap;
+		links = sim.snap_links;
+	}
+	memset(c, 0, sizeof(*c));
+	c->has_sim = true;
+	c->misses = k->misses;
+	c->lock_invalidations = k->invalidations[COH_TAG_LOCK];
+	c->lock_misses = k->misses_by_tag[COH_TAG_LOCK];
+	c->remote_transfers = k->remote_transfers;
+	c->line_queue_ps = k->queue_ps;
+	for (unsigned l = 0; links && l < sim.topo.nlinks; l++)
+		if (links[l] > c->busiest_link_msgs)
+			c->busiest_link_msgs = links[l];
+	c->events = sim.events;
+	c->accesses = k->accesses;
+	(void)run;
+}
+
+static int run_failed(struct wl_run *run, const char *msg)
+{
+	run->failed = 1;
+	snprintf(run->failure, sizeof(run->failure), "%s", msg);
+	return -1;
+}
+
+int backend_run(struct wl_run *run, struct sim_counters *c)
+{
+	const struct wl_config *cfg = run->cfg;
+	unsigned cores[WL_MAX_THREADS];
+	char err[256];
+
+	if (sim_load_topo(topo_of(cfg), err, sizeof(err)))
+		return run_failed(run, err);
+	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || run->nthreads > sim.topo.ncores ||
+	    place(cfg, run->nthreads, cores))
+		return run_failed(run, "the threads do not fit the topology's cores");
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		run->threads[i].cpu = cores[i];
+		run->threads[i].node = sim.topo.core_socket[cores[i]];
+	}
+	if (sim_begin(run->nthreads, cores))
+		return run_failed(run, "out of memory starting the simulation");
+	sim.run = run;
+	run->start_ns = 0;
+	run->end_ns = cfg->ops ? 0 : cfg->duration_ms * 1000000ull;
+	run->stop = 0;
+	sim.end_ps = run->end_ns ? run->end_ns * 1000 : UINT64_MAX;
+	sim.progress_bound_ps = progress_bound(cfg);
+	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
+	if (sim.end_ps < sim.next_check_ps)
+		sim.next_check_ps = sim.end_ps;
+	if (wl_setup(run)) {
+		sim_end();
+		return run_failed(run, "out of memory setting up the run");
+	}
+	for (unsigned i = 0; i < run->nthreads; i++)
+		sim_spawn(i, thread_fn, run);
+	sim_go();
+	if (run->end_ns) {
+		run->stop_ns = run->end_ns;
+	} else {
+		run->stop_ns = 0;
+		for (unsigned i = 0; i < run->nthreads; i++)
+			if (run->threads[i].finish_ns > run->stop_ns)
+				run->stop_ns = run->threads[i].finish_ns;
+	}
+	fill_counters(run, c);
+	sim_end();
+	return run->failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ environment */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static const char *protocol_name(enum topo_protocol p)
+{
+	switch (p) {
+	case PROTO_MOESI:
+		return "MOESI";
+	case PROTO_MESIF:
+		return "MESIF";
+	default:
+		return "MESI";
+	}
+}
+
+void backend_env_json(FILE *f, const struct wl_config *cfg)
+{
+	int maj, min, pat;
+	char ver[64];
+
+	sg_version_get(&maj, &min, &pat);
+	snprintf(ver, sizeof(ver), "SimGrid %d.%d.%d", maj, min, pat);
+	fprintf(f, "\"simulator\": ");
+	json_str(f, ver);
+	fprintf(f, ", \"topology\": {\"name\": ");
+	json_str(f, sim.topo_loaded ? sim.topo.name : topo_of(cfg));
+	if (sim.topo_loaded) {
+		fprintf(f, ", \"path\": ");
+		json_str(f, sim.topo.path);
+		fprintf(f, ", \"cores\": %u, \"sockets\": %u, \"classes\": %u, \"protocol\": \"%s\"",
+			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
+			protocol_name(sim.topo.protocol));
+	}
+	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
+		(unsigned long long)(sim.quantum_ps / 1000),
+		(unsigned long long)(cfg ? cfg->seed : 0));
+}
+
+const char *backend_topo_name(const struct wl_config *cfg)
+{
+	return sim.topo_loaded ? sim.topo.name : topo_of(cfg);
+}
+
+int backend_command(const char *cmd, int argc, char **argv)
+{
+	if (!strcmp(cmd, "ccbench"))
+		return sim_ccbench(argc, argv);
+	return -1;
+}
+
+void backend_fini(void)
+{
+	free_actors();
+	if (sim.model)
+		coh_destroy(sim.model);
+	sim.model = NULL;
+	free(sim.snap_links);
+	sim.snap_links = NULL;
+	free(sim.allocs);
+	sim.allocs = NULL;
+	sim.nallocs = sim.cap_allocs = 0;
+	free(sim.hosts);
+	sim.hosts = NULL;
+	if (sim.topo_loaded)
+		topo_free(&sim.topo);
+	free((char *)sim.topo_arg);
+	sim.topo_arg = NULL;
+	sim.topo_loaded = false;
+}

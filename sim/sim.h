@@ -1,0 +1,159 @@
+/*
+ * sim/sim.h - the simulator's glue between SimGrid and the memory model:
+ * the state shared by sim/engine.c (runs, actors, placement), sim/memops.c
+ * (the ll_* operations) and sim/ccbench.c.  Not a public interface.
+ *
+ * Time.  locklab keeps simulated time as integer picoseconds; SimGrid's
+ * clock is a double of seconds that keeps growing over the runs of one
+ * process.  Each run (or ccbench pass) takes a time base, so that a run's
+ * own time starts at 0; conversions round to the nearest picosecond, which
+ * is exact while the clock stays below a few hours of simulated time.
+ *
+ * Local time.  Each simulated thread (a SimGrid actor) owes the engine
+ * some local time: cache hits, ll_delay_ns and ll_cpu_relax add to it
+ * without an event.  Its own clock is the global clock plus what it owes.
+ * It pays (sleeps until its own clock) before a miss, a wait or a park,
+ * before a read-modify-write or a store that would wake parked waiters, and
+ * before any access once it owes more than the quantum.  Within a quantum a
+ * thread's plain loads and stores that hit may therefore happen slightly
+ * ahead of other threads' accesses: the quantum bounds that error
+ * (--sim-quantum; 100 ns keeps throughput within about 1% of a zero quantum
+ * on the stock locks, with a third of the events).
+ *
+ * Blocking.  A parked waiter (ll_wait_change on a line it holds validly)
+ * sits in a list hung on the line's user slot of the coherence model and
+ * is woken by the next write of the line.  Waits without a deadline, and
+ * ll_park, use suspend/resume guarded by flags; waits with a deadline use
+ * a per-actor semaphore with a timeout.
+ *
+ * Failure.  A deadlock (every live thread parked with no deadline) or a run
+ * without progress ends the run: every actor is woken and leaves through a
+ * longjmp back to its entry, so that the process can report and exit.
+ */
+#ifndef SIM_SIM_H
+#define SIM_SIM_H
+
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
+#include <simgrid/semaphore.h>
+
+#include <locklab/result.h>
+#include <locklab/workload.h>
+
+#include "coherence.h"
+#include "topology.h"
+
+#define SIM_DEFAULT_TOPO "4socket"
+#define SIM_DEFAULT_QUANTUM_PS 100000ull /* 100 ns */
+
+/* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
+ * sending a kick (the waker's cost), and the woken thread's delay from the
+ * kick until it runs again. */
+#define SIM_HALT_PS 200000ull
+#define SIM_KICK_PS 500000ull
+#define SIM_WAKE_PS 2000000ull
+
+enum sim_block {
+	SIM_RUNNING = 0,
+	SIM_PARKED_LINE, /* ll_wait_change on a line */
+	SIM_PARKED_KICK, /* ll_park */
+	SIM_EXITED,
+};
+
+struct sim_actor {
+	sg_actor_t actor;
+	unsigned idx;  /* ll_this_cpu */
+	unsigned core; /* host index in the topology */
+	unsigned node; /* socket */
+	uint64_t owed_ps;
+
+	void (*fn)(void *arg);
+	void *arg;
+
+	enum sim_block block;
+	bool timed;       /* parked with a deadline (not a deadlock candidate) */
+	bool suspended;   /* suspend/resume handshake */
+	bool resume_pending;
+	bool kick_pending; /* ll_unpark came before ll_park */
+	sg_sem_t sem;      /* deadline waits */
+	uintptr_t wait_line; /* line address while parked on it */
+	struct sim_actor *next_waiter; /* circular list; the slot points at the tail */
+
+	jmp_buf exit_jmp;
+};
+
+/* One allocation made with ll_alloc_on: for naming lines in reports. */
+struct sim_alloc {
+	uintptr_t base;
+	size_t size;
+	unsigned seq;
+	int tag;
+	unsigned node;
+};
+
+struct sim_state {
+	/* The machine, loaded once per process. */
+	bool topo_loaded;
+	const char *topo_arg;     /* what was loaded (owned copy) */
+	const char *topo_arg_opt; /* --topo as parsed, before loading */
+	struct topo topo;
+	sg_host_t *hosts; /* [topo.ncores] */
+	uint64_t quantum_ps;
+	uint64_t watchdog_ps; /* --watchdog; 0: off; UINT64_MAX: max(10 ms, 1000 x (cs + ncs)) */
+
+	/* The current run. */
+	struct coh_model *model;
+	struct wl_run *run; /* NULL for ccbench and tests */
+	struct sim_actor *actors;
+	unsigned nactors, nlive, nparked; /* nparked: untimed parks only */
+	unsigned nline_waiters;
+	struct sim_actor *cur; /* the running actor; NULL in maestro */
+	uint64_t base_ps;      /* SimGrid clock at the start of the run */
+	uint64_t now_ps;       /* run time of the running actor's last event */
+	uint64_t events;
+	uint64_t end_ps;       /* snapshot the counters when time reaches it */
+	bool snapped;
+	struct coh_counters snap;
+	uint64_t *snap_links;
+	uint64_t next_check_ps, progress_bound_ps;
+	bool aborting;
+
+	struct sim_alloc *allocs;
+	size_t nallocs, cap_allocs;
+	unsigned alloc_seq;
+};
+
+extern struct sim_state sim;
+
+/* engine.c */
+int sim_init_simgrid(int *argc, char **argv);
+int sim_load_topo(const char *arg, char *err, size_t errlen);
+/* Start a pass: a fresh coherence model, n actor slots on the given cores,
+ * time base at the current clock. */
+int sim_begin(unsigned n, const unsigned *cores);
+/* Create actor i running fn(arg); then sim_go() runs them all. */
+void sim_spawn(unsigned i, void (*fn)(void *), void *arg);
+void sim_go(void);
+/* Tear the pass down (the model stays until the next pass: ll_free of a
+ * finished run still needs it). */
+void sim_end(void);
+uint64_t sim_clock_ps(void);
+
+/* memops.c */
+uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
+void sim_pay(struct sim_actor *a);
+void sim_actor_exit(struct sim_actor *a);
+void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sim_describe_line(uintptr_t addr, char *buf, size_t len);
+void sim_allocs_reset(void);
+void sim_check_progress(void);
+
+/* ccbench.c */
+int sim_ccbench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,626 @@
+/*
+ * tests/sim_engine.c - the simulator's glue (sim/engine.c, sim/memops.c,
+ * sim/ccbench.c): the ll_* operations' values at every width, waits that
+ * wake on a write and deadlines that end at the deadline, park and unpark,
+ * the time an access costs, deadlock and no-progress detection with locks
+ * broken on purpose, determinism of whole runs, bad input, and ccbench on
+ * the two machines of the SOSP'13 paper.
+ *
+ * argv[1]: the bin/ directory holding locklab-sim.  The in-process tests
+ * run on topologies/4socket.xml (one platform per process).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <locklab/backend.h>
+#include <locklab/mem.h>
+#include <locklab/workload.h>
+
+#include "../sim/sim.h"
+
+static const char *bindir;
+
+/* ------------------------------------------------ helpers */
+
+/* Run fn on n actors placed on cores[], each with its own argument. */
+static void run_actors(unsigned n, const unsigned *cores, void (*fn)(void *), void **args)
+{
+	assert_int_equal(sim_begin(n, cores), 0);
+	for (unsigned i = 0; i < n; i++)
+		sim_spawn(i, fn, args ? args[i] : NULL);
+	sim_go();
+	sim_end();
+}
+
+/* Run a command; its stdout in *out (malloc'd), its exit status back. */
+static int run_cmd(const char *cmd, char **out)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int st;
+
+	assert_non_null(p);
+	assert_non_null(buf);
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len - 1, p);
+
+		len += n;
+		if (n == 0)
+			break;
+		if (cap - len < 1024) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	st = pclose(p);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ------------------------------------------------ values at every width */
+
+struct values {
+	uint8_t u8_add_old, u8_after;
+	int64_t i64_sub_old, i64_after, i64_sub2_old, i64_after2;
+	int32_t i32_load, i32_and_old, i32_after;
+	uint16_t u16_xchg_old, u16_after;
+	uint64_t cas_ok, cas_fail, cas_after;
+	uint64_t or_old, and_old, bits_after;
+	int8_t i8_load;
+};
+
+struct words {
+	uint8_t u8;
+	int8_t i8;
+	uint16_t u16;
+	int32_t i32;
+	int64_t i64;
+	uint64_t u64;
+} ll_cacheline_aligned;
+
+static void values_actor(void *arg)
+{
+	struct values *v = arg;
+	struct words *w = ll_alloc_on(sizeof(*w), 0);
+
+	ll_store(&w->u8, 250, LL_RELAXED);
+	v->u8_add_old = ll_fetch_add(&w->u8, 10, LL_SEQ_CST); /* wraps to 4 */
+	v->u8_after = ll_load(&w->u8, LL_RELAXED);
+	ll_store(&w->i64, 5, LL_RELAXED);
+	v->i64_sub_old = ll_fetch_add(&w->i64, -1, LL_SEQ_CST);
+	v->i64_after = ll_load(&w->i64, LL_RELAXED);
+	v->i64_sub2_old = ll_fetch_add(&w->i64, -10, LL_SEQ_CST);
+	v->i64_after2 = ll_load(&w->i64, LL_RELAXED);
+	ll_store(&w->i32, -1, LL_RELAXED);
+	v->i32_load = ll_load(&w->i32, LL_RELAXED);
+	v->i32_and_old = ll_fetch_and(&w->i32, 0xff, LL_SEQ_CST);
+	v->i32_after = ll_load(&w->i32, LL_RELAXED);
+	ll_store(&w->u16, 0xbeef, LL_RELAXED);
+	v->u16_xchg_old = ll_xchg(&w->u16, 0x1234, LL_SEQ_CST);
+	v->u16_after = ll_load(&w->u16, LL_RELAXED);
+	ll_store(&w->u64, 4, LL_RELAXED);
+	v->cas_ok = ll_cas(&w->u64, 4, 9, LL_SEQ_CST);
+	v->cas_fail = ll_cas(&w->u64, 4, 11, LL_SEQ_CST);
+	v->cas_after = ll_load(&w->u64, LL_RELAXED);
+	v->or_old = ll_fetch_or(&w->u64, 0xf0, LL_SEQ_CST);
+	v->and_old = ll_fetch_and(&w->u64, 0x3c, LL_SEQ_CST);
+	v->bits_after = ll_load(&w->u64, LL_RELAXED);
+	ll_store(&w->i8, -3, LL_RELAXED);
+	v->i8_load = ll_load(&w->i8, LL_RELAXED);
+	ll_free(w, sizeof(*w));
+}
+
+static void test_values(void **state)
+{
+	struct values v;
+	unsigned core = 0;
+	void *args[1] = { &v };
+
+	memset(&v, 0, sizeof(v));
+	run_actors(1, &core, values_actor, args);
+	assert_int_equal(v.u8_add_old, 250);
+	assert_int_equal(v.u8_after, 4);
+	assert_int_equal(v.i64_sub_old, 5);
+	assert_int_equal(v.i64_after, 4);
+	assert_int_equal(v.i64_sub2_old, 4);
+	assert_int_equal(v.i64_after2, -6);
+	assert_int_equal(v.i32_load, -1);
+	assert_int_equal(v.i32_and_old, -1);
+	assert_int_equal(v.i32_after, 255);
+	assert_int_equal(v.u16_xchg_old, 0xbeef);
+	assert_int_equal(v.u16_after, 0x1234);
+	assert_int_equal(v.cas_ok, 4);
+	assert_int_equal(v.cas_fail, 9); /* the value found */
+	assert_int_equal(v.cas_after, 9);
+	assert_int_equal(v.or_old, 9);
+	assert_int_equal(v.and_old, 0xf9);
+	assert_int_equal(v.bits_after, 0x38);
+	assert_int_equal(v.i8_load, -3);
+}
+
+/* ------------------------------------------------ place */
+
+struct place {
+	unsigned cpu, node, ncpus, nnodes;
+};
+
+static void place_actor(void *arg)
+{
+	struct place *p = arg;
+
+	p->cpu = ll_this_cpu();
+	p->node = ll_this_node();
+	p->ncpus = ll_nr_cpus();
+	p->nnodes = ll_nr_nodes();
+}
+
+static void test_place(void **state)
+{
+	struct place p[3];
+	unsigned cores[3] = { 0, 9, sim.topo.ncores - 1 };
+	void *args[3] = { &p[0], &p[1], &p[2] };
+
+	run_actors(3, cores, place_actor, args);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(p[i].cpu, i);
+		assert_int_equal(p[i].node, sim.topo.core_socket[cores[i]]);
+		assert_int_equal(p[i].ncpus, 3);
+		assert_int_equal(p[i].nnodes, sim.topo.nsockets);
+	}
+}
+
+/* ------------------------------------------------ time of an access */
+
+struct timing {
+	uint64_t miss_ps, hit_ps, hit_events, store_hit_ps;
+};
+
+static void timing_actor(void *arg)
+{
+	struct timing *tm = arg;
+	uint64_t *p = ll_alloc_on(64, ll_this_node());
+	uint64_t t0, t1, t2, ev;
+
+	t0 = sim_local_ps();
+	(void)ll_load(p, LL_RELAXED); /* I -> E: from memory at home */
+	t1 = sim_local_ps();
+	ev = sim.events;
+	(void)ll_load(p, LL_RELAXED); /* E: a hit */
+	t2 = sim_local_ps();
+	tm->miss_ps = t1 - t0;
+	tm->hit_ps = t2 - t1;
+	tm->hit_events = sim.events - ev;
+	ll_store(p, 1, LL_RELAXED); /* E -> M silently: a hit */
+	tm->store_hit_ps = sim_local_ps() - t2;
+	ll_free(p, 64);
+}
+
+static void test_access_time(void **state)
+{
+	struct timing tm;
+	unsigned core = 0;
+	void *args[1] = { &tm };
+
+	run_actors(1, &core, timing_actor, args);
+	assert_int_equal(tm.miss_ps, sim.topo.lat_ps[TOPO_LOAD][TOPO_I][0]);
+	assert_int_equal(tm.hit_ps, sim.topo.hit_ps[TOPO_LOAD]);
+	assert_int_equal(tm.hit_events, 0);
+	assert_int_equal(tm.store_hit_ps, sim.topo.hit_ps[TOPO_STORE]);
+}
+
+/* ------------------------------------------------ waits */
+
+struct flag_line {
+	uint64_t flag;
+} ll_cacheline_aligned;
+
+struct waiting {
+	struct flag_line *line;
+	uint64_t seen, woke_ps;      /* the waiter */
+	uint64_t stored_ps;          /* the writer, after its store */
+	bool timed_ok;
+	uint64_t timed_start_ns, timed_end_ns;
+	uint64_t change_dl_ns, change_end_ps;
+};
+
+static void waiter_actor(void *arg)
+{
+	struct waiting *w = arg;
+
+	if (ll_this_cpu() == 0) {
+		w->seen = ll_wait_until(&w->line->flag, VAL == 1);
+		w->woke_ps = sim_local_ps();
+	} else {
+		ll_delay_ns(5000);
+		ll_store(&w->line->flag, 1, LL_RELEASE);
+		w->stored_ps = sim_local_ps();
+	}
+}
+
+static void test_wait_wakes_on_write(void **state)
+{
+	struct waiting w;
+	unsigned cores[2] = { 0, 1 }; /* one socket */
+	void *args[2] = { &w, &w };
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(sim_begin(2, cores), 0);
+	w.line = ll_alloc_on(sizeof(*w.line), 0);
+	for (unsigned i = 0; i < 2; i++)
+		sim_spawn(i, waiter_actor, args[i]);
+	sim_go();
+	sim_end();
+	assert_int_equal(w.seen, 1);
+	assert_true(w.stored_ps >= 5000000);
+	/* woken by the store's completion, the re-read fetches the M line */
+	assert_int_equal(w.woke_ps, w.stored_ps + sim.topo.lat_ps[TOPO_LOAD][TOPO_M][0]);
+	ll_free(w.line, sizeof(*w.line));
+}
+
+static void deadline_actor(void *arg)
+{
+	struct waiting *w = arg;
+
+	(void)ll_load(&w->line->flag, LL_RELAXED);
+	w->timed_start_ns = ll_now_ns();
+	w->timed_ok = ll_wait_until_for(&w->line->flag, VAL == 1, 3000);
+	w->timed_end_ns = ll_now_ns();
+	w->change_dl_ns = ll_now_ns() + 2000;
+	ll_wait_change_until(&w->line->flag, 0, w->change_dl_ns);
+	w->change_end_ps = sim_local_ps();
+}
+
+static void test_deadline(void **state)
+{
+	struct waiting w;
+	unsigned core = 0;
+	void *args[1] = { &w };
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(sim_begin(1, &core), 0);
+	w.line = ll_alloc_on(sizeof(*w.line), 0);
+	sim_spawn(0, deadline_actor, args[0]);
+	sim_go();
+	sim_end();
+	assert_false(w.timed_ok);
+	assert_true(w.timed_end_ns >= w.timed_start_ns + 3000);
+	assert_true(w.timed_end_ns <= w.timed_start_ns + 3010);
+	assert_int_equal(w.change_end_ps, w.change_dl_ns * 1000);
+	ll_free(w.line, sizeof(*w.line));
+}
+
+/* ------------------------------------------------ park / unpark */
+
+struct parking {
+	uint64_t first_ps, second_ps, kicked_ps;
+};
+
+static void park_actor(void *arg)
+{
+	struct parking *pk = arg;
+
+	if (ll_this_cpu() == 1) {
+		ll_unpark(0); /* before the park: remembered */
+		ll_delay_ns(20000);
+		pk->kicked_ps = sim_local_ps();
+		ll_unpark(0);
+		return;
+	}
+	ll_delay_ns(1000);
+	ll_park(); /* returns at once: the kick came first */
+	pk->first_ps = sim_local_ps();
+	ll_park(); /* until the second kick */
+	pk->second_ps = sim_local_ps();
+}
+
+static void test_park(void **state)
+{
+	struct parking pk;
+	unsigned cores[2] = { 0, 1 };
+	void *args[2] = { &pk, &pk };
+
+	memset(&pk, 0, sizeof(pk));
+	run_actors(2, cores, park_actor, args);
+	assert_true(pk.first_ps < 2000000);
+	assert_true(pk.second_ps >= pk.kicked_ps);
+	assert_true(pk.second_ps <= pk.kicked_ps + SIM_KICK_PS + SIM_WAKE_PS + SIM_HALT_PS);
+}
+
+/* ------------------------------------------------ broken locks */
+
+struct bad_lock {
+	uint64_t word;
+} ll_cacheline_aligned;
+
+static void bad_init(void *lock, unsigned ncpus)
+{
+}
+
+/* Waits for a value nobody writes. */
+static void never_lock(void *lock, void *ctx)
+{
+	struct bad_lock *l = lock;
+
+	ll_wait_until(&l->word, VAL == 1);
+}
+
+static void nop_unlock(void *lock, void *ctx)
+{
+}
+
+/* Parks with nobody to kick it. */
+static void park_lock(void *lock, void *ctx)
+{
+	ll_park();
+}
+
+/* Takes the lock, and the unlock forgets to give it back. */
+static void grab_lock(void *lock, void *ctx)
+{
+	struct bad_lock *l = lock;
+
+	while (ll_xchg(&l->word, 1, LL_ACQUIRE))
+		ll_wait_until(&l->word, VAL == 0);
+}
+
+/* Spins on local work forever: no park, no acquisition. */
+static void spin_lock(void *lock, void *ctx)
+{
+	struct bad_lock *l = lock;
+
+	while (ll_load(&l->word, LL_ACQUIRE) != 7)
+		ll_delay_ns(200);
+}
+
+#define BAD_LOCK(nm, fn)                                                                  \
+	{                                                                                 \
+		.name = nm, .desc = "broken on purpose", .kind = LOCK_MUTEX,              \
+		.lock_size = sizeof(struct bad_lock), .init = bad_init, .lock = fn,       \
+		.unlock = nop_unlock,                                                     \
+	}
+
+static const struct lock_algo never_algo = BAD_LOCK("never", never_lock);
+static const struct lock_algo park_algo = BAD_LOCK("park", park_lock);
+static const struct lock_algo grab_algo = BAD_LOCK("grab", grab_lock);
+static const struct lock_algo spin_algo = BAD_LOCK("spin", spin_lock);
+
+static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned threads, uint64_t ops)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->algos[0] = a;
+	cfg->nalgos = 1;
+	cfg->threads[0] = threads;
+	cfg->nthreads = 1;
+	cfg->cs_ns = 50;
+	cfg->ncs_ns = 200;
+	cfg->cs_lines = 1;
+	cfg->locks = 1;
+	cfg->runs = 1;
+	cfg->ops = ops;
+	cfg->duration_ms = ops ? 0 : 1;
+	cfg->pin = PIN_SCATTER;
+	cfg->pin_text = "scatter";
+	cfg->seed = 1;
+}
+
+/* One run through backend_run; returns its status, the run in *out. */
+static int one_run(const struct wl_config *cfg, struct wl_run *run, struct sim_counters *c)
+{
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	memset(c, 0, sizeof(*c));
+	run->cfg = cfg;
+	run->algo = cfg->algos[0];
+	run->nthreads = cfg->threads[0];
+	run->seed = cfg->seed;
+	run->threads = calloc(run->nthreads, sizeof(*run->threads));
+	assert_non_null(run->threads);
+	rc = backend_run(run, c);
+	return rc;
+}
+
+static void end_run(struct wl_run *run)
+{
+	wl_teardown(run);
+	free(run->threads);
+}
+
+static void expect_failure(const struct lock_algo *a, unsigned threads, uint64_t ops,
+			   const char *const *needles)
+{
+	struct wl_config cfg;
+	struct wl_run run;
+	struct sim_counters c;
+
+	config(&cfg, a, threads, ops);
+	assert_int_not_equal(one_run(&cfg, &run, &c), 0);
+	assert_int_equal(run.failed, 1);
+	print_message("%s\n", run.failure);
+	assert_null(strchr(run.failure, '\n'));
+	assert_null(strstr(run.failure, "0x"));
+	for (; *needles; needles++)
+		if (!strstr(run.failure, *needles))
+			fail_msg("'%s' lacks '%s'", run.failure, *needles);
+	end_run(&run);
+}
+
+static void test_deadlock_line(void **state)
+{
+	static const char *const n[] = { "deadlock at ", "every thread is parked",
+					 "t0 waits on lock+0", "t1 on lock+0", "t2 on lock+0", NULL };
+
+	expect_failure(&never_algo, 3, 0, n);
+}
+
+static void test_deadlock_park(void **state)
+{
+	static const char *const n[] = { "deadlock at ", "t0 in ll_park", "t1 in ll_park", NULL };
+
+	expect_failure(&park_algo, 2, 0, n);
+}
+
+/* t0 takes the lock, finishes its one operation and leaves holding it:
+ * the others are left waiting, found when t0 exits. */
+static void test_deadlock_at_exit(void **state)
+{
+	static const char *const n[] = { "deadlock at ", "waits on lock+0", NULL };
+
+	expect_failure(&grab_algo, 3, 1, n);
+}
+
+static void test_no_progress(void **state)
+{
+	static const char *const n[] = { "no progress", "simulated time", NULL };
+	char err[128];
+
+	assert_int_equal(backend_parse_option("--watchdog", "1", err, sizeof(err)), 1);
+	expect_failure(&spin_algo, 2, 0, n);
+	assert_int_equal(backend_parse_option("--watchdog", "abc", err, sizeof(err)), -1);
+	sim.watchdog_ps = UINT64_MAX; /* the default rule again */
+}
+
+/* After failed runs, a good lock runs normally in the same process. */
+static void test_run_after_failure(void **state)
+{
+	struct wl_config cfg;
+	struct wl_run run;
+	struct sim_counters c;
+	uint64_t acq = 0;
+
+	config(&cfg, lock_find("mcs"), 4, 50);
+	assert_int_equal(one_run(&cfg, &run, &c), 0);
+	assert_int_equal(run.failed, 0);
+	for (unsigned i = 0; i < run.nthreads; i++)
+		acq += run.threads[i].acquisitions;
+	assert_int_equal(acq, 200);
+	assert_true(c.has_sim);
+	assert_true(c.misses > 0);
+	assert_true(c.events > 0);
+	assert_true(run.stop_ns > 0);
+	end_run(&run);
+}
+
+/* ------------------------------------------------ the binary */
+
+static void test_determinism(void **state)
+{
+	char cmd[1024], *a, *b, *c;
+	const char *args = "run --topo 4socket --lock ttas,mcs,ticket --threads 4,8 --runs 1 "
+			   "--ncs exp:300 --format csv";
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s --seed 7", bindir, args);
+	assert_int_equal(run_cmd(cmd, &a), 0);
+	assert_int_equal(run_cmd(cmd, &b), 0);
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s --seed 8", bindir, args);
+	assert_int_equal(run_cmd(cmd, &c), 0);
+	assert_true(strlen(a) > 100);
+	assert_string_equal(a, b);
+	/* the seed column differs anyway: compare the numbers after it */
+	assert_true(strcmp(strstr(a, ",7,0,"), strstr(c, ",8,0,")) != 0);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void expect_bad_input(const char *args, const char *needle)
+{
+	char cmd[1024], *out;
+	FILE *p;
+	char line[512] = "";
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s 2>&1 >/dev/null", bindir, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(line, sizeof(line), p))
+		line[0] = 0;
+	out = line;
+	assert_int_equal(fgetc(p), EOF); /* one line */
+	assert_int_equal(WEXITSTATUS(pclose(p)), 2);
+	if (!strstr(out, needle))
+		fail_msg("'%s' lacks '%s'", out, needle);
+}
+
+static void test_bad_input(void **state)
+{
+	expect_bad_input("run --topo 4socket --threads 40", "--threads 40: topology 4socket has 32 cores");
+	expect_bad_input("run --topo 4socket --pin socket:4 --threads 2", "--pin socket:4");
+	expect_bad_input("run --topo 4socket --pin socket:1 --threads 9", "socket 1 of topology 4socket");
+	expect_bad_input("run --topo 4socket --pin list:0,32 --threads 2", "cpu 32");
+	expect_bad_input("run --topo 4socket --pin list:3,3 --threads 2", "cpu 3 appears twice");
+	expect_bad_input("run --topo no-such-machine", "no-such-machine");
+	expect_bad_input("run --sim-quantum 1x", "--sim-quantum");
+	expect_bad_input("ccbench --topo 4socket --format xml", "--format");
+	expect_bad_input("ccbench --bogus 1", "--bogus");
+}
+
+static void expect_ccbench(const char *topo)
+{
+	char cmd[512], *out;
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim ccbench --topo %s", bindir, topo);
+	assert_int_equal(run_cmd(cmd, &out), 0);
+	if (!strstr(out, "max error against the topology: 0.") && !strstr(out, ": ok"))
+		fail_msg("ccbench %s: %s", topo, out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo);
+	assert_int_equal(run_cmd(cmd, &out), 0);
+	assert_non_null(strstr(out, "topo,op,state,class,measured,expected,unit,error_pct\n"));
+	free(out);
+}
+
+static void test_ccbench(void **state)
+{
+	expect_ccbench("opteron48");
+	expect_ccbench("xeon80");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_place),
+		cmocka_unit_test(test_access_time),
+		cmocka_unit_test(test_wait_wakes_on_write),
+		cmocka_unit_test(test_deadline),
+		cmocka_unit_test(test_park),
+		cmocka_unit_test(test_deadlock_line),
+		cmocka_unit_test(test_deadlock_park),
+		cmocka_unit_test(test_deadlock_at_exit),
+		cmocka_unit_test(test_no_progress),
+		cmocka_unit_test(test_run_after_failure),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_ccbench),
+	};
+	char *sg_argv[] = { argv[0], NULL };
+	int sg_argc = 1, rc;
+	char err[512];
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
+		return 2;
+	}
+	bindir = argv[1];
+	if (backend_init(&sg_argc, sg_argv) || sim_load_topo("4socket", err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv[0], err);
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	backend_fini();
+	return rc;
+}
