@@ -78,7 +78,7 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 			return fail(err, len, "%s: more than %u entries", opt, max);
 		out[(*n)++] = (unsigned)v;
 	}
-	if (*n == 0 || val[strlen(val) - 1] == ',' || val[0] == ',')
+	if (*n == 0 || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
 		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
 	return 0;
 }

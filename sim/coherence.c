@@ -324,7 +324,8 @@ static size_t ranges_carve(struct coh_model *m, uintptr_t lo, uintptr_t hi,
 		keep[nkeep++].lo = hi;
 	}
 	ranges_reserve(m, nkeep);
-	memmove(&m->ranges[i + nkeep], &m->ranges[j], (m->nranges - j) * sizeof(*m->ranges));
+	if (m->nranges > j)
+		memmove(&m->ranges[i + nkeep], &m->ranges[j], (m->nranges - j) * sizeof(*m->ranges));
 	m->nranges = m->nranges - (j - i) + nkeep;
 	for (size_t k = 0; k < nkeep; k++)
 		m->ranges[i + k] = keep[k];
@@ -334,7 +335,8 @@ static size_t ranges_carve(struct coh_model *m, uintptr_t lo, uintptr_t hi,
 static void ranges_insert(struct coh_model *m, size_t at, const struct range *r, size_t n)
 {
 	ranges_reserve(m, n);
-	memmove(&m->ranges[at + n], &m->ranges[at], (m->nranges - at) * sizeof(*m->ranges));
+	if (m->nranges > at)
+		memmove(&m->ranges[at + n], &m->ranges[at], (m->nranges - at) * sizeof(*m->ranges));
 	memcpy(&m->ranges[at], r, n * sizeof(*r));
 	m->nranges += n;
 }
