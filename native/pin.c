@@ -1,0 +1,149 @@
+/*
+ * native/pin.c - where each thread of a native run goes.
+ *
+ * Every policy works from the per-socket PU order of topo.c (one PU per core
+ * first, then the hyperthread siblings), so that threads share a core only
+ * when every core of their socket already has one:
+ *
+ *   compact    socket 0's cores, then its siblings, then socket 1, ...;
+ *              past the last PU of the machine it starts again at the first
+ *   scatter    thread i on socket i % S, taking that socket's PUs in order
+ *   socket:N   socket N's PUs in order, wrapping when threads outnumber them
+ *   list:a,b   thread i on OS cpu list[i]
+ *   none       not bound; the thread's node is that of the cpu it first
+ *              runs on
+ *
+ * More threads than PUs is allowed everywhere: oversubscription is one of the
+ * things a lock laboratory measures.
+ */
+#include <errno.h>
+
+#include "native.h"
+
+const char *native_pin_policy_name(enum pin_policy p)
+{
+	switch (p) {
+	case PIN_COMPACT:
+		return "compact";
+	case PIN_SCATTER:
+		return "scatter";
+	case PIN_SOCKET:
+		return "socket";
+	case PIN_LIST:
+		return "list";
+	case PIN_NONE:
+		return "none";
+	}
+	return "?";
+}
+
+static int check_list(const struct wl_config *cfg, unsigned max_threads,
+		      char *err, size_t errlen)
+{
+	if (cfg->pin_list_len < max_threads) {
+		snprintf(err, errlen,
+			 "--pin list has %u cpus but a run has %u threads",
+			 cfg->pin_list_len, max_threads);
+		return -1;
+	}
+	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
+		if (!native_cpu_exists(cfg->pin_list[i])) {
+			snprintf(err, errlen,
+				 "--pin list: cpu %u does not exist on this machine",
+				 cfg->pin_list[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int native_pin_check(const struct wl_config *cfg, unsigned max_threads,
+		     char *err, size_t errlen)
+{
+	const struct native_machine *m = native_machine();
+
+	if (!m) {
+		snprintf(err, errlen, "cannot read the machine's topology: %s",
+			 native_machine_error());
+		return -1;
+	}
+	switch (cfg->pin) {
+	case PIN_SOCKET:
+		if (cfg->pin_socket >= m->nsockets) {
+			snprintf(err, errlen,
+				 "--pin socket:%u: this machine has %u socket%s (0..%u)",
+				 cfg->pin_socket, m->nsockets,
+				 m->nsockets == 1 ? "" : "s", m->nsockets - 1);
+			return -1;
+		}
+		return 0;
+	case PIN_LIST:
+		return check_list(cfg, max_threads, err, errlen);
+	case PIN_COMPACT:
+	case PIN_SCATTER:
+	case PIN_NONE:
+		return 0;
+	}
+	snprintf(err, errlen, "unknown placement policy %d", (int)cfg->pin);
+	return -1;
+}
+
+static unsigned socket_pu(const struct native_socket *s, unsigned k)
+{
+	return s->pus[k % s->npus];
+}
+
+/* Thread i of compact: the i-th PU of the machine in socket order. */
+static unsigned compact_pu(const struct native_machine *m, unsigned i)
+{
+	unsigned k = i % m->npus;
+
+	for (unsigned s = 0; s < m->nsockets; s++) {
+		if (k < m->sockets[s].npus)
+			return m->sockets[s].pus[k];
+		k -= m->sockets[s].npus;
+	}
+	return m->sockets[0].pus[0];
+}
+
+static int plan_one(const struct wl_config *cfg, const struct native_machine *m,
+		    unsigned i)
+{
+	switch (cfg->pin) {
+	case PIN_COMPACT:
+		return (int)compact_pu(m, i);
+	case PIN_SCATTER:
+		return (int)socket_pu(&m->sockets[i % m->nsockets], i / m->nsockets);
+	case PIN_SOCKET:
+		return (int)socket_pu(&m->sockets[cfg->pin_socket], i);
+	case PIN_LIST:
+		return (int)cfg->pin_list[i];
+	case PIN_NONE:
+		break;
+	}
+	return NATIVE_UNPINNED;
+}
+
+/* Call after native_pin_check() accepted cfg for at least n threads. */
+void native_pin_plan(const struct wl_config *cfg, unsigned n, int *cpus)
+{
+	const struct native_machine *m = native_machine();
+
+	for (unsigned i = 0; i < n; i++)
+		cpus[i] = m ? plan_one(cfg, m, i) : NATIVE_UNPINNED;
+}
+
+int native_pin_self(unsigned cpu)
+{
+	const struct native_machine *m = native_machine();
+	hwloc_obj_t pu;
+
+	if (!m)
+		return ENOSYS;
+	pu = hwloc_get_pu_obj_by_os_index(m->topo, cpu);
+	if (!pu)
+		return EINVAL;
+	if (hwloc_set_cpubind(m->topo, pu->cpuset, HWLOC_CPUBIND_THREAD))
+		return errno ? errno : EINVAL;
+	return 0;
+}
