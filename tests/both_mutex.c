@@ -97,14 +97,17 @@ static void every_mutex_excludes(void **state)
 				counts[0] = 4;
 				c.ops = 20;
 			} else {
-				c.ops = counts[k] > 2 ? 3000 : 20000;
+				/* Oversubscribed FIFO locks hand over only when the
+				 * scheduler runs the next waiter: bound by time. */
+				c.ops = counts[k] > 2 ? 0 : 20000;
+				c.duration_ms = counts[k] > 2 ? 150 : 0;
 				c.pin = counts[k] > 2 ? PIN_NONE : PIN_COMPACT;
 				c.pin_text = counts[k] > 2 ? "none" : "compact";
 			}
 			for (unsigned s = 0; s < seeds; s++) {
 				int f = run_once(&c, a, counts[k], s, why, sizeof(why), &acq);
 
-				if (f || acq != c.ops * counts[k]) {
+				if (f || (c.ops && acq != c.ops * counts[k]) || acq == 0) {
 					fprintf(stderr, "%s t=%u seed#%u: %s (acquisitions %llu)\n",
 						a->name, counts[k], s, f ? why : "count mismatch",
 						(unsigned long long)acq);

@@ -17,6 +17,7 @@ struct sim_counters {
 	bool has_sim;
 	uint64_t misses;              /* coherence misses, all threads, all lines */
 	uint64_t lock_invalidations;  /* invalidation messages on lock-tagged lines */
+	uint64_t lock_misses;         /* coherence misses on lock-tagged lines */
 	uint64_t remote_transfers;    /* line transfers that crossed a socket link */
 	uint64_t line_queue_ps;       /* time requests waited behind others on a busy line */
 	uint64_t busiest_link_msgs;   /* messages on the most loaded socket link */
@@ -47,6 +48,7 @@ struct run_result {
 	uint64_t reads, writes;
 	double read_wait_p99_ns, read_wait_max_ns;
 	double write_wait_p99_ns, write_wait_max_ns;
+	unsigned readers_overlap_max; /* most read sections seen overlapping */
 	struct sim_counters sim;
 	/* derived from sim, per acquisition / release of the measured interval */
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
