@@ -28,11 +28,21 @@
  *
  * A request that finds a line in M, E or S while c holds it validly (load:
  * any valid copy; store/RMW: c owns it in M or E) is a hit and never reaches
- * the directory.  Every other request is a miss: it starts when the line is
- * free (busy-until), costs the topology's latency for (operation, state
- * found, distance class to where the data or ownership comes from), plus a
- * fan-out charge per extra invalidated sharer, plus any time its messages
- * wait for busy socket links; the line is busy until it completes.
+ * the directory.  Every other request is a miss.  It first travels to where
+ * it is served (coh_request_travel_ps):
+ *
+ *   line held inside c's socket           travel 0: that socket's caching
+ *     (load: some copy there;             agent answers or queues it
+ *      store/RMW: every copy there)
+ *   otherwise                             the route latency from c's socket
+ *                                         to the line's home (0 at home)
+ *
+ * On arrival it starts when the line is free (busy-until), costs the
+ * topology's latency for (operation, state found, distance class to where
+ * the data or ownership comes from), plus a fan-out charge per extra
+ * invalidated sharer, less the travel already paid (at least 1 ps is left,
+ * so that completions keep the order of service), plus any time its
+ * messages wait for busy socket links; the line is busy until it completes.
  *
  * Lines live in a pool of fixed-size records (they never move, so the user
  * slot's address is stable) indexed by an open-addressing hash table keyed
@@ -102,6 +112,8 @@ struct coh_model {
 	size_t nranges, ranges_cap;
 
 	struct hop *hops;         /* parallel to t->route_links */
+	uint64_t *route_lat;      /* [a * nsockets + b]: one way, a to b; 0 when a == b */
+	uint64_t *sock_mask;      /* [s * words]: the cores of socket s, as a sharer set */
 	struct link_dir *ldir;    /* [nlinks * 2] */
 	uint64_t *occ_ctrl, *occ_data; /* ps a message occupies each link */
 
@@ -462,7 +474,7 @@ static void plan_hops(struct coh_model *m)
 /*
  * A message of miss `req` needs a link direction from time t for occ ps.  It
  * goes at once if the link is free then, or if it fits before the latest
- * reservation (requests are issued in simulated-time order but may start
+ * reservation (requests arrive in simulated-time order but may start
  * later, behind a busy line, so reservations can lie ahead of t); otherwise
  * it waits for the latest reservation to end.  The messages of one miss (its
  * invalidations) do not wait for each other: the fan-out charge covers
@@ -515,6 +527,35 @@ static uint64_t msg_send(struct coh_model *m, unsigned a, unsigned b, bool data,
 	return wait;
 }
 
+/* One-way latency of every route: the sum of its links' latencies (a
+ * topology without routes, built by hand, gives its class latencies). */
+static void plan_route_latencies(struct coh_model *m)
+{
+	const struct topo *t = m->t;
+	unsigned ns = t->nsockets;
+
+	for (unsigned a = 0; a < ns; a++) {
+		for (unsigned b = 0; b < ns; b++) {
+			unsigned i = a * ns + b;
+			uint64_t lat = 0;
+
+			if (a == b)
+				continue;
+			for (unsigned k = 0; t->route_len && k < t->route_len[i]; k++)
+				lat += t->links[t->route_links[t->route_off[i] + k]].lat_ps;
+			if (!t->route_len || !t->route_len[i])
+				lat = t->class_lat_ps[class_between(m, a, b)];
+			m->route_lat[i] = lat;
+		}
+	}
+}
+
+static void plan_socket_masks(struct coh_model *m)
+{
+	for (unsigned c = 0; c < m->t->ncores; c++)
+		m->sock_mask[(size_t)socket_of(m, c) * m->words + (c >> 6)] |= 1ull << (c & 63);
+}
+
 /* ---------------------------------------------------------------- create */
 
 struct coh_model *coh_create(const struct topo *t)
@@ -534,6 +575,8 @@ struct coh_model *coh_create(const struct topo *t)
 		if (t->route_off[i] + t->route_len[i] > nroute)
 			nroute = t->route_off[i] + t->route_len[i];
 	m->hops = xcalloc(nroute, sizeof(*m->hops));
+	m->route_lat = xcalloc((size_t)t->nsockets * t->nsockets, sizeof(uint64_t));
+	m->sock_mask = xcalloc((size_t)t->nsockets * m->words, sizeof(uint64_t));
 	m->ldir = xcalloc(2 * (size_t)t->nlinks, sizeof(*m->ldir));
 	m->occ_ctrl = xcalloc(t->nlinks, sizeof(uint64_t));
 	m->occ_data = xcalloc(t->nlinks, sizeof(uint64_t));
@@ -545,6 +588,8 @@ struct coh_model *coh_create(const struct topo *t)
 	}
 	if (nroute)
 		plan_hops(m);
+	plan_route_latencies(m);
+	plan_socket_masks(m);
 	return m;
 }
 
@@ -559,6 +604,8 @@ void coh_destroy(struct coh_model *m)
 	free(m->slots);
 	free(m->ranges);
 	free(m->hops);
+	free(m->route_lat);
+	free(m->sock_mask);
 	free(m->ldir);
 	free(m->occ_ctrl);
 	free(m->occ_data);
@@ -827,8 +874,9 @@ static void count_miss(struct coh_model *m, const struct line *l, const struct c
 	c->invalidations[l->tag] += r->invalidations;
 }
 
+/* A miss that arrived at `now` having travelled `paid` ps on the way. */
 static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
-			uint64_t now, struct coh_result *r)
+			uint64_t now, uint64_t paid, struct coh_result *r)
 {
 	const struct topo *t = m->t;
 	unsigned sc = socket_of(m, core);
@@ -841,6 +889,8 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	cost = t->lat_ps[op][p.state][p.dist];
 	if (p.state == TOPO_S && p.ninval > 1)
 		cost += (uint64_t)(p.ninval - 1) * t->inval_ps_per_sharer;
+	if (paid)
+		cost = cost > paid ? cost - paid : 1;
 	if (p.src_socket != sc) {
 		wait += msg_send(m, sc, p.src_socket, false, start, &arrive);
 		wait += msg_send(m, p.src_socket, sc, !p.reply_ctrl, arrive, NULL);
@@ -864,17 +914,73 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	l->busy_until = r->done_ps;
 }
 
-void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
-		uint64_t now_ps, struct coh_result *r)
+void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r)
 {
 	struct line *l = line_get(m, addr);
 
 	memset(r, 0, sizeof(*r));
 	m->c.accesses++;
 	if (holds(m, l, core, op))
-		access_hit(m, l, op, now_ps, r);
+		access_hit(m, l, op, arrival_ps, r);
 	else
-		access_miss(m, l, core, op, now_ps, r);
+		access_miss(m, l, core, op, arrival_ps, travel_paid_ps, r);
+}
+
+void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		uint64_t now_ps, struct coh_result *r)
+{
+	coh_access_arrived(m, core, addr, op, now_ps, 0, r);
+}
+
+/* Does some valid copy (all: every valid copy) of an S line sit in socket s? */
+static bool sharers_in_socket(const struct coh_model *m, const struct line *l, unsigned s, bool all)
+{
+	const uint64_t *mask = &m->sock_mask[(size_t)s * m->words];
+
+	for (unsigned w = 0; w < m->words; w++) {
+		if (all && (l->sharers[w] & ~mask[w]))
+			return false;
+		if (!all && (l->sharers[w] & mask[w]))
+			return true;
+	}
+	return all;
+}
+
+/*
+ * Can socket s settle this request without the home directory?  A load
+ * needs some copy there; a store or RMW needs every copy there (a copy
+ * elsewhere must be invalidated through the home).
+ */
+static bool held_in_socket(const struct coh_model *m, const struct line *l, unsigned s,
+			   enum coh_op op)
+{
+	switch (l->state) {
+	case L_M:
+	case L_E:
+		return socket_of(m, (unsigned)l->owner) == s;
+	case L_S:
+		return sharers_in_socket(m, l, s, op != COH_LOAD);
+	default:
+		return false;
+	}
+}
+
+uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr_t addr,
+			       enum coh_op op)
+{
+	const struct line *l = line_lookup(m, addr);
+	unsigned sc = socket_of(m, core), home;
+
+	if (l && (holds(m, l, core, op) || held_in_socket(m, l, sc, op)))
+		return 0;
+	if (l) {
+		home = l->home;
+	} else {
+		const struct range *r = range_of_line(m, addr & ~(uintptr_t)(COH_LINE_SIZE - 1));
+		home = r ? r->node % m->t->nsockets : 0;
+	}
+	return m->route_lat[sc * m->t->nsockets + home];
 }
 
 bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op)

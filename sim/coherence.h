@@ -6,12 +6,36 @@
  * simulated time; the model answers when the access completes, and advances
  * the line's state.
  *
- * Time and order: a miss to a line starts at max(now, line busy-until) and
- * completes after its latency (plus any wait for a busy socket link); the
- * directory state advances when the request is issued, so requests to one
- * line are served in issue order, each costed against the state its
- * predecessor left.  busy-until becomes the completion time.  A hit needs the
- * directory not at all: it costs the hit latency and does not queue.
+ * Time and order.  A miss first travels to the point where requests to its
+ * line are serialized (coh_request_travel_ps):
+ *
+ *   - inside the requester's socket, at once (travel 0), when the line is
+ *     held there: for a load, some core of the socket holds a valid copy;
+ *     for a store or read-modify-write, every valid copy is in the socket
+ *     (M/E owned there, or S shared only there).  The socket's inclusive
+ *     cache answers, or queues the request behind its own earlier ones;
+ *   - otherwise at the line's home directory, after the one-way route
+ *     latency from the requester's socket to the home socket (the sum of
+ *     the route's socket-link latencies; 0 when the home is the
+ *     requester's own socket).
+ *
+ * "Held" is judged on the directory entry as it stands, which already
+ * includes the requests accepted before (served or still queued).
+ *
+ * The caller lets the travel pass and then presents the request
+ * (coh_access_arrived): it starts at max(arrival, line busy-until) and
+ * completes after the table latency less the travel already paid (at
+ * least 1 ps), plus any wait for a busy socket link.  The directory state
+ * advances when the request arrives, so requests to one line are served in
+ * ARRIVAL order, each costed against the state its predecessor left;
+ * busy-until becomes the completion time.  On an idle machine a miss takes
+ * travel + (latency - travel): exactly the table.  Because a request for a
+ * line held in the requester's socket arrives at once while one from
+ * elsewhere is still on the wire, near requesters overtake far ones: after
+ * a release the line tends to stay in the releaser's socket.
+ *
+ * A hit needs the directory not at all: it costs the hit latency and does
+ * not queue or travel.
  */
 #ifndef SIM_COHERENCE_H
 #define SIM_COHERENCE_H
@@ -33,7 +57,7 @@ enum coh_tag { COH_TAG_OTHER = 0, COH_TAG_LOCK = 1, COH_TAG_DATA = 2, COH_TAG_CT
 struct coh_result {
 	uint64_t start_ps;  /* the request got the line (after queueing) */
 	uint64_t done_ps;   /* the access completes: value read/written then */
-	uint64_t queue_ps;  /* start - now: time behind earlier requests */
+	uint64_t queue_ps;  /* start - arrival: time behind earlier requests */
 	uint64_t link_wait_ps; /* extra time waiting for busy socket links */
 	bool hit;
 	unsigned dist_class;    /* distance class of the transfer (0 on a hit) */
@@ -69,7 +93,23 @@ void coh_set_tag(struct coh_model *m, uintptr_t addr, size_t size, enum coh_tag 
 /* Forget lines of a freed range (they return to I, home 0). */
 void coh_forget(struct coh_model *m, uintptr_t addr, size_t size);
 
-/* One access by core at simulated time now_ps.  Fills r; advances the state. */
+/* How long a request by core must travel before it reaches the point where
+ * it is served (see above): 0 for a hit or a line held in core's socket,
+ * else the one-way route latency from core's socket to the line's home.
+ * No side effects. */
+uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr_t addr,
+			       enum coh_op op);
+
+/* A request by core that arrives at arrival_ps after travelling
+ * travel_paid_ps: costed against the state at arrival; start = max(arrival,
+ * busy-until), done = start + (latency - travel_paid) + link waits, where
+ * the difference is at least 1 ps when anything was paid (a hit: arrival +
+ * hit latency); queue_ps = start - arrival.  Fills r; advances the state. */
+void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r);
+
+/* One access that needs no travel (or whose travel the caller ignores), at
+ * simulated time now_ps: coh_access_arrived(..., now_ps, 0, r). */
 void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 		uint64_t now_ps, struct coh_result *r);
 

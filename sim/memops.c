@@ -9,14 +9,18 @@
  *                          added to the time it owes, performed at once;
  *                          no event.
  *   miss                   pay what is owed (sleep until the own clock),
- *                          issue to the model at that instant, sleep until
- *                          the access completes, perform it then.
+ *                          issue at that instant; if the request must leave
+ *                          the socket (coh_request_travel_ps > 0), sleep
+ *                          while it travels (one more event); present it to
+ *                          the model on arrival (coh_access_arrived), sleep
+ *                          until the access completes, perform it then.
  *
  * Before any access, a thread that owes more than the quantum pays first;
  * before a read-modify-write, or a store to a line with parked waiters, it
- * pays whatever it owes (see must_pay()).
- * The model advances a line's directory state when a request is issued, so
- * requests to one line complete in issue order and the values read and
+ * pays whatever it owes (see must_pay()), so every read-modify-write is
+ * issued at the thread's own time.
+ * The model advances a line's directory state when a request arrives, so
+ * requests to one line complete in arrival order and the values read and
  * written on real memory follow that order.
  *
  * Waiting.  ll_wait_change(p, seen): if the caller still holds a valid copy
@@ -48,6 +52,8 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
+#include "../plots/graphs.h"
+#include "explain.h"
 #include "sim.h"
 
 #define LINE_MASK (~(uintptr_t)(COH_LINE_SIZE - 1))
@@ -163,6 +169,7 @@ static void wake(struct sim_actor *w)
 		sim.nline_waiters--;
 	if (!w->timed)
 		sim.nparked--;
+	XP_HOOK(xp_woken(w->idx, me ? (int)me->idx : -1));
 	w->block = SIM_RUNNING;
 	sim.events++;
 	if (w->timed)
@@ -179,12 +186,14 @@ static void deadlock(struct sim_actor *me);
  * Returns true when the deadline passed first. */
 static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 {
+	XP_HOOK(xp_block(a->idx, sim.now_ps));
 	if (dl_ps == UINT64_MAX) {
 		a->timed = false;
 		sim.nparked++;
 		if (sim.nparked == sim.nlive)
 			deadlock(a);
 		suspend_self(a);
+		XP_HOOK(xp_unblock(a->idx, sim.now_ps));
 		return false;
 	}
 	a->timed = true;
@@ -199,6 +208,7 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 	sim.cur = a;
 	sim.now_ps = now;
 	a->timed = false;
+	XP_HOOK(xp_unblock(a->idx, now));
 	resumed(a);
 	return timeout && a->block != SIM_RUNNING;
 }
@@ -301,6 +311,7 @@ static bool must_pay(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 {
 	struct coh_result r;
+	uint64_t travel;
 
 	if (must_pay(a, addr, op))
 		sim_pay(a);
@@ -310,10 +321,15 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 		coh_access(sim.model, a->core, addr, op, t, &r);
 		if (r.done_ps > t)
 			a->owed_ps += r.done_ps - t;
+		XP_HOOK(xp_hit(a->idx, addr, t, r.done_ps));
 		return;
 	}
 	sim_pay(a);
-	coh_access(sim.model, a->core, addr, op, sim.now_ps, &r);
+	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
+	XP_HOOK(xp_issue(a->idx, addr, sim.now_ps, sim.now_ps + travel));
+	sleep_until_ps(a, sim.now_ps + travel);
+	coh_access_arrived(sim.model, a->core, addr, op, sim.now_ps, travel, &r);
+	XP_HOOK(xp_miss(a->idx, addr, op, &r));
 	sleep_until_ps(a, r.done_ps);
 }
 
@@ -409,16 +425,27 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 
 /* ------------------------------------------------------------ time, place */
 
+/* Local time owed by the running actor, with the ledger told (explain.h). */
+static void owe(struct sim_actor *a, uint64_t ps, enum xp_part part)
+{
+	XP_HOOK(xp_local(a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ps, part));
+	a->owed_ps += ps;
+}
+
 void ll_cpu_relax(void)
 {
 	if (sim.cur)
-		sim.cur->owed_ps += sim.topo.pause_ps ? sim.topo.pause_ps : 1;
+		owe(sim.cur, sim.topo.pause_ps ? sim.topo.pause_ps : 1, XP_LOCAL);
 }
 
 void ll_delay_ns(uint64_t ns)
 {
-	if (sim.cur)
-		sim.cur->owed_ps += ns * 1000;
+	struct sim_actor *a = sim.cur;
+
+	if (!a)
+		return;
+	XP_HOOK(xp_delay(a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ns * 1000));
+	a->owed_ps += ns * 1000;
 }
 
 uint64_t ll_now_ns(void)
@@ -533,7 +560,7 @@ void ll_park(void)
 
 	if (!a)
 		return;
-	a->owed_ps += SIM_HALT_PS;
+	owe(a, SIM_HALT_PS, XP_PARK);
 	sim_pay(a);
 	if (a->kick_pending) {
 		a->kick_pending = false;
@@ -541,7 +568,7 @@ void ll_park(void)
 	}
 	a->block = SIM_PARKED_KICK;
 	block_self(a, UINT64_MAX);
-	a->owed_ps += SIM_WAKE_PS;
+	owe(a, SIM_WAKE_PS, XP_PARK);
 }
 
 void ll_unpark(unsigned cpu)
@@ -558,7 +585,7 @@ void ll_unpark(unsigned cpu)
 	else
 		w->kick_pending = true;
 	if (a)
-		a->owed_ps += SIM_KICK_PS;
+		owe(a, SIM_KICK_PS, XP_PARK);
 }
 
 /* ------------------------------------------------------------ failure */
@@ -703,6 +730,7 @@ static void deadlock(struct sim_actor *me)
 
 	if (sim.aborting)
 		return;
+	graphs_capture_failure("deadlock");
 	snprintf(buf, len, "deadlock at %.3f us: every thread is parked: ", (double)sim.now_ps / 1e6);
 	describe_threads(buf, len, false);
 	if (sim.run)
@@ -717,6 +745,7 @@ static void no_progress(uint64_t last)
 
 	if (sim.aborting)
 		return;
+	graphs_capture_failure("no progress");
 	snprintf(buf, len, "no progress: no acquisition in %.3f ms of simulated time (at %.3f ms): ",
 		 (double)(sim.now_ps - last) / 1e9, (double)sim.now_ps / 1e9);
 	describe_threads(buf, len, true);

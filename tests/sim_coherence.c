@@ -14,6 +14,9 @@
  *   atomic M 130 230 330   E 125 225 325   S 140 240 340   I 430 530 630
  *   hits: load 1, store 2, atomic 10; 7 ns per invalidated sharer beyond
  *   the first.
+ *
+ * A request that must leave its socket travels 40 ns per hop to the line's
+ * home before it is served (coh_request_travel_ps, coh_access_arrived).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -577,6 +580,169 @@ static void test_many_lines(void **state)
 	coh_destroy(m);
 }
 
+/* A request that travels: asks the model how far, arrives then. */
+static struct coh_result travel_then_access(struct coh_model *m, unsigned core, uintptr_t a,
+					    enum coh_op op, uint64_t issue)
+{
+	uint64_t travel = coh_request_travel_ps(m, core, a, op);
+	struct coh_result r;
+
+	coh_access_arrived(m, core, a, op, issue + travel, travel, &r);
+	return r;
+}
+
+static void test_travel(void **state)
+{
+	static const unsigned o1[] = { 1 }, s04[] = { 0, 4 }, s01[] = { 0, 1 };
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	(void)state;
+
+	/* uncached: to the home; 0 at home, 40 ns per hop of the ring */
+	coh_set_home(m, line(0), COH_LINE_SIZE, 2, COH_TAG_LOCK);
+	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_LOAD), 2 * LINK_LAT);
+	assert_int_equal(coh_request_travel_ps(m, 2, line(0), COH_RMW), LINK_LAT);
+	assert_int_equal(coh_request_travel_ps(m, 5, line(0), COH_STORE), 0);
+	/* no side effects: the line was not created, nothing counted */
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'I');
+	assert_int_equal(v.home, 2);
+	assert_int_equal(coh_counters(m)->accesses, 0);
+
+	/* M by core 1 (socket 0): socket 0 settles it, others go to the home (2) */
+	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_LOAD), 0);
+	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_RMW), 0);
+	assert_int_equal(coh_request_travel_ps(m, 1, line(0), COH_RMW), 0); /* a hit */
+	assert_int_equal(coh_request_travel_ps(m, 6, line(0), COH_LOAD), LINK_LAT);
+	assert_int_equal(coh_request_travel_ps(m, 4, line(0), COH_LOAD), 0); /* home */
+
+	/* S {0, 4}: socket 0 can serve a load, not a write (core 4 holds a copy) */
+	coh_force_state(m, line(0), TOPO_S, s04, 2);
+	assert_int_equal(coh_request_travel_ps(m, 1, line(0), COH_LOAD), 0);
+	assert_int_equal(coh_request_travel_ps(m, 1, line(0), COH_STORE), 2 * LINK_LAT);
+	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_RMW), 2 * LINK_LAT);
+	assert_int_equal(coh_request_travel_ps(m, 2, line(0), COH_LOAD), LINK_LAT);
+	/* S {0, 1}: every copy in socket 0, so a write from there stays there */
+	coh_force_state(m, line(0), TOPO_S, s01, 2);
+	assert_int_equal(coh_request_travel_ps(m, 1, line(0), COH_RMW), 0);
+	assert_int_equal(coh_request_travel_ps(m, 3, line(0), COH_RMW), LINK_LAT);
+	assert_int_equal(coh_counters(m)->accesses, 0);
+	coh_destroy(m);
+}
+
+static void test_arrival_order(void **state)
+{
+	static const unsigned o1[] = { 1 };
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	uint64_t travel;
+	struct coh_result r;
+	(void)state;
+
+	/*
+	 * The line is homed on socket 0 and owned M by core 1 (socket 0).
+	 * Core 4 (socket 2) issues an RMW at 0: it travels two hops to the
+	 * home and arrives at 80 ns.  Core 0 (socket 0) issues one at 10 ns:
+	 * socket 0 holds the line, so it arrives at once and is served first:
+	 * 10 + lat.atomic.M[0] = 140 ns.
+	 */
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	travel = coh_request_travel_ps(m, 4, line(0), COH_RMW);
+	assert_int_equal(travel, 80 * NS);
+	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_RMW), 0);
+	coh_access_arrived(m, 0, line(0), COH_RMW, 10 * NS, 0, &r);
+	assert_int_equal(r.start_ps, 10 * NS);
+	assert_int_equal(r.queue_ps, 0);
+	assert_int_equal(r.done_ps, 140 * NS);
+	/*
+	 * Core 4's request arrives at 80 ns, waits for the line until 140 ns
+	 * (queue 60 ns, from arrival) and finds it M at core 0, two hops:
+	 * lat.atomic.M[2] = 330 ns, of which 80 ns were paid on the way.
+	 */
+	coh_access_arrived(m, 4, line(0), COH_RMW, travel, travel, &r);
+	assert_false(r.hit);
+	assert_int_equal(r.state, TOPO_M);
+	assert_int_equal(r.dist_class, 2);
+	assert_int_equal(r.start_ps, 140 * NS);
+	assert_int_equal(r.queue_ps, 60 * NS);
+	assert_int_equal(r.done_ps, 140 * NS + 330 * NS - 80 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.owner, 4);
+	assert_int_equal(v.busy_until_ps, 390 * NS);
+	assert_int_equal(coh_counters(m)->queue_ps, 60 * NS);
+
+	/*
+	 * Now socket 2 holds it: its cores' requests arrive at once, and so do
+	 * those of socket 0, the home; socket 1's travel one hop to the home.
+	 */
+	assert_int_equal(coh_request_travel_ps(m, 5, line(0), COH_RMW), 0);
+	assert_int_equal(coh_request_travel_ps(m, 1, line(0), COH_RMW), 0);
+	assert_int_equal(coh_request_travel_ps(m, 2, line(0), COH_RMW), LINK_LAT);
+	coh_destroy(m);
+}
+
+static void test_travel_idle_cost(void **state)
+{
+	static const unsigned o2[] = { 2 }, o6[] = { 6 }, s23[] = { 2, 3 };
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_result r;
+	uint64_t t = 5000 * NS;
+	(void)state;
+
+	/*
+	 * An idle machine charges exactly the table from the issue, travel
+	 * included.  Each request comes 2 us after the last: the links are idle.
+	 */
+	coh_set_home(m, line(0), 8 * COH_LINE_SIZE, 2, COH_TAG_DATA);
+	r = travel_then_access(m, 0, line(0), COH_LOAD, t); /* I, home two hops */
+	assert_int_equal(r.start_ps, t + 80 * NS);
+	assert_int_equal(r.queue_ps, 0);
+	assert_int_equal(r.done_ps, t + 600 * NS);
+	assert_true(r.remote);
+	/* M at core 2 (socket 1, one hop), home two hops away: lat.store.M[1] */
+	coh_force_state(m, line(1), TOPO_M, o2, 1);
+	t += 2000 * NS;
+	r = travel_then_access(m, 0, line(1), COH_STORE, t);
+	assert_int_equal(r.start_ps, t + 80 * NS);
+	assert_int_equal(r.done_ps, t + 210 * NS);
+	/*
+	 * Core 2 (socket 1) and the owner, core 6 (socket 3): two hops; the
+	 * home (socket 2) is one hop away: travel 40 ns, lat.atomic.M[2].
+	 */
+	coh_force_state(m, line(2), TOPO_M, o6, 1);
+	t += 2000 * NS;
+	r = travel_then_access(m, 2, line(2), COH_RMW, t);
+	assert_int_equal(r.start_ps, t + LINK_LAT);
+	assert_int_equal(r.done_ps, t + 330 * NS);
+	/* S {2, 3} (socket 1): core 3 holds a copy, a hit; no travel */
+	coh_force_state(m, line(3), TOPO_S, s23, 2);
+	coh_force_state(m, line(4), TOPO_S, s23, 2);
+	t += 2000 * NS;
+	r = travel_then_access(m, 3, line(3), COH_LOAD, t);
+	assert_true(r.hit);
+	t += 2000 * NS;
+	/* core 0: 80 ns to the home, the nearest sharer one hop away: lat.load.S[1] */
+	r = travel_then_access(m, 0, line(4), COH_LOAD, t);
+	assert_int_equal(r.start_ps, t + 80 * NS);
+	assert_int_equal(r.done_ps, t + 150 * NS);
+	/* a write by a sharer, all copies in its socket: an in-socket RMW on S */
+	t += 2000 * NS;
+	r = travel_then_access(m, 2, line(3), COH_RMW, t);
+	assert_int_equal(r.start_ps, t);
+	assert_int_equal(r.done_ps, t + 140 * NS); /* lat.atomic.S[0] */
+	/* travel paid beyond the latency leaves 1 ps, so completions stay ordered */
+	t += 2000 * NS;
+	coh_access_arrived(m, 4, line(5), COH_LOAD, t, 10000 * NS, &r);
+	assert_int_equal(r.done_ps, t + 1);
+	/* coh_access is the arrived access with no travel */
+	t += 2000 * NS;
+	r = access_at(m, 0, line(6), COH_LOAD, t);
+	assert_int_equal(r.done_ps, t + 600 * NS);
+	coh_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +757,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hits),
 		cmocka_unit_test(test_homes_tags_forget),
 		cmocka_unit_test(test_many_lines),
+		cmocka_unit_test(test_travel),
+		cmocka_unit_test(test_arrival_order),
+		cmocka_unit_test(test_travel_idle_cost),
 	};
 	(void)argc;
 	(void)argv;
