@@ -15,6 +15,11 @@
 extern const struct lock_algo lock_tas, lock_ttas, lock_ttas_backoff;
 extern const struct lock_algo lock_ticket, lock_ticket_prop;
 extern const struct lock_algo lock_anderson, lock_mcs, lock_clh;
+extern const struct lock_algo lock_qspinlock;
+extern const struct lock_algo lock_cna, lock_cohort, lock_hmcs, lock_hticket;
+extern const struct lock_algo lock_rwlock, lock_qrwlock, lock_qrwlock_steal;
+extern const struct lock_algo lock_percpu_rwsem, lock_brlock;
+extern const struct lock_algo lock_spinlock_ref, lock_lockref;
 
 static const struct lock_algo *const algorithms[] = {
 	/* one word, everybody spins on it */
@@ -28,6 +33,22 @@ static const struct lock_algo *const algorithms[] = {
 	&lock_anderson,
 	&lock_mcs,
 	&lock_clh,
+	/* Linux's queued spinlock: one word, pending waiter, MCS tail */
+	&lock_qspinlock,
+	/* NUMA-aware: the lock stays on a socket for a bounded run */
+	&lock_cna,
+	&lock_cohort,
+	&lock_hmcs,
+	&lock_hticket,
+	/* reader-writer locks: one counter, a queue, per-CPU counts, per-CPU locks */
+	&lock_rwlock,
+	&lock_qrwlock,
+	&lock_qrwlock_steal,
+	&lock_percpu_rwsem,
+	&lock_brlock,
+	/* reference counts: under a spinlock, or cmpxchg beside it */
+	&lock_spinlock_ref,
+	&lock_lockref,
 };
 
 #define NR_ALGORITHMS (sizeof(algorithms) / sizeof(algorithms[0]))
