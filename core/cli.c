@@ -158,6 +158,67 @@ static int parse_format(const char *val, struct cli_opts *o, char *err, size_t l
 	return 0;
 }
 
+/*
+ * --preset NAME: workloads that approximate the seed threads' benchmarks
+ * (docs/rwlocks.md gives the sources and what was chosen).  A preset sets
+ * the locks and the workload; any option given as well overrides it,
+ * wherever it stands on the line.
+ */
+struct preset {
+	const char *name;
+	const char *locks;
+	unsigned read_pct;
+	uint64_t cs_ns, ncs_ns;
+	bool ncs_exp;
+};
+
+static const struct preset presets[] = {
+	/* AIM7 fserver on the 8-socket DL980: read-mostly rwlock traffic */
+	{ "fserver", "rwlock,qrwlock,qrwlock-steal,percpu-rwsem,brlock", 90, 200, 2000, true },
+	/* the lockref stat() loop: a get/put pair on one dentry per call */
+	{ "stat", "spinlock-ref,lockref", 0, 150, 300, false },
+};
+
+#define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
+
+static int apply_preset(const char *val, struct wl_config *c, char *err, size_t len)
+{
+	for (size_t i = 0; i < NR_PRESETS; i++) {
+		const struct preset *p = &presets[i];
+
+		if (strcmp(val, p->name))
+			continue;
+		c->read_pct = p->read_pct;
+		c->cs_ns = p->cs_ns;
+		c->ncs_ns = p->ncs_ns;
+		c->ncs_exp = p->ncs_exp;
+		return parse_locks(p->locks, c, err, len);
+	}
+	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat)", val);
+}
+
+/* The value of --preset on the line, or NULL; 2 when given twice or bare. */
+static int find_preset(int argc, char **argv, const char **val, char *err, size_t len)
+{
+	*val = NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+
+		if (!strncmp(argv[i], "--preset=", 9))
+			v = argv[i] + 9;
+		else if (!strcmp(argv[i], "--preset") && i + 1 < argc)
+			v = argv[++i];
+		else if (!strcmp(argv[i], "--preset"))
+			return fail(err, len, "--preset: needs a value");
+		else
+			continue;
+		if (*val)
+			return fail(err, len, "--preset: given twice");
+		*val = v;
+	}
+	return 0;
+}
+
 static void set_defaults(struct cli_opts *o)
 {
 	struct wl_config *c = &o->cfg;
@@ -198,6 +259,8 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 
 	if (!strcmp(opt, "--lock"))
 		return parse_locks(val, c, err, len);
+	if (!strcmp(opt, "--preset"))
+		return 0; /* applied before the other options */
 	if (!strcmp(opt, "--threads"))
 		return parse_num_list(opt, val, 1, WL_MAX_THREADS, c->threads, WL_MAX_LIST, &c->nthreads,
 				      err, len);
@@ -247,6 +310,10 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		o->json = val;
 		return 0;
 	}
+	if (!strcmp(opt, "--threads-csv")) {
+		o->threads_csv = val;
+		return 0;
+	}
 	if (!strcmp(opt, "--topo"))
 		c->topo = val; /* the backend decides whether it applies */
 	rc = backend_parse_option(opt, val, err, len);
@@ -283,8 +350,15 @@ static int check_config(struct cli_opts *o, bool duration_given, char *err, size
 int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 {
 	bool duration_given = false;
+	const char *preset;
+	int rc;
 
 	set_defaults(o);
+	rc = find_preset(argc, argv, &preset, err, len);
+	if (!rc && preset)
+		rc = apply_preset(preset, &o->cfg, err, len);
+	if (rc)
+		return rc;
 	for (int i = 0; i < argc; i++) {
 		char opt[64];
 		const char *val;
@@ -315,7 +389,7 @@ int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t l
 		}
 		if (!strcmp(opt, "--duration"))
 			duration_given = true;
-		int rc = parse_one(opt, val, o, err, len);
+		rc = parse_one(opt, val, o, err, len);
 
 		if (rc < 0)
 			return fail(err, len, "unknown option '%s'", opt);

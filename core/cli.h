@@ -18,6 +18,7 @@ struct cli_opts {
 	const char *out;  /* --out: the --format output goes there */
 	const char *csv;  /* --csv: also write CSV there */
 	const char *json; /* --json: also write JSON there */
+	const char *threads_csv; /* --threads-csv: a row per thread there */
 	bool progress;
 };
 

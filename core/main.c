@@ -29,6 +29,9 @@ static void usage(FILE *f)
 		"              [--cs-lines K] [--locks L] [--read-pct P] [--duration MS | --ops N]\n"
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
+		"              [--threads-csv FILE]  (a row per thread of each run)\n"
+		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
+		"                                        docs/rwlocks.md; other options override it)\n"
 		"%s",
 		backend_name, backend_name, backend_usage);
 }
@@ -75,6 +78,8 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->line_queue_ns_per_acq = per(c->line_queue_ps, r->acquisitions) / 1000.0;
 	r->busiest_link_msgs_per_acq = per(c->busiest_link_msgs, r->acquisitions);
 	r->events_per_acq = per(c->events, r->acquisitions);
+	for (unsigned k = 0; k < SIM_CSV_CLASSES; k++)
+		r->transfers_class_per_acq[k] = per(c->transfers_by_class[k], r->acquisitions);
 }
 
 static void fill_waits(struct run_result *r, const struct wl_run *run)
@@ -142,6 +147,8 @@ static void fill_result(struct run_result *r, const struct wl_run *run, const st
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
 	r->jain = ll_jain(acq, run->nthreads);
 	r->handoff_local_frac = per(local, handoffs);
+	if (r->is_rwlock)
+		r->readers_overlap_max = wl_max_readers(run);
 	fill_waits(r, run);
 	fill_sim(r, c);
 }
@@ -189,6 +196,7 @@ static void one_run(const struct wl_config *cfg, const struct lock_algo *a, unsi
 	}
 	fill_result(&res, &run, &c);
 	output_add(out, &res);
+	threads_csv_add(&run, &res);
 	wl_teardown(&run);
 	free(run.threads);
 }
@@ -252,6 +260,10 @@ static int cmd_run(int argc, char **argv)
 		die_bad_input(err);
 	memset(&out, 0, sizeof(out));
 	out.cfg = &o.cfg;
+	if (o.threads_csv && threads_csv_begin()) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		return 1;
+	}
 	total = (size_t)o.cfg.nalgos * o.cfg.nthreads * o.cfg.runs;
 	for (unsigned a = 0; a < o.cfg.nalgos; a++)
 		for (unsigned t = 0; t < o.cfg.nthreads; t++)
@@ -262,6 +274,12 @@ static int cmd_run(int argc, char **argv)
 			}
 	progress(&o, done, total, "done", 0);
 	int rc = write_outputs(&o, &out);
+
+	if (o.threads_csv && threads_csv_write(o.threads_csv)) {
+		fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, o.threads_csv,
+			strerror(errno));
+		rc = 1;
+	}
 
 	output_free(&out);
 	return rc;

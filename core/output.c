@@ -66,7 +66,12 @@ static const struct col cols[] = {
 	COL("read_wait_max_ns", C_F2, read_wait_max_ns),
 	COL("write_wait_p99_ns", C_F2, write_wait_p99_ns),
 	COL("write_wait_max_ns", C_F2, write_wait_max_ns),
+	COL("readers_overlap_max", C_UINT, readers_overlap_max),
 	SIMCOL("events_per_acq", events_per_acq),
+	SIMCOL("transfers_class0_per_acq", transfers_class_per_acq[0]),
+	SIMCOL("transfers_class1_per_acq", transfers_class_per_acq[1]),
+	SIMCOL("transfers_class2_per_acq", transfers_class_per_acq[2]),
+	SIMCOL("transfers_class3_per_acq", transfers_class_per_acq[3]),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -310,6 +315,34 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 	fputc('\n', f);
 }
 
+/* rwlocks: reads and writes of rows [from, to) on their own lines, so that
+ * writer starvation shows: throughput and wait p99 are means over the runs,
+ * the wait max is the largest of any run. */
+static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to)
+{
+	double rd = 0, wr = 0, rp99 = 0, wp99 = 0, rmax = 0, wmax = 0;
+	unsigned overlap = 0;
+	size_t n = to - from;
+
+	for (size_t i = from; i < to; i++) {
+		const struct run_result *r = &rows[i];
+		double s = r->duration_s > 0 ? r->duration_s : NAN;
+
+		rd += (double)r->reads / s / 1e6;
+		wr += (double)r->writes / s / 1e6;
+		rp99 += r->reads ? r->read_wait_p99_ns : 0;
+		wp99 += r->writes ? r->write_wait_p99_ns : 0;
+		rmax = fmax(rmax, r->reads ? r->read_wait_max_ns : 0);
+		wmax = fmax(wmax, r->writes ? r->write_wait_max_ns : 0);
+		if (r->readers_overlap_max > overlap)
+			overlap = r->readers_overlap_max;
+	}
+	fprintf(f, "%-34s %12.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns  overlap <= %u\n",
+		"    reads", rd / n, rp99 / n, rmax, overlap);
+	fprintf(f, "%-34s %12.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns\n", "    writes", wr / n,
+		wp99 / n, wmax);
+}
+
 void output_table(FILE *f, const struct output_set *o)
 {
 	size_t i = 0;
@@ -324,6 +357,8 @@ void output_table(FILE *f, const struct output_set *o)
 		while (j < o->nrows && same_config(&o->rows[j], r))
 			j++;
 		table_row(f, o->rows, i, j);
+		if (r->is_rwlock)
+			table_rw_lines(f, o->rows, i, j);
 		i = j;
 	}
 }

@@ -38,6 +38,8 @@
 
 #include <locklab/backend.h>
 
+#include "../plots/graphs.h"
+#include "explain.h"
 #include "sim.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -66,6 +68,10 @@ const char backend_usage[] =
 	"                          (default max(10, 1000 x (cs + ncs) / 1e6); 0 = off)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
 	"              --pin none places threads as compact does\n"
+	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
+	"                          (and the waits-for graph of a deadlock): docs/graphs.md\n"
+	"       locklab-sim explain --lock L --threads N [run options]\n"
+	"              where the handoff time goes, and how unfair the lock is (docs/graphs.md)\n"
 	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
 	"              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n";
 
@@ -283,6 +289,8 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		sim.quantum_ps = v * 1000;
 		return 1;
 	}
+	if (!strcmp(opt, "--graphs"))
+		return graphs_set_dir(val, err, errlen) ? -1 : 1;
 	if (!strcmp(opt, "--watchdog")) {
 		if (parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
 			snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..86400000", val);
@@ -479,6 +487,9 @@ static void fill_counters(struct wl_run *run, struct sim_counters *c)
 			c->busiest_link_msgs = links[l];
 	c->events = sim.events;
 	c->accesses = k->accesses;
+	for (unsigned i = 0; i < TOPO_MAX_CLASSES; i++)
+		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
+			k->transfers_by_class[i];
 	(void)run;
 }
 
@@ -531,6 +542,8 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 				run->stop_ns = run->threads[i].finish_ns;
 	}
 	fill_counters(run, c);
+	graphs_after_run(run);
+	XP_HOOK(sim_explain_end_run(run, c));
 	sim_end();
 	return run->failed ? -1 : 0;
 }
@@ -597,11 +610,15 @@ int backend_command(const char *cmd, int argc, char **argv)
 {
 	if (!strcmp(cmd, "ccbench"))
 		return sim_ccbench(argc, argv);
+	if (!strcmp(cmd, "explain"))
+		return sim_explain(argc, argv);
 	return -1;
 }
 
 void backend_fini(void)
 {
+	graphs_fini();
+	sim_explain_disarm();
 	free_actors();
 	if (sim.model)
 		coh_destroy(sim.model);

@@ -12,6 +12,9 @@
 #include <stdio.h>
 
 
+/* Distance classes with a CSV column each (transfers_classK_per_acq). */
+#define SIM_CSV_CLASSES 4
+
 /* Counters a simulator fills; a native run leaves has_sim false. */
 struct sim_counters {
 	bool has_sim;
@@ -24,6 +27,9 @@ struct sim_counters {
 	uint64_t events;              /* simulator events (actor sleeps/wakes) */
 	uint64_t accesses;            /* all memory operations */
 	uint64_t releases;            /* lock releases counted by the workload */
+	/* misses by distance class of the transfer (0: same socket; the last
+	 * slot holds class 3 and beyond) */
+	uint64_t transfers_by_class[SIM_CSV_CLASSES];
 };
 
 struct run_result {
@@ -53,6 +59,7 @@ struct run_result {
 	/* derived from sim, per acquisition / release of the measured interval */
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
 	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
+	double transfers_class_per_acq[SIM_CSV_CLASSES];
 };
 
 #define LOCKLAB_VERSION "0.1.0"
@@ -77,5 +84,11 @@ void output_csv(FILE *f, const struct output_set *o);
 void output_json(FILE *f, const struct output_set *o);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
+
+/* --threads-csv (core/threads_csv.c): a row per thread of each run. */
+struct wl_run;
+int threads_csv_begin(void);
+void threads_csv_add(const struct wl_run *run, const struct run_result *r);
+int threads_csv_write(const char *path);
 
 #endif

@@ -1,0 +1,66 @@
+/*
+ * core/threads_csv.c - `run --threads-csv FILE`: one row per thread of every
+ * run, for per-thread plots (plots/acquisitions.gp): how many acquisitions
+ * each thread made, its waits, and how often it received the lock from a
+ * thread of another socket.  Rows gather in memory and the file is written
+ * whole at the end, as the other outputs are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <locklab/backend.h>
+#include <locklab/result.h>
+#include <locklab/stats.h>
+#include <locklab/workload.h>
+
+static FILE *rows;
+static char *buf;
+static size_t len;
+
+int threads_csv_begin(void)
+{
+	rows = open_memstream(&buf, &len);
+	if (!rows)
+		return -1;
+	fprintf(rows, "backend,topo,lock,threads,cs_ns,ncs_ns,cs_lines,locks,seed,run,tid,cpu,node,"
+		      "acquisitions,acq_share,wait_mean_ns,wait_p50_ns,wait_p99_ns,wait_max_ns,"
+		      "handoffs_in,handoffs_in_local\n");
+	return 0;
+}
+
+void threads_csv_add(const struct wl_run *run, const struct run_result *r)
+{
+	if (!rows)
+		return;
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+
+		fprintf(rows, "%s,%s,%s,%u,%llu,%llu,%u,%u,%llu,%u,%u,%u,%u,%llu,%.6f,%.2f,%.2f,%.2f,%llu,"
+			      "%llu,%llu\n",
+			r->backend, r->topo, r->lock, r->threads, (unsigned long long)r->cs_ns,
+			(unsigned long long)r->ncs_ns, r->cs_lines, r->locks, (unsigned long long)r->seed,
+			r->run, i, t->cpu, t->node, (unsigned long long)t->acquisitions,
+			r->acquisitions ? (double)t->acquisitions / (double)r->acquisitions : 0.0,
+			ll_hist_mean(&t->wait), ll_hist_quantile(&t->wait, 0.5),
+			ll_hist_quantile(&t->wait, 0.99), (unsigned long long)t->wait.max,
+			(unsigned long long)t->handoffs, (unsigned long long)t->handoffs_local);
+	}
+}
+
+int threads_csv_write(const char *path)
+{
+	int rc;
+
+	if (!rows)
+		return -1;
+	if (fclose(rows)) {
+		rows = NULL;
+		free(buf);
+		return -1;
+	}
+	rows = NULL;
+	rc = write_file_atomic(path, buf, len);
+	free(buf);
+	buf = NULL;
+	return rc;
+}

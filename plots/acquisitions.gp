@@ -1,0 +1,30 @@
+# plots/acquisitions.gp - acquisitions of each thread, one panel per lock,
+# bars coloured by socket: starvation and socket capture at a glance.
+#
+# Variables (gnuplot -e), written by plots/plots.py:
+#   data     blocks separated by two blank lines, one per lock, columns
+#            thread, acquisitions (mean over runs), socket
+#   titles   one word per block (the lock); heading; out
+load "common.gp"
+n = words(titles)
+cols = n < 3 ? n : 3
+rows = (n + cols - 1) / cols
+height = 330 * rows + 60
+width = 1400
+set style fill solid 0.8 border -1
+set boxwidth 0.8
+do for [fmt in formats] {
+	eval begin(fmt)
+	set multiplot layout rows, cols title heading
+	unset key
+	set xlabel "thread"
+	set ylabel "acquisitions"
+	set yrange [0:*]
+	set xrange [-1:*]
+	do for [i=1:n] {
+		set title word(titles, i)
+		plot data index (i - 1) using 1:2:(rgb($3 + 1)) with boxes lc rgb variable
+	}
+	unset multiplot
+	unset output
+}

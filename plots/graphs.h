@@ -1,0 +1,45 @@
+/*
+ * plots/graphs.h - contention graphs drawn with graphviz's C library from
+ * the simulator's counters (plots/graphs.c, compiled into locklab-sim):
+ *
+ *   machine   cores clustered by socket, each coloured by the share of the
+ *             run its thread spent waiting for the lock; the socket links,
+ *             their width and colour by messages per acquisition;
+ *   handoff   threads clustered by socket; an edge A -> B weighs how often
+ *             A handed the lock to B;
+ *   waits     after a deadlock (or a run without progress): who waits on
+ *             which line, whose context or lock the line is, who holds it.
+ *
+ * Each graph is written as DIR/graph-TOPO-LOCK-THREADS-KIND.{dot,svg,png}.
+ * The DOT file is the graph before layout (re-render it with `dot`/`fdp`).
+ */
+#ifndef PLOTS_GRAPHS_H
+#define PLOTS_GRAPHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <locklab/workload.h>
+
+/* --graphs DIR: create DIR if needed.  -1 with one line in err when it
+ * cannot be used. */
+int graphs_set_dir(const char *dir, char *err, size_t errlen);
+bool graphs_enabled(void);
+
+/* sim/engine.c, after each run: the machine and handoff graphs of the last
+ * repetition of a configuration, or the waits-for graph of a failed run. */
+void graphs_after_run(const struct wl_run *run);
+
+/* sim/memops.c, when a run is found deadlocked or without progress, while
+ * the threads still stand where they stopped. */
+void graphs_capture_failure(const char *what);
+
+/* The graphs of a run written to STEM-machine.*, STEM-handoff.* and
+ * STEM-waits.* (the last only after a captured failure).  0, or -1 when a
+ * file could not be written (one line on stderr). */
+int graphs_write_run(const struct wl_run *run, const char *stem);
+int graphs_write_waits(const struct wl_run *run, const char *stem);
+
+void graphs_fini(void);
+
+#endif

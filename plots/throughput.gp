@@ -1,0 +1,24 @@
+# plots/throughput.gp - throughput against threads, one line per lock and
+# backend: simulated lines solid, native ones dashed, one colour per lock.
+#
+# Variables (gnuplot -e), written by plots/plots.py:
+#   data     blocks separated by two blank lines, one per series, columns
+#            threads, throughput mean, sd, jain, wait p50, p99, max (ns)
+#   titles   one word per block ("sim:ttas")
+#   kinds    one word per block: sim or native
+#   colours  one number per block: the lock's colour index
+#   heading  the chart's title; out: the file name without extension
+load "common.gp"
+n = words(titles)
+do for [fmt in formats] {
+	eval begin(fmt)
+	set title heading
+	set xlabel "threads"
+	set ylabel "throughput (million acquisitions / s)"
+	set logscale x 2
+	set yrange [0:*]
+	plot for [i=1:n] data index (i - 1) using 1:($2 / 1e6):($3 / 1e6) \
+		with yerrorlines lw 2 pt 7 ps 0.8 lc rgb colour(word(colours, i)) \
+		dt 1 + (word(kinds, i) eq "native") title word(titles, i)
+	unset output
+}

@@ -1,0 +1,115 @@
+/*
+ * sim/explain.h - where the handoff time of a lock goes: the attribution
+ * ledger the simulator keeps while `locklab-sim explain` (or a test) asks
+ * for it, and the report made from it (sim/explain.c; docs/graphs.md
+ * defines every figure).
+ *
+ * The handoff.  Thread A's critical section ends (its critical delay is
+ * over) at e_A; A then releases.  The next holder B != A of the same lock
+ * starts its own critical delay at d_B, after acquiring the lock (at a_B)
+ * and bringing the protected data into its cache.  The handoff time is
+ * d_B - e_A: the time the lock protected no useful work.
+ *
+ * The ledger.  While armed, every simulated thread's own time is cut into
+ * contiguous segments, each with one cause: a miss is its travel and
+ * transfer (by distance class), its queueing behind earlier requests on
+ * the line, its invalidation fan-out and its wait for busy socket links
+ * (all of it "data migration" when the line is protected data); hits,
+ * pauses and local delays are local work; a park is a wait that ends when
+ * another thread writes the line (or kicks), and names that thread.  The
+ * handoff A -> B is then walked along B's segments over [e_A, d_B]; a
+ * stretch where B was parked is replaced by the segments of the thread
+ * that woke it over the same stretch (to a depth of four), and a stretch
+ * before B asked for the lock is charged to the longest-waiting thread, or
+ * to "idle" when nobody was waiting.  The parts therefore sum to the
+ * handoff time unless a segment is missing: the tests check that.
+ */
+#ifndef SIM_EXPLAIN_H
+#define SIM_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <locklab/result.h>
+#include <locklab/workload.h>
+
+#include "coherence.h"
+#include "topology.h"
+
+/* The causes, in the order the report prints them. */
+enum xp_part {
+	XP_IDLE = 0, /* the lock was free and nobody was asking for it */
+	XP_XFER,     /* lock or queue-node line transfer: XP_XFER + class */
+	XP_QUEUE = XP_XFER + TOPO_MAX_CLASSES, /* behind other requests on the line (the herd) */
+	XP_INVAL,   /* invalidation fan-out to sharers */
+	XP_LINK,    /* waiting for a busy socket link */
+	XP_DATA,    /* misses on the protected data (its migration) */
+	XP_LOCAL,   /* hits, pauses, local work of the lock and release code */
+	XP_BACKOFF, /* delays taken while acquiring */
+	XP_PARK,    /* halt, kick and wake-up of parked threads */
+	XP_OTHER,   /* waits not traced further (depth, timeouts, still parked) */
+	XP_NPARTS,
+	XP_CS = XP_NPARTS, /* a critical delay (never inside a handoff) */
+	XP_PARKED,         /* parked: replaced by the waker's segments */
+};
+
+struct xp_report {
+	unsigned runs;
+	uint64_t handoffs;         /* handoffs attributed (all runs) */
+	uint64_t wl_handoffs;      /* handoffs the workload counted (all runs) */
+	double handoff_ns;         /* mean d_B - e_A, as measured */
+	double acquire_ns;         /* mean a_B - e_A: release to acquisition */
+	double part_ns[XP_NPARTS]; /* mean per handoff of each cause */
+	double parts_sum_ns;
+	double gap_ns;             /* mean time no segment covered (0 when whole) */
+	/* unfairness, over all runs */
+	uint64_t local_handoffs;
+	double local_frac;         /* handoffs inside one socket / all */
+	double fair_local_frac;    /* the same if the next holder were any other thread */
+	uint64_t longest_socket_run;
+	unsigned longest_run_socket;
+	/* the figures of all runs together */
+	unsigned threads;
+	uint64_t acquisitions;
+	double throughput_per_s;
+	double acq_mean, acq_cv, jain; /* per thread, the last run */
+	uint64_t acq_min, acq_max;
+	unsigned starved; /* threads without a counted acquisition, the last run */
+	double misses_per_acq, remote_per_acq, busiest_link_per_acq;
+};
+
+struct xp_state;
+/* Non-NULL while armed, so that an unarmed hook costs one test. */
+extern struct xp_state *sim_xp;
+
+/* Arm for the runs that follow; sim_explain_report() sums what they
+ * recorded; sim_explain_disarm() frees everything. */
+int sim_explain_arm(void);
+void sim_explain_report(struct xp_report *rep);
+void sim_explain_disarm(void);
+/* sim/engine.c, after every run while armed: fold the run in. */
+void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c);
+/* Before that: how long thread tid spent acquiring the lock within the
+ * measured interval, a wait still open counted up to stop_ps. */
+uint64_t sim_explain_wait_ps(unsigned tid, uint64_t stop_ps);
+
+/* Hooks (sim/memops.c); tid is the actor's index, times are run time in
+ * ps on the thread's own clock. */
+#define XP_HOOK(call)                                                          \
+	do {                                                                   \
+		if (sim_xp)                                                    \
+			call;                                                  \
+	} while (0)
+void xp_local(unsigned tid, uint64_t from, uint64_t to, enum xp_part part);
+void xp_delay(unsigned tid, uint64_t from, uint64_t to);
+void xp_hit(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
+void xp_issue(unsigned tid, uintptr_t addr, uint64_t issue, uint64_t arrival);
+void xp_miss(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_result *r);
+void xp_block(unsigned tid, uint64_t from);
+void xp_unblock(unsigned tid, uint64_t to);
+void xp_woken(unsigned tid, int waker);
+
+/* The `explain` sub-command. */
+int sim_explain(int argc, char **argv);
+
+#endif

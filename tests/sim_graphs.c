@@ -1,0 +1,632 @@
+/*
+ * tests/sim_graphs.c - contention graphs, charts and explanations
+ * (plots/graphs.c, the gnuplot scripts, plots/plots.py, sim/explain.c):
+ *
+ *   1. explain's parts add up: for several locks and loads, the causes of
+ *      the handoff time sum to the measured handoff time within 5%, no
+ *      stretch of a handoff is left uncovered, and the handoffs it follows
+ *      are exactly those the workload counted;
+ *   2. explain tells locks apart the way their algorithms say: ttas's
+ *      handoff is mostly queueing on the lock's line and stays in one
+ *      socket, mcs's is not and does not; an idle lock's handoff is idle;
+ *   3. `locklab-sim explain` prints its report, as a table and as CSV, and
+ *      refuses what it cannot explain (exit 2, one line);
+ *   4. `run --graphs DIR` writes the machine and handoff graphs; the DOT
+ *      files parse (agread) with the expected nodes and edges, the SVG files
+ *      are SVG with those nodes, the PNG files are PNG;
+ *   5. a deadlock writes the waits-for graph: who waits on which line;
+ *   6. the chart scripts run on small CSV files (plots/plots.py and
+ *      gnuplot), and `run --threads-csv` writes a row per thread.
+ *
+ * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
+ * topologies/4socket-ring.xml (one platform per process).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <graphviz/cgraph.h>
+
+#include <locklab/backend.h>
+#include <locklab/mem.h>
+#include <locklab/workload.h>
+
+#include "../plots/graphs.h"
+#include "../sim/explain.h"
+#include "../sim/sim.h"
+
+#define TOPO "4socket-ring"
+
+static const char *bindir;
+static char tmpdir[256];
+
+/* Graphviz keeps its configuration, its dot layout loses a few of its
+ * own edges, and fontconfig and pango keep their font caches for the life
+ * of the process: not leaks of locklab's (this only matters in the
+ * AddressSanitizer build). */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libfontconfig.so\nleak:libpango\nleak:libcairo.so\nleak:libglib-2.0.so\n"
+	       "leak:libgvc.so\nleak:libgvplugin_dot_layout.so\n";
+}
+
+/* ------------------------------------------------ helpers */
+
+/* snprintf that fails the test rather than truncate. */
+static void sfmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void sfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		fail_msg("a path or command longer than %zu bytes", len);
+}
+
+static int run_cmd(const char *cmd, char **out)
+{
+	FILE *p = popen(cmd, "r");
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int st;
+
+	assert_non_null(p);
+	assert_non_null(buf);
+	for (;;) {
+		size_t n = fread(buf + len, 1, cap - len - 1, p);
+
+		len += n;
+		if (n == 0)
+			break;
+		if (cap - len < 1024) {
+			cap *= 2;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+	}
+	buf[len] = 0;
+	st = pclose(p);
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+static void config(struct wl_config *cfg, const char *lock, unsigned threads, uint64_t ncs,
+		   bool ncs_exp)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->algos[0] = lock_find(lock);
+	assert_non_null(cfg->algos[0]);
+	cfg->nalgos = 1;
+	cfg->threads[0] = threads;
+	cfg->nthreads = 1;
+	cfg->cs_ns = 50;
+	cfg->ncs_ns = ncs;
+	cfg->ncs_exp = ncs_exp;
+	cfg->cs_lines = 2;
+	cfg->locks = 1;
+	cfg->runs = 1;
+	cfg->duration_ms = 1;
+	cfg->pin = PIN_COMPACT;
+	cfg->pin_text = "compact";
+	cfg->seed = 3;
+	cfg->topo = TOPO;
+}
+
+static int one_run(const struct wl_config *cfg, struct wl_run *run)
+{
+	struct sim_counters c;
+
+	memset(run, 0, sizeof(*run));
+	memset(&c, 0, sizeof(c));
+	run->cfg = cfg;
+	run->algo = cfg->algos[0];
+	run->nthreads = cfg->threads[0];
+	run->seed = cfg->seed;
+	run->threads = calloc(run->nthreads, sizeof(*run->threads));
+	assert_non_null(run->threads);
+	return backend_run(run, &c);
+}
+
+static void end_run(struct wl_run *run)
+{
+	wl_teardown(run);
+	free(run->threads);
+}
+
+/* One explained run of lock with threads threads. */
+static void explain(const char *lock, unsigned threads, uint64_t ncs, bool ncs_exp,
+		    struct xp_report *rep)
+{
+	struct wl_config cfg;
+	struct wl_run run;
+
+	config(&cfg, lock, threads, ncs, ncs_exp);
+	assert_int_equal(sim_explain_arm(), 0);
+	assert_int_equal(one_run(&cfg, &run), 0);
+	end_run(&run);
+	sim_explain_report(rep);
+	sim_explain_disarm();
+	print_message("%-12s t=%-2u ncs=%-5llu handoffs %5llu  handoff %8.1f ns  parts %8.1f ns  "
+		      "queue %6.1f  data %6.1f  idle %6.1f  local share %.2f (fair %.2f)\n",
+		      lock, threads, (unsigned long long)ncs, (unsigned long long)rep->handoffs,
+		      rep->handoff_ns, rep->parts_sum_ns, rep->part_ns[XP_QUEUE], rep->part_ns[XP_DATA],
+		      rep->part_ns[XP_IDLE], rep->local_frac, rep->fair_local_frac);
+}
+
+static void expect_adds_up(const struct xp_report *r)
+{
+	assert_true(r->handoffs >= 50);
+	assert_int_equal(r->handoffs, r->wl_handoffs);
+	assert_true(r->handoff_ns > 0);
+	for (unsigned p = 0; p < XP_NPARTS; p++)
+		assert_true(r->part_ns[p] >= 0);
+	if (fabs(r->parts_sum_ns - r->handoff_ns) > 0.05 * r->handoff_ns)
+		fail_msg("parts %.1f ns against a measured handoff of %.1f ns", r->parts_sum_ns,
+			 r->handoff_ns);
+	assert_true(r->gap_ns <= 0.01 * r->handoff_ns);
+	assert_true(r->acquire_ns > 0 && r->acquire_ns <= r->handoff_ns);
+	assert_true(r->local_frac >= 0 && r->local_frac <= 1);
+	assert_true(r->fair_local_frac > 0 && r->fair_local_frac <= 1);
+}
+
+/* Ends at the first '/' of "/bin" or "/build-x/bin": the source tree. */
+static void tree_of(char *root, size_t len)
+{
+	char path[512];
+
+	sfmt(root, len, "%s", bindir);
+	for (int up = 0; up < 5; up++) {
+		char *slash = strrchr(root, '/');
+
+		sfmt(path, sizeof(path), "%s/plots/plots.py", root);
+		if (access(path, R_OK) == 0)
+			return;
+		if (!slash)
+			break;
+		*slash = 0;
+	}
+	fail_msg("no plots/plots.py above %s", bindir);
+}
+
+/* ------------------------------------------------ 1, 2: explain */
+
+static void test_parts_add_up(void **state)
+{
+	static const char *const locks[] = { "ttas", "ttas-backoff", "ticket", "mcs",
+					     "clh", "qspinlock", NULL };
+	struct xp_report r;
+
+	for (const char *const *l = locks; *l; l++) {
+		explain(*l, 16, 200, false, &r);
+		expect_adds_up(&r);
+		explain(*l, 24, 600, true, &r);
+		expect_adds_up(&r);
+	}
+}
+
+/* Measured on 4socket-ring, 24 threads, exponential 600 ns between
+ * sections: ttas's handoff is 0.59 queueing and stays inside one socket
+ * 0.91 of the time (fair: 0.30); mcs's does not queue and takes 0.6 of
+ * ttas's time; 2 threads with 5 us between sections: idle 0.9 of the
+ * handoff. */
+static void test_signatures(void **state)
+{
+	struct xp_report ttas, mcs, idle;
+
+	explain("ttas", 24, 600, true, &ttas);
+	explain("mcs", 24, 600, true, &mcs);
+	explain("ticket", 2, 5000, false, &idle);
+	expect_adds_up(&idle);
+	assert_true(ttas.part_ns[XP_QUEUE] > 0.35 * ttas.handoff_ns);
+	assert_true(mcs.part_ns[XP_QUEUE] < 0.1 * mcs.handoff_ns);
+	assert_true(ttas.handoff_ns > 1.2 * mcs.handoff_ns);
+	assert_true(ttas.local_frac > 1.5 * ttas.fair_local_frac);
+	assert_true(mcs.part_ns[XP_DATA] > 0); /* cs-lines 2 move with the lock */
+	assert_true(idle.part_ns[XP_IDLE] > 0.5 * idle.handoff_ns);
+}
+
+/* ------------------------------------------------ 3: the command */
+
+static double csv_value(const char *out, const char *key)
+{
+	char needle[64];
+	const char *p;
+
+	sfmt(needle, sizeof(needle), "\n%s,", key);
+	p = strstr(out, needle);
+	if (!p)
+		fail_msg("no %s in\n%s", key, out);
+	return strtod(p + strlen(needle), NULL);
+}
+
+static void test_explain_command(void **state)
+{
+	char cmd[1024], *out;
+
+	sfmt(cmd, sizeof(cmd), "%s/locklab-sim explain --topo %s --lock ttas --threads 32 --runs 1",
+		 bindir, TOPO);
+	assert_int_equal(run_cmd(cmd, &out), 0);
+	fputs(out, stdout);
+	for (const char *const *n = (const char *const[]){ "handoff time", "release -> acquisition",
+							  "queueing on the line (the herd)",
+							  "invalidation fan-out", "link congestion",
+							  "protected data migration",
+							  "line transfer, class 2", "sum of the parts",
+							  "handoffs inside one socket",
+							  "longest run inside one socket",
+							  "acquisitions per thread", "in short: ", NULL };
+	     *n; n++)
+		if (!strstr(out, *n))
+			fail_msg("explain's report lacks '%s'", *n);
+	free(out);
+	sfmt(cmd, sizeof(cmd),
+		 "%s/locklab-sim explain --topo %s --lock mcs --threads 8 --runs 2 --format csv", bindir,
+		 TOPO);
+	assert_int_equal(run_cmd(cmd, &out), 0);
+	assert_true(!strncmp(out, "what,value\n", 11));
+	double h = csv_value(out, "handoff_ns"), s = csv_value(out, "parts_sum_ns");
+
+	assert_true(h > 0 && fabs(s - h) <= 0.05 * h);
+	assert_true(csv_value(out, "runs") == 2);
+	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
+	free(out);
+}
+
+static void expect_bad(const char *args, const char *needle)
+{
+	char cmd[1024], *out;
+
+	sfmt(cmd, sizeof(cmd), "%s/locklab-sim %s 2>&1 >/dev/null", bindir, args);
+	assert_int_equal(run_cmd(cmd, &out), 2);
+	if (!strstr(out, needle) || strchr(out, '\n') != out + strlen(out) - 1)
+		fail_msg("'%s': stderr '%s' lacks '%s' or is not one line", args, out, needle);
+	free(out);
+}
+
+static void test_explain_bad_input(void **state)
+{
+	char arg[512], path[300];
+	FILE *f;
+
+	expect_bad("explain --topo 4socket-ring --threads 8", "give one lock");
+	expect_bad("explain --topo 4socket-ring --lock rwlock --threads 8", "mutex");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 2,4", "one thread count");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 1", "one thread count");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 4 --locks 2", "--locks");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 4 --format json", "--format");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 4 --csv x.csv", "--csv");
+	expect_bad("explain --topo 4socket-ring --lock nosuch --threads 4", "nosuch");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 64", "cores");
+	expect_bad("explain --topo 4socket-ring --lock ttas --threads 4 --bogus 1", "--bogus");
+	sfmt(path, sizeof(path), "%s/afile", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	sfmt(arg, sizeof(arg), "run --topo 4socket-ring --lock ttas --threads 4 --graphs %s", path);
+	expect_bad(arg, "not a directory");
+	expect_bad("run --topo 4socket-ring --lock ttas --threads 4 --graphs ''", "--graphs");
+}
+
+/* ------------------------------------------------ 4, 5: graphs */
+
+static Agraph_t *read_dot(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	Agraph_t *g;
+
+	if (!f)
+		fail_msg("no %s", path);
+	g = agread(f, NULL);
+	fclose(f);
+	if (!g)
+		fail_msg("%s does not parse as DOT", path);
+	return g;
+}
+
+static void expect_svg(const char *path, const char *const *titles)
+{
+	char *s = slurp(path, NULL);
+
+	assert_non_null(strstr(s, "<svg"));
+	assert_non_null(strstr(s, "</svg>"));
+	for (; *titles; titles++) {
+		char t[64];
+
+		sfmt(t, sizeof(t), "<title>%s</title>", *titles);
+		if (!strstr(s, t))
+			fail_msg("%s lacks node %s", path, *titles);
+	}
+	free(s);
+}
+
+static void expect_png(const char *path)
+{
+	size_t len;
+	char *s = slurp(path, &len);
+
+	assert_true(len > 1000);
+	assert_memory_equal(s, "\x89PNG\r\n\x1a\n", 8);
+	free(s);
+}
+
+static void expect_machine(const char *stem)
+{
+	char path[512];
+	Agraph_t *g;
+	unsigned visible = 0;
+
+	sfmt(path, sizeof(path), "%s-machine.dot", stem);
+	g = read_dot(path);
+	assert_int_equal(agnnodes(g), 4 + 32); /* sockets and cores */
+	assert_non_null(agnode(g, "socket0", 0));
+	assert_non_null(agnode(g, "c31", 0));
+	assert_non_null(agsubg(g, "cluster_socket3", 0));
+	for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
+		for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e)) {
+			char *style = agget(e, "style");
+
+			visible += !style || strcmp(style, "invis");
+		}
+	assert_int_equal(visible, 4); /* the ring's four links */
+	agclose(g);
+	sfmt(path, sizeof(path), "%s-machine.svg", stem);
+	expect_svg(path, (const char *const[]){ "socket0", "socket3", "c0", "c31", NULL });
+	sfmt(path, sizeof(path), "%s-machine.png", stem);
+	expect_png(path);
+}
+
+static void expect_handoff(const char *stem, unsigned threads)
+{
+	char path[512];
+	Agraph_t *g;
+
+	sfmt(path, sizeof(path), "%s-handoff.dot", stem);
+	g = read_dot(path);
+	assert_true(agisdirected(g));
+	assert_int_equal(agnnodes(g), threads);
+	assert_true(agnedges(g) > 0);
+	assert_non_null(agnode(g, "t0", 0));
+	agclose(g);
+	sfmt(path, sizeof(path), "%s-handoff.svg", stem);
+	expect_svg(path, (const char *const[]){ "t0", "t7", NULL });
+	sfmt(path, sizeof(path), "%s-handoff.png", stem);
+	expect_png(path);
+}
+
+static void test_graphs(void **state)
+{
+	char cmd[1024], dir[300], stem[512];
+
+	sfmt(dir, sizeof(dir), "%s/graphs", tmpdir);
+	sfmt(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 8,32 --runs 2 --duration 1 "
+		 "--graphs %s >/dev/null",
+		 bindir, TOPO, dir);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+	for (const char *const *l = (const char *const[]){ "ttas", "mcs", NULL }; *l; l++) {
+		sfmt(stem, sizeof(stem), "%s/graph-%s-%s-32", dir, TOPO, *l);
+		expect_machine(stem);
+		expect_handoff(stem, 32);
+		sfmt(stem, sizeof(stem), "%s/graph-%s-%s-8", dir, TOPO, *l);
+		expect_handoff(stem, 8);
+	}
+}
+
+/* A lock nobody can take: every thread parks on the lock word. */
+struct never_lock {
+	uint64_t word;
+} ll_cacheline_aligned;
+
+static void never_init(void *lock, unsigned ncpus)
+{
+}
+
+static void never_take(void *lock, void *ctx)
+{
+	struct never_lock *l = lock;
+
+	ll_wait_until(&l->word, VAL == 1);
+}
+
+static const struct lock_algo never_algo = {
+	.name = "never", .desc = "waits for a value nobody writes", .kind = LOCK_MUTEX,
+	.lock_size = sizeof(struct never_lock), .init = never_init, .lock = never_take,
+	.unlock = never_take,
+};
+
+static void test_waits_graph(void **state)
+{
+	char dir[300], path[512], err[256];
+	struct wl_config cfg;
+	struct wl_run run;
+	Agraph_t *g;
+	Agnode_t *line = NULL;
+	unsigned waits = 0;
+
+	sfmt(dir, sizeof(dir), "%s/waits", tmpdir);
+	assert_int_equal(graphs_set_dir(dir, err, sizeof(err)), 0);
+	config(&cfg, "ttas", 3, 200, false);
+	cfg.algos[0] = &never_algo;
+	assert_int_not_equal(one_run(&cfg, &run), 0);
+	assert_non_null(strstr(run.failure, "deadlock"));
+	end_run(&run);
+	graphs_fini();
+	sim_explain_disarm();
+	sfmt(path, sizeof(path), "%s/graph-%s-never-3-waits.dot", dir, TOPO);
+	g = read_dot(path);
+	for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
+		if (strstr(agget(n, "label"), "lock+0"))
+			line = n;
+	assert_non_null(line);
+	for (unsigned t = 0; t < 3; t++) {
+		char name[8];
+		Agnode_t *n;
+
+		sfmt(name, sizeof(name), "t%u", t);
+		n = agnode(g, name, 0);
+		assert_non_null(n);
+		for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e))
+			waits += aghead(e) == line && !strcmp(agget(e, "xlabel"), "waits on");
+	}
+	assert_int_equal(waits, 3);
+	agclose(g);
+	sfmt(path, sizeof(path), "%s/graph-%s-never-3-waits.svg", dir, TOPO);
+	expect_svg(path, (const char *const[]){ "t0", "t2", NULL });
+}
+
+/* ------------------------------------------------ 6: charts */
+
+static void sim_csv(const char *args, const char *csv)
+{
+	char cmd[1024];
+
+	sfmt(cmd, sizeof(cmd), "%s/locklab-sim run --topo %s --duration 1 %s --csv %s >/dev/null",
+		 bindir, TOPO, args, csv);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+}
+
+static void cat_csv(const char *a, const char *b, const char *to)
+{
+	char cmd[1024];
+
+	sfmt(cmd, sizeof(cmd), "cat %s > %s && tail -n +2 %s >> %s", a, to, b, to);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+}
+
+static void test_threads_csv(void **state)
+{
+	char path[300], cmd[1024], *s, *line;
+	unsigned rows = 0;
+
+	sfmt(path, sizeof(path), "%s/threads.csv", tmpdir);
+	sfmt(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 2,5 --runs 2 --duration 1 "
+		 "--threads-csv %s >/dev/null",
+		 bindir, TOPO, path);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+	s = slurp(path, NULL);
+	assert_true(!strncmp(s, "backend,topo,lock,threads,", 26));
+	assert_non_null(strstr(s, ",tid,cpu,node,acquisitions,"));
+	for (line = strchr(s, '\n'); line && line[1]; line = strchr(line + 1, '\n'))
+		rows++;
+	assert_int_equal(rows, 2 * 2 * (2 + 5)); /* locks x runs x threads */
+	free(s);
+}
+
+static void test_charts(void **state)
+{
+	char root[512], res[300], a[320], b[320], c[320], cmd[1200], path[400];
+	static const char *const charts[] = { "throughput", "jain", "waits", "traffic",
+					      "acquisitions", "crossover", NULL };
+
+	assert_int_equal(system("command -v gnuplot >/dev/null"), 0);
+	tree_of(root, sizeof(root));
+	sfmt(res, sizeof(res), "%s/results", tmpdir);
+	assert_int_equal(mkdir(res, 0777), 0);
+	sfmt(a, sizeof(a), "%s/sim-%s.csv", res, TOPO);
+	sim_csv("--lock ttas,mcs --threads 1,2,4 --runs 2", a);
+	sfmt(a, sizeof(a), "%s/cs0.csv", tmpdir);
+	sfmt(b, sizeof(b), "%s/cs300.csv", tmpdir);
+	sfmt(c, sizeof(c), "%s/crossover-sim-%s.csv", res, TOPO);
+	sim_csv("--lock ttas,mcs --threads 2,4 --runs 1 --cs 0", a);
+	sim_csv("--lock ttas,mcs --threads 2,4 --runs 1 --cs 300", b);
+	cat_csv(a, b, c);
+	sfmt(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 4 --runs 1 --duration 1 "
+		 "--threads-csv %s/threads-sim-%s.csv >/dev/null",
+		 bindir, TOPO, res, TOPO);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+	sfmt(cmd, sizeof(cmd), "python3 %s/plots/plots.py --results %s --topo %s --no-sweeps",
+		 root, res, TOPO);
+	assert_int_equal(run_cmd(cmd, NULL), 0);
+	for (const char *const *ch = charts; *ch; ch++) {
+		sfmt(path, sizeof(path), "%s/%s-%s.png", res, *ch, TOPO);
+		expect_png(path);
+		sfmt(path, sizeof(path), "%s/%s-%s.svg", res, *ch, TOPO);
+		expect_svg(path, (const char *const[]){ NULL });
+	}
+	sfmt(cmd, sizeof(cmd), "python3 %s/plots/plots.py --results %s --only nosuch 2>/dev/null",
+		 root, res);
+	assert_int_equal(run_cmd(cmd, NULL), 2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parts_add_up),
+		cmocka_unit_test(test_signatures),
+		cmocka_unit_test(test_explain_command),
+		cmocka_unit_test(test_explain_bad_input),
+		cmocka_unit_test(test_graphs),
+		cmocka_unit_test(test_waits_graph),
+		cmocka_unit_test(test_threads_csv),
+		cmocka_unit_test(test_charts),
+	};
+	char *sg_argv[] = { argv[0], NULL };
+	int sg_argc = 1, rc;
+	char err[512];
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
+		return 2;
+	}
+	bindir = argv[1];
+	sfmt(tmpdir, sizeof(tmpdir), "/tmp/locklab-graphs-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "%s: cannot make a temporary directory\n", argv[0]);
+		return 1;
+	}
+	if (backend_init(&sg_argc, sg_argv) || sim_load_topo(TOPO, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", argv[0], err);
+		return 1;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	backend_fini();
+	if (!rc) {
+		char cmd[300];
+
+		sfmt(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "%s: could not remove %s\n", argv[0], tmpdir);
+	}
+	return rc;
+}
