@@ -1,8 +1,8 @@
 /*
  * brlock - the big-reader lock: one spinlock per CPU.
  *
- * The brlock of Linux 2.4 and its successor, the lglock ("local/global
- * lock", Linux 3.3 to 4.5, used for the file-table and vfsmount locks):
+ * The brlock of Linux 2.4, and Nick Piggin's lglock ("local/global lock",
+ * introduced in 2.6.36 for the file-table and vfsmount locks):
  * a reader takes only its own CPU's spinlock, so readers on different
  * CPUs share no line at all; a writer takes every CPU's spinlock, in CPU
  * order, so a write costs as many lock acquisitions (and misses) as there

@@ -1,11 +1,13 @@
 /*
  * percpu-rwsem - Linux's per-CPU reader-writer semaphore, spinning.
  *
- * Oleg Nesterov and Peter Zijlstra's percpu_rw_semaphore (Linux 3.8, in
- * its 5.8 form: kernel/locking/percpu-rwsem.c with kernel/rcu/sync.c).
+ * Mikulas Patocka's percpu_rw_semaphore (Linux 3.8, an idea of Eric
+ * Dumazet's), in the form Oleg Nesterov and Peter Zijlstra later gave it:
+ * rcu_sync switches readers between a fast and a slow path, and a block
+ * word shuts the door (kernel/locking/percpu-rwsem.c, kernel/rcu/sync.c).
  * Each reader counts itself in a counter of its own CPU, with a plain
  * load and store: no atomic instruction and no fence on the reader's fast
- * path, and no line shared with other readers.  The price is paid by the
+ * path, and no line that another reader writes.  The price is paid by the
  * writer: it first switches readers to a slow path and waits for an RCU
  * grace period so that every reader has seen the switch, then shuts the
  * door (block) and waits until the per-CPU counts drain.

@@ -9,7 +9,6 @@
  *   slots[i].data   cs_lines lines of protected data, same home.  Line 0
  *                   carries the checker:
  *                     in_cs        writers inside the section (must be 1)
- *                     readers      readers inside (rwlocks)
  *                     last_holder  who released last: the handoff record
  *                     value        the datum
  *   threads[t].ctx  one context per lock, on the thread's node
@@ -19,6 +18,20 @@
  * real machine.  The checker's updates are atomic RMWs on line 0: a mutual
  * exclusion failure is seen as in_cs != 0 on entry, whatever the backend.
  *
+ * Readers (rwlocks) write nothing shared, as real readers do not: a reader
+ * reads in_cs and value of line 0 when it enters and again before it
+ * leaves.  Every writer's section raises in_cs and increments value, so a
+ * writer that was inside when the reader entered or left shows as in_cs
+ * != 0, and one that came and went in between as a changed value.  How many
+ * readers were inside at once is measured from timestamps: each thread
+ * keeps the [enter, leave) spans of its first WL_READ_SPANS counted reads,
+ * and wl_max_readers() sweeps them after the run.
+ *
+ * Refcounts: each operation is a get, the critical delay, a put, on the
+ * object of the chosen slot.  The last thread to leave the loop reads every
+ * object's count; one that differs from its count after init means the
+ * algorithm lost or invented an update, and fails the run.
+ *
  * Stopping: a duration run ends each thread after its first acquisition at
  * or past run->end_ns (the acquisition timestamp is taken anyway, so the
  * check costs nothing); acquisitions after end_ns are drained, not counted.
@@ -27,6 +40,7 @@
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +101,11 @@ static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 	}
 	if (ll_hist_init(&t->wait) || ll_hist_init(&t->wait_read) || ll_hist_init(&t->wait_write))
 		return -1;
+	if (run->algo->kind == LOCK_RWLOCK) {
+		t->read_spans = calloc(WL_READ_SPANS, sizeof(*t->read_spans));
+		if (!t->read_spans)
+			return -1;
+	}
 	t->seed = mix64(run->seed ^ mix64(tid + 1));
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!r)
@@ -109,6 +128,8 @@ static int setup_slot(struct wl_run *run, struct wl_lock_slot *s)
 	ll_mem_tag(s->data, cfg->cs_lines * sizeof(struct wl_data_line), LL_TAG_DATA);
 	s->data[0].last_holder = -1;
 	run->algo->init(s->lock, run->nthreads);
+	if (run->algo->kind == LOCK_REFCOUNT)
+		s->ref_initial = run->algo->count(s->lock);
 	return 0;
 }
 
@@ -160,6 +181,8 @@ void wl_teardown(struct wl_run *run)
 		ll_hist_free(&t->wait);
 		ll_hist_free(&t->wait_read);
 		ll_hist_free(&t->wait_write);
+		free(t->read_spans);
+		t->read_spans = NULL;
 		if (t->rng)
 			gsl_rng_free(t->rng);
 		t->rng = NULL;
@@ -190,8 +213,9 @@ static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_da
 	ll_store(&d->last_holder, (int64_t)t->tid, LL_RELAXED);
 }
 
-/* Write the protected lines beyond the checker's: a read-modify-write of
- * each, as a critical section updating shared state does. */
+/* Write the protected lines: a read-modify-write of each, as a critical
+ * section updating shared state does.  Line 0's increment is also what
+ * readers check for. */
 static void touch_data(struct wl_lock_slot *s, unsigned cs_lines)
 {
 	for (unsigned i = 0; i < cs_lines; i++) {
@@ -207,25 +231,34 @@ static void writer_section(struct wl_run *run, struct wl_thread *t, struct wl_lo
 
 	if (ll_fetch_add(&d->in_cs, 1, LL_RELAXED) != 0)
 		report_violation(run, t, "entered while another writer was inside");
-	if (ll_load(&d->readers, LL_RELAXED) != 0)
-		report_violation(run, t, "entered while readers were inside");
 	record_handoff(run, t, d, counted);
 	touch_data(s, run->cfg->cs_lines);
 	ll_delay_ns(run->cfg->cs_ns);
 	ll_fetch_add(&d->in_cs, -1, LL_RELAXED);
 }
 
+/* A read section: only loads of the protected lines (see the top). */
 static void reader_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s)
 {
 	struct wl_data_line *d = &s->data[0];
+	int64_t seen = ll_load(&d->value, LL_RELAXED);
 
-	ll_fetch_add(&d->readers, 1, LL_RELAXED);
 	if (ll_load(&d->in_cs, LL_RELAXED) != 0)
 		report_violation(run, t, "read while a writer was inside");
-	for (unsigned i = 0; i < run->cfg->cs_lines; i++)
+	for (unsigned i = 1; i < run->cfg->cs_lines; i++)
 		(void)ll_load(&s->data[i].value, LL_RELAXED);
 	ll_delay_ns(run->cfg->cs_ns);
-	ll_fetch_add(&d->readers, -1, LL_RELAXED);
+	if (ll_load(&d->in_cs, LL_RELAXED) != 0 || ll_load(&d->value, LL_RELAXED) != seen)
+		report_violation(run, t, "was reading when a writer entered");
+}
+
+static void record_read_span(struct wl_run *run, struct wl_thread *t, uint64_t from)
+{
+	if (t->nread_spans == WL_READ_SPANS || (run->end_ns && from >= run->end_ns))
+		return;
+	t->read_spans[t->nread_spans].from = from;
+	t->read_spans[t->nread_spans].to = ll_now_ns();
+	t->nread_spans++;
 }
 
 static uint64_t ncs_delay(const struct wl_config *cfg, struct wl_thread *t)
@@ -271,6 +304,7 @@ static uint64_t rwlock_op(struct wl_run *run, struct wl_thread *t, unsigned l, u
 		t1 = ll_now_ns();
 		set_phase(t, PH_HOLDING);
 		reader_section(run, t, s);
+		record_read_span(run, t, t1);
 		run->algo->read_unlock(s->lock, t->ctx[l]);
 	} else {
 		run->algo->write_lock(s->lock, t->ctx[l]);
@@ -294,6 +328,44 @@ static uint64_t refcount_op(struct wl_run *run, struct wl_thread *t, unsigned l,
 	ll_delay_ns(run->cfg->cs_ns);
 	run->algo->put(s->lock, t->ctx[l]);
 	return t1;
+}
+
+static void report_failure(struct wl_run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report_failure(struct wl_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(run->failure, sizeof(run->failure), fmt, ap);
+	va_end(ap);
+	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
+}
+
+/* Refcounts, by the last thread out: every get was matched by a put, so
+ * each object's count must be back where init left it. */
+static void check_refcounts(struct wl_run *run)
+{
+	uint64_t ops = 0;
+
+	for (unsigned i = 0; i < run->nthreads; i++)
+		ops += run->threads[i].acquisitions + run->threads[i].acquisitions_after;
+	for (unsigned l = 0; l < run->cfg->locks; l++) {
+		struct wl_lock_slot *s = &run->slots[l];
+		int64_t c = run->algo->count(s->lock);
+
+		if (c != s->ref_initial) {
+			report_failure(run,
+				       "refcount lost: lock '%s', object %u ends at %lld, expected %lld "
+				       "(initial + gets - puts, %llu of each in all)",
+				       run->algo->name, l, (long long)c, (long long)s->ref_initial,
+				       (unsigned long long)ops);
+			return;
+		}
+	}
 }
 
 bool wl_thread_done(struct wl_run *run, struct wl_thread *t)
@@ -352,4 +424,52 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 		}
 	}
 	__atomic_store_n(&t->finish_ns, ll_now_ns(), __ATOMIC_RELAXED);
+	if (__atomic_add_fetch(&run->threads_out, 1, __ATOMIC_ACQ_REL) == run->nthreads &&
+	    run->algo->kind == LOCK_REFCOUNT && !__atomic_load_n(&run->failed, __ATOMIC_ACQUIRE))
+		check_refcounts(run);
+}
+
+/* Sweep line over all recorded spans: +1 at each start, -1 at each end,
+ * ends first at equal times (sections that only touch do not overlap).
+ * An event is (time << 1 | is_start), so one sort orders both. */
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+unsigned wl_max_readers(const struct wl_run *run)
+{
+	size_t n = 0, k = 0;
+	uint64_t *ev;
+	unsigned in = 0, max = 0;
+
+	for (unsigned i = 0; i < run->nthreads; i++)
+		n += run->threads[i].nread_spans;
+	if (n == 0)
+		return 0;
+	ev = malloc(2 * n * sizeof(*ev));
+	if (!ev)
+		return 0;
+	for (unsigned i = 0; i < run->nthreads; i++)
+		for (unsigned j = 0; j < run->threads[i].nread_spans; j++) {
+			const struct wl_span *sp = &run->threads[i].read_spans[j];
+
+			if (sp->to <= sp->from)
+				continue; /* empty: overlaps nothing */
+			ev[k++] = sp->from << 1 | 1;
+			ev[k++] = sp->to << 1;
+		}
+	qsort(ev, k, sizeof(*ev), cmp_u64);
+	for (size_t i = 0; i < k; i++) {
+		if (ev[i] & 1) {
+			if (++in > max)
+				max = in;
+		} else {
+			in--;
+		}
+	}
+	free(ev);
+	return max;
 }

@@ -60,19 +60,29 @@ struct wl_config {
 	const char *pin_text;  /* as typed, for the output */
 };
 
-/* The line of protected data that also carries the checker. */
+/* The line of protected data that also carries the checker.  Readers
+ * only read it: they see a writer as in_cs != 0 or as a change of value,
+ * which every writer's section increments (core/workload.c). */
 struct wl_data_line {
 	int64_t in_cs;       /* writers inside: must be 1 in a mutex's section */
-	int64_t readers;     /* readers inside (rwlock checks) */
 	int64_t last_holder; /* thread that last released (-1: none yet) */
 	int64_t value;       /* the data itself */
-	char pad[64 - 4 * sizeof(int64_t)];
+	char pad[64 - 3 * sizeof(int64_t)];
 };
 
 struct wl_lock_slot {
 	void *lock;                 /* the lock object */
 	struct wl_data_line *data;  /* cs_lines lines, first carries the checker */
 	unsigned home_node;
+	int64_t ref_initial;        /* refcounts: the count after init */
+};
+
+/* rwlocks: a read section of one thread, [from, to) in ns.  Each thread
+ * keeps its first WL_READ_SPANS counted ones; wl_max_readers() measures
+ * from them how many readers were inside at once. */
+#define WL_READ_SPANS 1024
+struct wl_span {
+	uint64_t from, to;
 };
 
 /* Per-thread record; written only by its thread, read after the run. */
@@ -88,6 +98,8 @@ struct wl_thread {
 	uint64_t *handoff_from; /* [nthreads]: handoffs received from each */
 	struct ll_hist wait;    /* wait times of counted acquisitions, ns */
 	struct ll_hist wait_read, wait_write;
+	struct wl_span *read_spans; /* rwlocks: WL_READ_SPANS of them */
+	unsigned nread_spans;
 	uint64_t violations;
 	uint64_t last_progress_ns; /* for the watchdog (__atomic) */
 	int phase;                 /* 0 outside, 1 acquiring, 2 holding (__atomic) */
@@ -112,6 +124,7 @@ struct wl_run {
 	uint64_t end_ns;   /* duration runs: start_ns + duration */
 	uint64_t stop_ns;  /* when the measurement stopped */
 	int stop;          /* harness flag, read with __atomic (not modelled) */
+	unsigned threads_out; /* threads that left the loop (harness, __atomic) */
 	int failed;        /* a violation or a watchdog/deadlock stop */
 	char failure[512];
 };
@@ -125,5 +138,8 @@ void wl_thread_main(struct wl_run *run, unsigned tid);
 /* True once the run should stop: by duration or by op count. */
 bool wl_thread_done(struct wl_run *run, struct wl_thread *t);
 void wl_teardown(struct wl_run *run);
+/* rwlocks, after the run: the most read sections that overlapped in time
+ * among the recorded ones (0 when none was recorded). */
+unsigned wl_max_readers(const struct wl_run *run);
 
 #endif
