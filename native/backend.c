@@ -44,6 +44,7 @@
 #include <locklab/mem.h>
 
 #include "native.h"
+#include "validate.h"
 
 #define WATCH_STEP_NS 50000000ull      /* 50 ms between watchdog looks */
 #define WATCHDOG_MIN_NS 5000000000ull  /* 5 s */
@@ -54,7 +55,12 @@ const char backend_name[] = "native";
 const uint64_t backend_default_duration_ms = 200;
 const char backend_usage[] =
 	"              [--watchdog MS]  fail a run without progress for MS ms\n"
-	"                               (0: off; default 5000, or 10x --duration)\n";
+	"                               (0: off; default 5000, or 10x --duration)\n"
+	"       locklab-native calibrate [--reps N] [--out FILE.xml] [--from FILE.calib.csv]\n"
+	"       locklab-native validate-report --native FILE --sim FILE [--csv FILE] [--report FILE]\n"
+	"       locklab-native filelock --test flock|posix|lease --procs N --shared|--private\n"
+	"              [--iterations N] [--runs R] [--pin POLICY] [--dir DIR] [--csv FILE]\n"
+	"              (docs/validate.md)\n";
 
 static uint64_t watchdog_ms = WATCHDOG_DEFAULT;
 
@@ -166,6 +172,12 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 
 int backend_command(const char *cmd, int argc, char **argv)
 {
+	if (!strcmp(cmd, "calibrate"))
+		return native_calibrate_main(argc, argv);
+	if (!strcmp(cmd, "validate-report"))
+		return native_validate_report_main(argc, argv);
+	if (!strcmp(cmd, "filelock"))
+		return native_filelock_main(argc, argv);
 	return -1;
 }
 

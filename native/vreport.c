@@ -1,0 +1,665 @@
+/*
+ * native/vreport.c - `locklab-native validate-report`: the same sweep run
+ * natively and in the simulator, side by side.
+ *
+ * It reads two result CSVs (any locklab CSV: the columns are found by their
+ * names in the heading), groups each by (lock, threads), and for every pair
+ * present in both prints and writes:
+ *
+ *   mean throughput over the runs, natively and simulated, with sigma;
+ *   the relative error (sim - native) / native;
+ *   Jain's fairness index, natively and simulated (mean over runs).
+ *
+ * The summary: the median absolute relative error (all rows, and by thread
+ * count); Spearman's rank correlation between the two orders of the locks
+ * at each thread count (GSL), which says whether the simulator ranks the
+ * locks as the machine does even where its absolute figures are off; the
+ * rows where the two differ most; how many differences lie within two
+ * native sigmas (the machine's own noise); and any row faster than its
+ * critical and non-critical delays allow (each thread at most one
+ * acquisition per cs + ncs, the lock at most one per cs), which means the
+ * delays there were shorter than their nominal length.
+ *
+ * Where the CSVs carry cs_ns and ncs_ns, the two sides must agree on them:
+ * comparing different sweeps is refused.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include <locklab/result.h>
+#include <locklab/stats.h>
+
+#include "../core/cli.h"
+#include "validate.h"
+
+#define VR_MAX_RUNS 256
+#define VR_LINE 8192
+
+struct side {
+	unsigned n;
+	double tput[VR_MAX_RUNS];
+	double jain[VR_MAX_RUNS];
+	char topo[128];
+	double cs_ns, ncs_ns; /* NaN when the CSV does not say */
+};
+
+struct entry {
+	char lock[48];
+	unsigned threads;
+	struct side nat, sim;
+	/* derived */
+	struct ll_summary ns, ss;
+	double njain, sjain, rel;
+};
+
+struct table {
+	struct entry *e;
+	size_t n, cap;
+};
+
+/* ------------------------------------------------------------ reading */
+
+enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, NCOLS };
+#define NREQUIRED COL_CS /* cs_ns and ncs_ns are optional */
+static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
+					      "topo", "cs_ns", "ncs_ns" };
+
+static unsigned split_csv(char *s, char **f, unsigned max)
+{
+	unsigned n = 0;
+
+	s[strcspn(s, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = s;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return n;
+}
+
+static struct entry *find_entry(struct table *t, const char *lock, unsigned threads)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].threads == threads && !strcmp(t->e[i].lock, lock))
+			return &t->e[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 32;
+		struct entry *e = realloc(t->e, cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		t->e = e;
+		t->cap = cap;
+	}
+	struct entry *e = &t->e[t->n++];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->lock, sizeof(e->lock), "%s", lock);
+	e->threads = threads;
+	return e;
+}
+
+static int heading(const char *path, char *line, int *idx, char *err, size_t errlen)
+{
+	char *f[256];
+	unsigned n = split_csv(line, f, 256);
+
+	for (int c = 0; c < NCOLS; c++) {
+		idx[c] = -1;
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(f[i], col_names[c]))
+				idx[c] = (int)i;
+		if (idx[c] < 0 && c < NREQUIRED) {
+			snprintf(err, errlen, "%s: no '%s' column: not a locklab result CSV", path,
+				 col_names[c]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	if (!*s) {
+		*out = NAN;
+		return 0;
+	}
+	errno = 0;
+	*out = strtod(s, &end);
+	return *end || errno ? -1 : 0;
+}
+
+/* cs_ns and ncs_ns of a row, the same in every run of one side. */
+static int read_params(struct side *s, char **f, const int *idx, const char *where, char *err,
+		       size_t errlen)
+{
+	double cs = NAN, ncs = NAN;
+
+	if ((idx[COL_CS] >= 0 && parse_num(f[idx[COL_CS]], &cs)) ||
+	    (idx[COL_NCS] >= 0 && parse_num(f[idx[COL_NCS]], &ncs))) {
+		snprintf(err, errlen, "%s: cs_ns or ncs_ns does not read", where);
+		return -1;
+	}
+	if (s->n && ((s->cs_ns != cs && !(isnan(cs) && isnan(s->cs_ns))) ||
+		     (s->ncs_ns != ncs && !(isnan(ncs) && isnan(s->ncs_ns))))) {
+		snprintf(err, errlen, "%s: cs_ns or ncs_ns differs from an earlier run of the same lock and threads",
+			 where);
+		return -1;
+	}
+	s->cs_ns = cs;
+	s->ncs_ns = ncs;
+	return 0;
+}
+
+static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *idx,
+		   const char *where, char *err, size_t errlen)
+{
+	uint64_t threads;
+	double tput, jain;
+	struct entry *e;
+	struct side *s;
+
+	for (int c = 0; c < NCOLS; c++)
+		if (idx[c] >= 0 && (unsigned)idx[c] >= nf) {
+			snprintf(err, errlen, "%s: fewer fields than the heading", where);
+			return -1;
+		}
+	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
+	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
+	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
+		snprintf(err, errlen, "%s: a lock, thread count, throughput or jain that does not read",
+			 where);
+		return -1;
+	}
+	e = find_entry(t, f[idx[COL_LOCK]], (unsigned)threads);
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s = sim ? &e->sim : &e->nat;
+	if (read_params(s, f, idx, where, err, errlen))
+		return -1;
+	if (s->n == VR_MAX_RUNS) {
+		snprintf(err, errlen, "%s: more than %d runs of %s at %u threads", where, VR_MAX_RUNS,
+			 e->lock, e->threads);
+		return -1;
+	}
+	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
+	s->tput[s->n] = tput;
+	s->jain[s->n++] = jain;
+	return 0;
+}
+
+static int read_csv(const char *path, struct table *t, bool sim, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	static char line[VR_LINE];
+	char where[600], *fields[256];
+	int idx[NCOLS], rc = 0;
+	unsigned lineno = 1, rows = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f)) {
+		snprintf(err, errlen, "%s: empty file", path);
+		fclose(f);
+		return -1;
+	}
+	if (heading(path, line, idx, err, errlen)) {
+		fclose(f);
+		return -1;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0])
+			continue;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		rc = add_row(t, sim, fields, split_csv(line, fields, 256), idx, where, err, errlen);
+		rows++;
+	}
+	fclose(f);
+	if (!rc && !rows) {
+		snprintf(err, errlen, "%s: no rows", path);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------- the figures */
+
+double vreport_spearman(const double *x, const double *y, size_t n)
+{
+	double *work, r;
+
+	if (n < 2)
+		return NAN;
+	work = calloc(2 * n, sizeof(*work));
+	if (!work)
+		return NAN;
+	gsl_set_error_handler_off();
+	r = gsl_stats_spearman(x, 1, y, 1, n, work);
+	free(work);
+	return isfinite(r) ? r : NAN;
+}
+
+static double mean_of(const double *x, unsigned n)
+{
+	double s = 0;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!isnan(x[i])) {
+			s += x[i];
+			k++;
+		}
+	return k ? s / k : NAN;
+}
+
+static void derive(struct entry *e)
+{
+	ll_summarize(e->nat.tput, e->nat.n, &e->ns);
+	ll_summarize(e->sim.tput, e->sim.n, &e->ss);
+	e->njain = mean_of(e->nat.jain, e->nat.n);
+	e->sjain = mean_of(e->sim.jain, e->sim.n);
+	e->rel = e->ns.mean > 0 ? (e->ss.mean - e->ns.mean) / e->ns.mean : NAN;
+}
+
+static double median_abs(const struct table *t, unsigned threads, size_t *count)
+{
+	double *v = calloc(t->n ? t->n : 1, sizeof(*v)), m = NAN;
+	size_t k = 0;
+
+	for (size_t i = 0; v && i < t->n; i++)
+		if ((!threads || t->e[i].threads == threads) && !isnan(t->e[i].rel))
+			v[k++] = fabs(t->e[i].rel);
+	if (k) {
+		gsl_sort(v, 1, k);
+		m = gsl_stats_median_from_sorted_data(v, 1, k);
+	}
+	free(v);
+	*count = k;
+	return m;
+}
+
+/* ------------------------------------------------------- the report */
+
+static int by_threads(const void *a, const void *b)
+{
+	const unsigned *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+static size_t thread_counts(const struct table *t, unsigned *out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = 0;
+
+		while (j < n && out[j] != t->e[i].threads)
+			j++;
+		if (j == n)
+			out[n++] = t->e[i].threads;
+	}
+	qsort(out, n, sizeof(*out), by_threads);
+	return n;
+}
+
+static void pct(FILE *f, double x)
+{
+	if (isnan(x))
+		fprintf(f, "%9s", "n/a");
+	else
+		fprintf(f, "%+8.1f%%", 100 * x);
+}
+
+static void print_rows(FILE *f, const struct table *t)
+{
+	fprintf(f, "%-16s %7s %14s %8s %14s %9s %9s %9s\n", "lock", "threads", "native Macq/s",
+		"(+-%)", "sim Macq/s", "rel.err", "Jain nat", "Jain sim");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
+
+		fprintf(f, "%-16s %7u %14.4f ", e->lock, e->threads, e->ns.mean / 1e6);
+		if (e->nat.n > 1 && e->ns.mean > 0)
+			fprintf(f, "%7.1f%% ", 100 * e->ns.sigma / e->ns.mean);
+		else
+			fprintf(f, "%8s ", "1 run");
+		fprintf(f, "%14.4f ", e->ss.mean / 1e6);
+		pct(f, e->rel);
+		fprintf(f, " %9.4f %9.4f\n", e->njain, e->sjain);
+	}
+}
+
+static int cmp_desc(const void *a, const void *b, void *arg)
+{
+	const double *v = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	return (v[i] < v[j]) - (v[i] > v[j]);
+}
+
+/* "a > b > c" by the figures in v (indexes into t). */
+static void print_order(FILE *f, const struct table *t, const size_t *ix, size_t n, bool sim)
+{
+	double v[256];
+	size_t o[256];
+
+	for (size_t i = 0; i < n && i < 256; i++) {
+		v[i] = sim ? t->e[ix[i]].ss.mean : t->e[ix[i]].ns.mean;
+		o[i] = i;
+	}
+	qsort_r(o, n, sizeof(*o), cmp_desc, v);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? " > " : "", t->e[ix[o[i]]].lock);
+	fputc('\n', f);
+}
+
+/* True when the native means of the entries ix[0..n) span less than twice
+ * their mean sigma (entries with one run have no sigma: false). */
+static bool within_noise(const struct table *t, const size_t *ix, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY, sig = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = &t->e[ix[i]];
+
+		if (e->nat.n < 2)
+			return false;
+		lo = fmin(lo, e->ns.mean);
+		hi = fmax(hi, e->ns.mean);
+		sig += e->ns.sigma / n;
+	}
+	return n > 1 && hi - lo < 2 * sig;
+}
+
+static void print_rank(FILE *f, const struct table *t, unsigned threads)
+{
+	double x[256], y[256];
+	size_t ix[256], n = 0;
+
+	for (size_t i = 0; i < t->n && n < 256; i++)
+		if (t->e[i].threads == threads) {
+			x[n] = t->e[i].ns.mean;
+			y[n] = t->e[i].ss.mean;
+			ix[n++] = i;
+		}
+	double rho = vreport_spearman(x, y, n);
+
+	fprintf(f, "  threads %-4u Spearman rho ", threads);
+	if (isnan(rho))
+		fprintf(f, "n/a (%s)", n < 2 ? "fewer than two locks" : "ties");
+	else
+		fprintf(f, "%+.3f over %zu locks%s", rho, n, n < 3 ? " (too few to mean much)" : "");
+	if (!isnan(rho) && within_noise(t, ix, n))
+		fprintf(f, "\n    (the native figures of these locks differ by less than twice their sigma:\n"
+			   "     their native order is noise, and so is this correlation)");
+	fprintf(f, "\n    native: ");
+	print_order(f, t, ix, n, false);
+	fprintf(f, "    sim:    ");
+	print_order(f, t, ix, n, true);
+}
+
+static void print_worst(FILE *f, const struct table *t)
+{
+	double v[1024];
+	size_t o[1024], n = t->n < 1024 ? t->n : 1024, within = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *e = &t->e[i];
+
+		v[i] = isnan(e->rel) ? -1 : fabs(e->rel);
+		o[i] = i;
+		if (e->nat.n > 1 && fabs(e->ss.mean - e->ns.mean) <= 2 * e->ns.sigma)
+			within++;
+	}
+	qsort_r(o, n, sizeof(*o), cmp_desc, v);
+	fprintf(f, "  largest differences:");
+	for (size_t i = 0; i < n && i < 3; i++)
+		fprintf(f, "%s %s t=%u (%+.1f%%)", i ? "," : "", t->e[o[i]].lock, t->e[o[i]].threads,
+			100 * t->e[o[i]].rel);
+	fprintf(f, "\n  within two native sigmas (the machine's own noise): %zu of %zu rows\n", within,
+		n);
+}
+
+/* The most a side can do: each thread one acquisition per cs + ncs, and
+ * the lock one per cs.  NaN when the CSV did not give them. */
+static double ceiling(const struct side *s, unsigned threads)
+{
+	double c;
+
+	if (isnan(s->cs_ns) || isnan(s->ncs_ns) || s->cs_ns + s->ncs_ns <= 0)
+		return NAN;
+	c = threads * 1e9 / (s->cs_ns + s->ncs_ns);
+	if (s->cs_ns > 0 && 1e9 / s->cs_ns < c)
+		c = 1e9 / s->cs_ns;
+	return c;
+}
+
+/* Rows whose throughput beats the ceiling by more than 2%: the delays ran
+ * short of their nominal length there. */
+static void print_ceiling(FILE *f, const struct table *t)
+{
+	unsigned n = 0;
+
+	for (int sim = 0; sim < 2; sim++)
+		for (size_t i = 0; i < t->n; i++) {
+			const struct entry *e = &t->e[i];
+			const struct side *s = sim ? &e->sim : &e->nat;
+			double c = ceiling(s, e->threads), m = sim ? e->ss.mean : e->ns.mean;
+
+			if (isnan(c) || m <= 1.02 * c)
+				continue;
+			if (!n++)
+				fprintf(f, "  faster than cs + ncs allow (the delays ran short of their nominal length):\n");
+			fprintf(f, "    %s %s t=%u: %.4f Macq/s, ceiling %.4f\n", sim ? "sim" : "native",
+				e->lock, e->threads, m / 1e6, c / 1e6);
+		}
+}
+
+static void print_report(FILE *f, const struct table *t, const char *npath, const char *spath)
+{
+	unsigned counts[256];
+	size_t nc = thread_counts(t, counts), k;
+	double la;
+
+	fprintf(f, "validate: native (%s, %s) against simulated (%s, %s)\n",
+		t->e[0].nat.topo, npath, t->e[0].sim.topo, spath);
+	if (getloadavg(&la, 1) == 1)
+		fprintf(f, "load average now %.2f: other work on the machine inflates native variance\n",
+			la);
+	fputc('\n', f);
+	print_rows(f, t);
+	fprintf(f, "\nsummary\n");
+	double m = median_abs(t, 0, &k);
+
+	fprintf(f, "  median |relative error|: %.1f%% over %zu rows", 100 * m, k);
+	for (size_t i = 0; i < nc; i++) {
+		m = median_abs(t, counts[i], &k);
+		fprintf(f, "; threads %u: %.1f%%", counts[i], 100 * m);
+	}
+	fputc('\n', f);
+	fprintf(f, "  rank correlation of the locks by throughput, native against simulated:\n");
+	for (size_t i = 0; i < nc; i++)
+		print_rank(f, t, counts[i]);
+	print_worst(f, t);
+	print_ceiling(f, t);
+}
+
+static void write_csv(FILE *f, const struct table *t)
+{
+	fprintf(f, "lock,threads,native_runs,native_throughput_per_s,native_sigma,sim_runs,"
+		   "sim_throughput_per_s,sim_sigma,rel_error,native_jain,sim_jain,native_topo,sim_topo\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
+
+		fprintf(f, "%s,%u,%u,%.2f,", e->lock, e->threads, e->nat.n, e->ns.mean);
+		if (!isnan(e->ns.sigma))
+			fprintf(f, "%.2f", e->ns.sigma);
+		fprintf(f, ",%u,%.2f,", e->sim.n, e->ss.mean);
+		if (!isnan(e->ss.sigma))
+			fprintf(f, "%.2f", e->ss.sigma);
+		fputc(',', f);
+		if (!isnan(e->rel))
+			fprintf(f, "%.4f", e->rel);
+		fputc(',', f);
+		if (!isnan(e->njain))
+			fprintf(f, "%.4f", e->njain);
+		fputc(',', f);
+		if (!isnan(e->sjain))
+			fprintf(f, "%.4f", e->sjain);
+		fprintf(f, ",%s,%s\n", e->nat.topo, e->sim.topo);
+	}
+}
+
+/* ------------------------------------------------------- the command */
+
+struct vr_opts {
+	const char *native, *sim, *csv, *report;
+	bool quiet;
+};
+
+static int vr_bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "locklab-native: validate-report: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int vr_parse(int argc, char **argv, struct vr_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char **slot = !strcmp(a, "--native") ? &o->native
+				    : !strcmp(a, "--sim")  ? &o->sim
+				    : !strcmp(a, "--csv")  ? &o->csv
+				    : !strcmp(a, "--report") ? &o->report
+							     : NULL;
+
+		if (!strcmp(a, "--quiet")) {
+			o->quiet = true;
+			continue;
+		}
+		if (!slot)
+			return vr_bad("unknown option '%s' (--native, --sim, --csv, --report, --quiet)", a);
+		if (!v || !*v)
+			return vr_bad("%s needs a file", a);
+		*slot = v;
+		i++;
+	}
+	if (!o->native || !o->sim)
+		return vr_bad("--native FILE and --sim FILE are both needed");
+	return 0;
+}
+
+/* Keeps the (lock, threads) present on both sides; says what was dropped. */
+static int keep_common(struct table *t)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		struct entry *e = &t->e[i];
+
+		if (!e->nat.n || !e->sim.n) {
+			fprintf(stderr, "locklab-native: validate-report: %s at %u threads is only in the %s results: left out\n",
+				e->lock, e->threads, e->nat.n ? "native" : "simulated");
+			continue;
+		}
+		if ((!isnan(e->nat.cs_ns) && !isnan(e->sim.cs_ns) && e->nat.cs_ns != e->sim.cs_ns) ||
+		    (!isnan(e->nat.ncs_ns) && !isnan(e->sim.ncs_ns) && e->nat.ncs_ns != e->sim.ncs_ns)) {
+			fprintf(stderr, "locklab-native: validate-report: %s at %u threads ran with cs %g, ncs %g natively but cs %g, ncs %g simulated: not the same sweep\n",
+				e->lock, e->threads, e->nat.cs_ns, e->nat.ncs_ns, e->sim.cs_ns, e->sim.ncs_ns);
+			return -2;
+		}
+		derive(e);
+		t->e[w++] = *e;
+	}
+	t->n = w;
+	return w ? 0 : -1;
+}
+
+static int emit(const char *path, void (*fn)(FILE *, const struct table *), const struct table *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -1;
+	fn(m, t);
+	if (fclose(m)) {
+		free(buf);
+		return -1;
+	}
+	rc = write_file_atomic(path, buf, len);
+	free(buf);
+	return rc;
+}
+
+static const char *report_npath, *report_spath;
+
+static void emit_report(FILE *f, const struct table *t)
+{
+	print_report(f, t, report_npath, report_spath);
+}
+
+int native_validate_report_main(int argc, char **argv)
+{
+	struct vr_opts o;
+	struct table t = { 0 };
+	char err[800];
+	int rc = vr_parse(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (read_csv(o.native, &t, false, err, sizeof(err)) ||
+	    read_csv(o.sim, &t, true, err, sizeof(err))) {
+		free(t.e);
+		return vr_bad("%s", err);
+	}
+	rc = keep_common(&t);
+	if (rc) {
+		free(t.e);
+		if (rc == -2)
+			return 2;
+		return vr_bad("no (lock, threads) is in both %s and %s", o.native, o.sim);
+	}
+	report_npath = o.native;
+	report_spath = o.sim;
+	if (!o.quiet)
+		print_report(stdout, &t, o.native, o.sim);
+	if (o.csv && emit(o.csv, write_csv, &t)) {
+		fprintf(stderr, "locklab-native: validate-report: cannot write %s: %s\n", o.csv,
+			strerror(errno));
+		rc = 1;
+	}
+	if (o.report && emit(o.report, emit_report, &t)) {
+		fprintf(stderr, "locklab-native: validate-report: cannot write %s: %s\n", o.report,
+			strerror(errno));
+		rc = 1;
+	}
+	free(t.e);
+	return rc;
+}

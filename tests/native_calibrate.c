@@ -1,0 +1,722 @@
+/*
+ * tests/native_calibrate.c - the validation tools of the native backend:
+ * the calibration's text form read back exactly and refused when wrong,
+ * the platform file written from a fixed calibration, a real (small)
+ * calibration of this machine, the comparison report against hand-computed
+ * figures, and an end-to-end validate run (calibrate, the same sweep
+ * natively and simulated, the report, the chart) small enough for CI.
+ *
+ * The end-to-end run executes bin/locklab-native and bin/locklab-sim from
+ * argv[1]; the sanitizer builds of this program skip it (the binaries are
+ * the same) and keep the in-process tests.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../native/validate.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+extern char **environ;
+
+static const char *bindir;
+static char tmpdir[64];
+static char logpath[128]; /* what call_quiet() captured */
+
+/* ------------------------------------------------------------ helpers */
+
+static char *path_in(const char *name)
+{
+	static char buf[32][256];
+	static int k;
+
+	k = (k + 1) % 32;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ch;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+static void spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Runs argv with stdout and stderr into `log` (or /dev/null); exit status. */
+static int run_prog(char *const argv[], const char *log)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, log ? log : "/dev/null",
+					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Calls a sub-command in this process with its output into a file. */
+static int call_quiet(int (*fn)(int, char **), int argc, char **argv)
+{
+	int saved_out = dup(1), saved_err = dup(2);
+	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int rc;
+
+	fflush(NULL);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	rc = fn(argc, argv);
+	fflush(NULL);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(fd);
+	close(saved_out);
+	close(saved_err);
+	return rc;
+}
+
+static void expect_log(const char *needle)
+{
+	char *log = slurp(logpath);
+
+	assert_non_null(log);
+	if (!strstr(log, needle))
+		fail_msg("expected '%s' in: %s", needle, log);
+	free(log);
+}
+
+/* ------------------------------------------------- a fixed calibration */
+
+static double fixed_median(int op, int st, unsigned k)
+{
+	return 40 + 10 * op + 3 * st + 80 * k;
+}
+
+static void fixed_calib(struct calib *c)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->host, "testbox");
+	strcpy(c->cpu_model, "Test CPU (R) 9000");
+	strcpy(c->vendor, "GenuineIntel");
+	strcpy(c->date, "2024-01-01T00:00:00Z");
+	c->tsc_ghz = 2.5;
+	c->reps = 100;
+	c->loadavg = 0.5;
+	c->nsockets = 2;
+	c->socket_pus[0] = c->socket_pus[1] = 4;
+	c->nnodes = 2;
+	c->nclasses = 2;
+	c->socket_class[1] = c->socket_class[2] = 1;
+	c->class_link_ns[1] = 38.5;
+	for (int op = 0; op < CAL_NOPS; op++)
+		for (int st = 0; st < CAL_NSTATES; st++)
+			for (unsigned k = 0; k < 2; k++) {
+				struct calib_cell *x = &c->cell[op][st][k];
+				double m = fixed_median(op, st, k);
+
+				*x = (struct calib_cell){ true, m, m - 2, m + 5, 1.5, 100, 2, 0,
+							  k ? 4 : 1 };
+			}
+	for (int op = 0; op < CAL_NOPS; op++)
+		c->hit[op] = (struct calib_cell){ true, 1.5 + op, 1, 3 + op, 0.5, 100, 0, 0, -1 };
+	c->pause = (struct calib_cell){ true, 20, 19, 22, 0.5, 100, 1, 0, -1 };
+	c->mem[0] = (struct calib_cell){ true, 80, 75, 90, 2, 100, 3, 0, -1 };
+	c->mem[1] = (struct calib_cell){ true, 120, 110, 130, 4, 100, 0, 0, -1 };
+	c->inval_measured = true;
+	c->inval_per_sharer_ns = 2;
+}
+
+static char *calib_text(const struct calib *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	calib_write(m, c);
+	fclose(m);
+	return buf;
+}
+
+static void same_cell(const struct calib_cell *a, const struct calib_cell *b)
+{
+	assert_int_equal(a->measured, b->measured);
+	assert_true(fabs(a->median - b->median) < 1e-3);
+	assert_true(fabs(a->p10 - b->p10) < 1e-3);
+	assert_true(fabs(a->p90 - b->p90) < 1e-3);
+	assert_true(fabs(a->mad - b->mad) < 1e-3);
+	assert_int_equal(a->samples, b->samples);
+	assert_int_equal(a->trimmed, b->trimmed);
+	assert_int_equal(a->cpu_a, b->cpu_a);
+	assert_int_equal(a->cpu_b, b->cpu_b);
+}
+
+static void test_calib_roundtrip(void **state)
+{
+	static struct calib c, back;
+	char err[300];
+	char *text;
+
+	(void)state;
+	fixed_calib(&c);
+	text = calib_text(&c);
+	if (calib_parse(text, &back, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(back.host, "testbox");
+	assert_string_equal(back.cpu_model, "Test CPU (R) 9000");
+	assert_string_equal(back.vendor, "GenuineIntel");
+	assert_string_equal(back.date, c.date);
+	assert_true(fabs(back.tsc_ghz - 2.5) < 1e-6);
+	assert_int_equal(back.reps, 100);
+	assert_int_equal(back.nsockets, 2);
+	assert_int_equal(back.socket_pus[1], 4);
+	assert_int_equal(back.nnodes, 2);
+	assert_int_equal(back.nclasses, 2);
+	assert_memory_equal(back.socket_class, c.socket_class, 4);
+	assert_true(fabs(back.class_link_ns[1] - 38.5) < 1e-3);
+	for (int op = 0; op < CAL_NOPS; op++) {
+		same_cell(&back.hit[op], &c.hit[op]);
+		for (int st = 0; st < CAL_NSTATES; st++)
+			for (unsigned k = 0; k < 2; k++)
+				same_cell(&back.cell[op][st][k], &c.cell[op][st][k]);
+	}
+	same_cell(&back.pause, &c.pause);
+	same_cell(&back.mem[1], &c.mem[1]);
+	assert_true(back.inval_measured);
+	assert_true(fabs(back.inval_per_sharer_ns - 2) < 1e-3);
+	free(text);
+}
+
+/* text with `from` replaced by `to` (first occurrence) must be refused
+ * with an error containing `msg` */
+static void refuse(const char *text, const char *from, const char *to, const char *msg)
+{
+	static struct calib c;
+	char err[300], *bad = malloc(strlen(text) + strlen(to) + 1);
+	const char *p = strstr(text, from);
+
+	if (!p)
+		fail_msg("'%s' is not in the text", from);
+	sprintf(bad, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
+	err[0] = 0;
+	assert_int_equal(calib_parse(bad, &c, err, sizeof(err)), -1);
+	if (!strstr(err, msg))
+		fail_msg("replacing '%s' by '%s': expected '%s' in '%s'", from, to, msg, err);
+	free(bad);
+}
+
+static void test_calib_refused(void **state)
+{
+	static struct calib c;
+	char *text;
+
+	(void)state;
+	fixed_calib(&c);
+	text = calib_text(&c);
+	refuse(text, "version,1\n", "", "no 'version' record");
+	refuse(text, "version,1", "version,2", "version 2");
+	refuse(text, "socket_pus,4 4", "socket_pus,4", "1 values, expected 2");
+	refuse(text, "socket_pus,4 4", "socket_pus,4 x", "not a whole number");
+	refuse(text, "tsc_ghz,", "bogus,1\ntsc_ghz,", "unknown record 'bogus'");
+	refuse(text, "cell,0,load,M,0,1,40.000", "cell,0,load,M,0,1,4O.000", "not a number");
+	refuse(text, "cell,0,load,M,0,1,40.000", "cell,0,load,Q,0,1,40.000", "unknown line state");
+	refuse(text, "cell,0,load,M,0,1,40.000", "cell,0,lode,M,0,1,40.000", "unknown operation");
+	refuse(text, "cell,1,swap,I,", "cell,1,swap,M,", "given twice");
+	refuse(text, "socket_class,0 1 1 0", "socket_class,0 1 0 0", "socket_class");
+	refuse(text, "class_link_ns,0.000 38.500", "class_link_ns,0.000 0.000", "increase");
+	refuse(text, "hit,-,fai,", "#hit,-,fai,", "no hit figure for fai");
+	refuse(text, "cell,1,store,E,", "#cell,1,store,E,", "no figure for store on E at class 1");
+	refuse(text, "sockets,2\n", "", "socket_pus before sockets");
+	refuse(text, ",1.500,100,2\n", ",1.500,100,200\n", "trimmed 200 is more than");
+	free(text);
+}
+
+static void test_topology_text(void **state)
+{
+	static struct calib c;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	fixed_calib(&c);
+	m = open_memstream(&buf, &len);
+	calib_write_topology(m, &c, "host-testbox");
+	fclose(m);
+	assert_non_null(strstr(buf, "<zone id=\"host-testbox\" routing=\"Full\">"));
+	assert_non_null(strstr(buf, "value=\"testbox calibrated: Test CPU (R) 9000\""));
+	assert_non_null(strstr(buf, "<prop id=\"protocol\" value=\"MESIF\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"lat.load.M\" value=\"40.00 120.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"lat.load.E\" value=\"43.00 123.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"lat.store.I\" value=\"59.00 139.00\"/>"));
+	/* atomic: mean of cas 60, fai 70, swap 80 (+3 per state, +80 per class) */
+	assert_non_null(strstr(buf, "<prop id=\"lat.atomic.M\" value=\"70.00 150.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"lat.atomic.S\" value=\"76.00 156.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"hit.atomic\" value=\"4.50\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"pause\" value=\"20.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"inval_per_sharer\" value=\"2.00\"/>"));
+	assert_non_null(strstr(buf, "radical=\"0-3\""));
+	assert_non_null(strstr(buf, "<link id=\"link0_1\" bandwidth=\"20.8GBps\" latency=\"38.500ns\"/>"));
+	assert_non_null(strstr(buf, "<zoneRoute src=\"socket0\" dst=\"socket1\""));
+	free(buf);
+
+	/* a comment never holds "--": a host name with one is mended */
+	strcpy(c.vendor, "AuthenticAMD");
+	strcpy(c.host, "a--b");
+	m = open_memstream(&buf, &len);
+	calib_write_topology(m, &c, "amd");
+	fclose(m);
+	assert_non_null(strstr(buf, "value=\"MOESI\""));
+	assert_non_null(strstr(buf, "(host a-_b,"));
+	assert_null(strstr(buf, "host a--b"));
+	assert_non_null(strstr(buf, "value=\"a--b calibrated"));
+	free(buf);
+}
+
+/* A 4-socket ring (0-1-2-3-0): neighbours ~120 ns, opposite ~170 ns. */
+static void test_group_pairs(void **state)
+{
+	static struct calib c;
+	double lat[16] = { 0 };
+	unsigned rep[CALIB_MAX_CLASSES][2];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.nsockets = 4;
+	lat[0 * 4 + 1] = 120;
+	lat[1 * 4 + 2] = 125;
+	lat[2 * 4 + 3] = 118;
+	lat[0 * 4 + 3] = 122;
+	lat[0 * 4 + 2] = 170;
+	lat[1 * 4 + 3] = 172;
+	calib_group_pairs(&c, lat, rep);
+	assert_int_equal(c.nclasses, 3);
+	for (unsigned s = 0; s < 4; s++) {
+		assert_int_equal(c.socket_class[s * 4 + s], 0);
+		assert_int_equal(c.socket_class[s * 4 + (s + 1) % 4], 1);
+		assert_int_equal(c.socket_class[s * 4 + (s + 2) % 4], 2);
+		assert_int_equal(c.socket_class[s * 4 + (s + 3) % 4], 1);
+	}
+	/* class 1 sorted: 118 (2,3), 120 (0,1), 122 (0,3), 125 (1,2): the
+	 * median member is the second of four; class 2: 170 (0,2) */
+	assert_int_equal(rep[1][0], 0);
+	assert_int_equal(rep[1][1], 1);
+	assert_int_equal(rep[2][0], 0);
+	assert_int_equal(rep[2][1], 2);
+
+	/* link latencies: half the extra of load M, increasing */
+	c.cell[CAL_LOAD][CAL_M][0].median = 50;
+	c.cell[CAL_LOAD][CAL_M][1].median = 130;
+	c.cell[CAL_LOAD][CAL_M][2].median = 120; /* noise: cheaper than class 1 */
+	calib_link_latencies(&c);
+	assert_true(fabs(c.class_link_ns[1] - 40) < 1e-9);
+	assert_true(fabs(c.class_link_ns[2] - 41) < 1e-9);
+
+	/* one socket: one class; nine distinct latencies: at most 8 classes */
+	c.nsockets = 1;
+	calib_group_pairs(&c, lat, rep);
+	assert_int_equal(c.nclasses, 1);
+	{
+		double wide[100] = { 0 };
+		unsigned n = 0;
+
+		c.nsockets = 10;
+		for (unsigned s = 0; s < 10; s++)
+			for (unsigned t = s + 1; t < 10; t++)
+				wide[s * 10 + t] = 100 * pow(1.5, n++ % 9);
+		calib_group_pairs(&c, wide, rep);
+		assert_int_equal(c.nclasses, CALIB_MAX_CLASSES);
+		assert_int_equal(c.socket_class[0 * 10 + 1], 1);
+		assert_int_equal(c.socket_class[0 * 10 + 8], 7);
+		assert_int_equal(c.socket_class[0 * 10 + 9], 7);
+	}
+}
+
+static void test_out_path(void **state)
+{
+	char err[300];
+
+	(void)state;
+	assert_int_equal(calib_check_out_path("topologies/host-x.xml", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "never goes under topologies/"));
+	assert_int_equal(calib_check_out_path("./topologies/host-x.xml", err, sizeof(err)), -1);
+	assert_int_equal(calib_check_out_path("/a/b/topologies/x.xml", err, sizeof(err)), -1);
+	assert_int_equal(calib_check_out_path("results/host-x.xml", err, sizeof(err)), 0);
+	assert_int_equal(calib_check_out_path("mytopologies/x.xml", err, sizeof(err)), 0);
+}
+
+/* ------------------------------------------------- calibrate, for real */
+
+static void test_calibrate_small(void **state)
+{
+	static struct calib c;
+	char *args[] = { "--reps", "12", "--out", path_in("host-small.xml") };
+	char err[600];
+
+	(void)state;
+#if !defined(__x86_64__)
+	skip();
+#endif
+	assert_int_equal(call_quiet(native_calibrate_main, 4, args), 0);
+	expect_log("class 0 (same socket)");
+	if (calib_read_file(path_in("host-small.calib.csv"), &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(c.reps, 12);
+	assert_true(c.tsc_ghz > 0.1);
+	for (int st = 0; st < CAL_NSTATES; st++) {
+		assert_true(c.cell[CAL_LOAD][st][0].median > 0);
+		assert_true(c.cell[CAL_LOAD][st][0].p10 <= c.cell[CAL_LOAD][st][0].median);
+		assert_true(c.cell[CAL_LOAD][st][0].p90 >= c.cell[CAL_LOAD][st][0].median);
+		assert_int_equal(c.cell[CAL_LOAD][st][0].samples, 12);
+	}
+	assert_true(c.mem[0].measured);
+	/* the platform file beside it names the zone after the file */
+	char *xml = slurp(path_in("host-small.xml"));
+
+	assert_non_null(xml);
+	assert_non_null(strstr(xml, "<zone id=\"host-small\""));
+	free(xml);
+}
+
+static void test_calibrate_bad_input(void **state)
+{
+	char *reps_low[] = { "--reps", "5" };
+	char *reps_text[] = { "--reps", "many" };
+	char *topo[] = { "--out", "topologies/host-x.xml" };
+	char *unknown[] = { "--bogus" };
+	char *no_value[] = { "--out" };
+	char *from_missing[] = { "--from", path_in("nothing.calib.csv") };
+	char *from_bad[] = { "--from", path_in("bad.calib.csv"), "--out", path_in("bad.xml") };
+
+	(void)state;
+	assert_int_equal(call_quiet(native_calibrate_main, 2, reps_low), 2);
+	expect_log("--reps '5'");
+	assert_int_equal(call_quiet(native_calibrate_main, 2, reps_text), 2);
+	assert_int_equal(call_quiet(native_calibrate_main, 2, topo), 2);
+	expect_log("never goes under topologies/");
+	assert_int_equal(call_quiet(native_calibrate_main, 1, unknown), 2);
+	expect_log("unknown option '--bogus'");
+	assert_int_equal(call_quiet(native_calibrate_main, 1, no_value), 2);
+	assert_int_equal(call_quiet(native_calibrate_main, 2, from_missing), 2);
+	expect_log("No such file");
+	spit(path_in("bad.calib.csv"), "version,1\nsockets,1\nsocket_pus,2\n");
+	assert_int_equal(call_quiet(native_calibrate_main, 4, from_bad), 2);
+	expect_log("bad.calib.csv");
+}
+
+/* ------------------------------------------------------ the report */
+
+static void test_spearman(void **state)
+{
+	double a[] = { 1, 2, 3, 4, 5 }, b[] = { 2, 1, 4, 3, 5 }, r[] = { 50, 40, 30, 20, 10 };
+	double flat[] = { 7, 7, 7, 7, 7 };
+
+	(void)state;
+	assert_true(fabs(vreport_spearman(a, a, 5) - 1) < 1e-12);
+	assert_true(fabs(vreport_spearman(a, r, 5) + 1) < 1e-12);
+	/* 1 - 6 * 4 / (5 * 24) */
+	assert_true(fabs(vreport_spearman(a, b, 5) - 0.8) < 1e-12);
+	assert_true(isnan(vreport_spearman(a, flat, 5)));
+	assert_true(isnan(vreport_spearman(a, b, 1)));
+}
+
+/* Native: columns in the contract's order.  Sim: a different order, and
+ * a row (clh) the native side lacks. */
+static const char native_csv[] =
+	"backend,topo,lock,threads,run,throughput_per_s,jain\n"
+	"native,box,tas,1,0,100,1\n"
+	"native,box,tas,1,1,100,1\n"
+	"native,box,tas,2,0,80,0.9\n"
+	"native,box,tas,2,1,120,0.7\n"
+	"native,box,mcs,1,0,90,1\n"
+	"native,box,mcs,2,0,40,1\n"
+	"native,box,ticket,1,0,95,1\n"
+	"native,box,ticket,2,0,50,1\n";
+static const char sim_csv[] =
+	"jain,throughput_per_s,lock,threads,topo,backend\n"
+	"1,150,tas,1,host-box,sim\n"
+	"1,100,tas,2,host-box,sim\n"
+	"1,90,mcs,1,host-box,sim\n"
+	"1,30,mcs,2,host-box,sim\n"
+	"1,100,ticket,1,host-box,sim\n"
+	"1,60,ticket,2,host-box,sim\n"
+	"1,70,clh,2,host-box,sim\n";
+
+static void test_report(void **state)
+{
+	char *args[] = { "--native", path_in("n.csv"), "--sim", path_in("s.csv"),
+			 "--csv", path_in("v.csv"), "--report", path_in("v.txt") };
+	char *csv, *txt;
+
+	(void)state;
+	spit(path_in("n.csv"), native_csv);
+	spit(path_in("s.csv"), sim_csv);
+	assert_int_equal(call_quiet(native_validate_report_main, 8, args), 0);
+	expect_log("clh at 2 threads is only in the simulated results");
+	csv = slurp(path_in("v.csv"));
+	txt = slurp(path_in("v.txt"));
+	assert_non_null(csv);
+	assert_non_null(txt);
+	/* tas t=1: native 100 (sigma 0), sim 150: +50%; t=2: mean 100, sigma
+	 * sqrt(800) = 28.28, Jain mean 0.8, sim 100: 0% */
+	assert_non_null(strstr(csv, "tas,1,2,100.00,0.00,1,150.00,,0.5000,1.0000,1.0000,box,host-box\n"));
+	assert_non_null(strstr(csv, "tas,2,2,100.00,28.28,1,100.00,,0.0000,0.8000,1.0000,box,host-box\n"));
+	assert_non_null(strstr(csv, "mcs,2,1,40.00,,1,30.00,,-0.2500,"));
+	assert_non_null(strstr(csv, "ticket,2,1,50.00,,1,60.00,,0.2000,"));
+	assert_null(strstr(csv, "clh"));
+	/* |errors|: t=1 0.5, 0, 0.0526; t=2 0, 0.25, 0.2 -> median of six 0.126 */
+	assert_non_null(strstr(txt, "median |relative error|: 12.6% over 6 rows; threads 1: 5.3%; threads 2: 20.0%"));
+	/* t=1: native tas > ticket > mcs, sim tas > ticket > mcs: +1;
+	 * t=2: native tas > ticket > mcs, sim tas > ticket > mcs: +1 */
+	assert_non_null(strstr(txt, "threads 1    Spearman rho +1.000 over 3 locks\n"));
+	assert_non_null(strstr(txt, "native: tas > ticket > mcs"));
+	assert_non_null(strstr(txt, "largest differences: tas t=1 (+50.0%), mcs t=2 (-25.0%)"));
+	/* within two sigmas: only rows with two or more native runs count:
+	 * tas t=1 (sigma 0, off by 50) no, tas t=2 yes */
+	assert_non_null(strstr(txt, "within two native sigmas (the machine's own noise): 1 of 6 rows"));
+	free(csv);
+	free(txt);
+}
+
+/* With cs_ns and ncs_ns: a row beyond its ceiling is named, and sweeps
+ * with different delays are not compared. */
+static void test_report_ceiling(void **state)
+{
+	char *args[] = { "--native", path_in("cn.csv"), "--sim", path_in("cs.csv"), "--report",
+			 path_in("c.txt"), "--quiet" };
+	char *mismatch[] = { "--native", path_in("cn.csv"), "--sim", path_in("cx.csv") };
+	char *txt;
+
+	(void)state;
+	spit(path_in("cn.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+				"tas,1,50,200,5000000,1,box\ntas,2,50,200,7900000,1,box\n");
+	spit(path_in("cs.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+				"tas,1,50,200,3600000,1,sim\ntas,2,50,200,7000000,1,sim\n");
+	spit(path_in("cx.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+				"tas,1,100,200,3000000,1,sim\n");
+	assert_int_equal(call_quiet(native_validate_report_main, 7, args), 0);
+	txt = slurp(path_in("c.txt"));
+	assert_non_null(txt);
+	/* t=1: ceiling 1e9 / 250 = 4 Macq/s; t=2: 8 (2 / 250 ns), under 1e9 / 50 */
+	assert_non_null(strstr(txt, "faster than cs + ncs allow"));
+	assert_non_null(strstr(txt, "native tas t=1: 5.0000 Macq/s, ceiling 4.0000"));
+	assert_null(strstr(txt, "tas t=2:"));
+	free(txt);
+	assert_int_equal(call_quiet(native_validate_report_main, 4, mismatch), 2);
+	expect_log("ran with cs 50, ncs 200 natively but cs 100, ncs 200 simulated");
+
+	/* two locks whose native figures lie within their noise */
+	spit(path_in("cn.csv"), "lock,threads,throughput_per_s,jain,topo\n"
+				"a,1,100,1,box\na,1,110,1,box\nb,1,104,1,box\nb,1,107,1,box\n");
+	spit(path_in("cs.csv"), "lock,threads,throughput_per_s,jain,topo\na,1,90,1,s\nb,1,95,1,s\n");
+	assert_int_equal(call_quiet(native_validate_report_main, 7, args), 0);
+	txt = slurp(path_in("c.txt"));
+	assert_non_null(strstr(txt, "Spearman rho +1.000 over 2 locks (too few to mean much)\n"
+				    "    (the native figures of these locks differ by less than twice"));
+	free(txt);
+}
+
+static void test_report_bad_input(void **state)
+{
+	char *missing_sim[] = { "--native", path_in("n.csv") };
+	char *no_file[] = { "--native", path_in("none.csv"), "--sim", path_in("s.csv") };
+	char *no_col[] = { "--native", path_in("nocol.csv"), "--sim", path_in("s.csv") };
+	char *disjoint[] = { "--native", path_in("other.csv"), "--sim", path_in("s.csv") };
+	char *bad_num[] = { "--native", path_in("badnum.csv"), "--sim", path_in("s.csv") };
+	char *unknown[] = { "--native", path_in("n.csv"), "--sim", path_in("s.csv"), "--what" };
+
+	(void)state;
+	spit(path_in("n.csv"), native_csv);
+	spit(path_in("s.csv"), sim_csv);
+	spit(path_in("nocol.csv"), "backend,topo,lock,threads,run,jain\nnative,box,tas,1,0,1\n");
+	spit(path_in("other.csv"), "lock,threads,throughput_per_s,jain,topo\nqspinlock,1,5,1,box\n");
+	spit(path_in("badnum.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,fast,1,box\n");
+	assert_int_equal(call_quiet(native_validate_report_main, 2, missing_sim), 2);
+	expect_log("--native FILE and --sim FILE are both needed");
+	assert_int_equal(call_quiet(native_validate_report_main, 4, no_file), 2);
+	expect_log("none.csv");
+	assert_int_equal(call_quiet(native_validate_report_main, 4, no_col), 2);
+	expect_log("no 'throughput_per_s' column");
+	assert_int_equal(call_quiet(native_validate_report_main, 4, disjoint), 2);
+	expect_log("no (lock, threads) is in both");
+	assert_int_equal(call_quiet(native_validate_report_main, 4, bad_num), 2);
+	expect_log("badnum.csv:2");
+	assert_int_equal(call_quiet(native_validate_report_main, 5, unknown), 2);
+	expect_log("unknown option '--what'");
+}
+
+/* ------------------------------------------------------ end to end */
+
+static char *prog(const char *name)
+{
+	static char buf[2][512];
+	static int k;
+
+	k ^= 1;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", bindir, name);
+	return buf[k];
+}
+
+static unsigned count_lines(const char *text)
+{
+	unsigned n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+static void test_end_to_end(void **state)
+{
+	char topo[256], ncsv[256], scsv[256], vcsv[256], plotvars[800];
+	char *csv;
+
+	(void)state;
+	if (SANITIZED)
+		skip();
+#if !defined(__x86_64__)
+	skip(); /* calibrate measures only on x86-64 */
+#endif
+	snprintf(topo, sizeof(topo), "%s", path_in("host-e2e.xml"));
+	snprintf(ncsv, sizeof(ncsv), "%s", path_in("e2e-native.csv"));
+	snprintf(scsv, sizeof(scsv), "%s", path_in("e2e-sim.csv"));
+	snprintf(vcsv, sizeof(vcsv), "%s", path_in("e2e.csv"));
+	{
+		char *argv[] = { prog("locklab-native"), "calibrate", "--reps", "20", "--out", topo, NULL };
+
+		assert_int_equal(run_prog(argv, path_in("e2e-calibrate.log")), 0);
+	}
+	{
+		char *argv[] = { prog("locklab-native"), "run", "--lock", "tas,mcs", "--threads", "1,2",
+				 "--duration", "20", "--runs", "2", "--format", "csv", "--out", ncsv, NULL };
+
+		assert_int_equal(run_prog(argv, NULL), 0);
+	}
+	{
+		char *argv[] = { prog("locklab-sim"), "run", "--topo", topo, "--lock", "tas,mcs",
+				 "--threads", "1,2", "--duration", "1", "--runs", "2", "--format", "csv",
+				 "--out", scsv, NULL };
+
+		assert_int_equal(run_prog(argv, NULL), 0);
+	}
+	{
+		char *argv[] = { prog("locklab-native"), "validate-report", "--native", ncsv, "--sim",
+				 scsv, "--csv", vcsv, "--report", path_in("e2e.txt"), NULL };
+
+		assert_int_equal(run_prog(argv, path_in("e2e-report.log")), 0);
+	}
+	csv = slurp(vcsv);
+	assert_non_null(csv);
+	assert_int_equal(count_lines(csv), 5); /* heading + 2 locks x 2 counts */
+	assert_non_null(strstr(csv, "\ntas,1,2,"));
+	assert_non_null(strstr(csv, "\nmcs,2,2,"));
+	assert_non_null(strstr(csv, ",host-e2e\n"));
+	free(csv);
+	csv = slurp(path_in("e2e-report.log"));
+	assert_non_null(strstr(csv, "Spearman rho"));
+	free(csv);
+	if (access("/usr/bin/gnuplot", X_OK))
+		return;
+	snprintf(plotvars, sizeof(plotvars), "datafile='%s'; out='%s'; host='e2e'", vcsv,
+		 path_in("e2e"));
+	{
+		char gp[600];
+		struct stat st;
+
+		snprintf(gp, sizeof(gp), "%s/../plots/validate.gp", bindir);
+		if (access(gp, R_OK))
+			snprintf(gp, sizeof(gp), "%s/../../plots/validate.gp", bindir);
+		if (access(gp, R_OK))
+			snprintf(gp, sizeof(gp), "plots/validate.gp");
+		if (access(gp, R_OK))
+			return;
+		char *argv[] = { "/usr/bin/gnuplot", "-e", plotvars, gp, NULL };
+
+		assert_int_equal(run_prog(argv, path_in("e2e-gnuplot.log")), 0);
+		assert_int_equal(stat(path_in("e2e.png"), &st), 0);
+		assert_true(st.st_size > 1000);
+		assert_int_equal(stat(path_in("e2e.svg"), &st), 0);
+	}
+}
+
+/* ------------------------------------------------------------ main */
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/locklab-calib.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	snprintf(logpath, sizeof(logpath), "%s/call.log", tmpdir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_calib_roundtrip),
+		cmocka_unit_test(test_calib_refused),
+		cmocka_unit_test(test_topology_text),
+		cmocka_unit_test(test_group_pairs),
+		cmocka_unit_test(test_out_path),
+		cmocka_unit_test(test_calibrate_small),
+		cmocka_unit_test(test_calibrate_bad_input),
+		cmocka_unit_test(test_spearman),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_ceiling),
+		cmocka_unit_test(test_report_bad_input),
+		cmocka_unit_test(test_end_to_end),
+	};
+
+	bindir = argc > 1 ? argv[1] : "bin";
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,223 @@
+/*
+ * tests/native_filelock.c - `locklab-native filelock` at small N: every
+ * test in both modes completes and reports lockperf's figures, the CSV has
+ * a row per run, placement policies apply to the processes, and bad input
+ * gets one line and exit status 2.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../native/validate.h"
+
+static char tmpdir[64];
+
+static char *path_in(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
+	return buf[k];
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ch;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/* filelock with argv, its stdout and stderr in call.log; exit status. */
+static int filelock(int argc, char **argv)
+{
+	int saved_out = dup(1), saved_err = dup(2);
+	int fd = open(path_in("call.log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int rc;
+
+	fflush(NULL);
+	dup2(fd, 1);
+	dup2(fd, 2);
+	rc = native_filelock_main(argc, argv);
+	fflush(NULL);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(fd);
+	close(saved_out);
+	close(saved_err);
+	return rc;
+}
+
+static char *log_text(void)
+{
+	char *t = slurp(path_in("call.log"));
+
+	assert_non_null(t);
+	return t;
+}
+
+static unsigned count(const char *text, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* One test, both modes, 3 processes, 3 runs: six CSV rows. */
+static void both_modes(const char *test)
+{
+	char *args[] = { "--test", (char *)test, "--procs", "3", "--iterations", "200", "--runs", "3",
+			 "--dir", tmpdir, "--csv", path_in("fl.csv") };
+	char row[64];
+	char *log, *csv;
+	int rc = filelock(12, args);
+
+	log = log_text();
+	if (rc == 2 && !strcmp(test, "lease") && strstr(log, "refuses leases")) {
+		free(log);
+		skip();
+	}
+	if (rc)
+		fail_msg("filelock --test %s: %d: %s", test, rc, log);
+	assert_non_null(strstr(log, "procs=3 iterations=200 pin=compact   (time per run, ms)"));
+	assert_int_equal(count(log, "lock+unlock pairs/s"), 2);
+	assert_int_equal(count(log, "( +- "), 2);
+	assert_non_null(strstr(log, "private files"));
+	free(log);
+	csv = slurp(path_in("fl.csv"));
+	assert_non_null(csv);
+	assert_int_equal(count(csv, "\n"), 7);
+	snprintf(row, sizeof(row), ",%s,shared,3,200,compact,2,", test);
+	assert_non_null(strstr(csv, row));
+	snprintf(row, sizeof(row), ",%s,private,3,200,compact,0,", test);
+	assert_non_null(strstr(csv, row));
+	free(csv);
+}
+
+static void test_flock(void **state)
+{
+	(void)state;
+	both_modes("flock");
+}
+
+static void test_posix(void **state)
+{
+	(void)state;
+	both_modes("posix");
+}
+
+static void test_lease(void **state)
+{
+	(void)state;
+	both_modes("lease");
+}
+
+/* The whole suite at once, one run: a single-run note instead of a zero
+ * variance; processes pinned to one socket, and unpinned. */
+static void test_suite_single_run(void **state)
+{
+	char *socket0[] = { "--procs", "2", "--iterations", "50", "--runs", "1", "--dir", tmpdir,
+			    "--pin", "socket:0", "--test", "flock,posix" };
+	char *none[] = { "--procs", "2", "--iterations", "50", "--runs", "2", "--dir", tmpdir,
+			 "--pin", "none", "--shared", "--test", "flock" };
+	char *log;
+
+	(void)state;
+	assert_int_equal(filelock(12, socket0), 0);
+	log = log_text();
+	assert_int_equal(count(log, "(single run: no variance)"), 4);
+	assert_non_null(strstr(log, "flock  procs=2 iterations=50 pin=socket:0"));
+	assert_non_null(strstr(log, "posix  procs=2"));
+	assert_null(strstr(log, "lease"));
+	free(log);
+	assert_int_equal(filelock(13, none), 0);
+	log = log_text();
+	assert_non_null(strstr(log, "shared file"));
+	assert_null(strstr(log, "private files"));
+	free(log);
+}
+
+static void expect_bad(int argc, char **argv, const char *msg)
+{
+	char *log;
+
+	assert_int_equal(filelock(argc, argv), 2);
+	log = log_text();
+	if (!strstr(log, msg))
+		fail_msg("expected '%s' in: %s", msg, log);
+	assert_int_equal(count(log, "\n"), 1);
+	free(log);
+}
+
+static void test_bad_input(void **state)
+{
+	char *procs0[] = { "--procs", "0" };
+	char *test_x[] = { "--test", "flock,spin" };
+	char *iters[] = { "--iterations", "lots" };
+	char *pin[] = { "--pin", "socket:99", "--iterations", "10" };
+	char *pin_text[] = { "--pin", "diagonal" };
+	char *unknown[] = { "--threads", "2" };
+	char *dangling[] = { "--runs" };
+	char *dir[] = { "--dir", "/nonexistent/locklab", "--iterations", "10", "--runs", "1" };
+
+	(void)state;
+	expect_bad(2, procs0, "--procs '0'");
+	expect_bad(2, test_x, "unknown test 'spin'");
+	expect_bad(2, iters, "--iterations 'lots'");
+	expect_bad(4, pin, "socket:99");
+	expect_bad(2, pin_text, "--pin: 'diagonal'");
+	expect_bad(2, unknown, "unknown option '--threads'");
+	expect_bad(1, dangling, "--runs needs a value");
+	expect_bad(6, dir, "cannot make a directory in /nonexistent/locklab");
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(tmpdir, "/tmp/locklab-fl.XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_flock),
+		cmocka_unit_test(test_posix),
+		cmocka_unit_test(test_lease),
+		cmocka_unit_test(test_suite_single_run),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
