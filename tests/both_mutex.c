@@ -23,10 +23,7 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
-static bool is_sim(void)
-{
-	return !strcmp(backend_name, "sim");
-}
+#include "testlib.h"
 
 static void base_config(struct wl_config *c)
 {
@@ -43,38 +40,21 @@ static void base_config(struct wl_config *c)
 	c->seed = 12345;
 }
 
-/* One run; returns run->failed, with the failure line copied to why. */
+/* One run; returns non-zero when it failed, with the reason copied to why. */
 static int run_once(struct wl_config *c, const struct lock_algo *a, unsigned n, unsigned idx,
 		    char *why, size_t len, uint64_t *acq)
 {
 	struct wl_run run;
 	struct sim_counters cnt;
-	char err[512];
+	char err[512] = "";
+	int failed = tl_run(c, a, n, idx, &run, &cnt, err, sizeof(err));
 
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = n;
-	c->nthreads = 1;
-	assert_int_equal(backend_check(c, err, sizeof(err)), 0);
-	memset(&run, 0, sizeof(run));
-	memset(&cnt, 0, sizeof(cnt));
-	run.cfg = c;
-	run.algo = a;
-	run.nthreads = n;
-	run.run_index = idx;
-	run.seed = c->seed * 1000003ull + idx;
-	run.threads = calloc(n, sizeof(*run.threads));
-	assert_non_null(run.threads);
-	int rc = backend_run(&run, &cnt);
-	int failed = rc || run.failed;
-
+	assert_true(run.threads != NULL); /* the configuration was accepted */
 	snprintf(why, len, "%s", run.failure);
 	*acq = 0;
 	for (unsigned i = 0; i < n; i++)
 		*acq += run.threads[i].acquisitions;
-	/* Threads stopped by the checker have left the loop: tear down. */
-	wl_teardown(&run);
-	free(run.threads);
+	tl_done(&run);
 	return failed;
 }
 
@@ -84,7 +64,7 @@ static void every_mutex_excludes(void **state)
 	char why[512];
 	uint64_t acq;
 	unsigned counts[2] = { 2, 8 };
-	unsigned seeds = is_sim() ? 100 : 1;
+	unsigned seeds = tl_is_sim() ? 100 : 1;
 
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
@@ -93,7 +73,7 @@ static void every_mutex_excludes(void **state)
 			continue;
 		for (unsigned k = 0; k < 2; k++) {
 			base_config(&c);
-			if (is_sim()) {
+			if (tl_is_sim()) {
 				counts[0] = 4;
 				c.ops = 20;
 			} else {
@@ -146,7 +126,7 @@ static void checker_catches_a_broken_lock(void **state)
 	uint64_t acq;
 
 	base_config(&c);
-	c.ops = is_sim() ? 50 : 200000;
+	c.ops = tl_is_sim() ? 50 : 200000;
 	c.cs_ns = 200;
 	c.ncs_ns = 0;
 	c.ncs_exp = false;
@@ -163,15 +143,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(checker_catches_a_broken_lock),
 		cmocka_unit_test(every_mutex_excludes),
 	};
-	char *args[] = { argv[0], NULL };
-	int ac = 1;
-	char err[256];
-
-	if (backend_init(&ac, args))
+	if (tl_backend_start(argv[0], "4socket"))
 		return 1;
-	if (is_sim() && backend_parse_option("--topo", "4socket", err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

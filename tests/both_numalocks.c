@@ -47,6 +47,8 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
+#include "testlib.h"
+
 #define TOPO "4socket-ring"
 #ifndef NSEEDS_EXCL
 #define NSEEDS_EXCL 16 /* seeds per (lock, thread count) in the simulator */
@@ -59,11 +61,6 @@
 
 static const char *const numa_locks[] = { "qspinlock", "cna", "cohort", "hmcs", "hticket" };
 #define NLOCKS (sizeof(numa_locks) / sizeof(numa_locks[0]))
-
-static bool is_sim(void)
-{
-	return !strcmp(backend_name, "sim");
-}
 
 static const struct lock_algo *find(const char *name)
 {
@@ -135,28 +132,14 @@ static void run_once(struct wl_config *c, const struct lock_algo *a, unsigned n,
 {
 	struct wl_run run;
 	struct sim_counters cnt;
-	char err[512];
+	char err[512] = "";
 
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = n;
-	c->nthreads = 1;
-	if (backend_check(c, err, sizeof(err)))
+	f->failed = tl_run(c, a, n, idx, &run, &cnt, err, sizeof(err));
+	if (!run.threads)
 		fail_msg("%s, %u threads: %s", a->name, n, err);
-	memset(&run, 0, sizeof(run));
-	memset(&cnt, 0, sizeof(cnt));
-	run.cfg = c;
-	run.algo = a;
-	run.nthreads = n;
-	run.run_index = idx;
-	run.seed = c->seed * 1000003ull + idx;
-	run.threads = calloc(n, sizeof(*run.threads));
-	assert_non_null(run.threads);
-	f->failed = backend_run(&run, &cnt) || run.failed;
 	snprintf(f->why, sizeof(f->why), "%s", run.failure);
 	collect(&run, f);
-	wl_teardown(&run);
-	free(run.threads);
+	tl_done(&run);
 }
 
 /* ------------------------------------------------------------ 1. exclusion */
@@ -215,7 +198,7 @@ static void every_numa_lock_excludes(void **state)
 	for (size_t i = 0; i < NLOCKS; i++) {
 		const struct lock_algo *a = find(numa_locks[i]);
 
-		if (is_sim())
+		if (tl_is_sim())
 			excl_sim(a);
 		else
 			excl_native(a);
@@ -320,7 +303,7 @@ static void numa_locks_keep_the_lock_on_a_socket(void **state)
 	static const char *const aware[] = { "cna", "cohort", "hmcs", "hticket" };
 	double fifo_max = 0;
 
-	if (!is_sim())
+	if (!tl_is_sim())
 		skip();
 	for (unsigned i = 0; i < 2; i++) {
 		const struct sig *m = sig_of(fifo[i]);
@@ -361,7 +344,7 @@ static void local_handoffs_are_bounded(void **state)
 {
 	static const char *const bounded[] = { "cna", "hmcs", "hticket" };
 
-	if (!is_sim())
+	if (!tl_is_sim())
 		skip();
 	for (unsigned i = 0; i < 3; i++) {
 		const struct sig *m = sig_of(bounded[i]);
@@ -409,7 +392,7 @@ static void qspinlock_pending_waiter(void **state)
 	pthread_t th;
 	uint32_t w;
 
-	if (is_sim())
+	if (tl_is_sim())
 		skip();
 	x.lock = aligned_alloc(LL_CACHE_LINE, size);
 	assert_non_null(x.lock);
@@ -525,7 +508,7 @@ static void stress_one(const struct lock_algo *a)
 
 static void cross_node_paths_native(void **state)
 {
-	if (is_sim() || !native_thread_bind)
+	if (tl_is_sim() || !native_thread_bind)
 		skip();
 	for (size_t i = 0; i < NLOCKS; i++)
 		stress_one(find(numa_locks[i]));
@@ -540,15 +523,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(local_handoffs_are_bounded),
 		cmocka_unit_test(cross_node_paths_native),
 	};
-	char *args[] = { argv[0], NULL };
-	int ac = 1;
-	char err[256];
-
-	if (backend_init(&ac, args))
+	if (tl_backend_start(argv[0], TOPO))
 		return 1;
-	if (is_sim() && backend_parse_option("--topo", TOPO, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

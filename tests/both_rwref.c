@@ -35,12 +35,9 @@
 #include <locklab/stats.h>
 #include <locklab/workload.h>
 
-#include "../core/cli.h"
+#include "testlib.h"
 
-static bool is_sim(void)
-{
-	return !strcmp(backend_name, "sim");
-}
+#include "../core/cli.h"
 
 static void base_config(struct wl_config *c)
 {
@@ -105,27 +102,13 @@ static void run_once(struct wl_config *c, const struct lock_algo *a, unsigned n,
 {
 	struct wl_run run;
 	struct sim_counters cnt;
-	char err[512];
+	char err[512] = "";
+	int rc = tl_run(c, a, n, idx, &run, &cnt, err, sizeof(err));
 
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = n;
-	c->nthreads = 1;
-	assert_int_equal(backend_check(c, err, sizeof(err)), 0);
-	memset(&run, 0, sizeof(run));
-	memset(&cnt, 0, sizeof(cnt));
-	run.cfg = c;
-	run.algo = a;
-	run.nthreads = n;
-	run.run_index = idx;
-	run.seed = c->seed * 1000003ull + idx;
-	run.threads = calloc(n, sizeof(*run.threads));
-	assert_non_null(run.threads);
-	int rc = backend_run(&run, &cnt);
-
+	if (!run.threads)
+		fail_msg("%s, %u threads: %s", a->name, n, err);
 	collect(&run, rc, o);
-	wl_teardown(&run);
-	free(run.threads);
+	tl_done(&run);
 }
 
 static void fail_run(const struct lock_algo *a, unsigned n, unsigned s, const char *what,
@@ -243,11 +226,11 @@ static void checker_catches_a_reader_beside_a_writer(void **state)
 	struct outcome o;
 
 	base_config(&c);
-	c.ops = is_sim() ? 50 : 200000;
+	c.ops = tl_is_sim() ? 50 : 200000;
 	c.cs_ns = 200;
 	c.ncs_ns = 0;
 	c.ncs_exp = false;
-	run_once(&c, &open_reads, is_sim() ? 4 : 2, 0, &o);
+	run_once(&c, &open_reads, tl_is_sim() ? 4 : 2, 0, &o);
 	assert_true(o.failed);
 	assert_non_null(strstr(o.why, "mutual exclusion violated"));
 	assert_non_null(strstr(o.why, "open-reads"));
@@ -261,11 +244,11 @@ static void checker_catches_a_lost_reference(void **state)
 	struct outcome o;
 
 	base_config(&c);
-	c.ops = is_sim() ? 50 : 20000;
+	c.ops = tl_is_sim() ? 50 : 20000;
 	c.cs_ns = 1000;
 	c.ncs_ns = 0;
 	c.ncs_exp = false;
-	run_once(&c, &racy_ref, is_sim() ? 4 : 2, 0, &o);
+	run_once(&c, &racy_ref, tl_is_sim() ? 4 : 2, 0, &o);
 	assert_true(o.failed);
 	assert_false(o.counts_back);
 	assert_non_null(strstr(o.why, "refcount lost"));
@@ -282,10 +265,10 @@ static void overlap_of_exclusive_readers_is_one(void **state)
 	c.cs_ns = 500;
 	c.ncs_ns = 0;
 	c.ncs_exp = false;
-	c.ops = is_sim() ? 50 : 5000;
-	run_once(&c, &exclusive_reads, is_sim() ? 8 : 2, 0, &o);
+	c.ops = tl_is_sim() ? 50 : 5000;
+	run_once(&c, &exclusive_reads, tl_is_sim() ? 8 : 2, 0, &o);
 	assert_false(o.failed);
-	assert_int_equal(o.reads, c.ops * (is_sim() ? 8 : 2));
+	assert_int_equal(o.reads, c.ops * (tl_is_sim() ? 8 : 2));
 	assert_int_equal(o.max_readers, 1);
 }
 
@@ -297,9 +280,9 @@ static void every_rwlock_excludes_writers(void **state)
 	struct outcome o;
 	const unsigned pcts[2] = { 50, 90 };
 	unsigned counts[2] = { 2, 4 };
-	unsigned seeds = is_sim() ? 25 : 1;
+	unsigned seeds = tl_is_sim() ? 25 : 1;
 
-	if (is_sim()) {
+	if (tl_is_sim()) {
 		counts[0] = 4;
 		counts[1] = 8;
 	}
@@ -311,7 +294,7 @@ static void every_rwlock_excludes_writers(void **state)
 		for (unsigned k = 0; k < 2; k++) {
 			base_config(&c);
 			c.read_pct = pcts[k];
-			if (is_sim())
+			if (tl_is_sim())
 				c.ops = 30;
 			else {
 				c.ops = counts[k] > 2 ? 300 : 20000;
@@ -341,21 +324,21 @@ static void readers_run_concurrently(void **state)
 {
 	struct wl_config c;
 	struct outcome o;
-	unsigned n = is_sim() ? 8 : 2;
+	unsigned n = tl_is_sim() ? 8 : 2;
 
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 
 		if (a->kind != LOCK_RWLOCK)
 			continue;
-		unsigned tries = is_sim() ? 1 : 5, s;
+		unsigned tries = tl_is_sim() ? 1 : 5, s;
 
 		base_config(&c);
 		c.read_pct = 100;
-		c.cs_ns = is_sim() ? 500 : 50000;
+		c.cs_ns = tl_is_sim() ? 500 : 50000;
 		c.ncs_ns = 0;
 		c.ncs_exp = false;
-		c.ops = is_sim() ? 50 : 1000;
+		c.ops = tl_is_sim() ? 50 : 1000;
 		for (s = 0; s < tries; s++) {
 			run_once(&c, a, n, s, &o);
 			if (o.failed || o.reads != c.ops * n)
@@ -382,7 +365,7 @@ static void fair_rwlock_bounds_writer_wait(void **state)
 	struct wl_config c;
 	struct outcome rw, q;
 
-	if (!is_sim()) {
+	if (!tl_is_sim()) {
 		fprintf(stderr, "  (simulator only: 2 cores cannot starve a writer)\n");
 		return;
 	}
@@ -411,9 +394,9 @@ static void refcounts_never_lost(void **state)
 	struct wl_config c;
 	struct outcome o;
 	unsigned counts[2] = { 2, 4 };
-	unsigned seeds = is_sim() ? 25 : 1;
+	unsigned seeds = tl_is_sim() ? 25 : 1;
 
-	if (is_sim()) {
+	if (tl_is_sim()) {
 		counts[0] = 4;
 		counts[1] = 8;
 	}
@@ -427,7 +410,7 @@ static void refcounts_never_lost(void **state)
 			c.cs_ns = 0;
 			c.ncs_ns = 20;
 			c.locks = k + 1;
-			if (is_sim())
+			if (tl_is_sim())
 				c.ops = 40;
 			else {
 				c.ops = counts[k] > 2 ? 300 : 50000;
@@ -502,15 +485,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(refcounts_never_lost),
 		cmocka_unit_test(presets_set_the_workload),
 	};
-	char *args[] = { argv[0], NULL };
-	int ac = 1;
-	char err[256];
-
-	if (backend_init(&ac, args))
+	if (tl_backend_start(argv[0], "4socket"))
 		return 1;
-	if (is_sim() && backend_parse_option("--topo", "4socket", err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
