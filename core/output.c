@@ -154,8 +154,12 @@ void output_csv(FILE *f, const struct output_set *o)
 	}
 }
 
-static void json_string(FILE *f, const char *s)
+void output_json_string(FILE *f, const char *s)
 {
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
 	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
@@ -185,7 +189,7 @@ void output_json(FILE *f, const struct output_set *o)
 			if (!cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
 				fputs("null", f);
 			else if (cols[c].type == C_STR)
-				json_string(f, buf);
+				output_json_string(f, buf);
 			else
 				fputs(buf, f);
 		}

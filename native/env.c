@@ -13,33 +13,11 @@
 
 #include <locklab/backend.h>
 
+#include <locklab/result.h>
+
 #include "native.h"
 
 #define GOVERNOR_PATH "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
-
-void native_json_string(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static void trim(char *s)
 {
@@ -106,7 +84,7 @@ const char *backend_topo_name(const struct wl_config *cfg)
 static void member_str(FILE *f, const char *name, const char *val, bool first)
 {
 	fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", name);
-	native_json_string(f, val);
+	output_json_string(f, val);
 }
 
 static void member_uint(FILE *f, const char *name, unsigned val)

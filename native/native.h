@@ -87,8 +87,4 @@ const char *native_pin_policy_name(enum pin_policy p);
  * environment: *n threads, cpus[i] the OS cpu of thread i. */
 const unsigned *native_pin_map(unsigned *n);
 
-/* ---------------------------------------------------------------- env.c */
-
-void native_json_string(FILE *f, const char *s);
-
 #endif

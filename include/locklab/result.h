@@ -82,6 +82,8 @@ int output_csv_file(const char *path, const struct output_set *o);
 int output_json_file(const char *path, const struct output_set *o);
 void output_csv(FILE *f, const struct output_set *o);
 void output_json(FILE *f, const struct output_set *o);
+/* s as a JSON string, quoted and escaped; NULL as null. */
+void output_json_string(FILE *f, const char *s);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
 
