@@ -8,6 +8,8 @@
  *   +------+-------+-------------------+------+-----+------------+------+
  *   | state| owner | sharers (bitset)  | home | tag | busy-until | user |
  *   +------+-------+-------------------+------+-----+------------+------+
+ *   | holder socket, grants in a row | requests waiting for admission  |
+ *   +--------------------------------+---------------------------------+
  *     I        -1        {}                     nobody holds it: memory at home
  *     E        c         {}                     c holds it clean, alone
  *     M        c         {}                     c holds it dirty, alone
@@ -37,12 +39,34 @@
  *   otherwise                             the route latency from c's socket
  *                                         to the line's home (0 at home)
  *
- * On arrival it starts when the line is free (busy-until), costs the
+ * Under socket-first arbitration a request from another socket than the
+ * line's holder (the socket of the latest admitted miss) that finds the
+ * line busy waits on the line's list until the line goes idle or
+ * max_local_run grants have gone ahead of it (coherence.h).  Once
+ * admitted it starts when the line is free (busy-until), costs the
  * topology's latency for (operation, state found, distance class to where
  * the data or ownership comes from), plus a fan-out charge per extra
  * invalidated sharer, less the travel already paid (at least 1 ps is left,
  * so that completions keep the order of service), plus any time its
  * messages wait for busy socket links; the line is busy until it completes.
+ *
+ * Arbitration, for a miss by core c of socket s arriving at t (h: the
+ * holder socket, run: grants made ahead of the waiting requests, bound:
+ * max_local_run):
+ *
+ *   fifo                                       admitted
+ *   none waits, line idle at t                 admitted; h = s
+ *   none waits, busy, s == h or s settles it   admitted; h = s
+ *   none waits, busy, otherwise                waits; run = 0
+ *   some wait, busy, s == h or s settles it,   admitted ahead of them;
+ *     run < bound                                h = s, run++
+ *   some wait, otherwise                       waits, behind them
+ *   a completion finds the line idle           the oldest waiter is admitted;
+ *                                                h = its socket, run = 0
+ *   run reaches bound                          the same, behind the queue
+ *
+ * The waiting requests are at the home: they stay in arrival order, even
+ * those from the socket that holds the line by the time they are due.
  *
  * Lines live in a pool of fixed-size records (they never move, so the user
  * slot's address is stable) indexed by an open-addressing hash table keyed
@@ -57,13 +81,27 @@
 
 enum lstate { L_I = 0, L_S, L_E, L_M };
 
+/* A request waiting for admission (socket-first arbitration). */
+struct waiting {
+	void *cookie;
+	uint64_t arrival, paid; /* ps */
+	uint32_t core;
+	uint8_t op;
+};
+
+#define NO_SOCKET 0xffffu
+
 struct line {
 	uintptr_t base;      /* address of the line's first byte */
 	uint64_t busy_until; /* ps */
 	void *user;
+	struct waiting *wait; /* requests waiting for admission, oldest first */
+	uint32_t nwait, wait_cap;
+	uint32_t local_run;  /* grants made ahead of the waiting requests */
 	int32_t owner;       /* M/E: the holder; S: the O/F core or -1 */
 	uint32_t nsharers;
 	uint16_t home;
+	uint16_t holder;     /* socket of the latest admitted miss, or NO_SOCKET */
 	uint8_t state, tag;
 	uint64_t sharers[];  /* [m->words] */
 };
@@ -373,6 +411,7 @@ static struct line *line_get(struct coh_model *m, uintptr_t addr)
 	l->base = (uintptr_t)(key << COH_LINE_SHIFT);
 	l->owner = -1;
 	l->state = L_I;
+	l->holder = NO_SOCKET;
 	line_stamp(m, l);
 	m->slots[i].key = key;
 	m->slots[i].idx = idx + 1;
@@ -386,6 +425,7 @@ static void line_remove(struct coh_model *m, uintptr_t base)
 
 	if (!m->slots[i].idx)
 		return;
+	free(line_at(m, m->slots[i].idx - 1)->wait);
 	pool_give(m, m->slots[i].idx - 1);
 	slot_delete(m, i);
 	m->nlive--;
@@ -597,6 +637,9 @@ void coh_destroy(struct coh_model *m)
 {
 	if (!m)
 		return;
+	for (uint64_t i = 0; i <= m->mask; i++)
+		if (m->slots[i].idx)
+			free(line_at(m, m->slots[i].idx - 1)->wait);
 	for (unsigned i = 0; i < m->nchunks; i++)
 		free(m->chunks[i]);
 	free(m->chunks);
@@ -669,7 +712,7 @@ void coh_forget(struct coh_model *m, uintptr_t addr, size_t size)
 	for (size_t k = 0; k < n; k++) {
 		struct line *l = line_lookup(m, b[k]);
 		bool inside = b[k] >= lo && b[k] + COH_LINE_SIZE <= hi;
-		if (inside && !l->user) {
+		if (inside && !l->user && !l->nwait) {
 			line_remove(m, b[k]);
 			continue;
 		}
@@ -874,13 +917,21 @@ static void count_miss(struct coh_model *m, const struct line *l, const struct c
 	c->invalidations[l->tag] += r->invalidations;
 }
 
-/* A miss that arrived at `now` having travelled `paid` ps on the way. */
+static inline uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t x = a > b ? a : b;
+
+	return x > c ? x : c;
+}
+
+/* A miss that arrived at `now` having travelled `paid` ps on the way, and
+ * was admitted at `admitted` (>= now; later when it waited for admission). */
 static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
-			uint64_t now, uint64_t paid, struct coh_result *r)
+			uint64_t now, uint64_t paid, uint64_t admitted, struct coh_result *r)
 {
 	const struct topo *t = m->t;
 	unsigned sc = socket_of(m, core);
-	uint64_t start = now > l->busy_until ? now : l->busy_until;
+	uint64_t start = max3(now, l->busy_until, admitted);
 	uint64_t cost, wait = 0, arrive;
 	struct plan p;
 
@@ -914,17 +965,38 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	l->busy_until = r->done_ps;
 }
 
+/* A granted miss by socket sc: it holds the line now.  Count the grants
+ * made ahead of waiting requests since the oldest began to wait (a waiter's
+ * own grant starts the count again). */
+static void note_grant(struct line *l, unsigned sc, bool waiter)
+{
+	l->holder = (uint16_t)sc;
+	if (waiter)
+		l->local_run = 0;
+	else if (l->nwait)
+		l->local_run++;
+}
+
+/* Admit a request that arrived at `arrival` (travel `paid`), at `admitted`;
+ * waiter: it comes off the line's waiting list. */
+static void admit(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
+		  uint64_t arrival, uint64_t paid, uint64_t admitted, bool waiter,
+		  struct coh_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	m->c.accesses++;
+	if (holds(m, l, core, op)) {
+		access_hit(m, l, op, admitted, r);
+		return;
+	}
+	access_miss(m, l, core, op, arrival, paid, admitted, r);
+	note_grant(l, socket_of(m, core), waiter);
+}
+
 void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r)
 {
-	struct line *l = line_get(m, addr);
-
-	memset(r, 0, sizeof(*r));
-	m->c.accesses++;
-	if (holds(m, l, core, op))
-		access_hit(m, l, op, arrival_ps, r);
-	else
-		access_miss(m, l, core, op, arrival_ps, travel_paid_ps, r);
+	admit(m, line_get(m, addr), core, op, arrival_ps, travel_paid_ps, arrival_ps, false, r);
 }
 
 void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
@@ -990,6 +1062,113 @@ bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enu
 	return l && holds(m, l, core, op);
 }
 
+/* ---------------------------------------------------------------- arbitration */
+
+/* Have max_local_run grants gone ahead of the waiting requests? */
+static bool bound_reached(const struct coh_model *m, const struct line *l)
+{
+	return l->nwait && m->t->max_local_run && l->local_run >= m->t->max_local_run;
+}
+
+/* Does the request come from the socket that holds the line (the latest
+ * admitted miss's), or can its own socket settle it? */
+static bool from_holder(const struct coh_model *m, const struct line *l, unsigned core,
+			enum coh_op op)
+{
+	unsigned sc = socket_of(m, core);
+
+	return l->holder == sc || held_in_socket(m, l, sc, op);
+}
+
+/*
+ * May a request arriving at `now` be admitted at once?  FIFO: always.
+ * Socket-first, with nobody waiting: when the line is idle, or the request
+ * comes from the holder's socket (or its own socket settles it).  With
+ * requests waiting: only such a request, and only while the line is busy
+ * and the bound is not reached (an idle line, or a reached bound, goes to
+ * the oldest waiter first).
+ */
+static bool admit_now(const struct coh_model *m, const struct line *l, unsigned core,
+		      enum coh_op op, uint64_t now)
+{
+	bool busy = l->busy_until > now;
+
+	if (m->t->arbitration != ARB_SOCKET_FIRST || holds(m, l, core, op))
+		return true;
+	if (!l->nwait)
+		return !busy || from_holder(m, l, core, op);
+	return busy && from_holder(m, l, core, op) && !bound_reached(m, l);
+}
+
+/* Put a request on the line's waiting list; the first waiter starts the
+ * count of grants made ahead of it. */
+static void defer(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
+		  uint64_t arrival, uint64_t paid, void *cookie)
+{
+	if (l->nwait == l->wait_cap) {
+		l->wait_cap = l->wait_cap ? 2 * l->wait_cap : 8;
+		l->wait = xrealloc(l->wait, l->wait_cap * sizeof(*l->wait));
+	}
+	if (!l->nwait)
+		l->local_run = 0;
+	l->wait[l->nwait++] = (struct waiting){
+		.cookie = cookie, .arrival = arrival, .paid = paid, .core = core, .op = (uint8_t)op,
+	};
+}
+
+bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		 uint64_t arrival_ps, uint64_t travel_paid_ps, void *cookie, struct coh_result *r)
+{
+	struct line *l = line_get(m, addr);
+
+	if (admit_now(m, l, core, op, arrival_ps)) {
+		admit(m, l, core, op, arrival_ps, travel_paid_ps, arrival_ps, false, r);
+		return true;
+	}
+	defer(m, l, core, op, arrival_ps, travel_paid_ps, cookie);
+	memset(r, 0, sizeof(*r));
+	return false;
+}
+
+/*
+ * Is the oldest waiting request due at `now`?  When the line has gone idle,
+ * or the holder's socket has had its bound.  The waiting requests sit at
+ * the home, in the order they came: they are served in that order, whatever
+ * socket holds the line by then.
+ */
+static bool waiter_due(struct coh_model *m, const struct line *l, uint64_t now)
+{
+	if (l->busy_until <= now)
+		return true;
+	if (!bound_reached(m, l))
+		return false;
+	m->c.bound_grants++;
+	return true;
+}
+
+void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struct coh_result *r)
+{
+	struct line *l = line_lookup(m, addr);
+	struct waiting w;
+
+	if (!l || !l->nwait || !waiter_due(m, l, now_ps))
+		return NULL;
+	w = l->wait[0];
+	l->nwait--;
+	memmove(&l->wait[0], &l->wait[1], l->nwait * sizeof(*l->wait));
+	m->c.deferred++;
+	m->c.deferred_ps += now_ps - w.arrival;
+	admit(m, l, w.core, (enum coh_op)w.op, w.arrival, w.paid, now_ps, true, r);
+	return w.cookie;
+}
+
+unsigned coh_waiting(const struct coh_model *m, uintptr_t addr)
+{
+	const struct line *l = line_lookup(m, addr);
+
+	return l ? l->nwait : 0;
+}
+
 /* ---------------------------------------------------------------- inspection */
 
 void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
@@ -998,8 +1177,10 @@ void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
 	struct line *l = line_get(m, addr);
 
 	line_invalidate_all(m, l);
+	l->holder = NO_SOCKET;
 	if (ncores == 0 || st == TOPO_I)
 		return;
+	l->holder = (uint16_t)socket_of(m, cores[0]);
 	switch (st) {
 	case TOPO_M:
 	case TOPO_E:
@@ -1024,6 +1205,7 @@ void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_vi
 	memset(v, 0, sizeof(*v));
 	v->owner = -1;
 	v->forwarder = -1;
+	v->holder = -1;
 	v->state = TOPO_I;
 	v->letter = 'I';
 	if (!l) {
@@ -1037,6 +1219,9 @@ void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_vi
 	v->home = l->home;
 	v->tag = (enum coh_tag)l->tag;
 	v->busy_until_ps = l->busy_until;
+	v->holder = l->holder == NO_SOCKET ? -1 : (int)l->holder;
+	v->nwaiting = l->nwait;
+	v->local_run = l->local_run;
 	if (l->state == L_M || l->state == L_E) {
 		v->owner = l->owner;
 		v->nsharers = 1;

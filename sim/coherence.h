@@ -36,6 +36,31 @@
  *
  * A hit needs the directory not at all: it costs the hit latency and does
  * not queue or travel.
+ *
+ * Arbitration (the topology's `arbitration`).  Under `fifo` every request
+ * is admitted on arrival, as above.  Under `socket-first` the socket that
+ * holds a line (the socket of the latest admitted miss: its caching agent)
+ * serves its own cores before it gives the line up to a request that came
+ * through the home:
+ *
+ *   a request that arrives while the line is busy (busy-until > arrival),
+ *   from another socket than the holder's, and that its own socket cannot
+ *   settle, is not admitted: it waits on the line's list, in arrival order;
+ *   while one waits, requests from the holder's socket (or that their own
+ *   socket settles) are admitted at once, ahead of it; every other request
+ *   joins the list;
+ *   the oldest waiting request is admitted when the line goes idle (the
+ *   completion of the last admitted request finds busy-until reached), or
+ *   when max_local_run requests have been admitted ahead of the waiting
+ *   ones since the oldest began to wait (or since the last waiter was
+ *   admitted); its socket then holds the line.  The waiting requests stay
+ *   in arrival order (they are at the home), whoever holds the line.
+ *
+ * A waiting request's state advances when it is admitted; its start is no
+ * earlier than that, and queue_ps counts from its arrival.  An idle line
+ * admits at once, so an idle machine still costs exactly the table.  The
+ * model keeps the waiting requests; the caller (which sleeps the requester)
+ * asks coh_admit_next() after every admission and every completion.
  */
 #ifndef SIM_COHERENCE_H
 #define SIM_COHERENCE_H
@@ -75,6 +100,9 @@ struct coh_counters {
 	uint64_t queue_ps;                  /* sum of queue_ps */
 	uint64_t queue_ps_by_tag[COH_NTAGS];
 	uint64_t link_wait_ps;
+	uint64_t deferred;                  /* requests that waited for admission */
+	uint64_t deferred_ps;               /* their time from arrival to admission */
+	uint64_t bound_grants;              /* of those, admitted by max_local_run */
 	uint64_t *link_msgs;                /* [topo->nlinks], both directions */
 	uint64_t *link_bytes;
 };
@@ -108,6 +136,24 @@ uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr
 void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r);
 
+/* A request presented on arrival under the machine's arbitration (see
+ * "Arbitration" above).  Admitted now: returns true and fills r as
+ * coh_access_arrived does.  Not yet: returns false (r zeroed); the model
+ * keeps the request with cookie on the line's waiting list, and a later
+ * coh_admit_next() admits it.  Under fifo every request is admitted. */
+bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		 uint64_t arrival_ps, uint64_t travel_paid_ps, void *cookie, struct coh_result *r);
+
+/* Admit the line's waiting request that is due at now_ps, if any: returns
+ * its cookie and fills r (start >= now_ps; queue_ps from its arrival);
+ * NULL when none is due.  Call it until it returns NULL after every
+ * admission on the line (the bound) and every completion of a request on
+ * it (the line going idle). */
+void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struct coh_result *r);
+
+/* How many requests wait for admission on the line. */
+unsigned coh_waiting(const struct coh_model *m, uintptr_t addr);
+
 /* One access that needs no travel (or whose travel the caller ignores), at
  * simulated time now_ps: coh_access_arrived(..., now_ps, 0, r). */
 void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
@@ -133,6 +179,9 @@ struct coh_line_view {
 	char letter;           /* 'M', 'E', 'S', 'I', or 'O' / 'F' (the S line's
 				  owner under MOESI / forwarder under MESIF) */
 	int forwarder;         /* that O or F core, -1 when none */
+	int holder;            /* socket of the latest admitted miss, -1: none */
+	unsigned nwaiting;     /* requests waiting for admission */
+	unsigned local_run;    /* grants made ahead of the waiting requests */
 	bool sharer[TOPO_MAX_CORES]; /* valid copies (S, O, F; M/E: the owner) */
 };
 void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_view *v);

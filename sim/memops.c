@@ -12,15 +12,20 @@
  *                          issue at that instant; if the request must leave
  *                          the socket (coh_request_travel_ps > 0), sleep
  *                          while it travels (one more event); present it to
- *                          the model on arrival (coh_access_arrived), sleep
- *                          until the access completes, perform it then.
+ *                          the model on arrival (coh_request); if the model
+ *                          does not admit it yet (socket-first arbitration),
+ *                          suspend until an actor admits it (two more
+ *                          events); sleep until the access completes,
+ *                          perform it then, and admit the line's waiting
+ *                          misses that are now due.
  *
  * Before any access, a thread that owes more than the quantum pays first;
  * before a read-modify-write, or a store to a line with parked waiters, it
  * pays whatever it owes (see must_pay()), so every read-modify-write is
  * issued at the thread's own time.
- * The model advances a line's directory state when a request arrives, so
- * requests to one line complete in arrival order and the values read and
+ * The model advances a line's directory state when a request is admitted
+ * (on arrival, or later when the machine's arbitration makes it wait), so
+ * requests to one line complete in admission order and the values read and
  * written on real memory follow that order.
  *
  * Waiting.  ll_wait_change(p, seen): if the caller still holds a valid copy
@@ -291,6 +296,65 @@ static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	}
 }
 
+/* ------------------------------------------------------------ admission */
+
+/* Admit, and wake, every waiting miss of the line that is due now (the
+ * model keeps them in order; each gets its result in its actor).  Called
+ * after every admission and every completion while some actor waits. */
+static void admit_due(struct sim_actor *me, uintptr_t addr)
+{
+	struct coh_result r;
+	struct sim_actor *w;
+	uint64_t now = sim.now_ps;
+
+	while (sim.nadmit && (w = coh_admit_next(sim.model, addr, now, &r))) {
+		w->admit_r = r;
+		w->block = SIM_RUNNING;
+		sim.nadmit--;
+		if (w == me) {
+			me->admit_self = true;
+			continue;
+		}
+		sim.events++;
+		resume_actor(w);
+		sim.cur = me;
+		sim.now_ps = now;
+	}
+}
+
+/* Present a miss that has arrived: the model admits it at once, or it
+ * waits (suspended) until admitted.  Either way r is its result. */
+static void present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_t travel,
+		    struct coh_result *r)
+{
+	if (coh_request(sim.model, a->core, addr, op, sim.now_ps, travel, a, r)) {
+		admit_due(a, addr); /* the holder's socket may have had its bound */
+		return;
+	}
+	a->block = SIM_PARKED_ADMIT;
+	a->wait_line = addr;
+	a->admit_self = false;
+	sim.nadmit++;
+	admit_due(a, addr); /* the line may have gone idle at this instant */
+	if (!a->admit_self)
+		suspend_self(a);
+	*r = a->admit_r;
+}
+
+/* An aborted run wakes an actor waiting for admission (it leaves). */
+static void admit_abandon(struct sim_actor *w)
+{
+	struct sim_actor *me = sim.cur;
+	uint64_t now = sim.now_ps;
+
+	w->block = SIM_RUNNING;
+	sim.nadmit--;
+	sim.events++;
+	resume_actor(w);
+	sim.cur = me;
+	sim.now_ps = now;
+}
+
 /* ------------------------------------------------------------ accesses */
 
 /* Must the thread pay what it owes before this access?  Past the quantum,
@@ -328,9 +392,11 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
 	XP_HOOK(xp_issue(a->idx, addr, sim.now_ps, sim.now_ps + travel));
 	sleep_until_ps(a, sim.now_ps + travel);
-	coh_access_arrived(sim.model, a->core, addr, op, sim.now_ps, travel, &r);
+	present(a, addr, op, travel, &r);
 	XP_HOOK(xp_miss(a->idx, addr, op, &r));
 	sleep_until_ps(a, r.done_ps);
+	if (sim.nadmit)
+		admit_due(a, addr); /* the line may be idle now */
 }
 
 uint64_t sim_load(const volatile void *p, unsigned size)
@@ -661,6 +727,10 @@ static void describe_threads(char *buf, size_t len, bool running)
 				     first ? "waits on " : "on ", where);
 		} else if (w->block == SIM_PARKED_KICK) {
 			n = snprintf(buf + off, len - off, "%st%u in ll_park", sep, w->idx);
+		} else if (w->block == SIM_PARKED_ADMIT) {
+			sim_describe_line(w->wait_line, where, sizeof(where));
+			n = snprintf(buf + off, len - off, "%st%u waits for admission to %s", sep,
+				     w->idx, where);
 		} else if (running && w->block == SIM_RUNNING) {
 			int ph = sim.run ? sim.run->threads[i].phase : 0;
 
@@ -686,6 +756,10 @@ static void abort_run(struct sim_actor *me)
 	for (unsigned i = 0; i < sim.nactors; i++) {
 		struct sim_actor *w = &sim.actors[i];
 
+		if (w != me && w->block == SIM_PARKED_ADMIT) {
+			admit_abandon(w);
+			continue;
+		}
 		if (w == me || (w->block != SIM_PARKED_LINE && w->block != SIM_PARKED_KICK))
 			continue;
 		w->next_waiter = NULL;

@@ -20,6 +20,13 @@
  * (--sim-quantum; 100 ns keeps throughput within about 1% of a zero quantum
  * on the stock locks, with a third of the events).
  *
+ * Admission.  Under socket-first arbitration (sim/coherence.h) a miss the
+ * model does not admit on arrival suspends (SIM_PARKED_ADMIT) until an
+ * actor admits it: the one whose completion leaves the line idle, or whose
+ * own admission reaches the holder socket's bound.  Such an actor is never
+ * a deadlock: some request on its line is in flight, so the line will go
+ * idle.
+ *
  * Blocking.  A parked waiter (ll_wait_change on a line it holds validly)
  * sits in a list hung on the line's user slot of the coherence model and
  * is woken by the next write of the line.  Waits without a deadline, and
@@ -62,6 +69,7 @@ enum sim_block {
 	SIM_RUNNING = 0,
 	SIM_PARKED_LINE, /* ll_wait_change on a line */
 	SIM_PARKED_KICK, /* ll_park */
+	SIM_PARKED_ADMIT, /* a miss waiting for admission (socket-first) */
 	SIM_EXITED,
 };
 
@@ -81,7 +89,9 @@ struct sim_actor {
 	bool resume_pending;
 	bool kick_pending; /* ll_unpark came before ll_park */
 	sg_sem_t sem;      /* deadline waits */
-	uintptr_t wait_line; /* line address while parked on it */
+	uintptr_t wait_line; /* line address while parked on it, or waiting for admission */
+	struct coh_result admit_r; /* the miss's result, given when it is admitted */
+	bool admit_self;   /* admitted by its own call, before it suspended */
 	struct sim_actor *next_waiter; /* circular list; the slot points at the tail */
 
 	jmp_buf exit_jmp;
@@ -112,6 +122,8 @@ struct sim_state {
 	struct sim_actor *actors;
 	unsigned nactors, nlive, nparked; /* nparked: untimed parks only */
 	unsigned nline_waiters;
+	unsigned nadmit; /* actors waiting for admission (not in nparked: the
+			    line's queue drains, so they will be admitted) */
 	struct sim_actor *cur; /* the running actor; NULL in maestro */
 	uint64_t base_ps;      /* SimGrid clock at the start of the run */
 	uint64_t now_ps;       /* run time of the running actor's last event */

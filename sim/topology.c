@@ -529,6 +529,7 @@ static bool prop_known(const char *id)
 	static const char *const plain[] = {
 		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
+		"arbitration", "arbitration.max_local_run",
 	};
 	char key[32];
 
@@ -573,7 +574,8 @@ static int parse_numbers(struct ctx *x, const char *key, const char *v, double *
 		double d = strtod(tok, &e);
 		if (*e || errno || !isfinite(d))
 			return fail(x, "%s: '%s' is not a number", key, tok);
-		if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0))
+		if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0 ||
+			      strncmp(key, "arbitration", 11) == 0))
 			return fail(x, "%s: negative value %s", key, tok);
 		if (d < 0)
 			return fail(x, "%s: negative latency %s", key, tok);
@@ -725,6 +727,55 @@ static int read_bytes(struct ctx *x, const char *key, unsigned dflt, unsigned *o
 	return 0;
 }
 
+/* The cores of the largest socket: the default bound of a socket-first
+ * arbiter (topologies/README.md, "Arbitration"). */
+static unsigned largest_socket(const struct topo *t)
+{
+	unsigned best = 0;
+
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		unsigned n = 0;
+
+		for (unsigned c = 0; c < t->ncores; c++)
+			n += t->core_socket[c] == s;
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+/* arbitration = fifo | socket-first (default fifo);
+ * arbitration.max_local_run = N (N >= 1) | unbounded, socket-first only
+ * (default: the cores of a socket). */
+static int read_arbitration(struct ctx *x, struct topo *t)
+{
+	const char *v = prop("arbitration"), *b = prop("arbitration.max_local_run");
+	double d;
+	bool given;
+
+	t->arbitration = ARB_FIFO;
+	t->max_local_run = 0;
+	if (v && strcasecmp(v, "socket-first") == 0)
+		t->arbitration = ARB_SOCKET_FIRST;
+	else if (v && strcasecmp(v, "fifo") != 0)
+		return fail(x, "unknown arbitration '%s' (fifo or socket-first)", v);
+	if (!b) {
+		if (t->arbitration == ARB_SOCKET_FIRST)
+			t->max_local_run = largest_socket(t);
+		return 0;
+	}
+	if (t->arbitration != ARB_SOCKET_FIRST)
+		return fail(x, "arbitration.max_local_run needs arbitration socket-first");
+	if (strcasecmp(b, "unbounded") == 0)
+		return 0;
+	if (prop_number(x, "arbitration.max_local_run", &d, &given))
+		return -1;
+	if (d < 1 || d > 1e9 || d != floor(d))
+		return fail(x, "arbitration.max_local_run must be a whole number >= 1, or unbounded");
+	t->max_local_run = (unsigned)d;
+	return 0;
+}
+
 static int read_costs(struct ctx *x, struct topo *t)
 {
 	double hit[TOPO_NOPS], v;
@@ -754,7 +805,7 @@ static int read_costs(struct ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	return 0;
+	return read_arbitration(x, t);
 }
 
 /* ================================================================ platform */

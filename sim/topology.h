@@ -26,6 +26,10 @@ enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
  * TOPO_I means "not cached anywhere: from memory at the home node". */
 enum topo_state { TOPO_M = 0, TOPO_E = 1, TOPO_S = 2, TOPO_I = 3, TOPO_NSTATES = 4 };
 enum topo_protocol { PROTO_MESI = 0, PROTO_MOESI = 1, PROTO_MESIF = 2 };
+/* Who is served first among the requests waiting for a line (see
+ * sim/coherence.h, "Arbitration"): arrival order, or the holder's socket
+ * first. */
+enum topo_arbitration { ARB_FIFO = 0, ARB_SOCKET_FIRST = 1 };
 
 struct topo_link {
 	char name[64];
@@ -55,6 +59,14 @@ struct topo {
 	uint64_t inval_ps_per_sharer;    /* directory fan-out, per extra sharer */
 	unsigned data_msg_bytes;         /* a line plus header (default 72) */
 	unsigned ctrl_msg_bytes;         /* request/invalidate/ack (default 8) */
+
+	/* Arbitration of a line between sockets (properties `arbitration`
+	 * and `arbitration.max_local_run`): under ARB_SOCKET_FIRST, at most
+	 * max_local_run grants (0: no bound), mostly to the holder's socket,
+	 * go ahead of a request from another socket that waits.  Zero
+	 * (ARB_FIFO) in a topology built by hand. */
+	enum topo_arbitration arbitration;
+	unsigned max_local_run;
 
 	/* Socket links and the route between each pair of sockets. */
 	unsigned nlinks;

@@ -17,6 +17,8 @@
  *
  * A request that must leave its socket travels 40 ns per hop to the line's
  * home before it is served (coh_request_travel_ps, coh_access_arrived).
+ * The machine arbitrates in arrival order (fifo) unless a test sets
+ * socket-first (coh_request, coh_admit_next).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -743,6 +745,246 @@ static void test_travel_idle_cost(void **state)
 	coh_destroy(m);
 }
 
+/* ------------------------------------------------------------ arbitration */
+
+static struct coh_model *model_arb(unsigned bound)
+{
+	build_ring(PROTO_MESI);
+	T.arbitration = ARB_SOCKET_FIRST;
+	T.max_local_run = bound;
+	return coh_create(&T);
+}
+
+/* A request issued at `issue` (ns) that travels as coh_request_travel_ps
+ * says and is presented on arrival under the machine's arbitration. */
+static bool request_at(struct coh_model *m, unsigned core, uintptr_t a, enum coh_op op,
+		       uint64_t issue_ns, void *cookie, struct coh_result *r)
+{
+	uint64_t travel = coh_request_travel_ps(m, core, a, op);
+
+	return coh_request(m, core, a, op, issue_ns * NS + travel, travel, cookie, r);
+}
+
+static void expect_none_due(struct coh_model *m, uintptr_t a, uint64_t now_ns)
+{
+	struct coh_result r;
+
+	assert_null(coh_admit_next(m, a, now_ns * NS, &r));
+}
+
+static void test_socket_first_waits_for_idle(void **state)
+{
+	static const unsigned o1[] = { 1 };
+	struct coh_model *m = model_arb(4);
+	struct coh_line_view v;
+	struct coh_result r;
+	int c2;
+	(void)state;
+
+	/*
+	 * Homed on socket 0, M at core 1 (socket 0).  Core 0 (socket 0) takes
+	 * it at 10 ns: idle, admitted, done 10 + lat.atomic.M[0] = 140 ns.
+	 */
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
+	assert_int_equal(r.done_ps, 140 * NS);
+	/*
+	 * Core 2 (socket 1) issues at 10 ns, travels 40 ns to the home and
+	 * arrives at 50 ns: the line is busy with socket 0's request, so it
+	 * is not admitted; it waits.
+	 */
+	assert_false(request_at(m, 2, line(0), COH_RMW, 10, &c2, &r));
+	assert_int_equal(coh_waiting(m, line(0)), 1);
+	expect_none_due(m, line(0), 50);
+	/*
+	 * Core 1 (socket 0, the holder's) arrives at 60 ns, after core 2, and
+	 * is admitted ahead of it: start 140, M at core 0, same socket, done
+	 * 140 + 130 = 270 ns.  Nothing is due at its admission, nor at the
+	 * completion at 140 ns (the line is busy until 270).
+	 */
+	assert_true(request_at(m, 1, line(0), COH_RMW, 60, NULL, &r));
+	assert_int_equal(r.start_ps, 140 * NS);
+	assert_int_equal(r.done_ps, 270 * NS);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.holder, 0);
+	assert_int_equal(v.nwaiting, 1);
+	assert_int_equal(v.local_run, 1);
+	expect_none_due(m, line(0), 60);
+	expect_none_due(m, line(0), 140);
+	/*
+	 * At 270 ns the line goes idle: core 2 is admitted then.  It finds M
+	 * at core 1, one hop: lat.atomic.M[1] 230 ns less the 40 paid on the
+	 * way, done 460 ns; queued 270 - 50 = 220 ns from its arrival.
+	 */
+	assert_ptr_equal(coh_admit_next(m, line(0), 270 * NS, &r), &c2);
+	assert_false(r.hit);
+	assert_int_equal(r.state, TOPO_M);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.start_ps, 270 * NS);
+	assert_int_equal(r.queue_ps, 220 * NS);
+	assert_int_equal(r.done_ps, 460 * NS);
+	assert_int_equal(r.link_wait_ps, 0);
+	expect_none_due(m, line(0), 270);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.owner, 2);
+	assert_int_equal(v.holder, 1);
+	assert_int_equal(v.nwaiting, 0);
+	assert_int_equal(coh_counters(m)->deferred, 1);
+	assert_int_equal(coh_counters(m)->deferred_ps, 220 * NS);
+	assert_int_equal(coh_counters(m)->bound_grants, 0);
+	assert_int_equal(coh_counters(m)->queue_ps, (80 + 220) * NS);
+	coh_destroy(m);
+
+	/*
+	 * The same requests under fifo: core 2 (arrived at 50) goes first,
+	 * start 140, done 140 + 230 - 40 = 330; core 1 then finds M at core 2,
+	 * one hop: done 330 + 230 = 560 ns.
+	 */
+	m = model(PROTO_MESI);
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
+	assert_true(request_at(m, 2, line(0), COH_RMW, 10, &c2, &r));
+	assert_int_equal(r.start_ps, 140 * NS);
+	assert_int_equal(r.done_ps, 330 * NS);
+	assert_true(request_at(m, 1, line(0), COH_RMW, 60, NULL, &r));
+	assert_int_equal(r.done_ps, 560 * NS);
+	assert_null(coh_admit_next(m, line(0), 560 * NS, &r));
+	assert_int_equal(coh_counters(m)->deferred, 0);
+	coh_destroy(m);
+}
+
+static void test_socket_first_bound(void **state)
+{
+	static const unsigned o2[] = { 2 };
+	struct coh_model *m = model_arb(2);
+	struct coh_line_view v;
+	struct coh_result r;
+	int c0, c4, c2;
+	(void)state;
+
+	/* Homed on socket 0, M at core 2: socket 1 holds it. */
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, o2, 1);
+	/* core 3 (socket 1) at 0: done 130 ns */
+	assert_true(request_at(m, 3, line(0), COH_RMW, 0, NULL, &r));
+	assert_int_equal(r.done_ps, 130 * NS);
+	/* core 0 (socket 0, the home: no travel) at 10 ns waits; core 4
+	 * (socket 2) issues at 20, arrives at 100 (two hops), waits behind */
+	assert_false(request_at(m, 0, line(0), COH_RMW, 10, &c0, &r));
+	assert_false(request_at(m, 4, line(0), COH_RMW, 20, &c4, &r));
+	assert_int_equal(coh_waiting(m, line(0)), 2);
+	/*
+	 * Socket 1 goes on: core 2 at 110 (start 130, done 260), core 3 at
+	 * 120 (start 260, done 390).  That is the bound's 2 grants since core
+	 * 0 began to wait: the oldest waiter, core 0, is admitted at once,
+	 * behind them: start 390, M at core 3, one hop: 230, done 620 ns,
+	 * queued 380 ns.  Socket 0 holds the line now; core 4 is not due.
+	 */
+	assert_true(request_at(m, 2, line(0), COH_RMW, 110, NULL, &r));
+	assert_int_equal(r.done_ps, 260 * NS);
+	expect_none_due(m, line(0), 110);
+	assert_true(request_at(m, 3, line(0), COH_RMW, 120, NULL, &r));
+	assert_int_equal(r.done_ps, 390 * NS);
+	assert_ptr_equal(coh_admit_next(m, line(0), 120 * NS, &r), &c0);
+	assert_int_equal(r.start_ps, 390 * NS);
+	assert_int_equal(r.queue_ps, 380 * NS);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.done_ps, 620 * NS);
+	expect_none_due(m, line(0), 120);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.holder, 0);
+	assert_int_equal(v.local_run, 0);
+	/*
+	 * Core 2 (socket 1, no longer the holder) issues at 130: the line is M
+	 * in socket 0, so it travels 40 ns to the home and waits, behind core
+	 * 4.  Core 1 (socket 0) at 140 is admitted: start 620, done 750.
+	 */
+	assert_false(request_at(m, 2, line(0), COH_RMW, 130, &c2, &r));
+	assert_true(request_at(m, 1, line(0), COH_RMW, 140, NULL, &r));
+	assert_int_equal(r.start_ps, 620 * NS);
+	assert_int_equal(r.done_ps, 750 * NS);
+	expect_none_due(m, line(0), 140);
+	/*
+	 * At 750 the line goes idle: core 4 first (it came first), M at core
+	 * 1, two hops: 330 - 80 paid = 250, done 1000 ns, queued 650.  Core 2
+	 * waits for socket 2 to be done: at 1000, M at core 4, one hop:
+	 * 230 - 40 = 190, done 1190 ns, queued 830.
+	 */
+	assert_ptr_equal(coh_admit_next(m, line(0), 750 * NS, &r), &c4);
+	assert_int_equal(r.dist_class, 2);
+	assert_int_equal(r.queue_ps, 650 * NS);
+	assert_int_equal(r.done_ps, 1000 * NS);
+	expect_none_due(m, line(0), 750);
+	assert_ptr_equal(coh_admit_next(m, line(0), 1000 * NS, &r), &c2);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.queue_ps, 830 * NS);
+	assert_int_equal(r.done_ps, 1190 * NS);
+	assert_int_equal(r.link_wait_ps, 0);
+	assert_int_equal(coh_waiting(m, line(0)), 0);
+	assert_int_equal(coh_counters(m)->deferred, 3);
+	assert_int_equal(coh_counters(m)->bound_grants, 1);
+	assert_int_equal(coh_counters(m)->deferred_ps, (110 + 650 + 830) * NS);
+	coh_destroy(m);
+}
+
+static void test_socket_first_unbounded_and_settled(void **state)
+{
+	static const unsigned o1[] = { 1 }, s20[] = { 2, 0 };
+	struct coh_model *m = model_arb(0);
+	struct coh_result r;
+	uint64_t done = 0;
+	int c2;
+	(void)state;
+
+	/*
+	 * No bound: while socket 0's cores keep the line busy, core 2
+	 * (socket 1) waits, however many grants they get; it is admitted when
+	 * the line goes idle.  Cores 0 and 1 alternate, each taking the line
+	 * from the other: 130 ns a grant from 10 ns.
+	 */
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
+	assert_false(request_at(m, 2, line(0), COH_RMW, 10, &c2, &r));
+	for (unsigned i = 1; i <= 10; i++) {
+		assert_true(request_at(m, i % 2, line(0), COH_RMW, 10 + i, NULL, &r));
+		assert_int_equal(r.start_ps, (10 + 130 * i) * NS);
+		expect_none_due(m, line(0), 10 + i);
+		done = r.done_ps;
+	}
+	assert_int_equal(done, (10 + 130 * 11) * NS);
+	expect_none_due(m, line(0), 10 + 130 * 10);
+	assert_ptr_equal(coh_admit_next(m, line(0), done, &r), &c2);
+	assert_int_equal(r.start_ps, done);
+	assert_int_equal(coh_counters(m)->bound_grants, 0);
+
+	/*
+	 * A request its own socket can settle never waits.  S {2, 0}: socket
+	 * 1 holds it (core 2's).  Core 3 (socket 1) loads at 2000 ns: start
+	 * 2000, lat.load.S[0], done 2050.  Core 1 (socket 0) loads at 2010
+	 * while it is busy: socket 0 has a copy (core 0's), so it is admitted:
+	 * start 2050, done 2100.  Core 4 (socket 2) issues at 2020 and
+	 * arrives at 2100 (two hops to the home), when the line has just gone
+	 * idle: admitted at once, the nearest copy one hop away: 150 - 80,
+	 * done 2170 ns, as on an idle machine.
+	 */
+	coh_force_state(m, line(1), TOPO_S, s20, 2);
+	assert_true(request_at(m, 3, line(1), COH_LOAD, 2000, NULL, &r));
+	assert_int_equal(r.done_ps, 2050 * NS);
+	assert_true(request_at(m, 1, line(1), COH_LOAD, 2010, NULL, &r));
+	assert_int_equal(r.start_ps, 2050 * NS);
+	assert_int_equal(r.done_ps, 2100 * NS);
+	assert_true(request_at(m, 4, line(1), COH_LOAD, 2020, NULL, &r));
+	assert_int_equal(r.start_ps, 2100 * NS);
+	assert_int_equal(r.queue_ps, 0);
+	assert_int_equal(r.dist_class, 1);
+	assert_int_equal(r.done_ps, 2170 * NS);
+	assert_int_equal(coh_waiting(m, line(1)), 0);
+	coh_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -760,6 +1002,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_travel),
 		cmocka_unit_test(test_arrival_order),
 		cmocka_unit_test(test_travel_idle_cost),
+		cmocka_unit_test(test_socket_first_waits_for_idle),
+		cmocka_unit_test(test_socket_first_bound),
+		cmocka_unit_test(test_socket_first_unbounded_and_settled),
 	};
 	(void)argc;
 	(void)argv;

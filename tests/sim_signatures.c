@@ -3,7 +3,7 @@
  * machine, which must come out of the coherence model and not be scripted:
  *
  *   1. herding: misses on the lock's lines per release grow with the number
- *      of waiters for ttas, and stay flat for mcs;
+ *      of waiters for ttas (at least one per waiter), and stay flat for mcs;
  *   2. the ticket lock's handoff time grows with the number of waiters (each
  *      release sends every waiter to re-read the owner field, and the next
  *      ticket holder's read queues behind theirs), mcs's does not;
@@ -24,11 +24,18 @@
  *                  lock() by another thread, averaged over such handoffs;
  *   socket runs    consecutive acquisitions by threads of one socket.
  *
+ * 4socket-ring arbitrates socket-first (topologies/README.md,
+ * "Arbitration"): the socket holding a line serves its own cores' requests
+ * before one that came through the home.  The figures below were measured
+ * with it, and some depend on it (noted with each test).
+ *
  * Figures are medians over seeds; the thresholds leave wide margins around
- * the figures measured (given with each test).  Each test prints its
- * figures.  The whole program takes about 1 s (about 9 s under
- * AddressSanitizer, where the simulator runs actors as threads), so nothing
- * is cut down for the sanitizer build.
+ * the figures measured (given with each test, "over 15 seeds": five
+ * builds with -DSIGS_SEED0=20240601, 20250101, ... 20280101, three seeds
+ * each).  Each test prints its figures.  The whole program takes about 3 s
+ * (about 50 s under AddressSanitizer, where the simulator runs actors as
+ * threads and every event is a thread switch), so nothing is cut down for
+ * the sanitizer build.
  *
  * argv[1] (the bin/ directory) is not needed: nothing here runs a binary.
  */
@@ -49,16 +56,15 @@
 #include <locklab/workload.h>
 
 /*
- * Socket capture (test 3) is asserted only when this is 1.  The model
- * serves the requests to a line in the order they are issued, whatever the
- * distance they come from, so tas's waiters take the line round-robin and
- * the lock leaves the socket as often as under a fair lock, or more
- * (measured: local share 0.109-0.180 over 15 seeds against a fair 0.226,
- * longest socket run 3-5).  Until the model favours near requesters the
- * test measures, prints and skips.
+ * Socket capture (test 3) is asserted when this is 1 (-D...=0 measures,
+ * prints and skips).  It needs the machine's socket-first arbitration:
+ * under arrival order (arbitration fifo) tas's waiters, who always have an
+ * xchg queued on the line, take it nearly round-robin, and the lock leaves
+ * the socket as often as under a fair lock (measured: local share 0.18,
+ * longest socket run 5).
  */
 #ifndef SIGS_EXPECT_SOCKET_CAPTURE
-#define SIGS_EXPECT_SOCKET_CAPTURE 0
+#define SIGS_EXPECT_SOCKET_CAPTURE 1
 #endif
 
 #define TOPO "4socket-ring"
@@ -352,20 +358,36 @@ static const char *sweep_text(const struct sig_medians *m, size_t off, const cha
  * exponential with mean 200 ns (so that the lock changes hands; with none
  * at all ttas's releaser wins its own lock back every time), scatter.
  *
- * A ttas release invalidates every waiter's copy of the lock word; each
- * waiter misses to re-read it, each that saw it free misses again on its
- * xchg, and the losers miss to re-read once more.  mcs's lock line is
- * touched once per acquisition (the xchg on the tail); its waiters spin on
- * their own nodes (context lines), and its misses on all lines stay flat
- * too.
+ * A ttas release invalidates every waiter's copy of the lock word, and so
+ * does the winner's xchg; each waiter misses to re-read it after each such
+ * write it sees, each that saw it free misses again on its xchg.  So every
+ * release costs at least one miss per waiter, plus its own.  mcs's lock
+ * line is touched once per acquisition (the xchg on the tail); its waiters
+ * spin on their own nodes (context lines), and its misses on all lines
+ * stay flat too.
+ *
+ * Socket-first arbitration lowers the count per waiter as the waiters
+ * spread over sockets: the releaser's socket re-reads and takes the lock
+ * (its waiters' requests are served at once, in the socket), while the
+ * other sockets' re-reads wait at the home until that socket is done with
+ * the line; by then the lock is taken, so they re-read once and park
+ * instead of racing on xchg.  With 2 and 4 waiters (3 and 5 threads
+ * scattered: at most 2 per socket) few re-reads come from other sockets
+ * than the holder's; from 8 on most do.
  *
  * Measured (median of 3 seeds), misses on lock lines per release:
- *   ttas  6.67 / 12.83 / 21.97 / 38.25     mcs  1.00 / 1.00 / 1.01 / 1.01
- * and mcs's misses on all lines per acquisition 6.85 / 7.01 / 7.03 / 7.05;
- * over 15 seeds no ttas figure moved by more than 1%.
- * Asserted: ttas grows by >= 1.3x at each step and by >= 4x from 2 to 16
- * waiters; every mcs figure is within 30% of its value at 2 waiters, and
- * mcs's lock-line figure stays <= 1.5.
+ *   ttas  6.04 / 11.03 / 12.46 / 22.53     mcs  1.00 / 1.00 / 1.01 / 1.01
+ * and mcs's misses on all lines per acquisition 6.90 / 7.01 / 7.03 / 7.05.
+ * Over 15 seeds, single runs: ttas 5.97-6.08, 10.90-11.13, 12.41-12.67,
+ * 22.32-24.38 (medians 22.40-24.36 at 16); mcs unchanged.  At 8 and 16
+ * waiters the lock stays on one socket for nearly the whole run (local
+ * share 0.98-1.00).  (Under arrival-order arbitration: ttas 6.04 / 11.46 /
+ * 24.39 / 43.62.)
+ * Asserted: ttas's figure is >= waiters + 1 at every size, grows by
+ * >= 1.05x at each step (measured: 1.13x at the smallest, 4 to 8) and by
+ * >= 3x from 2 to 16 waiters (measured 3.7-4.0x); every mcs figure is
+ * within 30% of its value at 2 waiters, and mcs's lock-line figure stays
+ * <= 1.5.
  */
 static void herding_ttas_grows_mcs_flat(void **state)
 {
@@ -379,14 +401,20 @@ static void herding_ttas_grows_mcs_flat(void **state)
 	SWEEP(m, misses_per_acq, "%.2f", ba);
 	print_message("herding: lock-line misses per release, waiters 2/4/8/16: ttas %s; mcs %s "
 		      "(mcs, all lines per acquisition: %s)\n", bt, bm, ba);
+	for (unsigned i = 0; i < NSWEEP; i++)
+		if (!(t[i].lock_misses_per_rel >= sweep[i] + 1))
+			fail_msg("ttas lock-line misses per release at %u waiters (%.2f) are fewer "
+				 "than one per waiter plus the release's own (%u); sweep 2/4/8/16: %s "
+				 "(measured 6.04 / 11.03 / 12.46 / 22.53)", sweep[i],
+				 t[i].lock_misses_per_rel, sweep[i] + 1, bt);
 	for (unsigned i = 1; i < NSWEEP; i++)
-		if (!(t[i].lock_misses_per_rel >= 1.3 * t[i - 1].lock_misses_per_rel))
-			fail_msg("ttas lock-line misses per release do not grow >= 1.3x per step "
-				 "of waiters 2/4/8/16: %s", bt);
-	if (!(t[NSWEEP - 1].lock_misses_per_rel >= 4 * t[0].lock_misses_per_rel))
-		fail_msg("ttas lock-line misses per release at 16 waiters (%.2f) are not >= 4x "
-			 "those at 2 (%.2f); sweep %s", t[NSWEEP - 1].lock_misses_per_rel,
-			 t[0].lock_misses_per_rel, bt);
+		if (!(t[i].lock_misses_per_rel >= 1.05 * t[i - 1].lock_misses_per_rel))
+			fail_msg("ttas lock-line misses per release do not grow >= 1.05x per step "
+				 "of waiters 2/4/8/16: %s (measured 6.04 / 11.03 / 12.46 / 22.53)", bt);
+	if (!(t[NSWEEP - 1].lock_misses_per_rel >= 3 * t[0].lock_misses_per_rel))
+		fail_msg("ttas lock-line misses per release at 16 waiters (%.2f) are not >= 3x "
+			 "those at 2 (%.2f); sweep %s (measured 3.7-4.0x)",
+			 t[NSWEEP - 1].lock_misses_per_rel, t[0].lock_misses_per_rel, bt);
 	for (unsigned i = 0; i < NSWEEP; i++) {
 		if (!(m[i].lock_misses_per_rel <= 1.5) ||
 		    fabs(m[i].lock_misses_per_rel / m[0].lock_misses_per_rel - 1) > 0.3)
@@ -410,16 +438,33 @@ static void herding_ttas_grows_mcs_flat(void **state)
  * line, and the next ticket holder sits somewhere in that queue.  mcs's
  * release writes only the successor's node.
  *
+ * Where it sits: the releaser's socket holds the line, so its waiters'
+ * reads are served first, at once; the other sockets' reads travel to the
+ * home (the lock's line is homed on socket 0, whose reads need no travel)
+ * and, arriving while the line is busy with the releaser's socket, wait
+ * there until it is done, then go in the order they arrived (socket 0
+ * first, one hop before two).  Each waiter added puts on average half a
+ * re-read ahead of the next holder; a re-read of a shared line is short
+ * (lat.load.S 18 ns in a socket, 94 / 144 ns across less the 40 / 80 ns
+ * paid travelling), so the handoff grows by some 6 ns a waiter, not by a
+ * whole transfer.  At 2 waiters (3 threads on sockets 0, 1, 2) the order
+ * of the first tickets decides whether one or two of the three handoffs
+ * find the next holder's read behind the third thread's: 142 or 160 ns by
+ * seed, so the figure can fall from 2 to 4 waiters.
+ *
  * Measured (median of 3 seeds), handoff time in ns:
- *   ticket  185 / 292 / 404 / 544      mcs  138 / 151 / 121 / 119
- * (time per acquisition, 1 ms / acquisitions: ticket 1021 / 1163 / 1253 /
- * 1404, mcs 975 / 998 / 923 / 930).  Over 15 seeds, single runs: ticket
- * 185, 276-321, 384-412, 528-555; mcs 138-146, 106-151, 92-139, 94-140
- * (mcs falls a little at 16 waiters: with 17 threads on 4 sockets more of
- * its FIFO handoffs stay on a socket).
- * Asserted: ticket grows >= 1.1x at each step and >= 2x from 2 to 16
- * waiters; at 16 waiters it is >= 2.5x mcs's; mcs's never exceeds 1.3x its
- * value at 2 waiters.
+ *   ticket  142 / 153 / 164 / 226      mcs  138 / 131 / 106 / 98
+ * (time per acquisition, 1 ms / acquisitions: ticket 978 / 1010 / 993 /
+ * 1062, mcs 974 / 957 / 902 / 864).  Over 15 seeds, single runs: ticket
+ * 142 or 160, 143-160, 162-194, 194-231; medians of 3 at 2 / 16 waiters
+ * 142-160 / 219-230 (1.43-1.59x), at 8 / 16 1.22-1.38x; mcs medians at
+ * 16 waiters 98-114 (it falls with waiters: with more threads per socket
+ * more of its FIFO handoffs stay on a socket, and socket-first
+ * arbitration groups the tail xchgs by socket).
+ * Asserted: ticket at 16 waiters >= 1.25x its value at 2 and >= 1.1x its
+ * value at 8; no step falls by more than 15% (measured: at most 11%, 2 to
+ * 4); at 16 waiters it is >= 1.6x mcs's (measured 2.0-2.3x); mcs's never
+ * exceeds 1.3x its value at 2 waiters.
  */
 static void ticket_handoff_grows_with_waiters(void **state)
 {
@@ -435,15 +480,20 @@ static void ticket_handoff_grows_with_waiters(void **state)
 	print_message("ticket: handoff ns, waiters 2/4/8/16: ticket %s; mcs %s "
 		      "(ns per acquisition: ticket %s; mcs %s)\n", bt, bm, ct, cm);
 	for (unsigned i = 1; i < NSWEEP; i++)
-		if (!(t[i].handoff_ns >= 1.1 * t[i - 1].handoff_ns))
-			fail_msg("ticket handoff time does not grow >= 1.1x per step of waiters "
-				 "2/4/8/16: %s ns", bt);
-	if (!(t[NSWEEP - 1].handoff_ns >= 2 * t[0].handoff_ns))
-		fail_msg("ticket handoff at 16 waiters (%.0f ns) is not >= 2x that at 2 "
-			 "(%.0f ns); sweep %s ns", t[NSWEEP - 1].handoff_ns, t[0].handoff_ns, bt);
-	if (!(t[NSWEEP - 1].handoff_ns >= 2.5 * m[NSWEEP - 1].handoff_ns))
-		fail_msg("ticket handoff at 16 waiters (%.0f ns) is not >= 2.5x mcs's (%.0f ns)",
-			 t[NSWEEP - 1].handoff_ns, m[NSWEEP - 1].handoff_ns);
+		if (!(t[i].handoff_ns >= 0.85 * t[i - 1].handoff_ns))
+			fail_msg("ticket handoff time falls by more than 15%% in a step of waiters "
+				 "2/4/8/16: %s ns (measured 142 / 153 / 164 / 226)", bt);
+	if (!(t[NSWEEP - 1].handoff_ns >= 1.25 * t[0].handoff_ns))
+		fail_msg("ticket handoff at 16 waiters (%.0f ns) is not >= 1.25x that at 2 "
+			 "(%.0f ns); sweep %s ns (measured 1.43-1.59x)", t[NSWEEP - 1].handoff_ns,
+			 t[0].handoff_ns, bt);
+	if (!(t[NSWEEP - 1].handoff_ns >= 1.1 * t[NSWEEP - 2].handoff_ns))
+		fail_msg("ticket handoff at 16 waiters (%.0f ns) is not >= 1.1x that at 8 "
+			 "(%.0f ns); sweep %s ns (measured 1.22-1.38x)", t[NSWEEP - 1].handoff_ns,
+			 t[NSWEEP - 2].handoff_ns, bt);
+	if (!(t[NSWEEP - 1].handoff_ns >= 1.6 * m[NSWEEP - 1].handoff_ns))
+		fail_msg("ticket handoff at 16 waiters (%.0f ns) is not >= 1.6x mcs's (%.0f ns) "
+			 "(measured 2.0-2.3x)", t[NSWEEP - 1].handoff_ns, m[NSWEEP - 1].handoff_ns);
 	for (unsigned i = 0; i < NSWEEP; i++)
 		if (!(m[i].handoff_ns <= 1.3 * m[0].handoff_ns))
 			fail_msg("mcs handoff time grows: %.0f ns at %u waiters, more than 1.3x the "
@@ -457,13 +507,23 @@ static void ticket_handoff_grows_with_waiters(void **state)
  * tas, 32 threads placed compact (8 per socket: the whole machine), cs 50
  * ns, non-critical section exponential with mean 100 ns.  A fair lock that
  * handed the lock to a random waiter would stay on the socket (8 - 1) / 31
- * = 0.23 of the time.  Socket capture means far more: asserted >= 0.6 of
- * handoffs (the workload's handoff_local_frac) socket-local.  The longest
- * run of acquisitions on one socket is printed too.
+ * = 0.23 of the time.
  *
- * Measured (3 seeds): local share 0.148 / 0.132 / 0.116, longest socket
- * run 3 / 3 / 4 acquisitions, mean run 1.17 / 1.15 / 1.13; over 15 seeds
- * 0.109-0.180 and 3-5: no capture (see SIGS_EXPECT_SOCKET_CAPTURE).
+ * Every tas waiter always has an xchg on the line.  Under socket-first
+ * arbitration the socket holding the line serves its own cores' xchgs
+ * while the others' wait at the home, until the line goes idle or 8 (the
+ * default bound: a socket's cores) have gone ahead of them.  The release
+ * is a store from the holder's socket: when the line is still there, the
+ * next xchg served is a local waiter's, which takes the lock; when the line
+ * has moved on, the store waits its turn at the home with everyone else's.
+ *
+ * Measured (median of 3 seeds): local share 0.778 (single runs 0.751 /
+ * 0.778 / 0.815), longest socket run 75 acquisitions, mean run 4.41; over
+ * 15 seeds, single runs: local share 0.597-0.903, longest run 22-103;
+ * medians of 3: 0.624-0.802 and 35-77.  (Under arrival-order arbitration:
+ * 0.184, longest run 5, mean run 1.22.)
+ * Asserted: local share >= 0.45 (twice a fair lock's) and a longest
+ * socket run >= 15 acquisitions (three times the arrival-order figure).
  */
 static void tas_captures_socket(void **state)
 {
@@ -484,14 +544,16 @@ static void tas_captures_socket(void **state)
 		      "(fair %.3f), longest socket run %.0f, mean run %.2f\n", m.local_frac, fair,
 		      m.longest_run, m.mean_run);
 	if (!SIGS_EXPECT_SOCKET_CAPTURE) {
-		print_message("capture: not asserted: the model does not favour near requesters "
-			      "(SIGS_EXPECT_SOCKET_CAPTURE is 0)\n");
+		print_message("capture: not asserted (SIGS_EXPECT_SOCKET_CAPTURE is 0)\n");
 		skip();
 	}
-	if (!(m.local_frac >= 0.6))
-		fail_msg("tas on " TOPO ", 32 threads: socket-local handoffs %.3f, not >= 0.6 "
-			 "(a fair lock: %.3f); longest socket run %.0f", m.local_frac, fair,
-			 m.longest_run);
+	if (!(m.local_frac >= 0.45))
+		fail_msg("tas on " TOPO ", 32 threads: socket-local handoffs %.3f, not >= 0.45 "
+			 "(a fair lock: %.3f; measured 0.778); longest socket run %.0f",
+			 m.local_frac, fair, m.longest_run);
+	if (!(m.longest_run >= 15))
+		fail_msg("tas on " TOPO ", 32 threads: longest socket run %.0f acquisitions, not "
+			 ">= 15 (measured 75; 5 under arrival-order arbitration)", m.longest_run);
 }
 
 /* ------------------------------------------------------------ 4. determinism */
