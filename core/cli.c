@@ -83,6 +83,47 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 	return 0;
 }
 
+/* --overcommit: a comma-separated list of ratios such as 0.5,1,1.5,2 (plain
+ * decimals: digits and at most one point). */
+#define MIN_OVERCOMMIT 0.1
+#define MAX_OVERCOMMIT 64.0
+
+static int parse_ratio(const char *opt, const char *tok, double *out, char *err, size_t len)
+{
+	const char *dot = strchr(tok, '.');
+	char *end;
+
+	if (!*tok || strspn(tok, "0123456789.") != strlen(tok) || (dot && strchr(dot + 1, '.')) ||
+	    !strcmp(tok, "."))
+		return fail(err, len, "%s: '%s' is not a decimal number", opt, tok);
+	errno = 0;
+	*out = strtod(tok, &end);
+	if (errno || *end || *out < MIN_OVERCOMMIT || *out > MAX_OVERCOMMIT)
+		return fail(err, len, "%s: %s is out of range (%g..%g)", opt, tok, MIN_OVERCOMMIT,
+			    MAX_OVERCOMMIT);
+	return 0;
+}
+
+static int parse_overcommit(const char *val, struct wl_config *c, char *err, size_t len)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(val) >= sizeof(buf))
+		return fail(err, len, "--overcommit: list too long");
+	if (!*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
+		return fail(err, len, "--overcommit: '%s' is not a list of ratios", val);
+	strcpy(buf, val);
+	c->novercommit = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (c->novercommit == WL_MAX_LIST)
+			return fail(err, len, "--overcommit: more than %d entries", WL_MAX_LIST);
+		if (parse_ratio("--overcommit", tok, &c->overcommit[c->novercommit], err, len))
+			return 2;
+		c->novercommit++;
+	}
+	return 0;
+}
+
 static int parse_locks(const char *val, struct wl_config *c, char *err, size_t len)
 {
 	char buf[1024], *save = NULL;
@@ -264,6 +305,13 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	if (!strcmp(opt, "--threads"))
 		return parse_num_list(opt, val, 1, WL_MAX_THREADS, c->threads, WL_MAX_LIST, &c->nthreads,
 				      err, len);
+	if (!strcmp(opt, "--vm")) {
+		rc = parse_num(opt, val, 1, WL_MAX_THREADS, &v, err, len);
+		c->vm_vcpus = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--overcommit"))
+		return parse_overcommit(val, c, err, len);
 	if (!strcmp(opt, "--cs"))
 		return parse_num(opt, val, 0, MAX_NS, &c->cs_ns, err, len);
 	if (!strcmp(opt, "--ncs"))
@@ -324,9 +372,37 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	return -1;
 }
 
-static int check_config(struct cli_opts *o, bool duration_given, char *err, size_t len)
+/* --vm V: --threads defaults to V and may not exceed it; --overcommit
+ * defaults to 1 and needs --vm. */
+static int check_vm(struct wl_config *c, bool threads_given, char *err, size_t len)
+{
+	if (!c->vm_vcpus) {
+		if (c->novercommit)
+			return fail(err, len, "--overcommit: needs --vm V (the guest's vCPUs)");
+		return 0;
+	}
+	if (!c->novercommit) {
+		c->overcommit[0] = 1.0;
+		c->novercommit = 1;
+	}
+	if (!threads_given) {
+		c->threads[0] = c->vm_vcpus;
+		c->nthreads = 1;
+	}
+	for (unsigned i = 0; i < c->nthreads; i++)
+		if (c->threads[i] > c->vm_vcpus)
+			return fail(err, len, "--threads %u: more threads than the %u vCPUs of --vm",
+				    c->threads[i], c->vm_vcpus);
+	return 0;
+}
+
+static int check_config(struct cli_opts *o, bool duration_given, bool threads_given, char *err,
+			size_t len)
 {
 	struct wl_config *c = &o->cfg;
+
+	if (check_vm(c, threads_given, err, len))
+		return 2;
 
 	if (duration_given && c->ops)
 		return fail(err, len, "--duration and --ops exclude each other: give one");
@@ -334,7 +410,16 @@ static int check_config(struct cli_opts *o, bool duration_given, char *err, size
 		c->duration_ms = backend_default_duration_ms;
 	if (c->nalgos == 0)
 		default_locks(c);
-	if (c->pin == PIN_LIST) {
+	if (c->pin == PIN_LIST && c->vm_vcpus) {
+		unsigned maxp = 0;
+
+		for (unsigned i = 0; i < c->novercommit; i++)
+			if (wl_vm_pcpus(c->vm_vcpus, c->overcommit[i]) > maxp)
+				maxp = wl_vm_pcpus(c->vm_vcpus, c->overcommit[i]);
+		if (c->pin_list_len < maxp)
+			return fail(err, len, "--pin list: has %u cpus but --overcommit asks for %u "
+				    "physical cpus", c->pin_list_len, maxp);
+	} else if (c->pin == PIN_LIST) {
 		unsigned maxt = 0;
 
 		for (unsigned i = 0; i < c->nthreads; i++)
@@ -349,7 +434,7 @@ static int check_config(struct cli_opts *o, bool duration_given, char *err, size
 
 int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
 {
-	bool duration_given = false;
+	bool duration_given = false, threads_given = false;
 	const char *preset;
 	int rc;
 
@@ -389,6 +474,8 @@ int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t l
 		}
 		if (!strcmp(opt, "--duration"))
 			duration_given = true;
+		if (!strcmp(opt, "--threads"))
+			threads_given = true;
 		rc = parse_one(opt, val, o, err, len);
 
 		if (rc < 0)
@@ -396,5 +483,5 @@ int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t l
 		if (rc)
 			return rc;
 	}
-	return check_config(o, duration_given, err, len);
+	return check_config(o, duration_given, threads_given, err, len);
 }

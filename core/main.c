@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"
+		"              [--vm V --overcommit X[,X...]]  (V threads on V/X cpus: docs/vm.md)\n"
 		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
 		"                                        docs/rwlocks.md; other options override it)\n"
 		"%s",
@@ -80,6 +81,18 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->events_per_acq = per(c->events, r->acquisitions);
 	for (unsigned k = 0; k < SIM_CSV_CLASSES; k++)
 		r->transfers_class_per_acq[k] = per(c->transfers_by_class[k], r->acquisitions);
+}
+
+/* --vm: the figures per acquisition and per wake. */
+static void fill_vm(struct run_result *r)
+{
+	const struct vm_counters *v = &r->sim.vm;
+
+	if (!v->has_vm)
+		return;
+	r->holder_lost_ns_per_acq = per(v->holder_lost_ps, r->acquisitions) / 1000.0;
+	r->waiter_lost_ns_per_acq = per(v->waiter_lost_ps, r->acquisitions) / 1000.0;
+	r->wake_latency_ns = per(v->wake_ps, v->wakes) / 1000.0;
 }
 
 static void fill_waits(struct run_result *r, const struct wl_run *run)
@@ -151,6 +164,7 @@ static void fill_result(struct run_result *r, const struct wl_run *run, const st
 		r->readers_overlap_max = wl_max_readers(run);
 	fill_waits(r, run);
 	fill_sim(r, c);
+	fill_vm(r);
 }
 
 static void progress(const struct cli_opts *o, size_t done, size_t total, const char *lock,
@@ -161,16 +175,21 @@ static void progress(const struct cli_opts *o, size_t done, size_t total, const 
 
 	if (!o->progress)
 		return;
+	if (done == total) {
+		fprintf(stderr, "\r[%.*s] %zu/%zu done%*s\n", width, "==============================",
+			done, total, 20, "");
+		fflush(stderr);
+		return;
+	}
 	fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-16s t=%-4u", fill,
 		"==============================", width - fill, "", done, total, lock, threads);
-	if (done == total)
-		fputc('\n', stderr);
 	fflush(stderr);
 }
 
-/* One run of one lock at one thread count; exits 3 when it fails. */
+/* One run of one lock at one thread count (and, with --vm, overcommit
+ * cfg->overcommit[x]); exits 3 when it fails. */
 static void one_run(const struct wl_config *cfg, const struct lock_algo *a, unsigned nthreads,
-		    unsigned r, struct output_set *out)
+		    unsigned x, unsigned r, struct output_set *out)
 {
 	struct wl_run run;
 	struct sim_counters c;
@@ -183,6 +202,10 @@ static void one_run(const struct wl_config *cfg, const struct lock_algo *a, unsi
 	run.nthreads = nthreads;
 	run.run_index = r;
 	run.seed = mix_seed(cfg->seed, r);
+	if (cfg->vm_vcpus) {
+		run.overcommit = cfg->overcommit[x];
+		run.vm_pcpus = wl_vm_pcpus(cfg->vm_vcpus, run.overcommit);
+	}
 	run.threads = calloc(nthreads, sizeof(*run.threads));
 	if (!run.threads) {
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
@@ -253,6 +276,7 @@ static int cmd_run(int argc, char **argv)
 	struct output_set out;
 	char err[512];
 	size_t total, done = 0;
+	unsigned nx;
 
 	if (cli_parse_run(argc, argv, &o, err, sizeof(err)))
 		die_bad_input(err);
@@ -264,14 +288,17 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
 		return 1;
 	}
-	total = (size_t)o.cfg.nalgos * o.cfg.nthreads * o.cfg.runs;
+	nx = o.cfg.vm_vcpus ? o.cfg.novercommit : 1;
+	total = (size_t)o.cfg.nalgos * o.cfg.nthreads * nx * o.cfg.runs;
 	for (unsigned a = 0; a < o.cfg.nalgos; a++)
 		for (unsigned t = 0; t < o.cfg.nthreads; t++)
-			for (unsigned r = 0; r < o.cfg.runs; r++) {
-				progress(&o, done, total, o.cfg.algos[a]->name, o.cfg.threads[t]);
-				one_run(&o.cfg, o.cfg.algos[a], o.cfg.threads[t], r, &out);
-				done++;
-			}
+			for (unsigned x = 0; x < nx; x++)
+				for (unsigned r = 0; r < o.cfg.runs; r++) {
+					progress(&o, done, total, o.cfg.algos[a]->name,
+						 o.cfg.threads[t]);
+					one_run(&o.cfg, o.cfg.algos[a], o.cfg.threads[t], x, r, &out);
+					done++;
+				}
 	progress(&o, done, total, "done", 0);
 	int rc = write_outputs(&o, &out);
 

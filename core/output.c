@@ -20,15 +20,26 @@
 
 enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_BOOL };
 
+/* Columns of a virtual-machine run (--vm) exist only in output that has
+ * one, so that every other output stays as it was. */
+enum col_vm {
+	VM_NO = 0,    /* always there */
+	VM_ANY = 1,   /* --vm: either backend */
+	VM_SCHED = 2, /* --vm: the simulator's hypervisor */
+};
+
 struct col {
 	const char *name;
 	enum col_type type;
 	size_t off;
 	bool sim_only; /* empty unless the row has simulator counters */
+	enum col_vm vm;
 };
 
-#define COL(n, t, f) { n, t, offsetof(struct run_result, f), false }
-#define SIMCOL(n, f) { n, C_F4, offsetof(struct run_result, f), true }
+#define COL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_NO }
+#define SIMCOL(n, f) { n, C_F4, offsetof(struct run_result, f), true, VM_NO }
+#define VMCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY }
+#define SCHEDCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_SCHED }
 
 static const struct col cols[] = {
 	COL("backend", C_STR, backend),
@@ -57,6 +68,19 @@ static const struct col cols[] = {
 	SIMCOL("remote_transfers_per_acq", remote_transfers_per_acq),
 	SIMCOL("line_queue_ns_per_acq", line_queue_ns_per_acq),
 	SIMCOL("busiest_link_msgs_per_acq", busiest_link_msgs_per_acq),
+	/* --vm (docs/vm.md) */
+	VMCOL("overcommit", C_F2, sim.vm.overcommit),
+	VMCOL("pcpus", C_UINT, sim.vm.pcpus),
+	VMCOL("preemptions", C_U64, sim.vm.preemptions),
+	SCHEDCOL("holder_preemptions", C_U64, sim.vm.holder_preemptions),
+	SCHEDCOL("waiter_preemptions", C_U64, sim.vm.waiter_preemptions),
+	SCHEDCOL("holder_lost_ns_per_acq", C_F2, holder_lost_ns_per_acq),
+	SCHEDCOL("waiter_lost_ns_per_acq", C_F2, waiter_lost_ns_per_acq),
+	VMCOL("halts", C_U64, sim.vm.halts),
+	VMCOL("kicks", C_U64, sim.vm.kicks),
+	VMCOL("wake_latency_ns", C_F2, wake_latency_ns),
+	SCHEDCOL("ple_exits", C_U64, sim.vm.ple_exits),
+	SCHEDCOL("ple_yields", C_U64, sim.vm.ple_yields),
 	/* locklab's own */
 	COL("ncs_exp", C_BOOL, ncs_exp),
 	COL("read_pct", C_UINT, read_pct),
@@ -102,6 +126,20 @@ static bool is_rwlock_col(const struct col *c)
 	return !strncmp(c->name, "read", 4) || !strncmp(c->name, "write", 5);
 }
 
+static bool any_vm(const struct output_set *o)
+{
+	for (size_t i = 0; i < o->nrows; i++)
+		if (o->rows[i].sim.vm.has_vm)
+			return true;
+	return false;
+}
+
+/* Does the output have column c at all? */
+static bool shown(const struct col *c, bool vm)
+{
+	return c->vm == VM_NO || vm;
+}
+
 /* Format one cell; returns false when it is empty (does not apply). */
 static bool cell(const struct run_result *r, const struct col *c, char *buf, size_t len)
 {
@@ -109,6 +147,10 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 	double d;
 
 	if (c->sim_only && !r->sim.has_sim)
+		return false;
+	if (c->vm != VM_NO && !r->sim.vm.has_vm)
+		return false;
+	if (c->vm == VM_SCHED && !r->sim.vm.has_sched)
 		return false;
 	if (is_rwlock_col(c) && !r->is_rwlock)
 		return false;
@@ -139,14 +181,23 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 void output_csv(FILE *f, const struct output_set *o)
 {
 	char buf[256];
+	bool vm = any_vm(o), first = true;
 
-	for (size_t c = 0; c < NCOLS; c++)
-		fprintf(f, "%s%s", c ? "," : "", cols[c].name);
+	for (size_t c = 0; c < NCOLS; c++) {
+		if (!shown(&cols[c], vm))
+			continue;
+		fprintf(f, "%s%s", first ? "" : ",", cols[c].name);
+		first = false;
+	}
 	fputc('\n', f);
 	for (size_t i = 0; i < o->nrows; i++) {
+		first = true;
 		for (size_t c = 0; c < NCOLS; c++) {
-			if (c)
+			if (!shown(&cols[c], vm))
+				continue;
+			if (!first)
 				fputc(',', f);
+			first = false;
 			if (cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
 				fputs(buf, f);
 		}
@@ -177,6 +228,7 @@ void output_json_string(FILE *f, const char *s)
 void output_json(FILE *f, const struct output_set *o)
 {
 	char buf[256];
+	bool vm = any_vm(o);
 
 	fprintf(f, "{\n  \"locklab_version\": \"%s\",\n  \"environment\": {", LOCKLAB_VERSION);
 	if (o->cfg)
@@ -185,6 +237,8 @@ void output_json(FILE *f, const struct output_set *o)
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");
 		for (size_t c = 0; c < NCOLS; c++) {
+			if (!shown(&cols[c], vm))
+				continue;
 			fprintf(f, "%s\"%s\": ", c ? ", " : "", cols[c].name);
 			if (!cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
 				fputs("null", f);
@@ -239,8 +293,7 @@ fail_unlinked : {
 	return -1;
 }
 
-static int write_with(const char *path, const struct output_set *o,
-		      void (*fn)(FILE *, const struct output_set *))
+int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const void *arg)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -249,7 +302,7 @@ static int write_with(const char *path, const struct output_set *o,
 
 	if (!m)
 		return -1;
-	fn(m, o);
+	fn(m, arg);
 	if (fclose(m)) {
 		free(buf);
 		return -1;
@@ -259,14 +312,24 @@ static int write_with(const char *path, const struct output_set *o,
 	return rc;
 }
 
+static void csv_of(FILE *f, const void *o)
+{
+	output_csv(f, o);
+}
+
+static void json_of(FILE *f, const void *o)
+{
+	output_json(f, o);
+}
+
 int output_csv_file(const char *path, const struct output_set *o)
 {
-	return write_with(path, o, output_csv);
+	return write_text_atomic(path, csv_of, o);
 }
 
 int output_json_file(const char *path, const struct output_set *o)
 {
-	return write_with(path, o, output_json);
+	return write_text_atomic(path, json_of, o);
 }
 
 /* ------------------------------------------------------------ the table */
@@ -281,7 +344,7 @@ static bool same_test(const struct run_result *a, const struct run_result *b)
 static bool same_config(const struct run_result *a, const struct run_result *b)
 {
 	return same_test(a, b) && !strcmp(a->backend, b->backend) && !strcmp(a->topo, b->topo) &&
-	       a->threads == b->threads;
+	       a->threads == b->threads && a->sim.vm.overcommit == b->sim.vm.overcommit;
 }
 
 static void table_heading(FILE *f, const struct run_result *r)
@@ -306,8 +369,12 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 	for (size_t i = from; i < to && n < 4096; i++)
 		x[n++] = rows[i].throughput_per_s / 1e6;
 	ll_summarize(x, n, &s);
-	snprintf(label, sizeof(label), "%s %s t=%u", rows[from].backend, rows[from].topo,
-		 rows[from].threads);
+	if (rows[from].sim.vm.has_vm)
+		snprintf(label, sizeof(label), "%s %s t=%u x%.2f", rows[from].backend,
+			 rows[from].topo, rows[from].threads, rows[from].sim.vm.overcommit);
+	else
+		snprintf(label, sizeof(label), "%s %s t=%u", rows[from].backend, rows[from].topo,
+			 rows[from].threads);
 	if (n == 1) {
 		fprintf(f, "%-34s %12.4f   (single run: no variance)\n", label, s.mean);
 		return;
@@ -347,6 +414,44 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 		wp99 / n, wmax);
 }
 
+/* --vm: the figures of rows [from, to) that explain the row, as means over
+ * the runs (the simulator's hypervisor knows the phase; natively there
+ * are the context switches and the parks). */
+static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, size_t to)
+{
+	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;
+	size_t n = to - from, nwake = 0;
+	const struct vm_counters *v0 = &rows[from].sim.vm;
+
+	for (size_t i = from; i < to; i++) {
+		const struct vm_counters *v = &rows[i].sim.vm;
+
+		pre += (double)v->preemptions;
+		hold += (double)v->holder_preemptions;
+		wait += (double)v->waiter_preemptions;
+		hl += isnan(rows[i].holder_lost_ns_per_acq) ? 0 : rows[i].holder_lost_ns_per_acq;
+		wl += isnan(rows[i].waiter_lost_ns_per_acq) ? 0 : rows[i].waiter_lost_ns_per_acq;
+		halts += (double)v->halts;
+		kicks += (double)v->kicks;
+		ple += (double)v->ple_exits;
+		if (v->wakes) {
+			wake += rows[i].wake_latency_ns;
+			nwake++;
+		}
+	}
+	if (v0->has_sched)
+		fprintf(f, "%-34s pcpus %u  preempted holding %.0f (%.1f ns/acq) waiting %.0f "
+			   "(%.1f ns/acq)  ple exits %.0f  halts %.0f  kicks %.0f",
+			"    vm", v0->pcpus, hold / n, hl / n, wait / n, wl / n, ple / n, halts / n,
+			kicks / n);
+	else
+		fprintf(f, "%-34s cpus %u  involuntary switches %.0f  halts %.0f  kicks %.0f", "    vm",
+			v0->pcpus, pre / n, halts / n, kicks / n);
+	if (nwake)
+		fprintf(f, "  wake %.0f ns", wake / (double)nwake);
+	fputc('\n', f);
+}
+
 void output_table(FILE *f, const struct output_set *o)
 {
 	size_t i = 0;
@@ -363,6 +468,8 @@ void output_table(FILE *f, const struct output_set *o)
 		table_row(f, o->rows, i, j);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j);
+		if (r->sim.vm.has_vm)
+			table_vm_line(f, o->rows, i, j);
 		i = j;
 	}
 }

@@ -17,6 +17,7 @@ extern const struct lock_algo lock_ticket, lock_ticket_prop;
 extern const struct lock_algo lock_anderson, lock_mcs, lock_clh;
 extern const struct lock_algo lock_qspinlock;
 extern const struct lock_algo lock_cna, lock_cohort, lock_hmcs, lock_hticket;
+extern const struct lock_algo lock_pv_ticket, lock_pv_qspinlock;
 extern const struct lock_algo lock_rwlock, lock_qrwlock, lock_qrwlock_steal;
 extern const struct lock_algo lock_percpu_rwsem, lock_brlock;
 extern const struct lock_algo lock_spinlock_ref, lock_lockref;
@@ -40,6 +41,9 @@ static const struct lock_algo *const algorithms[] = {
 	&lock_cohort,
 	&lock_hmcs,
 	&lock_hticket,
+	/* paravirtual: spin a bounded time, then halt; the unlocker kicks */
+	&lock_pv_ticket,
+	&lock_pv_qspinlock,
 	/* reader-writer locks: one counter, a queue, per-CPU counts, per-CPU locks */
 	&lock_rwlock,
 	&lock_qrwlock,

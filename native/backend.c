@@ -167,6 +167,15 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 			 NATIVE_MAX_THREADS);
 		return -1;
 	}
+	if (cfg->vm_vcpus) {
+		/* --vm: the pin policy places the physical cpus (native/vm.c) */
+		if (native_vm_check(cfg, err, errlen))
+			return -1;
+		maxt = 0;
+		for (unsigned i = 0; i < cfg->novercommit; i++)
+			if (wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]) > maxt)
+				maxt = wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]);
+	}
 	return native_pin_check(cfg, maxt, err, errlen);
 }
 
@@ -266,7 +275,9 @@ static void *thread_main(void *arg)
 	native_thread_bind(t->tid, wt->node);
 	if (wait_go(nr) > 0) {
 		start_line(nr);
+		native_vm_thread_begin(nr->run, t->tid);
 		wl_thread_main(nr->run, t->tid);
+		native_vm_thread_end(nr->run, t->tid);
 	}
 
 	pthread_mutex_lock(&nr->mu);
@@ -294,6 +305,8 @@ static int nrun_init(struct nrun *nr, struct wl_run *run)
 		return -1;
 	}
 	native_pin_plan(run->cfg, nr->n, cpus);
+	if (run->vm_pcpus)
+		native_vm_plan(run, cpus);
 	for (unsigned i = 0; i < nr->n; i++) {
 		nr->th[i].nr = nr;
 		nr->th[i].tid = i;
@@ -586,6 +599,7 @@ int backend_run(struct wl_run *run, struct sim_counters *counters)
 		send_off(nr, -1);
 		join_all(nr);
 	}
+	native_vm_fill(run, &counters->vm);
 	nrun_destroy(nr);
 	free(nr);
 	return rc || run->failed ? -1 : 0;

@@ -906,25 +906,6 @@ static void print_summary(const struct calib *c)
 		printf("\ninvalidation fan-out: not measurable (fewer than three PUs in a socket)\n");
 }
 
-static int write_text(const char *path, void (*fn)(FILE *, const void *), const void *arg)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
-
-	if (!m)
-		return -1;
-	fn(m, arg);
-	if (fclose(m)) {
-		free(buf);
-		return -1;
-	}
-	rc = write_file_atomic(path, buf, len);
-	free(buf);
-	return rc;
-}
-
 struct topo_arg {
 	const struct calib *c;
 	const char *zone;
@@ -971,12 +952,12 @@ static int write_results(const struct cal_opts *o, const struct calib *c, bool c
 
 	zone_of(o->out, zone, sizeof(zone));
 	calib_path_of(o->out, cpath, sizeof(cpath));
-	if (write_text(o->out, emit_topology, &t)) {
+	if (write_text_atomic(o->out, emit_topology, &t)) {
 		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", o->out,
 			strerror(errno));
 		return 1;
 	}
-	if (calib_too && write_text(cpath, emit_calib, c)) {
+	if (calib_too && write_text_atomic(cpath, emit_calib, c)) {
 		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", cpath,
 			strerror(errno));
 		return 1;

@@ -230,9 +230,45 @@ enum {
 
 struct park_word {
 	int32_t state;
+	uint64_t kick_ns; /* the latest unpark's time (for the wake latency) */
 } ll_cacheline_aligned;
 
 static struct park_word park_words[NATIVE_MAX_THREADS];
+
+/* What a run in a virtual machine reports (native/vm.c): per thread, parks
+ * that slept, unparks that woke a sleeper, and the sleepers' time from
+ * that unpark until they ran again.  Only the slow paths count, with
+ * relaxed atomics (an unparker without a thread identity counts as 0). */
+struct park_stats {
+	uint64_t halts, kicks, wakes, wake_ns;
+} ll_cacheline_aligned;
+
+static struct park_stats park_stats[NATIVE_MAX_THREADS];
+
+static void stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_fetch_add(c, v, __ATOMIC_RELAXED);
+}
+
+void native_park_stats(unsigned tid, uint64_t *halts, uint64_t *kicks, uint64_t *wakes,
+		       uint64_t *wake_ns)
+{
+	struct park_stats *s = &park_stats[tid < NATIVE_MAX_THREADS ? tid : 0];
+
+	*halts = __atomic_load_n(&s->halts, __ATOMIC_RELAXED);
+	*kicks = __atomic_load_n(&s->kicks, __ATOMIC_RELAXED);
+	*wakes = __atomic_load_n(&s->wakes, __ATOMIC_RELAXED);
+	*wake_ns = __atomic_load_n(&s->wake_ns, __ATOMIC_RELAXED);
+}
+
+/* A sleeper took its token: the unpark that woke it stamped kick_ns. */
+static void count_wake(struct park_word *pw, struct park_stats *st)
+{
+	uint64_t k = __atomic_load_n(&pw->kick_ns, __ATOMIC_RELAXED), now = ll_now_ns();
+
+	stat_add(&st->wakes, 1);
+	stat_add(&st->wake_ns, now > k ? now - k : 0);
+}
 
 static void futex_wait(int32_t *word, int32_t val)
 {
@@ -251,11 +287,14 @@ void ll_park(void)
 
 	if (__atomic_fetch_sub(w, 1, __ATOMIC_ACQUIRE) == PARK_NOTIFIED)
 		return;
+	stat_add(&park_stats[this_cpu].halts, 1);
 	for (;;) {
 		futex_wait(w, PARK_SLEEPING);
 		if (__atomic_compare_exchange_n(w, &notified, PARK_EMPTY, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			count_wake(&park_words[this_cpu], &park_stats[this_cpu]);
 			return;
+		}
 		notified = PARK_NOTIFIED;
 	}
 }
@@ -267,8 +306,11 @@ void ll_unpark(unsigned cpu)
 	if (cpu >= nr_cpus)
 		return;
 	w = &park_words[cpu].state;
-	if (__atomic_exchange_n(w, PARK_NOTIFIED, __ATOMIC_RELEASE) == PARK_SLEEPING)
+	__atomic_store_n(&park_words[cpu].kick_ns, ll_now_ns(), __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(w, PARK_NOTIFIED, __ATOMIC_RELEASE) == PARK_SLEEPING) {
+		stat_add(&park_stats[this_cpu].kicks, 1);
 		futex_wake(w);
+	}
 }
 
 /* ------------------------------------------------------------ a run */
@@ -282,7 +324,10 @@ void native_mem_configure(unsigned ncpus, unsigned nnodes)
 	}
 	nr_cpus = ncpus;
 	nr_nodes = nnodes ? nnodes : 1;
-	for (unsigned i = 0; i < ncpus; i++)
+	for (unsigned i = 0; i < ncpus; i++) {
 		__atomic_store_n(&park_words[i].state, PARK_EMPTY, __ATOMIC_RELAXED);
+		__atomic_store_n(&park_words[i].kick_ns, 0, __ATOMIC_RELAXED);
+		memset(&park_stats[i], 0, sizeof(park_stats[i]));
+	}
 	native_delay_calibrate();
 }

@@ -21,6 +21,7 @@
 
 #include <hwloc.h>
 
+#include <locklab/result.h>
 #include <locklab/workload.h>
 
 /* Threads a run may have; ll_park/ll_unpark keep one word per thread. */
@@ -36,6 +37,12 @@ void native_mem_configure(unsigned ncpus, unsigned nnodes);
 /* In each thread of a run: from now on ll_this_cpu() == tid and
  * ll_this_node() == node. */
 void native_thread_bind(unsigned tid, unsigned node);
+
+/* Thread tid's park figures since native_mem_configure: parks that slept,
+ * unparks it made that woke a sleeper, and its wakes with their latency
+ * (unpark to running again) summed. */
+void native_park_stats(unsigned tid, uint64_t *halts, uint64_t *kicks, uint64_t *wakes,
+		       uint64_t *wake_ns);
 
 /* Calibrate ll_delay_ns now if that has not happened yet (it otherwise
  * happens at the first delay), and the figure it found: iterations of the
@@ -80,6 +87,20 @@ void native_pin_plan(const struct wl_config *cfg, unsigned n, int *cpus);
 /* Binds the calling thread to OS cpu `cpu`: 0, or an errno value. */
 int native_pin_self(unsigned cpu);
 const char *native_pin_policy_name(enum pin_policy p);
+
+/* ----------------------------------------------------------------- vm.c */
+
+/* --vm: the configuration fits this machine (every overcommit's cpus
+ * exist): 0, or -1 with one line in err. */
+int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen);
+/* cpus[i] for the n threads of a --vm run: thread i on the cpu of its
+ * vCPU's pCPU, the run's pCPUs placed by the pin policy (none: compact). */
+void native_vm_plan(const struct wl_run *run, int *cpus);
+/* Around wl_thread_main in each thread of a --vm run. */
+void native_vm_thread_begin(const struct wl_run *run, unsigned tid);
+void native_vm_thread_end(const struct wl_run *run, unsigned tid);
+/* After the run: what a process can see of it. */
+void native_vm_fill(const struct wl_run *run, struct vm_counters *k);
 
 /* ------------------------------------------------------------ backend.c */
 

@@ -501,8 +501,10 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 	print_ceiling(f, t);
 }
 
-static void write_csv(FILE *f, const struct table *t)
+static void write_csv(FILE *f, const void *arg)
 {
+	const struct table *t = arg;
+
 	fprintf(f, "lock,threads,native_runs,native_throughput_per_s,native_sigma,sim_runs,"
 		   "sim_throughput_per_s,sim_sigma,rel_error,native_jain,sim_jain,native_topo,sim_topo\n");
 	for (size_t i = 0; i < t->n; i++) {
@@ -599,29 +601,17 @@ static int keep_common(struct table *t)
 	return w ? 0 : -1;
 }
 
-static int emit(const char *path, void (*fn)(FILE *, const struct table *), const struct table *t)
+static int emit(const char *path, void (*fn)(FILE *, const void *), const struct table *t)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
-
-	if (!m)
-		return -1;
-	fn(m, t);
-	if (fclose(m)) {
-		free(buf);
-		return -1;
-	}
-	rc = write_file_atomic(path, buf, len);
-	free(buf);
-	return rc;
+	return write_text_atomic(path, fn, t);
 }
 
 static const char *report_npath, *report_spath;
 
-static void emit_report(FILE *f, const struct table *t)
+static void emit_report(FILE *f, const void *arg)
 {
+	const struct table *t = arg;
+
 	print_report(f, t, report_npath, report_spath);
 }
 

@@ -16,6 +16,11 @@
  *   list:a,b  thread i on core list[i]
  *   none      as compact (the simulator has no scheduler to leave it to)
  *
+ * In a virtual machine (--vm, sim/vm.h) the policy places the run's
+ * physical CPUs, and each thread (vCPU) goes to its pCPU's core: several
+ * actors then share a core, and the hypervisor of sim/vm.c decides which
+ * of them runs.
+ *
  * Counters cover the measured interval: for a duration run they are
  * snapshotted when simulated time first reaches the end of the run (checked
  * at every event, sim/memops.c); for an --ops run they are taken when the
@@ -41,6 +46,7 @@
 #include "../plots/graphs.h"
 #include "explain.h"
 #include "sim.h"
+#include "vm.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
@@ -70,6 +76,7 @@ const char backend_usage[] =
 	"              --pin none places threads as compact does\n"
 	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
 	"                          (and the waits-for graph of a deadlock): docs/graphs.md\n"
+	VM_USAGE
 	"       locklab-sim explain --lock L --threads N [run options]\n"
 	"              where the handoff time goes, and how unfair the lock is (docs/graphs.md)\n"
 	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
@@ -299,7 +306,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		sim.watchdog_ps = v * 1000000000ull;
 		return 1;
 	}
-	return 0;
+	return vm_parse_option(opt, val, err, errlen);
 }
 
 static const char *topo_of(const struct wl_config *cfg)
@@ -335,23 +342,52 @@ static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* --vm: the physical CPUs of every overcommit must be cores of the machine
+ * (they are what the placement places); the vCPUs may outnumber them. */
+static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_t errlen,
+		    unsigned *maxp)
+{
+	*maxp = 0;
+	for (unsigned i = 0; i < cfg->novercommit; i++) {
+		unsigned p, others;
+
+		vm_layout(cfg->vm_vcpus, cfg->overcommit[i], &p, &others);
+		if (p > room) {
+			snprintf(err, errlen,
+				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %u "
+				 "cores%s",
+				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name, room,
+				 cfg->pin == PIN_SOCKET ? " on that socket" : "");
+			return -1;
+		}
+		if (p > *maxp)
+			*maxp = p;
+	}
+	return 0;
+}
+
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	unsigned maxt = 0, room;
 
 	if (sim_load_topo(topo_of(cfg), err, errlen))
 		return -1;
+	if (vm_check(cfg, err, errlen))
+		return -1;
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)
 			maxt = cfg->threads[i];
 	room = sim.topo.ncores;
+	if (cfg->pin == PIN_SOCKET && cfg->pin_socket < sim.topo.nsockets)
+		room = socket_cores(cfg->pin_socket);
+	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
+		return -1;
 	if (cfg->pin == PIN_SOCKET) {
 		if (cfg->pin_socket >= sim.topo.nsockets) {
 			snprintf(err, errlen, "--pin socket:%u: topology %s has %u sockets (0..%u)",
 				 cfg->pin_socket, sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
 			return -1;
 		}
-		room = socket_cores(cfg->pin_socket);
 		if (maxt > room) {
 			snprintf(err, errlen, "--threads %u: socket %u of topology %s has %u cores", maxt,
 				 cfg->pin_socket, sim.topo.name, room);
@@ -453,6 +489,8 @@ static void thread_fn(void *arg)
 {
 	struct wl_run *run = arg;
 
+	if (sim_vm)
+		vm_actor_start(sim.cur); /* its vCPU may have to wait for its pCPU */
 	wl_thread_main(run, sim.cur->idx);
 }
 
@@ -500,6 +538,25 @@ static int run_failed(struct wl_run *run, const char *msg)
 	return -1;
 }
 
+/* Thread i's core: placed by the policy, or, in a virtual machine, the
+ * core of its vCPU's pCPU (the policy places the pCPUs). */
+static int place_threads(struct wl_run *run, unsigned *cores)
+{
+	const struct wl_config *cfg = run->cfg;
+	unsigned pcores[WL_MAX_THREADS];
+	unsigned n = run->nthreads, others = 0;
+
+	if (run->vm_pcpus)
+		vm_layout(cfg->vm_vcpus, run->overcommit, &n, &others);
+	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || n > sim.topo.ncores ||
+	    place(cfg, n, pcores))
+		return -1;
+	for (unsigned i = 0; i < run->nthreads; i++)
+		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus + others, n)]
+					 : pcores[i];
+	return 0;
+}
+
 int backend_run(struct wl_run *run, struct sim_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
@@ -508,8 +565,7 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 
 	if (sim_load_topo(topo_of(cfg), err, sizeof(err)))
 		return run_failed(run, err);
-	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || run->nthreads > sim.topo.ncores ||
-	    place(cfg, run->nthreads, cores))
+	if (place_threads(run, cores))
 		return run_failed(run, "the threads do not fit the topology's cores");
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		run->threads[i].cpu = cores[i];
@@ -518,15 +574,20 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 	if (sim_begin(run->nthreads, cores))
 		return run_failed(run, "out of memory starting the simulation");
 	sim.run = run;
+	if (run->vm_pcpus && vm_begin(run, sim.topo.freq_ghz)) {
+		sim_end();
+		return run_failed(run, "out of memory starting the virtual machine");
+	}
 	run->start_ns = 0;
 	run->end_ns = cfg->ops ? 0 : cfg->duration_ms * 1000000ull;
 	run->stop = 0;
 	sim.end_ps = run->end_ns ? run->end_ns * 1000 : UINT64_MAX;
-	sim.progress_bound_ps = progress_bound(cfg);
+	sim.progress_bound_ps = vm_progress_bound(progress_bound(cfg));
 	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
 	if (sim.end_ps < sim.next_check_ps)
 		sim.next_check_ps = sim.end_ps;
 	if (wl_setup(run)) {
+		vm_end(&c->vm);
 		sim_end();
 		return run_failed(run, "out of memory setting up the run");
 	}
@@ -542,6 +603,7 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 				run->stop_ns = run->threads[i].finish_ns;
 	}
 	fill_counters(run, c);
+	vm_end(&c->vm);
 	graphs_after_run(run);
 	XP_HOOK(sim_explain_end_run(run, c));
 	sim_end();
@@ -599,6 +661,11 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0));
+	if (cfg && cfg->vm_vcpus) {
+		fprintf(f, ", \"vm\": {\"vcpus\": %u, ", cfg->vm_vcpus);
+		vm_env_json(f);
+		fputc('}', f);
+	}
 }
 
 const char *backend_topo_name(const struct wl_config *cfg)

@@ -598,6 +598,8 @@ static int check_opts(const struct cli_opts *o, char *err, size_t len)
 		snprintf(err, len, "explain: --threads: give one thread count of 2 or more");
 	else if (c->locks != 1)
 		snprintf(err, len, "explain: --locks %u: explain follows one lock (--locks 1)", c->locks);
+	else if (c->vm_vcpus)
+		snprintf(err, len, "explain: --vm: explain follows a machine without a hypervisor");
 	else if (o->format == FMT_JSON)
 		snprintf(err, len, "explain: --format json: explain writes table or csv");
 	else if (o->csv || o->json || o->threads_csv)

@@ -41,6 +41,14 @@
  * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
  * after the kick (sim/sim.h).
  *
+ * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
+ * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
+ * which spreads it over the slices; a completed miss is a preemption
+ * point; a park on a line is a spin, with the PLE window and the slice end
+ * as deadlines; a delay is paid at once, so that a preemption meets the
+ * workload phase it belongs to; halt and kick are the hypervisor's.
+ * Without --vm none of this runs (sim_vm is NULL).
+ *
  * Failure.  A thread about to park with no deadline while every other live
  * thread is parked with no deadline ends the run (deadlock); so does a
  * simulated stretch of the watchdog's length without any acquisition.
@@ -60,6 +68,7 @@
 #include "../plots/graphs.h"
 #include "explain.h"
 #include "sim.h"
+#include "vm.h"
 
 #define LINE_MASK (~(uintptr_t)(COH_LINE_SIZE - 1))
 
@@ -103,7 +112,7 @@ static void mem_write(volatile void *p, unsigned size, uint64_t v)
 /* ------------------------------------------------------------ time */
 
 /* Every actor passes here when it runs again after an event. */
-static void resumed(struct sim_actor *a)
+void sim_resumed(struct sim_actor *a)
 {
 	sim.cur = a;
 	if (sim.aborting)
@@ -112,22 +121,29 @@ static void resumed(struct sim_actor *a)
 		sim_check_progress();
 }
 
-static void sleep_until_ps(struct sim_actor *a, uint64_t t)
+void sim_sleep_until(struct sim_actor *a, uint64_t t)
 {
 	if (t <= sim.now_ps)
 		return;
 	sim.events++;
 	sg_actor_sleep_until((double)(sim.base_ps + t) * 1e-12);
 	sim.now_ps = t;
-	resumed(a);
+	sim_resumed(a);
 }
 
+/* In a virtual machine local time passes only while the vCPU runs
+ * (sim/vm.c). */
 void sim_pay(struct sim_actor *a)
 {
 	uint64_t t = sim.now_ps + a->owed_ps;
 
+	if (sim_vm) {
+		vm_pay(a);
+		return;
+	}
+
 	a->owed_ps = 0;
-	sleep_until_ps(a, t);
+	sim_sleep_until(a, t);
 }
 
 uint64_t sim_local_ps(void)
@@ -159,7 +175,7 @@ static void suspend_self(struct sim_actor *a)
 	sim.events++;
 	sg_actor_suspend(a->actor);
 	sim.now_ps = sim_clock_ps();
-	resumed(a);
+	sim_resumed(a);
 }
 
 /* Make a parked actor runnable (it is already off any line list).  The
@@ -197,6 +213,8 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 		sim.nparked++;
 		if (sim.nparked == sim.nlive)
 			deadlock(a);
+		if (sim_vm && a->block == SIM_PARKED_KICK)
+			vm_on_halt(a); /* after the count: a kick may come at once */
 		suspend_self(a);
 		XP_HOOK(xp_unblock(a->idx, sim.now_ps));
 		return false;
@@ -214,7 +232,7 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 	sim.now_ps = now;
 	a->timed = false;
 	XP_HOOK(xp_unblock(a->idx, now));
-	resumed(a);
+	sim_resumed(a);
 	return timeout && a->block != SIM_RUNNING;
 }
 
@@ -391,12 +409,14 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 	sim_pay(a);
 	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
 	XP_HOOK(xp_issue(a->idx, addr, sim.now_ps, sim.now_ps + travel));
-	sleep_until_ps(a, sim.now_ps + travel);
+	sim_sleep_until(a, sim.now_ps + travel);
 	present(a, addr, op, travel, &r);
 	XP_HOOK(xp_miss(a->idx, addr, op, &r));
-	sleep_until_ps(a, r.done_ps);
+	sim_sleep_until(a, r.done_ps);
 	if (sim.nadmit)
 		admit_due(a, addr); /* the line may be idle now */
+	if (sim_vm)
+		vm_preempt_point(a);
 }
 
 uint64_t sim_load(const volatile void *p, unsigned size)
@@ -486,7 +506,12 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 		return; /* invalidated: the re-read misses and sees the new value */
 	if ((mem_read(p, size) & mask) != (seen & mask))
 		return;
-	park_on_line(a, addr, dl_ps);
+	if (!sim_vm) {
+		park_on_line(a, addr, dl_ps);
+		return;
+	}
+	park_on_line(a, addr, vm_spin_deadline(a, dl_ps)); /* a spin: PLE, slices */
+	vm_spin_end(a);
 }
 
 /* ------------------------------------------------------------ time, place */
@@ -512,6 +537,8 @@ void ll_delay_ns(uint64_t ns)
 		return;
 	XP_HOOK(xp_delay(a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ns * 1000));
 	a->owed_ps += ns * 1000;
+	if (sim_vm)
+		sim_pay(a); /* at once: a preemption then sees the phase it belongs to */
 }
 
 uint64_t ll_now_ns(void)
@@ -626,7 +653,7 @@ void ll_park(void)
 
 	if (!a)
 		return;
-	owe(a, SIM_HALT_PS, XP_PARK);
+	owe(a, sim_vm ? vm_halt_ps() : SIM_HALT_PS, XP_PARK);
 	sim_pay(a);
 	if (a->kick_pending) {
 		a->kick_pending = false;
@@ -634,7 +661,10 @@ void ll_park(void)
 	}
 	a->block = SIM_PARKED_KICK;
 	block_self(a, UINT64_MAX);
-	owe(a, SIM_WAKE_PS, XP_PARK);
+	if (sim_vm)
+		vm_after_halt(a); /* the wake latency: until its pCPU runs it */
+	else
+		owe(a, SIM_WAKE_PS, XP_PARK);
 }
 
 void ll_unpark(unsigned cpu)
@@ -646,12 +676,14 @@ void ll_unpark(unsigned cpu)
 	w = &sim.actors[cpu];
 	if (a)
 		sim_pay(a);
-	if (w->block == SIM_PARKED_KICK)
+	if (w->block == SIM_PARKED_KICK) {
+		if (sim_vm)
+			vm_on_kick(w);
 		wake(w);
-	else
+	} else
 		w->kick_pending = true;
 	if (a)
-		owe(a, SIM_KICK_PS, XP_PARK);
+		owe(a, sim_vm ? vm_kick_ps() : SIM_KICK_PS, XP_PARK);
 }
 
 /* ------------------------------------------------------------ failure */
@@ -765,6 +797,8 @@ static void abort_run(struct sim_actor *me)
 		w->next_waiter = NULL;
 		wake(w);
 	}
+	if (sim_vm)
+		vm_abort(); /* vCPUs waiting for their pCPU */
 	if (me && me->block != SIM_EXITED)
 		longjmp(me->exit_jmp, 1);
 }
@@ -870,6 +904,8 @@ void sim_actor_exit(struct sim_actor *a)
 		return;
 	a->block = SIM_EXITED;
 	sim.nlive--;
+	if (sim_vm)
+		vm_actor_exit(a); /* its pCPU goes to the next vCPU */
 	if (!sim.aborting && sim.nlive && sim.nparked == sim.nlive)
 		deadlock(a);
 }

@@ -159,6 +159,11 @@ uint64_t sim_clock_ps(void);
 /* memops.c */
 uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
 void sim_pay(struct sim_actor *a);
+/* Sleep the running actor until run time t (nothing if t has passed). */
+void sim_sleep_until(struct sim_actor *a, uint64_t t);
+/* What every actor does when it runs again after an event (an aborted run
+ * leaves through its longjmp here). */
+void sim_resumed(struct sim_actor *a);
 void sim_actor_exit(struct sim_actor *a);
 void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sim_describe_line(uintptr_t addr, char *buf, size_t len);

@@ -88,7 +88,8 @@ struct topo {
 	 * [0] = 0. */
 	uint64_t class_lat_ps[TOPO_MAX_CLASSES];
 
-	/* Virtual machines (issue: vCPU overcommit) come later. */
+	/* Virtual machines are not a property of the machine: --vm and
+	 * --overcommit place a guest on its cores (sim/vm.h). */
 };
 
 /* sim/topology.c: resolve NAME (topologies/NAME.xml) or a path, load it with

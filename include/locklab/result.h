@@ -15,7 +15,29 @@
 /* Distance classes with a CSV column each (transfers_classK_per_acq). */
 #define SIM_CSV_CLASSES 4
 
-/* Counters a simulator fills; a native run leaves has_sim false. */
+/* A run in a virtual machine (--vm; docs/vm.md): has_vm false otherwise.
+ * The simulator's hypervisor fills every figure (has_sched); natively only
+ * what a process can see: involuntary context switches as preemptions,
+ * parks that slept as halts, futex wakes as kicks, and the wake latency. */
+struct vm_counters {
+	bool has_vm;
+	bool has_sched;      /* holder/waiter preemptions, lost time, PLE known */
+	double overcommit;   /* vCPUs per physical CPU, as asked */
+	unsigned pcpus;      /* physical CPUs of the run */
+	uint64_t preemptions;        /* a runnable vCPU descheduled (slice or PLE yield) */
+	uint64_t holder_preemptions; /* ... while its thread held the lock */
+	uint64_t waiter_preemptions; /* ... while its thread was acquiring it */
+	uint64_t holder_lost_ps;     /* time those vCPUs then spent off their pCPU */
+	uint64_t waiter_lost_ps;
+	uint64_t ple_exits;          /* pause-loop exits */
+	uint64_t ple_yields;         /* of those, exits that gave the pCPU away */
+	uint64_t halts;              /* ll_park that stopped the vCPU (thread) */
+	uint64_t kicks;              /* ll_unpark that woke a halted one */
+	uint64_t wakes, wake_ps;     /* halts ended by a kick; kick-to-running time */
+};
+
+/* Counters a simulator fills; a native run leaves has_sim false.  vm is
+ * filled by either backend. */
 struct sim_counters {
 	bool has_sim;
 	uint64_t misses;              /* coherence misses, all threads, all lines */
@@ -30,6 +52,7 @@ struct sim_counters {
 	/* misses by distance class of the transfer (0: same socket; the last
 	 * slot holds class 3 and beyond) */
 	uint64_t transfers_by_class[SIM_CSV_CLASSES];
+	struct vm_counters vm;
 };
 
 struct run_result {
@@ -60,6 +83,8 @@ struct run_result {
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
 	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
 	double transfers_class_per_acq[SIM_CSV_CLASSES];
+	/* --vm: per acquisition / per wake, from sim.vm */
+	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
 };
 
 #define LOCKLAB_VERSION "0.1.0"
@@ -86,6 +111,8 @@ void output_json(FILE *f, const struct output_set *o);
 void output_json_string(FILE *f, const char *s);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
+/* What fn prints, written to path whole (through write_file_atomic). */
+int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const void *arg);
 
 /* --threads-csv (core/threads_csv.c): a row per thread of each run. */
 struct wl_run;

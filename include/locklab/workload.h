@@ -58,7 +58,31 @@ struct wl_config {
 
 	const char *topo;      /* sim: name or path; native: NULL */
 	const char *pin_text;  /* as typed, for the output */
+
+	/* A virtual machine (--vm V --overcommit X[,X...], docs/vm.md): V
+	 * vCPUs, one per thread (--threads defaults to V), on V / X physical
+	 * CPUs, X a sweep like --threads.  vm_vcpus 0: no virtual machine. */
+	unsigned vm_vcpus;
+	double overcommit[WL_MAX_LIST];
+	unsigned novercommit;
 };
+
+/* The physical CPUs of V vCPUs at overcommit x: V / x, rounded, at least 1. */
+static inline unsigned wl_vm_pcpus(unsigned vcpus, double overcommit)
+{
+	double p = (double)vcpus / overcommit + 0.5;
+
+	return p < 1.0 ? 1u : (unsigned)p;
+}
+
+/* The physical CPU (0 .. pcpus-1) of vCPU i: round-robin when vCPUs
+ * outnumber pCPUs, otherwise one each, spread evenly over the pCPUs. */
+static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned vcpus, unsigned pcpus)
+{
+	if (pcpus <= vcpus)
+		return i % pcpus;
+	return (unsigned)((uint64_t)i * pcpus / vcpus);
+}
 
 /* The line of protected data that also carries the checker.  Readers
  * only read it: they see a writer as in_cs != 0 or as a change of value,
@@ -127,6 +151,11 @@ struct wl_run {
 	unsigned threads_out; /* threads that left the loop (harness, __atomic) */
 	int failed;        /* a violation or a watchdog/deadlock stop */
 	char failure[512];
+
+	/* In a virtual machine (cfg->vm_vcpus): the overcommit of this run and
+	 * its physical CPUs (wl_vm_pcpus); both 0 otherwise. */
+	double overcommit;
+	unsigned vm_pcpus;
 };
 
 /* core/workload.c */

@@ -1,0 +1,107 @@
+/*
+ * native/vm.c - `run --vm V --overcommit X` on real hardware: the native
+ * counterpart of the simulator's virtual machine (docs/vm.md).
+ *
+ * There is no hypervisor here: the V threads play the vCPUs and the
+ * machine's scheduler plays the hypervisor.  The run gets P = V / X cpus
+ * (placed by --pin as P threads would be; --pin none places them as
+ * compact does), and thread i is bound to the cpu of pCPU i mod P (one
+ * each, spread, when P > V), as the simulator maps vCPUs.  With X > 1 the
+ * threads outnumber their cpus, and the kernel time-slices them: a holder
+ * or a waiter loses its cpu for real.
+ *
+ * What a process can see of that, per run:
+ *
+ *   preemptions   involuntary context switches of the threads while in
+ *                 the workload loop (getrusage RUSAGE_THREAD, ru_nivcsw)
+ *   halts         ll_park calls that slept in the futex
+ *   kicks         ll_unpark calls that woke a sleeping thread
+ *   wake latency  from such an unpark until the sleeper ran again
+ *
+ * Which phase a thread was in when it was switched out, and pause-loop
+ * exits, are the hypervisor's knowledge: those columns stay empty.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "native.h"
+
+static uint64_t nivcsw_at_start[NATIVE_MAX_THREADS];
+static uint64_t nivcsw_in_loop[NATIVE_MAX_THREADS];
+
+static uint64_t thread_nivcsw(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (uint64_t)ru.ru_nivcsw;
+}
+
+int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	const struct native_machine *m = native_machine();
+
+	if (!cfg->vm_vcpus || !m)
+		return 0;
+	for (unsigned i = 0; i < cfg->novercommit; i++) {
+		unsigned p = wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]);
+
+		if (p > m->npus) {
+			snprintf(err, errlen,
+				 "--overcommit %g: %u vCPUs need %u cpus; this machine has %u",
+				 cfg->overcommit[i], cfg->vm_vcpus, p, m->npus);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void native_vm_plan(const struct wl_run *run, int *cpus)
+{
+	struct wl_config cfg = *run->cfg;
+	unsigned np = run->vm_pcpus, nv = run->cfg->vm_vcpus;
+	int *pc = calloc(np ? np : 1, sizeof(*pc));
+
+	if (!pc)
+		return; /* the plan for the threads stays as it was */
+	if (cfg.pin == PIN_NONE)
+		cfg.pin = PIN_COMPACT;
+	native_pin_plan(&cfg, np, pc);
+	for (unsigned i = 0; i < run->nthreads; i++)
+		cpus[i] = pc[wl_vm_pcpu_of(i, nv, np)];
+	free(pc);
+}
+
+void native_vm_thread_begin(const struct wl_run *run, unsigned tid)
+{
+	if (run->vm_pcpus && tid < NATIVE_MAX_THREADS)
+		nivcsw_at_start[tid] = thread_nivcsw();
+}
+
+void native_vm_thread_end(const struct wl_run *run, unsigned tid)
+{
+	if (run->vm_pcpus && tid < NATIVE_MAX_THREADS)
+		nivcsw_in_loop[tid] = thread_nivcsw() - nivcsw_at_start[tid];
+}
+
+void native_vm_fill(const struct wl_run *run, struct vm_counters *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (!run->vm_pcpus)
+		return;
+	k->has_vm = true;
+	k->overcommit = run->overcommit;
+	k->pcpus = run->vm_pcpus;
+	for (unsigned i = 0; i < run->nthreads && i < NATIVE_MAX_THREADS; i++) {
+		uint64_t h, kk, w, wns;
+
+		native_park_stats(i, &h, &kk, &w, &wns);
+		k->preemptions += nivcsw_in_loop[i];
+		k->halts += h;
+		k->kicks += kk;
+		k->wakes += w;
+		k->wake_ps += wns * 1000;
+	}
+}

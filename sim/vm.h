@@ -1,0 +1,120 @@
+/*
+ * sim/vm.h - virtual machines in the simulator: a guest of V vCPUs (the
+ * run's threads) on P physical CPUs (cores of the topology), a hypervisor
+ * that time-slices them, pause-loop exiting, and halt/kick for ll_park and
+ * ll_unpark (sim/vm.c; docs/vm.md gives every default and its source).
+ *
+ * The model, per pCPU:
+ *
+ *   cur       the vCPU running now (or none: every vCPU of it is halted)
+ *   run queue the runnable vCPUs that wait for it, first in first out
+ *   slice     cur runs until its slice ends (--slice-us on average: each
+ *             slice is a seeded draw from half to one and a half times
+ *             it), then goes to the tail of the queue and the head runs,
+ *             if there is one
+ *
+ * Where the overcommit X comes from (--co-guests):
+ *
+ *   none (default)  the guest alone, on P = V / X pCPUs
+ *   busy            other guests, as in the benchmarks of the paravirtual
+ *                   spinlocks: the guest on P = V pCPUs, plus (X - 1) V
+ *                   vCPUs of guests that compute without ever spinning or
+ *                   halting (X <= 1: as none)
+ *
+ * Of the T vCPUs in all, vCPU i runs on pCPU i mod P when T >= P, on pCPU
+ * i * P / T when P > T (every vCPU alone, spread over the pCPUs); the
+ * guest's are 0 .. V-1.  vCPUs never migrate.
+ *
+ * A vCPU that is not cur makes no progress.  Its actor gives up the pCPU at
+ * a preemption point (after a memory access completes, while it pays local
+ * time, while it spins, at a halt) and then blocks on its own semaphore
+ * until the pCPU is handed back to it.  Local time (delays, hits, pauses)
+ * therefore stretches over the slices the vCPU is denied; a miss, once
+ * issued, completes (the vCPU is preempted at the next instruction
+ * boundary); a spinner parked on a line that is written while it is
+ * descheduled re-reads the line only when it runs again.
+ *
+ * Spinning (ll_wait_until: the simulator parks the waiter on the line) is
+ * a PAUSE loop to the hardware: after the PLE window (--ple-window-ns) the
+ * vCPU exits to the hypervisor (--ple-exit-ns), which doubles its window
+ * (--ple-grow, reset when the vCPU is next scheduled in) and yields the
+ * pCPU to the first vCPU of the same guest in the run queue, if any (a
+ * directed yield never helps another guest).
+ *
+ * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, whose queue head
+ * runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to the
+ * sender): the vCPU becomes runnable at once, ahead of the preempted ones
+ * (CFS ranks a vCPU that slept before those that ran); a co-guest's vCPU
+ * running there is preempted for it (wake-up preemption); it runs no
+ * sooner than --wake-ns after the kick.
+ *
+ * Everything counted comes out of this schedule: a preemption is a
+ * deschedule of a runnable vCPU (a slice expiry or a PLE yield); it is a
+ * lock-holder preemption when the vCPU's thread was in the workload's
+ * HOLDING phase at that instant, a lock-waiter preemption when ACQUIRING.
+ */
+#ifndef SIM_VM_H
+#define SIM_VM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <locklab/result.h>
+#include <locklab/workload.h>
+
+struct sim_actor;
+struct vm_state;
+
+/* Non-NULL while a run is in a virtual machine, so that an unarmed hook
+ * costs one test. */
+extern struct vm_state *sim_vm;
+
+/* The VM options (sim/engine.c passes on what it does not know).  1 taken,
+ * 0 not a VM option, -1 bad value (err holds one line). */
+int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen);
+/* VM options given without --vm are refused. */
+int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
+#define VM_USAGE                                                                                   \
+	"              --vm V --overcommit X[,X...]: a guest of V vCPUs (the threads) on V/X\n"    \
+	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \
+	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
+	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
+	"                          [--co-guests none|busy]\n"
+/* The parameters as JSON members (no braces), for the environment. */
+void vm_env_json(FILE *f);
+
+/* The pCPUs and the co-guests' vCPUs of V vCPUs at overcommit X (see
+ * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V + others, pcpus). */
+void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others);
+
+/* A run: vCPU i is actor i.  vm_begin arms
+ * sim_vm (after sim_begin, before the actors start); vm_end fills k and
+ * disarms.  The window of the PLE defaults to 4096 cycles at freq_ghz. */
+int vm_begin(struct wl_run *run, double freq_ghz);
+void vm_end(struct vm_counters *k);
+/* The watchdog's bound in a VM: long enough for every vCPU of a pCPU to
+ * have had several slices. */
+uint64_t vm_progress_bound(uint64_t bound_ps);
+
+/* Hooks (sim/memops.c, sim/engine.c), on the running actor at sim.now_ps. */
+void vm_actor_start(struct sim_actor *a);   /* waits for the first turn */
+void vm_actor_exit(struct sim_actor *a);    /* gives the pCPU away */
+void vm_pay(struct sim_actor *a);           /* sim_pay: local time over slices */
+void vm_preempt_point(struct sim_actor *a); /* after a miss completes */
+/* Spinning: the deadline to park on a line with (the caller's, the PLE's or
+ * the slice's end), and what follows the park (a PLE exit, a preemption). */
+uint64_t vm_spin_deadline(struct sim_actor *a, uint64_t dl_ps);
+void vm_spin_end(struct sim_actor *a);
+/* Halt and kick: costs, and the pCPU's side.  vm_on_kick before the halted
+ * actor is resumed; vm_after_halt when it resumes. */
+uint64_t vm_halt_ps(void);
+uint64_t vm_kick_ps(void);
+void vm_on_halt(struct sim_actor *a);
+void vm_on_kick(struct sim_actor *w);
+void vm_after_halt(struct sim_actor *a);
+/* An aborted run: every vCPU waiting for its turn leaves. */
+void vm_abort(void);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * tests/both_pv.c - the paravirtual locks (pv-ticket, pv-qspinlock) in a
+ * `--vm` run of whichever backend this program is built for: threads
+ * outnumber their cpus four to one, every thread completes its
+ * acquisitions under the workload's checker (mutual exclusion), and every
+ * park that slept was ended by exactly one unpark that found it asleep
+ * (halts == kicks == wakes: no lost and no double wake-up).
+ *
+ * Natively the 4 threads share 1 cpu (and 8 share 2 where the machine has
+ * them): the kernel time-slices them for real, so holders and waiters are
+ * preempted, and ll_park/ll_unpark are futexes.  In the simulator the
+ * hypervisor of sim/vm.c does the same on the 4socket machine
+ * (tests/sim_vm.c checks there, over many seeds, that the locks do halt).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+#include <locklab/workload.h>
+
+#include "testlib.h"
+
+static void pv_config(struct wl_config *c, unsigned vcpus, double x)
+{
+	memset(c, 0, sizeof(*c));
+	c->cs_ns = 500;
+	c->ncs_ns = 2000;
+	c->ncs_exp = true;
+	c->cs_lines = 2;
+	c->locks = 1;
+	c->runs = 1;
+	c->pin = PIN_COMPACT;
+	c->pin_text = "compact";
+	c->topo = "4socket";
+	c->seed = 777;
+	c->vm_vcpus = vcpus;
+	c->overcommit[0] = x;
+	c->novercommit = 1;
+	/* natively each thread outlasts several time slices of its cpu */
+	c->ops = tl_is_sim() ? 300 : 2000;
+}
+
+/* One run; fails the test with the reason when it fails. */
+static void pv_run(struct wl_config *c, const struct lock_algo *a, unsigned idx, struct wl_run *run,
+		   struct sim_counters *cnt)
+{
+	char err[512];
+
+	c->algos[0] = a;
+	c->nalgos = 1;
+	c->threads[0] = c->vm_vcpus;
+	c->nthreads = 1;
+	memset(run, 0, sizeof(*run));
+	memset(cnt, 0, sizeof(*cnt));
+	if (backend_check(c, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		fail();
+	}
+	run->cfg = c;
+	run->algo = a;
+	run->nthreads = c->vm_vcpus;
+	run->run_index = idx;
+	run->seed = c->seed * 1000003ull + idx;
+	run->overcommit = c->overcommit[0];
+	run->vm_pcpus = wl_vm_pcpus(c->vm_vcpus, run->overcommit);
+	run->threads = calloc(run->nthreads, sizeof(*run->threads));
+	assert_non_null(run->threads);
+	if (backend_run(run, cnt) || run->failed) {
+		fprintf(stderr, "%s on %u cpus, run %u: %s\n", a->name, run->vm_pcpus, idx,
+			run->failure);
+		fail();
+	}
+}
+
+static void pv_locks_oversubscribed(void **state)
+{
+	const char *locks[] = { "pv-ticket", "pv-qspinlock" };
+	unsigned sizes[][2] = { { 4, 1 }, { 8, 2 } }; /* threads, cpus */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned runs = tl_is_sim() ? 2 : 1;
+
+	for (size_t l = 0; l < 2; l++)
+		for (size_t z = 0; z < 2; z++) {
+			if (!tl_is_sim() && sizes[z][1] > (unsigned long)ncpu)
+				continue;
+			for (unsigned r = 0; r < runs; r++) {
+				struct wl_config c;
+				struct wl_run run;
+				struct sim_counters cnt;
+				uint64_t acq = 0;
+
+				pv_config(&c, sizes[z][0], 4.0);
+				pv_run(&c, lock_find(locks[l]), r, &run, &cnt);
+				for (unsigned i = 0; i < run.nthreads; i++)
+					acq += run.threads[i].acquisitions;
+				assert_int_equal(acq, c.ops * run.nthreads);
+				assert_true(cnt.vm.has_vm);
+				assert_int_equal(cnt.vm.pcpus, sizes[z][1]);
+				if (cnt.vm.halts != cnt.vm.kicks || cnt.vm.kicks != cnt.vm.wakes) {
+					fprintf(stderr, "%s %u threads on %u cpus: halts %llu kicks %llu "
+							"wakes %llu\n",
+						locks[l], sizes[z][0], sizes[z][1],
+						(unsigned long long)cnt.vm.halts,
+						(unsigned long long)cnt.vm.kicks,
+						(unsigned long long)cnt.vm.wakes);
+					fail();
+				}
+				tl_done(&run);
+			}
+		}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pv_locks_oversubscribed),
+	};
+	int rc;
+
+	if (tl_backend_start(argv[0], "4socket"))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	backend_fini();
+	return rc;
+}
