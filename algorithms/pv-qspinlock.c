@@ -2,7 +2,7 @@
  * pv-qspinlock - the paravirtual queued spinlock.
  *
  * Linux's qspinlock_paravirt.h (Waiman Long, Linux 4.2, 2015), with the
- * additions of Linux 4.6: queued waiters that halt early when their
+ * additions of Linux 4.5 (2016): queued waiters that halt early when their
  * predecessor is halted ("wait early"), and limited lock stealing.  It is
  * algorithms/qspinlock.c with halt and kick: a queued waiter spins on its
  * node for a bounded time (less when its predecessor is halted) and then
@@ -216,7 +216,7 @@ static struct pvq_node *pvq_unhash(struct pvq_lock *l)
 }
 
 /* One try at the lock byte on the way into the queue, unless a holder or
- * a spinning head is there (Linux 4.6's limited lock stealing): a vCPU
+ * a spinning head is there (limited lock stealing, Linux 4.5): a vCPU
  * that arrives while the head is halted need not wait for its kick. */
 static bool pvq_steal(struct pvq_lock *l)
 {
