@@ -200,9 +200,12 @@ static void stress_run(const struct lock_algo *a, unsigned nthreads, unsigned op
 		print_message("  %s: %llu acquisitions in %u ms\n", a->name,
 			      (unsigned long long)total, duration_ms);
 	if (trymix) {
-		/* Every odd acquisition was a try: either way it was counted. */
+		/* Every odd acquisition was a try: either way it was counted.
+		 * How many tries win depends on the schedule (a queue lock's
+		 * try only wins when nobody is queued, which two threads in a
+		 * tight loop may never leave it); a try on a free lock must
+		 * win, which the semantics test checks. */
 		assert_int_equal(s.sh->tries_won + s.sh->tries_lost, tries);
-		assert_true(s.sh->tries_won > 0);
 	}
 
 	/* Contexts last as long as the lock: clh's nodes wander between them. */
