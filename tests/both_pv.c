@@ -52,29 +52,10 @@ static void pv_config(struct wl_config *c, unsigned vcpus, double x)
 static void pv_run(struct wl_config *c, const struct lock_algo *a, unsigned idx, struct wl_run *run,
 		   struct sim_counters *cnt)
 {
-	char err[512];
+	char err[512] = "";
 
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = c->vm_vcpus;
-	c->nthreads = 1;
-	memset(run, 0, sizeof(*run));
-	memset(cnt, 0, sizeof(*cnt));
-	if (backend_check(c, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		fail();
-	}
-	run->cfg = c;
-	run->algo = a;
-	run->nthreads = c->vm_vcpus;
-	run->run_index = idx;
-	run->seed = c->seed * 1000003ull + idx;
-	run->overcommit = c->overcommit[0];
-	run->vm_pcpus = wl_vm_pcpus(c->vm_vcpus, run->overcommit);
-	run->threads = calloc(run->nthreads, sizeof(*run->threads));
-	assert_non_null(run->threads);
-	if (backend_run(run, cnt) || run->failed) {
-		fprintf(stderr, "%s on %u cpus, run %u: %s\n", a->name, run->vm_pcpus, idx,
+	if (tl_run(c, a, c->vm_vcpus, idx, run, cnt, err, sizeof(err))) {
+		fprintf(stderr, "%s on %u cpus, run %u: %s%s\n", a->name, run->vm_pcpus, idx, err,
 			run->failure);
 		fail();
 	}

@@ -65,31 +65,12 @@ static void set_opt(const char *opt, const char *val)
 static void vm_run(struct wl_config *c, const struct lock_algo *a, double x, unsigned idx,
 		   struct wl_run *run, struct sim_counters *cnt)
 {
-	char err[512];
+	char err[512] = "";
 
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = c->vm_vcpus;
-	c->nthreads = 1;
 	c->overcommit[0] = x;
 	c->novercommit = 1;
-	memset(run, 0, sizeof(*run));
-	memset(cnt, 0, sizeof(*cnt));
-	if (backend_check(c, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		fail();
-	}
-	run->cfg = c;
-	run->algo = a;
-	run->nthreads = c->vm_vcpus;
-	run->run_index = idx;
-	run->seed = c->seed * 1000003ull + idx;
-	run->overcommit = x;
-	run->vm_pcpus = wl_vm_pcpus(c->vm_vcpus, x);
-	run->threads = calloc(run->nthreads, sizeof(*run->threads));
-	assert_non_null(run->threads);
-	if (backend_run(run, cnt) || run->failed) {
-		fprintf(stderr, "%s x%.2f seed#%u: %s\n", a->name, x, idx, run->failure);
+	if (tl_run(c, a, c->vm_vcpus, idx, run, cnt, err, sizeof(err))) {
+		fprintf(stderr, "%s x%.2f seed#%u: %s%s\n", a->name, x, idx, err, run->failure);
 		fail();
 	}
 	assert_true(cnt->vm.has_vm);

@@ -57,6 +57,10 @@ static inline int tl_run(struct wl_config *c, const struct lock_algo *a, unsigne
 	run->nthreads = n;
 	run->run_index = idx;
 	run->seed = c->seed * 1000003ull + idx;
+	if (c->vm_vcpus) { /* as core/main.c: the first overcommit of the list */
+		run->overcommit = c->overcommit[0];
+		run->vm_pcpus = wl_vm_pcpus(c->vm_vcpus, run->overcommit);
+	}
 	run->threads = calloc(n, sizeof(*run->threads));
 	if (!run->threads) {
 		snprintf(err, errlen, "out of memory");
