@@ -16,6 +16,7 @@
 #include <locklab/backend.h>
 #include <locklab/lock.h>
 #include <locklab/result.h>
+#include <locklab/rng.h>
 #include <locklab/stats.h>
 #include <locklab/workload.h>
 
@@ -51,16 +52,6 @@ static int cmd_list(void)
 		printf("%-16s %-9s %s\n", a->name, lock_kind_name(a->kind), a->desc);
 	}
 	return 0;
-}
-
-static uint64_t mix_seed(uint64_t seed, unsigned run)
-{
-	uint64_t x = seed + 0x9e3779b97f4a7c15ull * (run + 1);
-
-	x ^= x >> 31;
-	x *= 0xd6e8feb86659fd93ull;
-	x ^= x >> 32;
-	return x;
 }
 
 static double per(uint64_t num, uint64_t den)
@@ -201,7 +192,7 @@ static void one_run(const struct wl_config *cfg, const struct lock_algo *a, unsi
 	run.algo = a;
 	run.nthreads = nthreads;
 	run.run_index = r;
-	run.seed = mix_seed(cfg->seed, r);
+	run.seed = run_seed(cfg->seed, r);
 	if (cfg->vm_vcpus) {
 		run.overcommit = cfg->overcommit[x];
 		run.vm_pcpus = wl_vm_pcpus(cfg->vm_vcpus, run.overcommit);

@@ -50,8 +50,6 @@
 
 #define START_SKEW_NS 1000
 
-enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
-
 static void set_phase(struct wl_thread *t, int phase)
 {
 	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);

@@ -1,29 +1,19 @@
 /*
  * sim/engine.c - the simulator backend (include/locklab/backend.h): SimGrid
- * set-up, the machine (sim/topology.c), thread placement, one actor per
- * simulated thread, and the counters of a run.
+ * set-up, the machine (sim/topology.c), one actor per simulated thread,
+ * and the counters of a run.
  *
  * A process may run many runs in sequence.  Each run gets a fresh coherence
  * model and its own time base (its simulated time starts at 0), while
  * SimGrid's clock keeps growing.  wl_setup() runs in maestro before the
  * actors start; its allocations register their home nodes and tags with
- * the model (sim/memops.c).
+ * the model (sim/alloc.c).
  *
- * Placement (cores are host indexes of the topology):
- *   compact   fill socket 0, then 1, ...
- *   scatter   round-robin over sockets
- *   socket:N  only the cores of socket N
- *   list:a,b  thread i on core list[i]
- *   none      as compact (the simulator has no scheduler to leave it to)
- *
- * In a virtual machine (--vm, sim/vm.h) the policy places the run's
- * physical CPUs, and each thread (vCPU) goes to its pCPU's core: several
- * actors then share a core, and the hypervisor of sim/vm.c decides which
- * of them runs.
+ * Threads are placed on the topology's cores by sim/place.c.
  *
  * Counters cover the measured interval: for a duration run they are
  * snapshotted when simulated time first reaches the end of the run (checked
- * at every event, sim/memops.c); for an --ops run they are taken when the
+ * at every event, sim/failure.c); for an --ops run they are taken when the
  * last thread has finished.  `events` counts every actor sleep, block and
  * wake the run caused, over the whole run.
  *
@@ -43,8 +33,8 @@
 
 #include <locklab/backend.h>
 
-#include "../plots/graphs.h"
-#include "explain.h"
+#include "observe.h"
+#include "report/report.h"
 #include "sim.h"
 #include "vm.h"
 
@@ -81,6 +71,8 @@ const char backend_usage[] =
 	"              where the handoff time goes, and how unfair the lock is (docs/graphs.md)\n"
 	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
 	"              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n";
+
+const struct sim_observer *sim_observer;
 
 struct sim_state sim = {
 	.quantum_ps = SIM_DEFAULT_QUANTUM_PS,
@@ -165,7 +157,7 @@ int sim_load_topo(const char *arg, char *err, size_t errlen)
 /* ------------------------------------------------------------ passes */
 
 /* An aborted run (deadlock, no progress) comes back here by longjmp from
- * sim/memops.c, at a point where no SimGrid frame is on this stack. */
+ * sim/failure.c, at a point where no SimGrid frame is on this stack. */
 static void actor_body(struct sim_actor *a)
 {
 	if (!setjmp(a->exit_jmp) && !sim.aborting)
@@ -278,6 +270,7 @@ int backend_init(int *argc, char **argv)
 int backend_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 {
 	uint64_t v;
+	int rc;
 
 	if (!strcmp(opt, "--topo")) {
 		if (!*val) {
@@ -296,8 +289,6 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		sim.quantum_ps = v * 1000;
 		return 1;
 	}
-	if (!strcmp(opt, "--graphs"))
-		return graphs_set_dir(val, err, errlen) ? -1 : 1;
 	if (!strcmp(opt, "--watchdog")) {
 		if (parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
 			snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..86400000", val);
@@ -306,181 +297,15 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		sim.watchdog_ps = v * 1000000000ull;
 		return 1;
 	}
-	return vm_parse_option(opt, val, err, errlen);
+	rc = report_parse_option(opt, val, err, errlen);
+	return rc ? rc : vm_parse_option(opt, val, err, errlen);
 }
 
-static const char *topo_of(const struct wl_config *cfg)
+const char *sim_topo_of(const struct wl_config *cfg)
 {
 	if (cfg && cfg->topo)
 		return cfg->topo;
 	return sim.topo_arg_opt ? sim.topo_arg_opt : SIM_DEFAULT_TOPO;
-}
-
-static unsigned socket_cores(unsigned s)
-{
-	unsigned n = 0;
-
-	for (unsigned c = 0; c < sim.topo.ncores; c++)
-		n += sim.topo.core_socket[c] == s;
-	return n;
-}
-
-static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
-{
-	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
-		if (cfg->pin_list[i] >= sim.topo.ncores) {
-			snprintf(err, errlen, "--pin list: cpu %u is not a core of topology %s (0..%u)",
-				 cfg->pin_list[i], sim.topo.name, sim.topo.ncores - 1);
-			return -1;
-		}
-		for (unsigned j = 0; j < i; j++)
-			if (cfg->pin_list[j] == cfg->pin_list[i]) {
-				snprintf(err, errlen, "--pin list: cpu %u appears twice", cfg->pin_list[i]);
-				return -1;
-			}
-	}
-	return 0;
-}
-
-/* --vm: the physical CPUs of every overcommit must be cores of the machine
- * (they are what the placement places); the vCPUs may outnumber them. */
-static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_t errlen,
-		    unsigned *maxp)
-{
-	*maxp = 0;
-	for (unsigned i = 0; i < cfg->novercommit; i++) {
-		unsigned p, others;
-
-		vm_layout(cfg->vm_vcpus, cfg->overcommit[i], &p, &others);
-		if (p > room) {
-			snprintf(err, errlen,
-				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %u "
-				 "cores%s",
-				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name, room,
-				 cfg->pin == PIN_SOCKET ? " on that socket" : "");
-			return -1;
-		}
-		if (p > *maxp)
-			*maxp = p;
-	}
-	return 0;
-}
-
-int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
-{
-	unsigned maxt = 0, room;
-
-	if (sim_load_topo(topo_of(cfg), err, errlen))
-		return -1;
-	if (vm_check(cfg, err, errlen))
-		return -1;
-	for (unsigned i = 0; i < cfg->nthreads; i++)
-		if (cfg->threads[i] > maxt)
-			maxt = cfg->threads[i];
-	room = sim.topo.ncores;
-	if (cfg->pin == PIN_SOCKET && cfg->pin_socket < sim.topo.nsockets)
-		room = socket_cores(cfg->pin_socket);
-	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
-		return -1;
-	if (cfg->pin == PIN_SOCKET) {
-		if (cfg->pin_socket >= sim.topo.nsockets) {
-			snprintf(err, errlen, "--pin socket:%u: topology %s has %u sockets (0..%u)",
-				 cfg->pin_socket, sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
-			return -1;
-		}
-		if (maxt > room) {
-			snprintf(err, errlen, "--threads %u: socket %u of topology %s has %u cores", maxt,
-				 cfg->pin_socket, sim.topo.name, room);
-			return -1;
-		}
-	}
-	if (maxt > sim.topo.ncores) {
-		snprintf(err, errlen, "--threads %u: topology %s has %u cores", maxt, sim.topo.name,
-			 sim.topo.ncores);
-		return -1;
-	}
-	if (cfg->pin == PIN_LIST) {
-		if (check_list(cfg, err, errlen))
-			return -1;
-		if (cfg->pin_list_len < maxt) {
-			snprintf(err, errlen, "--pin list: has %u cpus but --threads asks for %u",
-				 cfg->pin_list_len, maxt);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------ placement */
-
-/* The k-th core (in index order) of socket s, or -1. */
-static int nth_core_of(unsigned s, unsigned k)
-{
-	for (unsigned c = 0; c < sim.topo.ncores; c++)
-		if (sim.topo.core_socket[c] == s && k-- == 0)
-			return (int)c;
-	return -1;
-}
-
-static int place_scatter(unsigned n, unsigned *cores)
-{
-	unsigned used[TOPO_MAX_SOCKETS] = { 0 };
-	unsigned s = 0, i = 0, tries = 0;
-
-	while (i < n) {
-		int c = nth_core_of(s, used[s]);
-
-		if (c >= 0) {
-			cores[i++] = (unsigned)c;
-			used[s]++;
-			tries = 0;
-		} else if (++tries > sim.topo.nsockets) {
-			return -1;
-		}
-		s = (s + 1) % sim.topo.nsockets;
-	}
-	return 0;
-}
-
-static int place_compact(unsigned n, unsigned *cores)
-{
-	unsigned i = 0;
-
-	for (unsigned s = 0; s < sim.topo.nsockets && i < n; s++)
-		for (unsigned c = 0; c < sim.topo.ncores && i < n; c++)
-			if (sim.topo.core_socket[c] == s)
-				cores[i++] = c;
-	return i == n ? 0 : -1;
-}
-
-static int place(const struct wl_config *cfg, unsigned n, unsigned *cores)
-{
-	switch (cfg->pin) {
-	case PIN_SCATTER:
-		return place_scatter(n, cores);
-	case PIN_SOCKET:
-		for (unsigned i = 0; i < n; i++) {
-			int c = nth_core_of(cfg->pin_socket, i);
-
-			if (c < 0)
-				return -1;
-			cores[i] = (unsigned)c;
-		}
-		return 0;
-	case PIN_LIST:
-		if (cfg->pin_list_len < n)
-			return -1;
-		for (unsigned i = 0; i < n; i++) {
-			if (cfg->pin_list[i] >= sim.topo.ncores)
-				return -1;
-			cores[i] = cfg->pin_list[i];
-		}
-		return 0;
-	case PIN_COMPACT:
-	case PIN_NONE:
-	default:
-		return place_compact(n, cores);
-	}
 }
 
 /* ------------------------------------------------------------ a run */
@@ -538,34 +363,15 @@ static int run_failed(struct wl_run *run, const char *msg)
 	return -1;
 }
 
-/* Thread i's core: placed by the policy, or, in a virtual machine, the
- * core of its vCPU's pCPU (the policy places the pCPUs). */
-static int place_threads(struct wl_run *run, unsigned *cores)
-{
-	const struct wl_config *cfg = run->cfg;
-	unsigned pcores[WL_MAX_THREADS];
-	unsigned n = run->nthreads, others = 0;
-
-	if (run->vm_pcpus)
-		vm_layout(cfg->vm_vcpus, run->overcommit, &n, &others);
-	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || n > sim.topo.ncores ||
-	    place(cfg, n, pcores))
-		return -1;
-	for (unsigned i = 0; i < run->nthreads; i++)
-		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus + others, n)]
-					 : pcores[i];
-	return 0;
-}
-
 int backend_run(struct wl_run *run, struct sim_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
 	unsigned cores[WL_MAX_THREADS];
 	char err[256];
 
-	if (sim_load_topo(topo_of(cfg), err, sizeof(err)))
+	if (sim_load_topo(sim_topo_of(cfg), err, sizeof(err)))
 		return run_failed(run, err);
-	if (place_threads(run, cores))
+	if (sim_place_threads(run, cores))
 		return run_failed(run, "the threads do not fit the topology's cores");
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		run->threads[i].cpu = cores[i];
@@ -604,29 +410,12 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 	}
 	fill_counters(run, c);
 	vm_end(&c->vm);
-	graphs_after_run(run);
-	XP_HOOK(sim_explain_end_run(run, c));
+	SIM_OBSERVE(end_run, run, c);
 	sim_end();
 	return run->failed ? -1 : 0;
 }
 
 /* ------------------------------------------------------------ environment */
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
 
 static const char *protocol_name(enum topo_protocol p)
 {
@@ -648,12 +437,12 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	sg_version_get(&maj, &min, &pat);
 	snprintf(ver, sizeof(ver), "SimGrid %d.%d.%d", maj, min, pat);
 	fprintf(f, "\"simulator\": ");
-	json_str(f, ver);
+	output_json_string(f, ver);
 	fprintf(f, ", \"topology\": {\"name\": ");
-	json_str(f, sim.topo_loaded ? sim.topo.name : topo_of(cfg));
+	output_json_string(f, sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg));
 	if (sim.topo_loaded) {
 		fprintf(f, ", \"path\": ");
-		json_str(f, sim.topo.path);
+		output_json_string(f, sim.topo.path);
 		fprintf(f, ", \"cores\": %u, \"sockets\": %u, \"classes\": %u, \"protocol\": \"%s\"",
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
@@ -670,7 +459,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 
 const char *backend_topo_name(const struct wl_config *cfg)
 {
-	return sim.topo_loaded ? sim.topo.name : topo_of(cfg);
+	return sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg);
 }
 
 int backend_command(const char *cmd, int argc, char **argv)
@@ -678,14 +467,13 @@ int backend_command(const char *cmd, int argc, char **argv)
 	if (!strcmp(cmd, "ccbench"))
 		return sim_ccbench(argc, argv);
 	if (!strcmp(cmd, "explain"))
-		return sim_explain(argc, argv);
+		return explain_command(argc, argv, sim_explain);
 	return -1;
 }
 
 void backend_fini(void)
 {
-	graphs_fini();
-	sim_explain_disarm();
+	report_fini();
 	free_actors();
 	if (sim.model)
 		coh_destroy(sim.model);
@@ -703,3 +491,4 @@ void backend_fini(void)
 	sim.topo_arg = NULL;
 	sim.topo_loaded = false;
 }
+

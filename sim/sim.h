@@ -1,7 +1,9 @@
 /*
  * sim/sim.h - the simulator's glue between SimGrid and the memory model:
  * the state shared by sim/engine.c (runs, actors, placement), sim/memops.c
- * (the ll_* operations) and sim/ccbench.c.  Not a public interface.
+ * (the ll_* accesses), sim/blocking.c (waits and parks), sim/failure.c
+ * (deadlock, no progress), sim/alloc.c (allocations) and sim/ccbench.c.
+ * Not a public interface.
  *
  * Time.  locklab keeps simulated time as integer picoseconds; SimGrid's
  * clock is a double of seconds that keeps growing over the runs of one
@@ -16,9 +18,8 @@
  * before a read-modify-write or a store that would wake parked waiters, and
  * before any access once it owes more than the quantum.  Within a quantum a
  * thread's plain loads and stores that hit may therefore happen slightly
- * ahead of other threads' accesses: the quantum bounds that error
- * (--sim-quantum; 100 ns keeps throughput within about 1% of a zero quantum
- * on the stock locks, with a third of the events).
+ * ahead of other threads' accesses: the quantum bounds that error, and
+ * trades it for fewer events (--sim-quantum).
  *
  * Admission.  Under socket-first arbitration (sim/coherence.h) a miss the
  * model does not admit on arrival suspends (SIM_PARKED_ADMIT) until an
@@ -53,10 +54,12 @@
 #include <locklab/workload.h>
 
 #include "coherence.h"
+#include "observe.h"
 #include "topology.h"
 
 #define SIM_DEFAULT_TOPO "4socket"
 #define SIM_DEFAULT_QUANTUM_PS 100000ull /* 100 ns */
+#define SIM_LINE_MASK (~(uintptr_t)(COH_LINE_SIZE - 1))
 
 /* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
  * sending a kick (the waker's cost), and the woken thread's delay from the
@@ -155,6 +158,11 @@ void sim_go(void);
  * finished run still needs it). */
 void sim_end(void);
 uint64_t sim_clock_ps(void);
+/* The machine a configuration asks for (--topo, or the default). */
+const char *sim_topo_of(const struct wl_config *cfg);
+
+/* place.c: thread i's core in cores[i]; -1 when they do not fit. */
+int sim_place_threads(struct wl_run *run, unsigned *cores);
 
 /* memops.c */
 uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
@@ -164,11 +172,32 @@ void sim_sleep_until(struct sim_actor *a, uint64_t t);
 /* What every actor does when it runs again after an event (an aborted run
  * leaves through its longjmp here). */
 void sim_resumed(struct sim_actor *a);
+/* Add ps to the local time the running actor owes (observe.h: what). */
+void sim_owe(struct sim_actor *a, uint64_t ps, enum sim_obs_local what);
+/* An aborted run lets go an actor waiting for admission (it leaves). */
+void sim_admit_abandon(struct sim_actor *w);
+
+/* blocking.c */
+void sim_resume_actor(struct sim_actor *w);
+void sim_suspend_self(struct sim_actor *a);
+/* Make a parked actor runnable (it is already off any line list). */
+void sim_wake(struct sim_actor *w);
+/* A word at addr was written: wake the waiters parked on its line. */
+void sim_after_write(uintptr_t addr);
+/* Park the running actor on the line of addr until a write, or dl_ps. */
+void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps);
+
+/* failure.c */
 void sim_actor_exit(struct sim_actor *a);
 void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* End the run: every live thread is parked with no deadline. */
+void sim_deadlock(struct sim_actor *me);
+void sim_check_progress(void);
+
+/* alloc.c */
 void sim_describe_line(uintptr_t addr, char *buf, size_t len);
 void sim_allocs_reset(void);
-void sim_check_progress(void);
+size_t sim_round_line(size_t size);
 
 /* ccbench.c */
 int sim_ccbench(int argc, char **argv);

@@ -36,6 +36,8 @@
 
 #include <simgrid/semaphore.h>
 
+#include <locklab/rng.h>
+
 #include "sim.h"
 #include "vm.h"
 
@@ -55,7 +57,6 @@
 #define DEF_WAKE_PS (4000ull * NS_PS)     /* IPI, wake-up, schedule, entry */
 #define DEF_SWITCH_PS (4000ull * NS_PS)   /* a context switch between vCPUs */
 
-enum { PH_ACQUIRING = 1, PH_HOLDING = 2 }; /* wl_thread.phase */
 
 struct vm_params {
 	uint64_t slice_ps;
@@ -227,16 +228,6 @@ void vm_env_json(FILE *f)
 }
 
 /* ------------------------------------------------------------ a run */
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
 
 /* The length of p's next slice: a seeded draw from [S/2, 3S/2), mean S.
  * Real slices vary (with the tasks runnable, wake-ups, the tick); equal

@@ -1,6 +1,6 @@
 /*
  * tests/sim_graphs.c - contention graphs, charts and explanations
- * (plots/graphs.c, the gnuplot scripts, plots/plots.py, sim/explain.c):
+ * (sim/report/graphs.c, the gnuplot scripts, plots/plots.py, sim/report/):
  *
  *   1. explain's parts add up: for several locks and loads, the causes of
  *      the handoff time sum to the measured handoff time within 5%, no
@@ -41,8 +41,8 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
-#include "../plots/graphs.h"
-#include "../sim/explain.h"
+#include "../sim/report/explain.h"
+#include "../sim/report/graphs.h"
 #include "../sim/sim.h"
 
 #define TOPO "4socket-ring"

@@ -8,6 +8,7 @@
 #ifndef LOCKLAB_BACKEND_H
 #define LOCKLAB_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -50,6 +51,19 @@ const char *backend_topo_name(const struct wl_config *cfg);
 int backend_command(const char *cmd, int argc, char **argv);
 /* One line per backend sub-command for the usage text. */
 extern const char backend_usage[];
+
+/* `explain` (the simulator's): one configuration of one mutex, its report
+ * as a table or CSV, to out or stdout. */
+struct explain_opts {
+	struct wl_config cfg;
+	bool csv;
+	const char *out;
+};
+
+/* core/explain_cli.c: parse explain's options (those of `run`, narrowed),
+ * check them against the backend, and hand them to explain.  Returns the
+ * exit status (2 on bad input, with one line on stderr). */
+int explain_command(int argc, char **argv, int (*explain)(const struct explain_opts *o));
 
 /* Locks only this backend can run (the pthread references natively);
  * NULL-terminated. */

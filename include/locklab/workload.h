@@ -109,6 +109,9 @@ struct wl_span {
 	uint64_t from, to;
 };
 
+/* Where a thread stands in the workload loop (wl_thread.phase). */
+enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
+
 /* Per-thread record; written only by its thread, read after the run. */
 struct wl_thread {
 	unsigned tid;
@@ -126,7 +129,7 @@ struct wl_thread {
 	unsigned nread_spans;
 	uint64_t violations;
 	uint64_t last_progress_ns; /* for the watchdog (__atomic) */
-	int phase;                 /* 0 outside, 1 acquiring, 2 holding (__atomic) */
+	int phase;                 /* enum wl_phase (__atomic) */
 	uint64_t finish_ns;        /* when it left the loop */
 	uint64_t seed;
 	void *rng; /* gsl_rng * */

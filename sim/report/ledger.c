@@ -1,7 +1,9 @@
 /*
- * sim/explain.c - `locklab-sim explain`: run one configuration and say where
- * the handoff time went (see explain.h for the definitions, docs/graphs.md
- * for the figures).
+ * sim/report/ledger.c - the attribution ledger behind `locklab-sim explain`
+ * and --graphs: each thread's own time cut into segments with one cause,
+ * and each handoff walked along them (see explain.h for the definitions,
+ * docs/graphs.md for the figures).  It watches the runs through the
+ * simulator's observer hook (sim/observe.h).
  *
  * The ledger of one thread is a ring of segments of its own time, oldest
  * first, contiguous:
@@ -28,17 +30,14 @@
  * kept apart as a gap, so that a missing hook shows instead of vanishing.
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <locklab/backend.h>
 #include <locklab/stats.h>
 
-#include "../core/cli.h"
+#include "../sim.h"
 #include "explain.h"
-#include "sim.h"
+#include "report.h"
 
 #define XP_RING 4096u
 #define XP_DEPTH 4
@@ -234,7 +233,7 @@ static int oldest_waiter(const struct xp_state *x, unsigned b, uint64_t e)
 	for (unsigned i = 0; i < x->n; i++) {
 		const struct xp_thread *t = &x->t[i];
 
-		if (i == b || t->phase != 1 || t->t0 > e)
+		if (i == b || t->phase != PH_ACQUIRING || t->t0 > e)
 			continue;
 		if (best < 0 || t->t0 < x->t[best].t0)
 			best = (int)i;
@@ -316,7 +315,7 @@ uint64_t sim_explain_wait_ps(unsigned tid, uint64_t stop_ps)
 	if (!x || !x->run || tid >= x->n)
 		return 0;
 	t = &x->t[tid];
-	return t->wait_ps + (t->phase == 1 ? measured(x, t->t0, stop_ps) : 0);
+	return t->wait_ps + (t->phase == PH_ACQUIRING ? measured(x, t->t0, stop_ps) : 0);
 }
 
 /* The thread's ledger, with the workload's phase observed at time `at`;
@@ -336,12 +335,12 @@ static struct xp_thread *observe(unsigned tid, uint64_t at)
 	t = &x->t[tid];
 	ph = __atomic_load_n(&x->run->threads[tid].phase, __ATOMIC_RELAXED);
 	if (ph != t->phase) {
-		if (t->phase == 1)
+		if (t->phase == PH_ACQUIRING)
 			t->wait_ps += measured(x, t->t0, at);
-		if (ph == 1) {
+		if (ph == PH_ACQUIRING) {
 			t->t0 = at;
 			t->in_cs = false;
-		} else if (ph == 2) {
+		} else if (ph == PH_HOLDING) {
 			t->acq = at;
 		}
 		t->phase = ph;
@@ -349,12 +348,12 @@ static struct xp_thread *observe(unsigned tid, uint64_t at)
 	return t;
 }
 
-void xp_local(unsigned tid, uint64_t from, uint64_t to, enum xp_part part)
+void xp_local(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what)
 {
 	struct xp_thread *t = observe(tid, from);
 
 	if (t)
-		seg_append(t, from, to, part, -1, false);
+		seg_append(t, from, to, what == SIM_OBS_PARK ? XP_PARK : XP_LOCAL, -1, false);
 }
 
 void xp_delay(unsigned tid, uint64_t from, uint64_t to)
@@ -363,18 +362,18 @@ void xp_delay(unsigned tid, uint64_t from, uint64_t to)
 
 	if (!t)
 		return;
-	if (t->phase == 2 && !t->in_cs) {
+	if (t->phase == PH_HOLDING && !t->in_cs) {
 		t->in_cs = true;
 		section_start(sim_xp, tid, from, to);
 		seg_append(t, from, to, XP_CS, -1, false);
 		return;
 	}
-	seg_append(t, from, to, t->phase == 1 ? XP_BACKOFF : XP_LOCAL, -1, false);
+	seg_append(t, from, to, t->phase == PH_ACQUIRING ? XP_BACKOFF : XP_LOCAL, -1, false);
 }
 
 void xp_hit(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to)
 {
-	xp_local(tid, from, to, XP_LOCAL);
+	xp_local(tid, from, to, SIM_OBS_WORK);
 }
 
 static bool is_data(const struct xp_state *x, uintptr_t addr)
@@ -480,13 +479,17 @@ int sim_explain_arm(void)
 {
 	sim_explain_disarm();
 	sim_xp = calloc(1, sizeof(*sim_xp));
-	return sim_xp ? 0 : -1;
+	if (!sim_xp)
+		return -1;
+	sim_observer = &report_observer;
+	return 0;
 }
 
 void sim_explain_disarm(void)
 {
 	if (!sim_xp)
 		return;
+	sim_observer = NULL;
 	free_run(sim_xp);
 	free(sim_xp);
 	sim_xp = NULL;
@@ -569,273 +572,4 @@ void sim_explain_report(struct xp_report *rep)
 	rep->misses_per_acq = per((double)x->misses, x->acquisitions);
 	rep->remote_per_acq = per((double)x->remote, x->acquisitions);
 	rep->busiest_link_per_acq = per((double)x->busiest, x->acquisitions);
-}
-
-/* ------------------------------------------------------------ the command */
-
-/* As core/main.c seeds each repetition, so that `explain` follows the very
- * runs `run` makes with the same options. */
-static uint64_t mix_seed(uint64_t seed, unsigned run)
-{
-	uint64_t x = seed + 0x9e3779b97f4a7c15ull * (run + 1);
-
-	x ^= x >> 31;
-	x *= 0xd6e8feb86659fd93ull;
-	x ^= x >> 32;
-	return x;
-}
-
-static int check_opts(const struct cli_opts *o, char *err, size_t len)
-{
-	const struct wl_config *c = &o->cfg;
-
-	if (c->nalgos != 1)
-		snprintf(err, len, "explain: give one lock (--lock NAME)");
-	else if (c->algos[0]->kind != LOCK_MUTEX)
-		snprintf(err, len, "explain: --lock %s is a %s; explain follows the handoffs of a mutex",
-			 c->algos[0]->name, lock_kind_name(c->algos[0]->kind));
-	else if (c->nthreads != 1 || c->threads[0] < 2)
-		snprintf(err, len, "explain: --threads: give one thread count of 2 or more");
-	else if (c->locks != 1)
-		snprintf(err, len, "explain: --locks %u: explain follows one lock (--locks 1)", c->locks);
-	else if (c->vm_vcpus)
-		snprintf(err, len, "explain: --vm: explain follows a machine without a hypervisor");
-	else if (o->format == FMT_JSON)
-		snprintf(err, len, "explain: --format json: explain writes table or csv");
-	else if (o->csv || o->json || o->threads_csv)
-		snprintf(err, len, "explain: --csv/--json/--threads-csv are not explain's outputs "
-				   "(--format csv --out FILE)");
-	else
-		return 0;
-	return -1;
-}
-
-/* One run of the configuration, as core/main.c makes it; exits 3 when it
- * fails, as `run` does. */
-static void explain_one(const struct wl_config *cfg, unsigned r)
-{
-	struct wl_run run;
-	struct sim_counters c;
-
-	memset(&run, 0, sizeof(run));
-	memset(&c, 0, sizeof(c));
-	run.cfg = cfg;
-	run.algo = cfg->algos[0];
-	run.nthreads = cfg->threads[0];
-	run.run_index = r;
-	run.seed = mix_seed(cfg->seed, r);
-	run.threads = calloc(run.nthreads, sizeof(*run.threads));
-	if (!run.threads) {
-		fprintf(stderr, "locklab-sim: out of memory\n");
-		exit(1);
-	}
-	if (backend_run(&run, &c) || run.failed) {
-		fprintf(stderr, "locklab-sim: %s\n", run.failure[0] ? run.failure : "run failed");
-		fflush(NULL);
-		_exit(3);
-	}
-	wl_teardown(&run);
-	free(run.threads);
-}
-
-static const char *part_key(unsigned p, char *buf, size_t len)
-{
-	static const char *const keys[] = {
-		[XP_IDLE] = "idle",   [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
-		[XP_LINK] = "link",   [XP_DATA] = "data",   [XP_LOCAL] = "local",
-		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_OTHER] = "other",
-	};
-
-	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
-		snprintf(buf, len, "transfer_class%u", p - XP_XFER);
-		return buf;
-	}
-	return keys[p];
-}
-
-static const char *part_name(unsigned p, char *buf, size_t len)
-{
-	static const char *const names[] = {
-		[XP_IDLE] = "lock free, nobody waiting",
-		[XP_QUEUE] = "queueing on the line (the herd)",
-		[XP_INVAL] = "invalidation fan-out",
-		[XP_LINK] = "link congestion",
-		[XP_DATA] = "protected data migration",
-		[XP_LOCAL] = "local work (hits, pauses)",
-		[XP_BACKOFF] = "backoff delays",
-		[XP_PARK] = "halt, kick and wake-up",
-		[XP_OTHER] = "waits not traced further",
-	};
-	unsigned k = p - XP_XFER;
-
-	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
-		if (k == 0)
-			snprintf(buf, len, "line transfer, same socket");
-		else
-			snprintf(buf, len, "line transfer, class %u (%.0f ns route)", k,
-				 (double)sim.topo.class_lat_ps[k] / 1000);
-		return buf;
-	}
-	return names[p];
-}
-
-/* Printed always: the causes the question names; the rest when present. */
-static bool part_shown(unsigned p, const struct xp_report *r)
-{
-	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES)
-		return p - XP_XFER < sim.topo.nclasses;
-	if (p >= XP_QUEUE && p <= XP_LOCAL)
-		return true;
-	return r->part_ns[p] > 0;
-}
-
-static double pct(double part, double whole)
-{
-	return whole > 0 ? 100.0 * part / whole : 0;
-}
-
-/* The largest cause, with the line transfers counted together. */
-static void verdict(FILE *f, const struct xp_report *r)
-{
-	double xfer = 0, best = -1;
-	unsigned bp = XP_OTHER;
-	char buf[96];
-
-	for (unsigned k = 0; k < TOPO_MAX_CLASSES; k++)
-		xfer += r->part_ns[XP_XFER + k];
-	for (unsigned p = 0; p < XP_NPARTS; p++)
-		if ((p < XP_XFER || p >= XP_XFER + TOPO_MAX_CLASSES) && r->part_ns[p] > best) {
-			best = r->part_ns[p];
-			bp = p;
-		}
-	fprintf(f, "in short: ");
-	if (xfer > best)
-		fprintf(f, "moving the lock's lines between caches takes %.0f%% of the handoff time",
-			pct(xfer, r->handoff_ns));
-	else
-		fprintf(f, "%s takes %.0f%% of the handoff time", part_name(bp, buf, sizeof(buf)),
-			pct(best, r->handoff_ns));
-	if (r->fair_local_frac > 0 && r->local_frac > 1.5 * r->fair_local_frac)
-		fprintf(f, "; the lock stays inside one socket %.1fx as often as a fair lock would",
-			r->local_frac / r->fair_local_frac);
-	if (r->starved)
-		fprintf(f, "; %u of %u threads never got it", r->starved, r->threads);
-	fprintf(f, ".\n");
-}
-
-static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
-{
-	char buf[96];
-
-	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
-		   "seed %llu, %u run%s\n\n",
-		cfg->algos[0]->name, sim.topo.name, cfg->threads[0], cfg->pin_text,
-		(unsigned long long)cfg->cs_ns, cfg->ncs_exp ? "exp:" : "",
-		(unsigned long long)cfg->ncs_ns, cfg->cs_lines, (unsigned long long)cfg->seed, r->runs,
-		r->runs == 1 ? "" : "s");
-	fprintf(f, "throughput %.4f Macq/s; %llu handoffs between threads\n\n", r->throughput_per_s / 1e6,
-		(unsigned long long)r->handoffs);
-	if (!r->handoffs) {
-		fprintf(f, "no handoff between two threads: nothing to explain\n");
-		return;
-	}
-	fprintf(f, "handoff time %10.1f ns  (end of one critical section -> start of the next\n"
-		   "                           holder's; docs/graphs.md)\n",
-		r->handoff_ns);
-	fprintf(f, "  release -> acquisition       %10.1f ns\n", r->acquire_ns);
-	fprintf(f, "  acquisition -> data in place %10.1f ns\n\n", r->handoff_ns - r->acquire_ns);
-	fprintf(f, "%-42s %10s %7s\n", "where it went", "ns", "share");
-	for (unsigned p = 0; p < XP_NPARTS; p++)
-		if (part_shown(p, r))
-			fprintf(f, "  %-40s %10.1f %6.1f%%\n", part_name(p, buf, sizeof(buf)),
-				r->part_ns[p], pct(r->part_ns[p], r->handoff_ns));
-	fprintf(f, "  %-40s %10.1f %6.1f%%  (measured %.1f ns)\n\n", "sum of the parts", r->parts_sum_ns,
-		pct(r->parts_sum_ns, r->handoff_ns), r->handoff_ns);
-	fprintf(f, "unfairness\n");
-	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%)\n", 100 * r->local_frac,
-		100 * r->fair_local_frac);
-	fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
-		(unsigned long long)r->longest_socket_run, r->longest_run_socket);
-	fprintf(f, "  acquisitions per thread  min %llu  max %llu  mean %.1f  cv %.2f  Jain %.3f\n",
-		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_mean, r->acq_cv,
-		r->jain);
-	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
-		   "messages\n\n",
-		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
-	verdict(f, r);
-}
-
-static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
-{
-	char buf[64];
-
-	fprintf(f, "what,value\n");
-	fprintf(f, "topo,%s\nlock,%s\nthreads,%u\nruns,%u\n", sim.topo.name, cfg->algos[0]->name,
-		cfg->threads[0], r->runs);
-	fprintf(f, "throughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
-		(unsigned long long)r->handoffs);
-	fprintf(f, "handoff_ns,%.2f\nacquire_ns,%.2f\n", r->handoff_ns, r->acquire_ns);
-	for (unsigned p = 0; p < XP_NPARTS; p++)
-		if (part_shown(p, r))
-			fprintf(f, "%s_ns,%.2f\n", part_key(p, buf, sizeof(buf)), r->part_ns[p]);
-	fprintf(f, "parts_sum_ns,%.2f\nuncovered_ns,%.2f\nworkload_handoffs,%llu\n", r->parts_sum_ns,
-		r->gap_ns, (unsigned long long)r->wl_handoffs);
-	fprintf(f, "local_frac,%.4f\nfair_local_frac,%.4f\nlongest_socket_run,%llu\n", r->local_frac,
-		r->fair_local_frac, (unsigned long long)r->longest_socket_run);
-	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_cv,%.4f\njain,%.4f\nstarved,%u\n",
-		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_cv, r->jain,
-		r->starved);
-}
-
-static int write_report(const struct cli_opts *o, const struct xp_report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc = 0;
-
-	if (!m)
-		return 1;
-	if (o->format == FMT_CSV)
-		print_csv(m, &o->cfg, r);
-	else
-		print_table(m, &o->cfg, r);
-	if (fclose(m)) {
-		free(buf);
-		return 1;
-	}
-	if (o->out) {
-		if (write_file_atomic(o->out, buf, len)) {
-			fprintf(stderr, "locklab-sim: cannot write %s\n", o->out);
-			rc = 1;
-		}
-	} else {
-		fwrite(buf, 1, len, stdout);
-	}
-	free(buf);
-	return rc;
-}
-
-int sim_explain(int argc, char **argv)
-{
-	static struct cli_opts o; /* large: keep it off the stack */
-	struct xp_report rep;
-	char err[512];
-	int rc;
-
-	if (cli_parse_run(argc, argv, &o, err, sizeof(err)) || check_opts(&o, err, sizeof(err)) ||
-	    backend_check(&o.cfg, err, sizeof(err))) {
-		fprintf(stderr, "locklab-sim: %s\n", err);
-		return 2;
-	}
-	if (sim_explain_arm()) {
-		fprintf(stderr, "locklab-sim: out of memory\n");
-		return 1;
-	}
-	for (unsigned r = 0; r < o.cfg.runs; r++)
-		explain_one(&o.cfg, r);
-	sim_explain_report(&rep);
-	rc = write_report(&o, &rep);
-	sim_explain_disarm();
-	return rc;
 }

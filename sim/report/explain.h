@@ -1,8 +1,8 @@
 /*
- * sim/explain.h - where the handoff time of a lock goes: the attribution
- * ledger the simulator keeps while `locklab-sim explain` (or a test) asks
- * for it, and the report made from it (sim/explain.c; docs/graphs.md
- * defines every figure).
+ * sim/report/explain.h - where the handoff time of a lock goes: the
+ * attribution ledger kept while `locklab-sim explain` (or --graphs, or a
+ * test) asks for it (ledger.c), and the report made from it (explain.c;
+ * docs/graphs.md defines every figure).
  *
  * The handoff.  Thread A's critical section ends (its critical delay is
  * over) at e_A; A then releases.  The next holder B != A of the same lock
@@ -24,8 +24,8 @@
  * to "idle" when nobody was waiting.  The parts therefore sum to the
  * handoff time unless a segment is missing: the tests check that.
  */
-#ifndef SIM_EXPLAIN_H
-#define SIM_EXPLAIN_H
+#ifndef SIM_REPORT_EXPLAIN_H
+#define SIM_REPORT_EXPLAIN_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,8 +33,9 @@
 #include <locklab/result.h>
 #include <locklab/workload.h>
 
-#include "coherence.h"
-#include "topology.h"
+#include "../coherence.h"
+#include "../observe.h"
+#include "../topology.h"
 
 /* The causes, in the order the report prints them. */
 enum xp_part {
@@ -87,20 +88,14 @@ extern struct xp_state *sim_xp;
 int sim_explain_arm(void);
 void sim_explain_report(struct xp_report *rep);
 void sim_explain_disarm(void);
-/* sim/engine.c, after every run while armed: fold the run in. */
+/* After every run while armed: fold the run in. */
 void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c);
 /* Before that: how long thread tid spent acquiring the lock within the
  * measured interval, a wait still open counted up to stop_ps. */
 uint64_t sim_explain_wait_ps(unsigned tid, uint64_t stop_ps);
 
-/* Hooks (sim/memops.c); tid is the actor's index, times are run time in
- * ps on the thread's own clock. */
-#define XP_HOOK(call)                                                          \
-	do {                                                                   \
-		if (sim_xp)                                                    \
-			call;                                                  \
-	} while (0)
-void xp_local(unsigned tid, uint64_t from, uint64_t to, enum xp_part part);
+/* The ledger's side of the observer hook (sim/observe.h). */
+void xp_local(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what);
 void xp_delay(unsigned tid, uint64_t from, uint64_t to);
 void xp_hit(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
 void xp_issue(unsigned tid, uintptr_t addr, uint64_t issue, uint64_t arrival);
@@ -108,8 +103,5 @@ void xp_miss(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_resu
 void xp_block(unsigned tid, uint64_t from);
 void xp_unblock(unsigned tid, uint64_t to);
 void xp_woken(unsigned tid, int waker);
-
-/* The `explain` sub-command. */
-int sim_explain(int argc, char **argv);
 
 #endif

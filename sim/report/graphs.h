@@ -1,6 +1,6 @@
 /*
- * plots/graphs.h - contention graphs drawn with graphviz's C library from
- * the simulator's counters (plots/graphs.c, compiled into locklab-sim):
+ * sim/report/graphs.h - contention graphs drawn with graphviz's C library
+ * from the simulator's counters (graphs.c, compiled into locklab-sim):
  *
  *   machine   cores clustered by socket, each coloured by the share of the
  *             run its thread spent waiting for the lock; the socket links,
@@ -13,8 +13,8 @@
  * Each graph is written as DIR/graph-TOPO-LOCK-THREADS-KIND.{dot,svg,png}.
  * The DOT file is the graph before layout (re-render it with `dot`/`fdp`).
  */
-#ifndef PLOTS_GRAPHS_H
-#define PLOTS_GRAPHS_H
+#ifndef SIM_REPORT_GRAPHS_H
+#define SIM_REPORT_GRAPHS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,12 +26,12 @@
 int graphs_set_dir(const char *dir, char *err, size_t errlen);
 bool graphs_enabled(void);
 
-/* sim/engine.c, after each run: the machine and handoff graphs of the last
- * repetition of a configuration, or the waits-for graph of a failed run. */
+/* After each run: the machine and handoff graphs of the last repetition
+ * of a configuration, or the waits-for graph of a failed run. */
 void graphs_after_run(const struct wl_run *run);
 
-/* sim/memops.c, when a run is found deadlocked or without progress, while
- * the threads still stand where they stopped. */
+/* When a run is found deadlocked or without progress, while the threads
+ * still stand where they stopped (sim/failure.c, through sim/observe.h). */
 void graphs_capture_failure(const char *what);
 
 /* The graphs of a run written to STEM-machine.*, STEM-handoff.* and

@@ -1,5 +1,5 @@
 /*
- * plots/graphs.c - the contention graphs of plots/graphs.h, built in process
+ * sim/report/graphs.c - the contention graphs of graphs.h, built in process
  * with libcgraph and laid out and rendered with libgvc.
  *
  * Colours are HSV triples, which graphviz takes as "H S V" in [0,1]:
@@ -31,8 +31,8 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-#include "../sim/explain.h"
-#include "../sim/sim.h"
+#include "../sim.h"
+#include "explain.h"
 #include "graphs.h"
 
 #define STEM_MAX (PATH_MAX - 32)
@@ -391,7 +391,9 @@ static Agraph_t *handoff_graph(const struct wl_run *run)
 
 /* ------------------------------------------------------------ waits-for */
 
-static const char *const phase_names[] = { "outside", "acquiring", "holding" };
+static const char *const phase_names[] = {
+	[PH_OUTSIDE] = "outside", [PH_ACQUIRING] = "acquiring", [PH_HOLDING] = "holding",
+};
 
 static Agraph_t *waits_graph(const struct wl_run *run)
 {
@@ -410,17 +412,19 @@ static Agraph_t *waits_graph(const struct wl_run *run)
 	title(g, text);
 	for (unsigned i = 0; i < wf.n; i++) {
 		unsigned s = run->threads[i].node < TOPO_MAX_SOCKETS ? run->threads[i].node : 0;
-		int ph = wf.t[i].phase >= 0 && wf.t[i].phase <= 2 ? wf.t[i].phase : 0;
+		int ph = wf.t[i].phase;
 
+		if (ph < PH_OUTSIDE || ph > PH_HOLDING)
+			ph = PH_OUTSIDE;
 		if (!sub[s])
 			sub[s] = socket_cluster(g, s);
 		tn[i] = node(sub[s], "t%u", i);
 		setf(tn[i], "label", "t%u\n%s%s", i, phase_names[ph],
 		     wf.t[i].block == SIM_EXITED ? ", left" : "");
 		set(tn[i], "style", "filled");
-		set(tn[i], "fillcolor", ph == 2 ? "0.0 0.5 1.0" : wf.t[i].block == SIM_RUNNING ||
+		set(tn[i], "fillcolor", ph == PH_HOLDING ? "0.0 0.5 1.0" : wf.t[i].block == SIM_RUNNING ||
 							  wf.t[i].block == SIM_EXITED ? "0.33 0.3 1.0" : "0.13 0.4 1.0");
-		if (ph == 2)
+		if (ph == PH_HOLDING)
 			set(tn[i], "shape", "doublecircle");
 	}
 	for (unsigned l = 0; l < wf.nlines; l++) {
@@ -441,7 +445,7 @@ static Agraph_t *waits_graph(const struct wl_run *run)
 			set(e, "style", "dashed");
 		}
 		for (unsigned i = 0; ln->is_lock && i < wf.n; i++)
-			if (wf.t[i].phase == 2) {
+			if (wf.t[i].phase == PH_HOLDING) {
 				e = agedge(g, n, tn[i], NULL, 1);
 				set(e, "xlabel", "held by");
 				set(e, "color", "red");

@@ -1,0 +1,239 @@
+/*
+ * sim/blocking.c - the waits of the simulator backend: ll_wait_until parked
+ * on a line and woken by the next write of it, ll_park/ll_unpark, and the
+ * suspend/resume handshake beneath them.
+ *
+ * Waiting.  ll_wait_change(p, seen): if the caller still holds a valid copy
+ * of the line, nobody has written it since the caller read it, so the
+ * caller parks on the line; the next write of any word of the line (a miss
+ * or a hit, by anyone) wakes every waiter parked there, each of which then
+ * re-reads the line: N waiters make N misses that queue on the line
+ * (herding is the model's, not scripted).  If the copy was invalidated the
+ * call returns at once and the caller's re-read misses (sim/memops.c).
+ *
+ * Parking.  ll_park/ll_unpark are halt and kick: a kick that comes first
+ * is remembered.  A halt costs SIM_HALT_PS before the thread sleeps, a kick
+ * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
+ * after the kick (sim/sim.h).
+ *
+ * In a virtual machine (--vm, sim/vm.h) a park on a line is a spin, with
+ * the PLE window and the slice end as deadlines, and halt and kick are the
+ * hypervisor's.
+ *
+ * A thread about to park with no deadline while every other live thread is
+ * parked with no deadline ends the run (sim_deadlock, sim/failure.c).
+ */
+#include <locklab/mem.h>
+
+#include "observe.h"
+#include "sim.h"
+#include "vm.h"
+
+void sim_resume_actor(struct sim_actor *w)
+{
+	if (w->suspended) {
+		w->suspended = false;
+		sg_actor_resume(w->actor);
+	} else {
+		w->resume_pending = true;
+	}
+}
+
+void sim_suspend_self(struct sim_actor *a)
+{
+	if (a->resume_pending) {
+		a->resume_pending = false;
+		return;
+	}
+	a->suspended = true;
+	sim.events++;
+	sg_actor_suspend(a->actor);
+	sim.now_ps = sim_clock_ps();
+	sim_resumed(a);
+}
+
+/* Make a parked actor runnable (it is already off any line list).  The
+ * resume or release is a simcall: other actors may run before it returns,
+ * so the running actor's view is restored afterwards. */
+void sim_wake(struct sim_actor *w)
+{
+	struct sim_actor *me = sim.cur;
+	uint64_t now = sim.now_ps;
+
+	if (w->block == SIM_PARKED_LINE)
+		sim.nline_waiters--;
+	if (!w->timed)
+		sim.nparked--;
+	SIM_OBSERVE(woken, w->idx, me ? (int)me->idx : -1);
+	w->block = SIM_RUNNING;
+	sim.events++;
+	if (w->timed)
+		sg_sem_release(w->sem);
+	else
+		sim_resume_actor(w);
+	sim.cur = me;
+	sim.now_ps = now;
+}
+
+
+/* Block the running actor until woken, or until dl_ps (UINT64_MAX: none).
+ * Returns true when the deadline passed first. */
+static bool block_self(struct sim_actor *a, uint64_t dl_ps)
+{
+	SIM_OBSERVE(block, a->idx, sim.now_ps);
+	if (dl_ps == UINT64_MAX) {
+		a->timed = false;
+		sim.nparked++;
+		if (sim.nparked == sim.nlive)
+			sim_deadlock(a);
+		if (sim_vm && a->block == SIM_PARKED_KICK)
+			vm_on_halt(a); /* after the count: a kick may come at once */
+		sim_suspend_self(a);
+		SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		return false;
+	}
+	a->timed = true;
+	sim.events++;
+	int timeout = sg_sem_acquire_timeout(a->sem, (double)(dl_ps - sim.now_ps) * 1e-12);
+	uint64_t now = sim_clock_ps();
+
+	if (timeout && now < dl_ps)
+		now = dl_ps;
+	if (timeout && a->block == SIM_RUNNING && !sg_sem_would_block(a->sem))
+		sg_sem_acquire(a->sem); /* woken in the same instant: drain */
+	sim.cur = a;
+	sim.now_ps = now;
+	a->timed = false;
+	SIM_OBSERVE(unblock, a->idx, now);
+	sim_resumed(a);
+	return timeout && a->block != SIM_RUNNING;
+}
+
+/* The parked waiters of a line: a circular list, the slot points at its
+ * tail, so that waiters are woken in the order they parked. */
+static void line_append(void **slot, struct sim_actor *a)
+{
+	struct sim_actor *tail = *slot;
+
+	if (tail) {
+		a->next_waiter = tail->next_waiter;
+		tail->next_waiter = a;
+	} else {
+		a->next_waiter = a;
+	}
+	*slot = a;
+}
+
+static void line_remove(void **slot, struct sim_actor *a)
+{
+	struct sim_actor *tail = *slot, *prev = tail;
+
+	if (!tail)
+		return;
+	do {
+		if (prev->next_waiter == a) {
+			if (a == a->next_waiter)
+				*slot = NULL;
+			else {
+				prev->next_waiter = a->next_waiter;
+				if (tail == a)
+					*slot = prev;
+			}
+			a->next_waiter = NULL;
+			return;
+		}
+		prev = prev->next_waiter;
+	} while (prev != tail);
+}
+
+static void wake_line(uintptr_t line)
+{
+	void **slot = coh_line_user(sim.model, line);
+	struct sim_actor *tail = *slot, *w;
+
+	if (!tail)
+		return;
+	*slot = NULL;
+	w = tail->next_waiter;
+	for (;;) {
+		struct sim_actor *next = w->next_waiter;
+
+		w->next_waiter = NULL;
+		sim_wake(w);
+		if (w == tail)
+			break;
+		w = next;
+	}
+}
+
+void sim_after_write(uintptr_t addr)
+{
+	if (sim.nline_waiters)
+		wake_line(addr & SIM_LINE_MASK);
+}
+
+static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
+{
+	uintptr_t line = addr & SIM_LINE_MASK;
+
+	line_append(coh_line_user(sim.model, line), a);
+	a->wait_line = addr;
+	a->block = SIM_PARKED_LINE;
+	sim.nline_waiters++;
+	if (block_self(a, dl_ps)) {
+		line_remove(coh_line_user(sim.model, line), a);
+		a->block = SIM_RUNNING;
+		sim.nline_waiters--;
+	}
+}
+
+/* Park the running actor on the line of addr until a write wakes it, or
+ * until dl_ps; in a virtual machine the park is a spin (PLE, slices). */
+void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
+{
+	if (!sim_vm) {
+		park_on_line(a, addr, dl_ps);
+		return;
+	}
+	park_on_line(a, addr, vm_spin_deadline(a, dl_ps));
+	vm_spin_end(a);
+}
+
+void ll_park(void)
+{
+	struct sim_actor *a = sim.cur;
+
+	if (!a)
+		return;
+	sim_owe(a, sim_vm ? vm_halt_ps() : SIM_HALT_PS, SIM_OBS_PARK);
+	sim_pay(a);
+	if (a->kick_pending) {
+		a->kick_pending = false;
+		return;
+	}
+	a->block = SIM_PARKED_KICK;
+	block_self(a, UINT64_MAX);
+	if (sim_vm)
+		vm_after_halt(a); /* the wake latency: until its pCPU runs it */
+	else
+		sim_owe(a, SIM_WAKE_PS, SIM_OBS_PARK);
+}
+
+void ll_unpark(unsigned cpu)
+{
+	struct sim_actor *a = sim.cur, *w;
+
+	if (cpu >= sim.nactors)
+		return;
+	w = &sim.actors[cpu];
+	if (a)
+		sim_pay(a);
+	if (w->block == SIM_PARKED_KICK) {
+		if (sim_vm)
+			vm_on_kick(w);
+		sim_wake(w);
+	} else
+		w->kick_pending = true;
+	if (a)
+		sim_owe(a, sim_vm ? vm_kick_ps() : SIM_KICK_PS, SIM_OBS_PARK);
+}

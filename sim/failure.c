@@ -1,0 +1,194 @@
+/*
+ * sim/failure.c - how a simulated run ends when it cannot go on: a deadlock
+ * (a thread about to park with no deadline while every other live thread
+ * is parked with no deadline), a stretch of simulated time of the
+ * watchdog's length without any acquisition, or sim_fail().  The report
+ * names, for each thread, the line it waits on or where it stands; every
+ * actor then leaves through a longjmp to its entry (sim/engine.c).
+ *
+ * The watchdog shares its check with the end-of-measurement snapshot of
+ * the counters: both run when simulated time reaches sim.next_check_ps.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <locklab/workload.h>
+
+#include "observe.h"
+#include "sim.h"
+#include "vm.h"
+
+static const char *const phase_names[] = {
+	[PH_OUTSIDE] = "outside", [PH_ACQUIRING] = "acquiring", [PH_HOLDING] = "holding",
+};
+
+/* Append "t0 waits on lock+0, t1 in ll_park, ..." to buf; with running,
+ * threads that neither wait nor park are listed by workload phase. */
+static void describe_threads(char *buf, size_t len, bool running)
+{
+	size_t off = strlen(buf);
+	bool first = true;
+
+	for (unsigned i = 0; i < sim.nactors && off + 1 < len; i++) {
+		struct sim_actor *w = &sim.actors[i];
+		const char *sep = first ? "" : ", ";
+		char where[96];
+		int n;
+
+		if (w->block == SIM_PARKED_LINE) {
+			sim_describe_line(w->wait_line, where, sizeof(where));
+			n = snprintf(buf + off, len - off, "%st%u %s%s", sep, w->idx,
+				     first ? "waits on " : "on ", where);
+		} else if (w->block == SIM_PARKED_KICK) {
+			n = snprintf(buf + off, len - off, "%st%u in ll_park", sep, w->idx);
+		} else if (w->block == SIM_PARKED_ADMIT) {
+			sim_describe_line(w->wait_line, where, sizeof(where));
+			n = snprintf(buf + off, len - off, "%st%u waits for admission to %s", sep,
+				     w->idx, where);
+		} else if (running && w->block == SIM_RUNNING) {
+			int ph = sim.run ? sim.run->threads[i].phase : 0;
+
+			n = snprintf(buf + off, len - off, "%st%u %s", sep, w->idx,
+				     phase_names[ph >= PH_OUTSIDE && ph <= PH_HOLDING ? ph : PH_OUTSIDE]);
+		} else {
+			continue;
+		}
+		first = false;
+		if (n < 0 || (size_t)n >= len - off) {
+			if (len > 4)
+				strcpy(buf + len - 4, "...");
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+/* End the run: every actor leaves through its longjmp, the caller too. */
+static void abort_run(struct sim_actor *me)
+{
+	sim.aborting = true;
+	for (unsigned i = 0; i < sim.nactors; i++) {
+		struct sim_actor *w = &sim.actors[i];
+
+		if (w != me && w->block == SIM_PARKED_ADMIT) {
+			sim_admit_abandon(w);
+			continue;
+		}
+		if (w == me || (w->block != SIM_PARKED_LINE && w->block != SIM_PARKED_KICK))
+			continue;
+		w->next_waiter = NULL;
+		sim_wake(w);
+	}
+	if (sim_vm)
+		vm_abort(); /* vCPUs waiting for their pCPU */
+	if (me && me->block != SIM_EXITED)
+		longjmp(me->exit_jmp, 1);
+}
+
+static char *failure_buf(size_t *len)
+{
+	static char scratch[512];
+
+	if (sim.run) {
+		*len = sizeof(sim.run->failure);
+		return sim.run->failure;
+	}
+	*len = sizeof(scratch);
+	return scratch;
+}
+
+void sim_fail(const char *fmt, ...)
+{
+	size_t len;
+	char *buf = failure_buf(&len);
+	va_list ap;
+
+	if (sim.aborting)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (sim.run)
+		sim.run->failed = 1;
+	abort_run(sim.cur);
+}
+
+void sim_deadlock(struct sim_actor *me)
+{
+	size_t len;
+	char *buf = failure_buf(&len);
+
+	if (sim.aborting)
+		return;
+	SIM_OBSERVE(failure, "deadlock");
+	snprintf(buf, len, "deadlock at %.3f us: every thread is parked: ", (double)sim.now_ps / 1e6);
+	describe_threads(buf, len, false);
+	if (sim.run)
+		sim.run->failed = 1;
+	abort_run(me);
+}
+
+static void no_progress(uint64_t last)
+{
+	size_t len;
+	char *buf = failure_buf(&len);
+
+	if (sim.aborting)
+		return;
+	SIM_OBSERVE(failure, "no progress");
+	snprintf(buf, len, "no progress: no acquisition in %.3f ms of simulated time (at %.3f ms): ",
+		 (double)(sim.now_ps - last) / 1e9, (double)sim.now_ps / 1e9);
+	describe_threads(buf, len, true);
+	sim.run->failed = 1;
+	abort_run(sim.cur);
+}
+
+/* The end-of-measurement snapshot and the watchdog, when simulated time
+ * reaches sim.next_check_ps. */
+void sim_check_progress(void)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (!sim.snapped && sim.now_ps >= sim.end_ps) {
+		const struct coh_counters *k = coh_counters(sim.model);
+
+		sim.snap = *k;
+		if (sim.topo.nlinks && sim.snap_links && k->link_msgs)
+			memcpy(sim.snap_links, k->link_msgs, sim.topo.nlinks * sizeof(uint64_t));
+		sim.snapped = true;
+	}
+	if (!sim.snapped)
+		next = sim.end_ps;
+	if (sim.run && sim.progress_bound_ps) {
+		uint64_t last = 0;
+
+		for (unsigned i = 0; i < sim.run->nthreads; i++) {
+			uint64_t p = sim.run->threads[i].last_progress_ns * 1000;
+
+			if (p > last)
+				last = p;
+		}
+		if (sim.now_ps - last > sim.progress_bound_ps) {
+			sim.next_check_ps = UINT64_MAX;
+			no_progress(last);
+			return;
+		}
+		if (last + sim.progress_bound_ps + 1 < next)
+			next = last + sim.progress_bound_ps + 1;
+	}
+	sim.next_check_ps = next;
+}
+
+/* An actor leaves (its function returned, or the run was aborted). */
+void sim_actor_exit(struct sim_actor *a)
+{
+	if (a->block == SIM_EXITED)
+		return;
+	a->block = SIM_EXITED;
+	sim.nlive--;
+	if (sim_vm)
+		vm_actor_exit(a); /* its pCPU goes to the next vCPU */
+	if (!sim.aborting && sim.nlive && sim.nparked == sim.nlive)
+		sim_deadlock(a);
+}

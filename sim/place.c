@@ -1,0 +1,209 @@
+/*
+ * sim/place.c - where the simulated threads run: the placement policies on
+ * the topology's cores, and the checks of a configuration against the
+ * machine (backend_check).
+ *
+ * Placement (cores are host indexes of the topology):
+ *   compact   fill socket 0, then 1, ...
+ *   scatter   round-robin over sockets
+ *   socket:N  only the cores of socket N
+ *   list:a,b  thread i on core list[i]
+ *   none      as compact (the simulator has no scheduler to leave it to)
+ *
+ * In a virtual machine (--vm, sim/vm.h) the policy places the run's
+ * physical CPUs, and each thread (vCPU) goes to its pCPU's core: several
+ * actors then share a core, and the hypervisor of sim/vm.c decides which
+ * of them runs.
+ */
+#include <stdio.h>
+
+#include <locklab/backend.h>
+
+#include "sim.h"
+#include "vm.h"
+
+static unsigned socket_cores(unsigned s)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		n += sim.topo.core_socket[c] == s;
+	return n;
+}
+
+static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
+		if (cfg->pin_list[i] >= sim.topo.ncores) {
+			snprintf(err, errlen, "--pin list: cpu %u is not a core of topology %s (0..%u)",
+				 cfg->pin_list[i], sim.topo.name, sim.topo.ncores - 1);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (cfg->pin_list[j] == cfg->pin_list[i]) {
+				snprintf(err, errlen, "--pin list: cpu %u appears twice", cfg->pin_list[i]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* --vm: the physical CPUs of every overcommit must be cores of the machine
+ * (they are what the placement places); the vCPUs may outnumber them. */
+static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_t errlen,
+		    unsigned *maxp)
+{
+	*maxp = 0;
+	for (unsigned i = 0; i < cfg->novercommit; i++) {
+		unsigned p, others;
+
+		vm_layout(cfg->vm_vcpus, cfg->overcommit[i], &p, &others);
+		if (p > room) {
+			snprintf(err, errlen,
+				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %u "
+				 "cores%s",
+				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name, room,
+				 cfg->pin == PIN_SOCKET ? " on that socket" : "");
+			return -1;
+		}
+		if (p > *maxp)
+			*maxp = p;
+	}
+	return 0;
+}
+
+int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	unsigned maxt = 0, room;
+
+	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
+		return -1;
+	if (vm_check(cfg, err, errlen))
+		return -1;
+	for (unsigned i = 0; i < cfg->nthreads; i++)
+		if (cfg->threads[i] > maxt)
+			maxt = cfg->threads[i];
+	room = sim.topo.ncores;
+	if (cfg->pin == PIN_SOCKET && cfg->pin_socket < sim.topo.nsockets)
+		room = socket_cores(cfg->pin_socket);
+	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
+		return -1;
+	if (cfg->pin == PIN_SOCKET) {
+		if (cfg->pin_socket >= sim.topo.nsockets) {
+			snprintf(err, errlen, "--pin socket:%u: topology %s has %u sockets (0..%u)",
+				 cfg->pin_socket, sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
+			return -1;
+		}
+		if (maxt > room) {
+			snprintf(err, errlen, "--threads %u: socket %u of topology %s has %u cores", maxt,
+				 cfg->pin_socket, sim.topo.name, room);
+			return -1;
+		}
+	}
+	if (maxt > sim.topo.ncores) {
+		snprintf(err, errlen, "--threads %u: topology %s has %u cores", maxt, sim.topo.name,
+			 sim.topo.ncores);
+		return -1;
+	}
+	if (cfg->pin == PIN_LIST) {
+		if (check_list(cfg, err, errlen))
+			return -1;
+		if (cfg->pin_list_len < maxt) {
+			snprintf(err, errlen, "--pin list: has %u cpus but --threads asks for %u",
+				 cfg->pin_list_len, maxt);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ placement */
+
+/* The k-th core (in index order) of socket s, or -1. */
+static int nth_core_of(unsigned s, unsigned k)
+{
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		if (sim.topo.core_socket[c] == s && k-- == 0)
+			return (int)c;
+	return -1;
+}
+
+static int place_scatter(unsigned n, unsigned *cores)
+{
+	unsigned used[TOPO_MAX_SOCKETS] = { 0 };
+	unsigned s = 0, i = 0, tries = 0;
+
+	while (i < n) {
+		int c = nth_core_of(s, used[s]);
+
+		if (c >= 0) {
+			cores[i++] = (unsigned)c;
+			used[s]++;
+			tries = 0;
+		} else if (++tries > sim.topo.nsockets) {
+			return -1;
+		}
+		s = (s + 1) % sim.topo.nsockets;
+	}
+	return 0;
+}
+
+static int place_compact(unsigned n, unsigned *cores)
+{
+	unsigned i = 0;
+
+	for (unsigned s = 0; s < sim.topo.nsockets && i < n; s++)
+		for (unsigned c = 0; c < sim.topo.ncores && i < n; c++)
+			if (sim.topo.core_socket[c] == s)
+				cores[i++] = c;
+	return i == n ? 0 : -1;
+}
+
+static int place(const struct wl_config *cfg, unsigned n, unsigned *cores)
+{
+	switch (cfg->pin) {
+	case PIN_SCATTER:
+		return place_scatter(n, cores);
+	case PIN_SOCKET:
+		for (unsigned i = 0; i < n; i++) {
+			int c = nth_core_of(cfg->pin_socket, i);
+
+			if (c < 0)
+				return -1;
+			cores[i] = (unsigned)c;
+		}
+		return 0;
+	case PIN_LIST:
+		if (cfg->pin_list_len < n)
+			return -1;
+		for (unsigned i = 0; i < n; i++) {
+			if (cfg->pin_list[i] >= sim.topo.ncores)
+				return -1;
+			cores[i] = cfg->pin_list[i];
+		}
+		return 0;
+	case PIN_COMPACT:
+	case PIN_NONE:
+	default:
+		return place_compact(n, cores);
+	}
+}
+
+/* Thread i's core: placed by the policy, or, in a virtual machine, the
+ * core of its vCPU's pCPU (the policy places the pCPUs). */
+int sim_place_threads(struct wl_run *run, unsigned *cores)
+{
+	const struct wl_config *cfg = run->cfg;
+	unsigned pcores[WL_MAX_THREADS];
+	unsigned n = run->nthreads, others = 0;
+
+	if (run->vm_pcpus)
+		vm_layout(cfg->vm_vcpus, run->overcommit, &n, &others);
+	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || n > sim.topo.ncores ||
+	    place(cfg, n, pcores))
+		return -1;
+	for (unsigned i = 0; i < run->nthreads; i++)
+		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus + others, n)]
+					 : pcores[i];
+	return 0;
+}

@@ -1,0 +1,241 @@
+/*
+ * sim/report/explain.c - `locklab-sim explain`: run one configuration with
+ * the ledger armed (ledger.c) and print where the handoff time went, as a
+ * table or CSV (docs/graphs.md defines every figure).  The options come
+ * parsed by core/explain_cli.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <locklab/backend.h>
+#include <locklab/rng.h>
+
+#include "../sim.h"
+#include "explain.h"
+#include "report.h"
+
+/* One run of the configuration, as core/main.c makes it; exits 3 when it
+ * fails, as `run` does. */
+static void explain_one(const struct wl_config *cfg, unsigned r)
+{
+	struct wl_run run;
+	struct sim_counters c;
+
+	memset(&run, 0, sizeof(run));
+	memset(&c, 0, sizeof(c));
+	run.cfg = cfg;
+	run.algo = cfg->algos[0];
+	run.nthreads = cfg->threads[0];
+	run.run_index = r;
+	run.seed = run_seed(cfg->seed, r);
+	run.threads = calloc(run.nthreads, sizeof(*run.threads));
+	if (!run.threads) {
+		fprintf(stderr, "locklab-sim: out of memory\n");
+		exit(1);
+	}
+	if (backend_run(&run, &c) || run.failed) {
+		fprintf(stderr, "locklab-sim: %s\n", run.failure[0] ? run.failure : "run failed");
+		fflush(NULL);
+		_exit(3);
+	}
+	wl_teardown(&run);
+	free(run.threads);
+}
+
+static const char *part_key(unsigned p, char *buf, size_t len)
+{
+	static const char *const keys[] = {
+		[XP_IDLE] = "idle",   [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
+		[XP_LINK] = "link",   [XP_DATA] = "data",   [XP_LOCAL] = "local",
+		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_OTHER] = "other",
+	};
+
+	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
+		snprintf(buf, len, "transfer_class%u", p - XP_XFER);
+		return buf;
+	}
+	return keys[p];
+}
+
+static const char *part_name(unsigned p, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[XP_IDLE] = "lock free, nobody waiting",
+		[XP_QUEUE] = "queueing on the line (the herd)",
+		[XP_INVAL] = "invalidation fan-out",
+		[XP_LINK] = "link congestion",
+		[XP_DATA] = "protected data migration",
+		[XP_LOCAL] = "local work (hits, pauses)",
+		[XP_BACKOFF] = "backoff delays",
+		[XP_PARK] = "halt, kick and wake-up",
+		[XP_OTHER] = "waits not traced further",
+	};
+	unsigned k = p - XP_XFER;
+
+	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
+		if (k == 0)
+			snprintf(buf, len, "line transfer, same socket");
+		else
+			snprintf(buf, len, "line transfer, class %u (%.0f ns route)", k,
+				 (double)sim.topo.class_lat_ps[k] / 1000);
+		return buf;
+	}
+	return names[p];
+}
+
+/* Printed always: the causes the question names; the rest when present. */
+static bool part_shown(unsigned p, const struct xp_report *r)
+{
+	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES)
+		return p - XP_XFER < sim.topo.nclasses;
+	if (p >= XP_QUEUE && p <= XP_LOCAL)
+		return true;
+	return r->part_ns[p] > 0;
+}
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0;
+}
+
+/* The largest cause, with the line transfers counted together. */
+static void verdict(FILE *f, const struct xp_report *r)
+{
+	double xfer = 0, best = -1;
+	unsigned bp = XP_OTHER;
+	char buf[96];
+
+	for (unsigned k = 0; k < TOPO_MAX_CLASSES; k++)
+		xfer += r->part_ns[XP_XFER + k];
+	for (unsigned p = 0; p < XP_NPARTS; p++)
+		if ((p < XP_XFER || p >= XP_XFER + TOPO_MAX_CLASSES) && r->part_ns[p] > best) {
+			best = r->part_ns[p];
+			bp = p;
+		}
+	fprintf(f, "in short: ");
+	if (xfer > best)
+		fprintf(f, "moving the lock's lines between caches takes %.0f%% of the handoff time",
+			pct(xfer, r->handoff_ns));
+	else
+		fprintf(f, "%s takes %.0f%% of the handoff time", part_name(bp, buf, sizeof(buf)),
+			pct(best, r->handoff_ns));
+	if (r->fair_local_frac > 0 && r->local_frac > 1.5 * r->fair_local_frac)
+		fprintf(f, "; the lock stays inside one socket %.1fx as often as a fair lock would",
+			r->local_frac / r->fair_local_frac);
+	if (r->starved)
+		fprintf(f, "; %u of %u threads never got it", r->starved, r->threads);
+	fprintf(f, ".\n");
+}
+
+static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
+{
+	char buf[96];
+
+	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
+		   "seed %llu, %u run%s\n\n",
+		cfg->algos[0]->name, sim.topo.name, cfg->threads[0], cfg->pin_text,
+		(unsigned long long)cfg->cs_ns, cfg->ncs_exp ? "exp:" : "",
+		(unsigned long long)cfg->ncs_ns, cfg->cs_lines, (unsigned long long)cfg->seed, r->runs,
+		r->runs == 1 ? "" : "s");
+	fprintf(f, "throughput %.4f Macq/s; %llu handoffs between threads\n\n", r->throughput_per_s / 1e6,
+		(unsigned long long)r->handoffs);
+	if (!r->handoffs) {
+		fprintf(f, "no handoff between two threads: nothing to explain\n");
+		return;
+	}
+	fprintf(f, "handoff time %10.1f ns  (end of one critical section -> start of the next\n"
+		   "                           holder's; docs/graphs.md)\n",
+		r->handoff_ns);
+	fprintf(f, "  release -> acquisition       %10.1f ns\n", r->acquire_ns);
+	fprintf(f, "  acquisition -> data in place %10.1f ns\n\n", r->handoff_ns - r->acquire_ns);
+	fprintf(f, "%-42s %10s %7s\n", "where it went", "ns", "share");
+	for (unsigned p = 0; p < XP_NPARTS; p++)
+		if (part_shown(p, r))
+			fprintf(f, "  %-40s %10.1f %6.1f%%\n", part_name(p, buf, sizeof(buf)),
+				r->part_ns[p], pct(r->part_ns[p], r->handoff_ns));
+	fprintf(f, "  %-40s %10.1f %6.1f%%  (measured %.1f ns)\n\n", "sum of the parts", r->parts_sum_ns,
+		pct(r->parts_sum_ns, r->handoff_ns), r->handoff_ns);
+	fprintf(f, "unfairness\n");
+	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%)\n", 100 * r->local_frac,
+		100 * r->fair_local_frac);
+	fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
+		(unsigned long long)r->longest_socket_run, r->longest_run_socket);
+	fprintf(f, "  acquisitions per thread  min %llu  max %llu  mean %.1f  cv %.2f  Jain %.3f\n",
+		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_mean, r->acq_cv,
+		r->jain);
+	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
+		   "messages\n\n",
+		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
+	verdict(f, r);
+}
+
+static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
+{
+	char buf[64];
+
+	fprintf(f, "what,value\n");
+	fprintf(f, "topo,%s\nlock,%s\nthreads,%u\nruns,%u\n", sim.topo.name, cfg->algos[0]->name,
+		cfg->threads[0], r->runs);
+	fprintf(f, "throughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
+		(unsigned long long)r->handoffs);
+	fprintf(f, "handoff_ns,%.2f\nacquire_ns,%.2f\n", r->handoff_ns, r->acquire_ns);
+	for (unsigned p = 0; p < XP_NPARTS; p++)
+		if (part_shown(p, r))
+			fprintf(f, "%s_ns,%.2f\n", part_key(p, buf, sizeof(buf)), r->part_ns[p]);
+	fprintf(f, "parts_sum_ns,%.2f\nuncovered_ns,%.2f\nworkload_handoffs,%llu\n", r->parts_sum_ns,
+		r->gap_ns, (unsigned long long)r->wl_handoffs);
+	fprintf(f, "local_frac,%.4f\nfair_local_frac,%.4f\nlongest_socket_run,%llu\n", r->local_frac,
+		r->fair_local_frac, (unsigned long long)r->longest_socket_run);
+	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_cv,%.4f\njain,%.4f\nstarved,%u\n",
+		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_cv, r->jain,
+		r->starved);
+}
+
+static int write_report(const struct explain_opts *o, const struct xp_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc = 0;
+
+	if (!m)
+		return 1;
+	if (o->csv)
+		print_csv(m, &o->cfg, r);
+	else
+		print_table(m, &o->cfg, r);
+	if (fclose(m)) {
+		free(buf);
+		return 1;
+	}
+	if (o->out) {
+		if (write_file_atomic(o->out, buf, len)) {
+			fprintf(stderr, "locklab-sim: cannot write %s\n", o->out);
+			rc = 1;
+		}
+	} else {
+		fwrite(buf, 1, len, stdout);
+	}
+	free(buf);
+	return rc;
+}
+
+int sim_explain(const struct explain_opts *o)
+{
+	struct xp_report rep;
+	int rc;
+
+	if (sim_explain_arm()) {
+		fprintf(stderr, "locklab-sim: out of memory\n");
+		return 1;
+	}
+	for (unsigned r = 0; r < o->cfg.runs; r++)
+		explain_one(&o->cfg, r);
+	sim_explain_report(&rep);
+	rc = write_report(o, &rep);
+	sim_explain_disarm();
+	return rc;
+}
