@@ -19,9 +19,14 @@
 #include "sim.h"
 #include "vm.h"
 
-static const char *const phase_names[] = {
-	[PH_OUTSIDE] = "outside", [PH_ACQUIRING] = "acquiring", [PH_HOLDING] = "holding",
-};
+const char *sim_phase_name(int phase)
+{
+	static const char *const names[] = {
+		[PH_OUTSIDE] = "outside", [PH_ACQUIRING] = "acquiring", [PH_HOLDING] = "holding",
+	};
+
+	return names[phase >= PH_OUTSIDE && phase <= PH_HOLDING ? phase : PH_OUTSIDE];
+}
 
 /* Append "t0 waits on lock+0, t1 in ll_park, ..." to buf; with running,
  * threads that neither wait nor park are listed by workload phase. */
@@ -50,7 +55,7 @@ static void describe_threads(char *buf, size_t len, bool running)
 			int ph = sim.run ? sim.run->threads[i].phase : 0;
 
 			n = snprintf(buf + off, len - off, "%st%u %s", sep, w->idx,
-				     phase_names[ph >= PH_OUTSIDE && ph <= PH_HOLDING ? ph : PH_OUTSIDE]);
+				     sim_phase_name(ph));
 		} else {
 			continue;
 		}

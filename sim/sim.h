@@ -193,6 +193,8 @@ void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* End the run: every live thread is parked with no deadline. */
 void sim_deadlock(struct sim_actor *me);
 void sim_check_progress(void);
+/* "outside", "acquiring" or "holding" (enum wl_phase). */
+const char *sim_phase_name(int phase);
 
 /* alloc.c */
 void sim_describe_line(uintptr_t addr, char *buf, size_t len);

@@ -42,4 +42,7 @@ int graphs_write_waits(const struct wl_run *run, const char *stem);
 
 void graphs_fini(void);
 
+/* waits.c: forget a captured failure. */
+void graphs_waits_clear(void);
+
 #endif

@@ -1,0 +1,140 @@
+/*
+ * sim/report/draw.c - what the contention graphs share: graphviz attribute
+ * setters, thread and socket nodes, titles, and the writing of a graph as
+ * DOT (before layout), SVG and PNG.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim.h"
+#include "draw.h"
+
+static GVC_t *gvc;
+
+void draw_set(void *obj, const char *name, const char *value)
+{
+	agsafeset(obj, (char *)name, (char *)value, (char *)"");
+}
+
+void draw_setf(void *obj, const char *name, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	draw_set(obj, name, buf);
+}
+
+Agnode_t *draw_node(Agraph_t *g, const char *fmt, unsigned i)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), fmt, i);
+	return agnode(g, name, 1);
+}
+
+Agraph_t *draw_socket(Agraph_t *g, unsigned s)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), "cluster_socket%u", s);
+	Agraph_t *sub = agsubg(g, name, 1);
+
+	if (sim.topo.socket_name)
+		draw_set(sub, "label", sim.topo.socket_name[s]);
+	else
+		draw_setf(sub, "label", "socket %u", s);
+	draw_set(sub, "style", "rounded");
+	return sub;
+}
+
+void draw_title(Agraph_t *g, const char *text)
+{
+	draw_set(g, "label", text);
+	draw_set(g, "labelloc", "t");
+	draw_set(g, "forcelabels", "true");
+	draw_set(g, "fontname", "Helvetica");
+	draw_set(g, "fontsize", "16");
+}
+
+/* Write STEM.dot (before layout), then lay out and render SVG and PNG. */
+static int render(Agraph_t *g, const char *engine, const char *stem)
+{
+	char path[PATH_MAX];
+	static const char *const fmts[] = { "svg", "png" };
+	FILE *f;
+	int rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s.dot", stem) >= (int)sizeof(path)) {
+		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f || agwrite(g, f) < 0) {
+		if (f)
+			fclose(f);
+		fprintf(stderr, "locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fclose(f)) {
+		fprintf(stderr, "locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!gvc)
+		gvc = gvContext();
+	if (!gvc || gvLayout(gvc, g, engine)) {
+		fprintf(stderr, "locklab-sim: --graphs: graphviz could not lay out %s\n", path);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		if (snprintf(path, sizeof(path), "%s.%s", stem, fmts[i]) >= (int)sizeof(path) ||
+		    gvRenderFilename(gvc, g, fmts[i], path)) {
+			fprintf(stderr, "locklab-sim: --graphs: cannot write %s\n", path);
+			rc = -1;
+		}
+	}
+	gvFreeLayout(gvc, g);
+	return rc;
+}
+
+/* thread_of[core]: the thread placed there, or -1. */
+void draw_threads_by_core(const struct wl_run *run, int *thread_of)
+{
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		thread_of[c] = -1;
+	for (unsigned i = 0; i < run->nthreads; i++)
+		if (run->threads[i].cpu < sim.topo.ncores)
+			thread_of[run->threads[i].cpu] = (int)i;
+}
+
+
+int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *kind)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	if (!g) {
+		fprintf(stderr, "locklab-sim: --graphs: out of memory\n");
+		return -1;
+	}
+	if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
+		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
+		rc = -1;
+	} else {
+		rc = render(g, engine, path);
+	}
+	agclose(g);
+	return rc;
+}
+
+void draw_fini(void)
+{
+	if (gvc)
+		gvFreeContext(gvc);
+	gvc = NULL;
+}

@@ -1,0 +1,27 @@
+/*
+ * sim/report/draw.h - what the contention graphs share (draw.c).
+ */
+#ifndef SIM_REPORT_DRAW_H
+#define SIM_REPORT_DRAW_H
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <locklab/workload.h>
+
+void draw_set(void *obj, const char *name, const char *value);
+void draw_setf(void *obj, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The node named fmt % i of g (created if new). */
+Agnode_t *draw_node(Agraph_t *g, const char *fmt, unsigned i);
+/* The cluster of socket s, labelled with its name. */
+Agraph_t *draw_socket(Agraph_t *g, unsigned s);
+void draw_title(Agraph_t *g, const char *text);
+/* thread_of[core]: the thread placed there, or -1. */
+void draw_threads_by_core(const struct wl_run *run, int *thread_of);
+/* Write g as STEM-KIND.dot, then lay it out with engine and render
+ * STEM-KIND.svg and .png; g is closed.  0, or -1 (one line on stderr). */
+int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *kind);
+void draw_fini(void);
+
+#endif
