@@ -65,7 +65,7 @@ static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned th
 static int locklab_run(const struct wl_config *cfg, uint64_t *events, uint64_t *acq)
 {
 	struct wl_run run;
-	struct sim_counters c;
+	struct run_counters c;
 	int rc;
 
 	memset(&run, 0, sizeof(run));
@@ -80,7 +80,7 @@ static int locklab_run(const struct wl_config *cfg, uint64_t *events, uint64_t *
 	rc = backend_run(&run, &c);
 	if (rc)
 		fprintf(stderr, "sim_bench: %s\n", run.failure);
-	*events = c.events;
+	*events = c.sim.events;
 	*acq = 0;
 	for (unsigned i = 0; i < run.nthreads; i++)
 		*acq += run.threads[i].acquisitions + run.threads[i].acquisitions_after;

@@ -65,7 +65,8 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	if (!c->has_sim)
 		return;
 	r->misses_per_acq = per(c->misses, r->acquisitions);
-	r->invalidations_per_release = per(c->lock_invalidations, c->releases ? c->releases : r->acquisitions);
+	/* every counted acquisition is followed by its release */
+	r->invalidations_per_release = per(c->lock_invalidations, r->acquisitions);
 	r->remote_transfers_per_acq = per(c->remote_transfers, r->acquisitions);
 	r->line_queue_ns_per_acq = per(c->line_queue_ps, r->acquisitions) / 1000.0;
 	r->busiest_link_msgs_per_acq = per(c->busiest_link_msgs, r->acquisitions);
@@ -75,10 +76,9 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 }
 
 /* --vm: the figures per acquisition and per wake. */
-static void fill_vm(struct run_result *r)
+static void fill_vm(struct run_result *r, const struct vm_counters *v)
 {
-	const struct vm_counters *v = &r->sim.vm;
-
+	r->vm = *v;
 	if (!v->has_vm)
 		return;
 	r->holder_lost_ns_per_acq = per(v->holder_lost_ps, r->acquisitions) / 1000.0;
@@ -112,7 +112,7 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	ll_hist_free(&wr);
 }
 
-static void fill_result(struct run_result *r, const struct wl_run *run, const struct sim_counters *c)
+static void fill_result(struct run_result *r, const struct wl_run *run, const struct run_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
 	double acq[WL_MAX_THREADS];
@@ -154,8 +154,8 @@ static void fill_result(struct run_result *r, const struct wl_run *run, const st
 	if (r->is_rwlock)
 		r->readers_overlap_max = wl_max_readers(run);
 	fill_waits(r, run);
-	fill_sim(r, c);
-	fill_vm(r);
+	fill_sim(r, &c->sim);
+	fill_vm(r, &c->vm);
 }
 
 static void progress(const struct cli_opts *o, size_t done, size_t total, const char *lock,
@@ -183,7 +183,7 @@ static void one_run(const struct wl_config *cfg, const struct lock_algo *a, unsi
 		    unsigned x, unsigned r, struct output_set *out)
 {
 	struct wl_run run;
-	struct sim_counters c;
+	struct run_counters c;
 	struct run_result res;
 
 	memset(&run, 0, sizeof(run));

@@ -69,18 +69,18 @@ static const struct col cols[] = {
 	SIMCOL("line_queue_ns_per_acq", line_queue_ns_per_acq),
 	SIMCOL("busiest_link_msgs_per_acq", busiest_link_msgs_per_acq),
 	/* --vm (docs/vm.md) */
-	VMCOL("overcommit", C_F2, sim.vm.overcommit),
-	VMCOL("pcpus", C_UINT, sim.vm.pcpus),
-	VMCOL("preemptions", C_U64, sim.vm.preemptions),
-	SCHEDCOL("holder_preemptions", C_U64, sim.vm.holder_preemptions),
-	SCHEDCOL("waiter_preemptions", C_U64, sim.vm.waiter_preemptions),
+	VMCOL("overcommit", C_F2, vm.overcommit),
+	VMCOL("pcpus", C_UINT, vm.pcpus),
+	VMCOL("preemptions", C_U64, vm.preemptions),
+	SCHEDCOL("holder_preemptions", C_U64, vm.holder_preemptions),
+	SCHEDCOL("waiter_preemptions", C_U64, vm.waiter_preemptions),
 	SCHEDCOL("holder_lost_ns_per_acq", C_F2, holder_lost_ns_per_acq),
 	SCHEDCOL("waiter_lost_ns_per_acq", C_F2, waiter_lost_ns_per_acq),
-	VMCOL("halts", C_U64, sim.vm.halts),
-	VMCOL("kicks", C_U64, sim.vm.kicks),
+	VMCOL("halts", C_U64, vm.halts),
+	VMCOL("kicks", C_U64, vm.kicks),
 	VMCOL("wake_latency_ns", C_F2, wake_latency_ns),
-	SCHEDCOL("ple_exits", C_U64, sim.vm.ple_exits),
-	SCHEDCOL("ple_yields", C_U64, sim.vm.ple_yields),
+	SCHEDCOL("ple_exits", C_U64, vm.ple_exits),
+	SCHEDCOL("ple_yields", C_U64, vm.ple_yields),
 	/* locklab's own */
 	COL("ncs_exp", C_BOOL, ncs_exp),
 	COL("read_pct", C_UINT, read_pct),
@@ -129,7 +129,7 @@ static bool is_rwlock_col(const struct col *c)
 static bool any_vm(const struct output_set *o)
 {
 	for (size_t i = 0; i < o->nrows; i++)
-		if (o->rows[i].sim.vm.has_vm)
+		if (o->rows[i].vm.has_vm)
 			return true;
 	return false;
 }
@@ -148,9 +148,9 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 
 	if (c->sim_only && !r->sim.has_sim)
 		return false;
-	if (c->vm != VM_NO && !r->sim.vm.has_vm)
+	if (c->vm != VM_NO && !r->vm.has_vm)
 		return false;
-	if (c->vm == VM_SCHED && !r->sim.vm.has_sched)
+	if (c->vm == VM_SCHED && !r->vm.has_sched)
 		return false;
 	if (is_rwlock_col(c) && !r->is_rwlock)
 		return false;
@@ -344,7 +344,7 @@ static bool same_test(const struct run_result *a, const struct run_result *b)
 static bool same_config(const struct run_result *a, const struct run_result *b)
 {
 	return same_test(a, b) && !strcmp(a->backend, b->backend) && !strcmp(a->topo, b->topo) &&
-	       a->threads == b->threads && a->sim.vm.overcommit == b->sim.vm.overcommit;
+	       a->threads == b->threads && a->vm.overcommit == b->vm.overcommit;
 }
 
 static void table_heading(FILE *f, const struct run_result *r)
@@ -369,9 +369,9 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 	for (size_t i = from; i < to && n < 4096; i++)
 		x[n++] = rows[i].throughput_per_s / 1e6;
 	ll_summarize(x, n, &s);
-	if (rows[from].sim.vm.has_vm)
+	if (rows[from].vm.has_vm)
 		snprintf(label, sizeof(label), "%s %s t=%u x%.2f", rows[from].backend,
-			 rows[from].topo, rows[from].threads, rows[from].sim.vm.overcommit);
+			 rows[from].topo, rows[from].threads, rows[from].vm.overcommit);
 	else
 		snprintf(label, sizeof(label), "%s %s t=%u", rows[from].backend, rows[from].topo,
 			 rows[from].threads);
@@ -421,10 +421,10 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 {
 	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;
 	size_t n = to - from, nwake = 0;
-	const struct vm_counters *v0 = &rows[from].sim.vm;
+	const struct vm_counters *v0 = &rows[from].vm;
 
 	for (size_t i = from; i < to; i++) {
-		const struct vm_counters *v = &rows[i].sim.vm;
+		const struct vm_counters *v = &rows[i].vm;
 
 		pre += (double)v->preemptions;
 		hold += (double)v->holder_preemptions;
@@ -468,7 +468,7 @@ void output_table(FILE *f, const struct output_set *o)
 		table_row(f, o->rows, i, j);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j);
-		if (r->sim.vm.has_vm)
+		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j);
 		i = j;
 	}

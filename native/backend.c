@@ -575,14 +575,14 @@ static int run_threads(struct nrun *nr)
 	return 0;
 }
 
-int backend_run(struct wl_run *run, struct sim_counters *counters)
+int backend_run(struct wl_run *run, struct run_counters *counters)
 {
 	const struct native_machine *m = native_machine();
 	struct nrun *nr;
 	int rc;
 
 	memset(counters, 0, sizeof(*counters));
-	counters->has_sim = false;
+	counters->sim.has_sim = false;
 	nr = malloc(sizeof(*nr));
 	if (!nr || nrun_init(nr, run)) {
 		free(nr);

@@ -329,7 +329,7 @@ static uint64_t progress_bound(const struct wl_config *cfg)
 	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
 }
 
-static void fill_counters(struct wl_run *run, struct sim_counters *c)
+static void fill_counters(struct sim_counters *c)
 {
 	const struct coh_counters *k = coh_counters(sim.model);
 	const uint64_t *links = k->link_msgs;
@@ -353,7 +353,6 @@ static void fill_counters(struct wl_run *run, struct sim_counters *c)
 	for (unsigned i = 0; i < TOPO_MAX_CLASSES; i++)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
 			k->transfers_by_class[i];
-	(void)run;
 }
 
 static int run_failed(struct wl_run *run, const char *msg)
@@ -363,7 +362,7 @@ static int run_failed(struct wl_run *run, const char *msg)
 	return -1;
 }
 
-int backend_run(struct wl_run *run, struct sim_counters *c)
+int backend_run(struct wl_run *run, struct run_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
 	unsigned cores[WL_MAX_THREADS];
@@ -408,7 +407,7 @@ int backend_run(struct wl_run *run, struct sim_counters *c)
 			if (run->threads[i].finish_ns > run->stop_ns)
 				run->stop_ns = run->threads[i].finish_ns;
 	}
-	fill_counters(run, c);
+	fill_counters(&c->sim);
 	vm_end(&c->vm);
 	SIM_OBSERVE(end_run, run, c);
 	sim_end();

@@ -35,7 +35,7 @@ struct sim_observer {
 	 * still stand where they stopped */
 	void (*failure)(const char *what);
 	/* after every run, with its counters */
-	void (*end_run)(const struct wl_run *run, const struct sim_counters *c);
+	void (*end_run)(const struct wl_run *run, const struct run_counters *c);
 };
 
 extern const struct sim_observer *sim_observer;

@@ -45,7 +45,7 @@ static int run_once(struct wl_config *c, const struct lock_algo *a, unsigned n, 
 		    char *why, size_t len, uint64_t *acq)
 {
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 	char err[512] = "";
 	int failed = tl_run(c, a, n, idx, &run, &cnt, err, sizeof(err));
 

@@ -50,7 +50,7 @@ static void pv_config(struct wl_config *c, unsigned vcpus, double x)
 
 /* One run; fails the test with the reason when it fails. */
 static void pv_run(struct wl_config *c, const struct lock_algo *a, unsigned idx, struct wl_run *run,
-		   struct sim_counters *cnt)
+		   struct run_counters *cnt)
 {
 	char err[512] = "";
 
@@ -75,7 +75,7 @@ static void pv_locks_oversubscribed(void **state)
 			for (unsigned r = 0; r < runs; r++) {
 				struct wl_config c;
 				struct wl_run run;
-				struct sim_counters cnt;
+				struct run_counters cnt;
 				uint64_t acq = 0;
 
 				pv_config(&c, sizes[z][0], 4.0);

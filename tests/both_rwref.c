@@ -101,7 +101,7 @@ static void run_once(struct wl_config *c, const struct lock_algo *a, unsigned n,
 		     struct outcome *o)
 {
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 	char err[512] = "";
 	int rc = tl_run(c, a, n, idx, &run, &cnt, err, sizeof(err));
 

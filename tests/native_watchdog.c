@@ -54,7 +54,7 @@ static struct wl_run run;
 
 static int run_with_watchdog(const struct lock_algo *a, uint64_t *elapsed_ns)
 {
-	struct sim_counters c;
+	struct run_counters c;
 	char err[256];
 
 	memset(&cfg, 0, sizeof(cfg));

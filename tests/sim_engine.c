@@ -418,7 +418,7 @@ static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned th
 }
 
 /* One run through backend_run; returns its status, the run in *out. */
-static int one_run(const struct wl_config *cfg, struct wl_run *run, struct sim_counters *c)
+static int one_run(const struct wl_config *cfg, struct wl_run *run, struct run_counters *c)
 {
 	int rc;
 
@@ -445,7 +445,7 @@ static void expect_failure(const struct lock_algo *a, unsigned threads, uint64_t
 {
 	struct wl_config cfg;
 	struct wl_run run;
-	struct sim_counters c;
+	struct run_counters c;
 
 	config(&cfg, a, threads, ops);
 	assert_int_not_equal(one_run(&cfg, &run, &c), 0);
@@ -499,7 +499,7 @@ static void test_run_after_failure(void **state)
 {
 	struct wl_config cfg;
 	struct wl_run run;
-	struct sim_counters c;
+	struct run_counters c;
 	uint64_t acq = 0;
 
 	config(&cfg, lock_find("mcs"), 4, 50);
@@ -508,9 +508,9 @@ static void test_run_after_failure(void **state)
 	for (unsigned i = 0; i < run.nthreads; i++)
 		acq += run.threads[i].acquisitions;
 	assert_int_equal(acq, 200);
-	assert_true(c.has_sim);
-	assert_true(c.misses > 0);
-	assert_true(c.events > 0);
+	assert_true(c.sim.has_sim);
+	assert_true(c.sim.misses > 0);
+	assert_true(c.sim.events > 0);
 	assert_true(run.stop_ns > 0);
 	end_run(&run);
 }

@@ -153,7 +153,7 @@ static void config(struct wl_config *cfg, const char *lock, unsigned threads, ui
 
 static int one_run(const struct wl_config *cfg, struct wl_run *run)
 {
-	struct sim_counters c;
+	struct run_counters c;
 
 	memset(run, 0, sizeof(*run));
 	memset(&c, 0, sizeof(c));

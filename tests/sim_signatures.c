@@ -229,7 +229,7 @@ static void measure(const struct sig_params *p, struct sig_figures *f)
 	const struct lock_algo *a = observe(p->lock, 1000000ull);
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters k;
+	struct run_counters k;
 	char err[512];
 	int rc;
 
@@ -250,7 +250,7 @@ static void measure(const struct sig_params *p, struct sig_figures *f)
 		fail_msg("%s, %u threads, seed %llu: run failed: %s", p->lock, p->threads,
 			 (unsigned long long)p->seed, run.failure);
 	assert_int_equal(run.end_ns, obs.end_ns);
-	collect(&run, &k, f);
+	collect(&run, &k.sim, f);
 	wl_teardown(&run);
 	free(run.threads);
 	if (f->acquisitions == 0)

@@ -63,7 +63,7 @@ static void set_opt(const char *opt, const char *val)
 /* One run of lock a with every vCPU a thread, at overcommit x; fails the
  * test when the run fails.  The caller reads *cnt, then calls tl_done(). */
 static void vm_run(struct wl_config *c, const struct lock_algo *a, double x, unsigned idx,
-		   struct wl_run *run, struct sim_counters *cnt)
+		   struct wl_run *run, struct run_counters *cnt)
 {
 	char err[512] = "";
 
@@ -96,7 +96,7 @@ static void one_guest_at_1x_never_preempts(void **state)
 	const double xs[] = { 1.0, 0.5 };
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 
 	for (size_t l = 0; l < sizeof(locks) / sizeof(locks[0]); l++)
 		for (size_t k = 0; k < 2; k++)
@@ -117,7 +117,7 @@ static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 {
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 	uint64_t holder = 0, waiter = 0, lost = 0;
 
 	set_opt("--co-guests", "busy");
@@ -146,7 +146,7 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 {
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 
 	vm_config(&c, 8);
 	c.ops = 0;
@@ -172,7 +172,7 @@ static void halts_matched_by_kicks(void **state)
 	const double xs[] = { 2.0, 3.0 };
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 	uint64_t halts[2] = { 0, 0 };
 
 	set_opt("--slice-us", "1000");
@@ -214,7 +214,7 @@ static void locks_exclude_in_a_vm(void **state)
 {
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters cnt;
+	struct run_counters cnt;
 
 	for (size_t l = 0; l < 4; l++)
 		for (unsigned s = 0; s < 5; s++) {
@@ -230,7 +230,7 @@ static void same_seed_same_schedule(void **state)
 {
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters a, b;
+	struct run_counters a, b;
 
 	set_opt("--co-guests", "busy");
 	vm_config(&c, 6);
@@ -242,7 +242,7 @@ static void same_seed_same_schedule(void **state)
 	set_opt("--co-guests", "none");
 	assert_int_equal(acquisitions(&run), acq);
 	assert_int_equal(run.stop_ns, stop);
-	assert_int_equal(a.events, b.events);
+	assert_int_equal(a.sim.events, b.sim.events);
 	assert_memory_equal(&a.vm, &b.vm, sizeof(a.vm));
 	tl_done(&run);
 }

@@ -42,7 +42,7 @@ static inline int tl_backend_start(const char *prog, const char *topo)
  * (run->failure says why).  The caller inspects run, then calls tl_done().
  */
 static inline int tl_run(struct wl_config *c, const struct lock_algo *a, unsigned n, unsigned idx,
-			 struct wl_run *run, struct sim_counters *cnt, char *err, size_t errlen)
+			 struct wl_run *run, struct run_counters *cnt, char *err, size_t errlen)
 {
 	c->algos[0] = a;
 	c->nalgos = 1;

@@ -39,7 +39,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen);
  * wl_setup(), run wl_thread_main on each thread, stop by duration or ops,
  * fill run->start_ns/stop_ns, and the counters.  Returns 0, or non-zero
  * when the run failed (run->failure says why). */
-int backend_run(struct wl_run *run, struct sim_counters *counters);
+int backend_run(struct wl_run *run, struct run_counters *counters);
 
 /* The environment, as the members of a JSON object (no braces), and the
  * short machine name used in file names and the topo column. */

@@ -36,8 +36,8 @@ struct vm_counters {
 	uint64_t wakes, wake_ps;     /* halts ended by a kick; kick-to-running time */
 };
 
-/* Counters a simulator fills; a native run leaves has_sim false.  vm is
- * filled by either backend. */
+/* What the simulator's memory model counted over the measured interval;
+ * a native run leaves has_sim false. */
 struct sim_counters {
 	bool has_sim;
 	uint64_t misses;              /* coherence misses, all threads, all lines */
@@ -48,10 +48,15 @@ struct sim_counters {
 	uint64_t busiest_link_msgs;   /* messages on the most loaded socket link */
 	uint64_t events;              /* simulator events (actor sleeps/wakes) */
 	uint64_t accesses;            /* all memory operations */
-	uint64_t releases;            /* lock releases counted by the workload */
 	/* misses by distance class of the transfer (0: same socket; the last
 	 * slot holds class 3 and beyond) */
 	uint64_t transfers_by_class[SIM_CSV_CLASSES];
+};
+
+/* The counters of one run (backend_run): the simulator's, and the virtual
+ * machine's, which either backend fills. */
+struct run_counters {
+	struct sim_counters sim;
 	struct vm_counters vm;
 };
 
@@ -79,11 +84,12 @@ struct run_result {
 	double write_wait_p99_ns, write_wait_max_ns;
 	unsigned readers_overlap_max; /* most read sections seen overlapping */
 	struct sim_counters sim;
+	struct vm_counters vm;
 	/* derived from sim, per acquisition / release of the measured interval */
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
 	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
 	double transfers_class_per_acq[SIM_CSV_CLASSES];
-	/* --vm: per acquisition / per wake, from sim.vm */
+	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
 };
 

@@ -22,7 +22,7 @@
 static void explain_one(const struct wl_config *cfg, unsigned r)
 {
 	struct wl_run run;
-	struct sim_counters c;
+	struct run_counters c;
 
 	memset(&run, 0, sizeof(run));
 	memset(&c, 0, sizeof(c));

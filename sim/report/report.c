@@ -11,10 +11,10 @@
 #include "report.h"
 
 /* The graphs first: they read the ledger of the run, which folding frees. */
-static void report_end_run(const struct wl_run *run, const struct sim_counters *c)
+static void report_end_run(const struct wl_run *run, const struct run_counters *c)
 {
 	graphs_after_run(run);
-	sim_explain_end_run(run, c);
+	sim_explain_end_run(run, &c->sim);
 }
 
 const struct sim_observer report_observer = {
