@@ -1,0 +1,406 @@
+/*
+ * sim/vm_sched.c - the schedule of a simulated virtual machine's physical
+ * CPUs while a run goes on (sim/vm.h describes the model, sim/vm.c sets a
+ * run up): who is cur, the hand-over at preemption points, pause-loop
+ * exits, halt and kick, and the counters of preemption.
+ *
+ * Who moves the schedule.  Each pCPU has at most one running vCPU (cur).
+ * Only cur's own actor takes cur off the pCPU, at its preemption points:
+ * when its slice has ended and the run queue is not empty, when a PLE exit
+ * yields, when it halts, when its thread ends.  It then hands the pCPU to
+ * the head of the queue and releases that actor's semaphore.  So that a
+ * slice end is never missed, cur never sleeps past it: local time is paid
+ * in pieces that stop at the slice end, and a spin (a park on a line) has
+ * the slice end as a deadline.  A vCPU that is not cur waits on its
+ * semaphore, counted neither as parked nor as a deadlock candidate: some
+ * cur of its pCPU will hand over.
+ *
+ * A co-guest's vCPU (--co-guests busy) has no actor: it computes until its
+ * slice ends.  The guest's vCPUs waiting for its pCPU wait with that end
+ * as a timeout, and the first to wake rotates it out (advance()); a kick
+ * of a halted vCPU of the guest preempts it at once.
+ *
+ * Time of a vCPU's return:
+ *
+ *   preempted or yielded   the moment the pCPU is handed to it + switch
+ *   kicked from a halt     no sooner than kick + wake latency; on an idle
+ *                          pCPU exactly then
+ *
+ * Each slice lasts a seeded draw from [S/2, 3S/2) (S = --slice-us), so
+ * that pCPUs neither start nor stay in lockstep.
+ */
+#include <simgrid/semaphore.h>
+
+#include "sim.h"
+#include "vm.h"
+#include "vm_state.h"
+
+/* ------------------------------------------------------------ counting */
+
+/* Counters cover the measured interval (sim.end_ps, as the model's). */
+static bool counting(uint64_t t)
+{
+	return t < sim.end_ps;
+}
+
+static uint64_t clipped(uint64_t from, uint64_t to)
+{
+	if (to > sim.end_ps)
+		to = sim.end_ps;
+	return to > from ? to - from : 0;
+}
+
+static int phase_of(unsigned i)
+{
+	return __atomic_load_n(&sim_vm->run->threads[i].phase, __ATOMIC_RELAXED);
+}
+
+/* vCPU v runs again (at v->start_ps): close its preemption and its wake. */
+static void scheduled_in(struct vm_vcpu *v)
+{
+	struct vm_counters *k = &sim_vm->k;
+
+	if (v->off_phase == PH_HOLDING)
+		k->holder_lost_ps += clipped(v->off_ps, v->start_ps);
+	else if (v->off_phase == PH_ACQUIRING)
+		k->waiter_lost_ps += clipped(v->off_ps, v->start_ps);
+	v->off_phase = -1;
+	if (v->kick_ps != NONE && counting(v->kick_ps)) {
+		k->wakes++;
+		k->wake_ps += v->start_ps - v->kick_ps;
+	}
+	v->kick_ps = NONE;
+	v->window_ps = sim_vm->window_ps; /* KVM shrinks the window at sched-in */
+}
+
+/* ------------------------------------------------------------ hand-over */
+
+static struct vm_vcpu *vcpu_of(struct sim_actor *a)
+{
+	return &sim_vm->v[a->idx];
+}
+
+static struct vm_pcpu *pcpu_of(struct sim_actor *a)
+{
+	return &sim_vm->p[sim_vm->v[a->idx].pcpu];
+}
+
+/* Wake the actor of v, blocked until it is cur.  The release is a simcall:
+ * the running actor's view is restored after it. */
+static void release(struct vm_vcpu *v)
+{
+	struct sim_actor *me = sim.cur;
+	uint64_t now = sim.now_ps;
+
+	v->waiting = false;
+	sim.events++;
+	sg_sem_release(v->sem);
+	sim.cur = me;
+	sim.now_ps = now;
+}
+
+/* vCPU i becomes p's cur, running from start.  When it is a co-guest's,
+ * the vCPUs waiting for p wake, to wait again until its slice ends (only
+ * they will rotate it out). */
+static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
+{
+	struct vm_vcpu *v = &sim_vm->v[i];
+
+	v->state = VC_RUNNING;
+	v->start_ps = start;
+	p->cur = (int)i;
+	p->slice_end_ps = start + vm_slice_len(p);
+	if (v->waiting)
+		release(v);
+	if (!vm_is_other(i))
+		return;
+	for (int j = p->head; j >= 0; j = sim_vm->v[j].next)
+		if (sim_vm->v[j].waiting)
+			release(&sim_vm->v[j]);
+}
+
+/* p's cur has left at t: the head of the queue runs after a switch (or,
+ * kicked, no sooner than its wake latency allows); none: p idles. */
+static void run_next(struct vm_pcpu *p, uint64_t t)
+{
+	int i = vm_rq_pop(p);
+	uint64_t start = t + vm_prm.switch_ps;
+	struct vm_vcpu *v;
+
+	if (i < 0) {
+		p->cur = -1;
+		return;
+	}
+	v = &sim_vm->v[i];
+	if (v->kick_ps != NONE && v->kick_ps + vm_prm.wake_ps > start)
+		start = v->kick_ps + vm_prm.wake_ps;
+	give(p, (unsigned)i, start);
+}
+
+/* Nobody waits for p: its cur's slice goes on, slice after slice, past
+ * now. */
+static void extend_slice(struct vm_pcpu *p, uint64_t now)
+{
+	while (p->slice_end_ps <= now)
+		p->slice_end_ps += vm_slice_len(p);
+}
+
+/* A co-guest's vCPU has no actor to give its pCPU away: whoever looks at
+ * p at `now` (a vCPU waiting for it, a kick) rotates it out at the end of
+ * its slices, as if it had. */
+static void advance(struct vm_pcpu *p, uint64_t now)
+{
+	while (p->cur >= 0 && vm_is_other((unsigned)p->cur) && now >= p->slice_end_ps) {
+		unsigned o = (unsigned)p->cur;
+
+		if (!p->queued) {
+			extend_slice(p, now);
+			return;
+		}
+		sim_vm->v[o].state = VC_READY;
+		vm_rq_push_tail(p, o);
+		run_next(p, p->slice_end_ps);
+	}
+}
+
+/* Block until the pCPU is this vCPU's, then until its start.  While a
+ * co-guest's vCPU holds it, the wait ends at that slice's end. */
+static void wait_turn(struct sim_actor *a)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+	struct vm_pcpu *p = pcpu_of(a);
+
+	advance(p, sim.now_ps);
+	while (p->cur != (int)a->idx) {
+		uint64_t end = NONE, now;
+
+		if (p->cur >= 0 && vm_is_other((unsigned)p->cur))
+			end = p->slice_end_ps;
+		v->waiting = true;
+		sim.events++;
+		if (end == NONE)
+			sg_sem_acquire(v->sem);
+		else
+			sg_sem_acquire_timeout(v->sem, (double)(end - sim.now_ps) * 1e-12);
+		v->waiting = false;
+		now = sim_clock_ps();
+		if (end != NONE && now < end && p->cur != (int)a->idx)
+			now = end; /* the timeout, rounded early by the double clock */
+		sim.cur = a;
+		sim.now_ps = now;
+		sim_resumed(a);
+		advance(p, sim.now_ps);
+	}
+	sim_sleep_until(a, v->start_ps);
+	scheduled_in(v);
+}
+
+/* The running vCPU of a is descheduled: its slice ended (target -1: the
+ * queue's head runs), or a PLE exit yields to target.  It goes to the
+ * tail of the queue and comes back when its turn comes. */
+static void deschedule(struct sim_actor *a, int target)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+	struct vm_pcpu *p = pcpu_of(a);
+	struct vm_counters *k = &sim_vm->k;
+	uint64_t now = sim.now_ps;
+	int ph = phase_of(a->idx);
+
+	v->off_ps = now;
+	v->off_phase = ph;
+	if (counting(now)) {
+		k->preemptions++;
+		k->ple_yields += target >= 0;
+		k->holder_preemptions += ph == PH_HOLDING;
+		k->waiter_preemptions += ph == PH_ACQUIRING;
+	}
+	v->state = VC_READY;
+	if (target >= 0) {
+		vm_rq_remove(p, (unsigned)target);
+		vm_rq_push_head(p, (unsigned)target);
+	}
+	vm_rq_push_tail(p, a->idx);
+	run_next(p, now);
+	wait_turn(a);
+}
+
+/* Where the running vCPU may lose its pCPU: its slice has ended.  With
+ * nobody waiting the slice simply goes on. */
+static void preempt_point(struct sim_actor *a)
+{
+	struct vm_pcpu *p = pcpu_of(a);
+	uint64_t now = sim.now_ps;
+
+	if (now < p->slice_end_ps)
+		return;
+	if (!p->queued) {
+		extend_slice(p, now);
+		return;
+	}
+	deschedule(a, -1);
+}
+
+/* ------------------------------------------------------------ hooks */
+
+void vm_actor_start(struct sim_actor *a)
+{
+	wait_turn(a);
+}
+
+void vm_actor_exit(struct sim_actor *a)
+{
+	struct vm_vcpu *v;
+	struct vm_pcpu *p;
+
+	if (sim.aborting || !sim_vm)
+		return;
+	v = vcpu_of(a);
+	p = pcpu_of(a);
+	v->state = VC_GONE;
+	if (p->cur == (int)a->idx)
+		run_next(p, sim.now_ps);
+}
+
+void vm_pay(struct sim_actor *a)
+{
+	uint64_t left = a->owed_ps;
+
+	a->owed_ps = 0;
+	for (;;) {
+		struct vm_pcpu *p;
+		uint64_t step;
+
+		preempt_point(a);
+		if (!left)
+			return;
+		p = pcpu_of(a);
+		step = p->slice_end_ps - sim.now_ps;
+		if (step > left)
+			step = left;
+		sim_sleep_until(a, sim.now_ps + step);
+		left -= step;
+	}
+}
+
+void vm_preempt_point(struct sim_actor *a)
+{
+	preempt_point(a);
+}
+
+uint64_t vm_spin_deadline(struct sim_actor *a, uint64_t dl_ps)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+	struct vm_pcpu *p = pcpu_of(a);
+	uint64_t d = dl_ps;
+
+	v->ple_at_ps = sim_vm->window_ps ? sim.now_ps + v->window_ps : NONE;
+	if (v->ple_at_ps < d)
+		d = v->ple_at_ps;
+	if (p->slice_end_ps < d)
+		d = p->slice_end_ps;
+	return d;
+}
+
+/* The first vCPU of the same guest waiting for p (KVM's directed yield
+ * only ever yields to a vCPU of the spinning guest), or -1. */
+static int yield_target(struct vm_pcpu *p)
+{
+	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
+		if (!vm_is_other((unsigned)i))
+			return i;
+	return -1;
+}
+
+/* The spin lasted the PLE window: the vCPU exits to the hypervisor, which
+ * grows its window and yields the pCPU to a vCPU of the same guest that
+ * waits for it, if there is one. */
+static void ple_exit(struct sim_actor *a)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+	uint64_t w = v->window_ps * vm_prm.ple_grow;
+	int target;
+
+	if (counting(sim.now_ps))
+		sim_vm->k.ple_exits++;
+	v->window_ps = w < PLE_WINDOW_MAX_PS ? w : PLE_WINDOW_MAX_PS;
+	sim_sleep_until(a, sim.now_ps + vm_prm.ple_exit_ps);
+	target = yield_target(pcpu_of(a));
+	if (target >= 0)
+		deschedule(a, target);
+	else
+		preempt_point(a);
+}
+
+void vm_spin_end(struct sim_actor *a)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+	uint64_t at = v->ple_at_ps;
+
+	v->ple_at_ps = NONE;
+	if (at != NONE && sim.now_ps >= at)
+		ple_exit(a);
+	else
+		preempt_point(a);
+}
+
+uint64_t vm_halt_ps(void)
+{
+	return vm_prm.halt_ps;
+}
+
+uint64_t vm_kick_ps(void)
+{
+	return vm_prm.kick_ps;
+}
+
+void vm_on_halt(struct sim_actor *a)
+{
+	struct vm_vcpu *v = vcpu_of(a);
+
+	if (counting(sim.now_ps))
+		sim_vm->k.halts++;
+	v->state = VC_HALTED;
+	v->off_phase = -1;
+	run_next(pcpu_of(a), sim.now_ps);
+}
+
+void vm_on_kick(struct sim_actor *w)
+{
+	struct vm_vcpu *v = vcpu_of(w);
+	struct vm_pcpu *p = pcpu_of(w);
+	uint64_t now = sim.now_ps;
+
+	if (v->state != VC_HALTED)
+		return;
+	if (counting(now))
+		sim_vm->k.kicks++;
+	v->kick_ps = now;
+	v->state = VC_READY;
+	advance(p, now);
+	if (p->cur >= 0 && vm_is_other((unsigned)p->cur)) {
+		/* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
+		unsigned o = (unsigned)p->cur;
+
+		sim_vm->v[o].state = VC_READY;
+		vm_rq_push_head(p, o);
+		p->cur = -1;
+	}
+	if (p->cur < 0)
+		give(p, w->idx, now + vm_prm.wake_ps);
+	else
+		vm_rq_push_kicked(p, w->idx);
+}
+
+void vm_after_halt(struct sim_actor *a)
+{
+	wait_turn(a);
+}
+
+void vm_abort(void)
+{
+	if (!sim_vm)
+		return;
+	for (unsigned i = 0; i < sim_vm->nv; i++)
+		if (sim_vm->v[i].waiting)
+			release(&sim_vm->v[i]);
+}

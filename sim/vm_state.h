@@ -1,0 +1,82 @@
+/*
+ * sim/vm_state.h - the state of a simulated virtual machine that its
+ * set-up (sim/vm.c) and its schedule (sim/vm_sched.c) share.  Not a public
+ * interface: the rest of the simulator sees sim/vm.h.
+ */
+#ifndef SIM_VM_STATE_H
+#define SIM_VM_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <simgrid/semaphore.h>
+
+#include <locklab/result.h>
+#include <locklab/workload.h>
+
+#define NONE UINT64_MAX
+#define US_PS 1000000ull
+#define PLE_WINDOW_MAX_PS (1000000ull * US_PS) /* 1 s: far beyond any slice */
+
+struct vm_params {
+	uint64_t slice_ps;
+	uint64_t ple_window_ps; /* NONE: 4096 cycles at the topology's clock */
+	uint64_t ple_grow;
+	uint64_t ple_exit_ps, halt_ps, kick_ps, wake_ps, switch_ps;
+	bool busy_guests; /* --co-guests busy */
+	const char *given; /* the first VM option given */
+};
+
+extern struct vm_params vm_prm;
+
+enum vc_state { VC_RUNNING, VC_READY, VC_HALTED, VC_GONE };
+
+struct vm_vcpu {
+	unsigned pcpu;
+	enum vc_state state;
+	int next;          /* run-queue link */
+	bool waiting;      /* blocked on sem until it is cur */
+	sg_sem_t sem;
+	uint64_t start_ps; /* as cur, it runs from then */
+	uint64_t off_ps;   /* preempted then */
+	int off_phase;     /* its thread's phase then; -1: not preempted */
+	uint64_t kick_ps;  /* kicked then; NONE */
+	uint64_t window_ps; /* its PLE window now */
+	uint64_t ple_at_ps; /* a spin that lasts until then exits; NONE */
+};
+
+struct vm_pcpu {
+	int cur; /* -1: idle */
+	uint64_t slice_end_ps;
+	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
+	int head, tail; /* run queue */
+	unsigned queued;
+};
+
+/*
+ * vCPU indexes: 0 .. nthreads-1 are the run's threads (actors); nthreads ..
+ * vcpus-1 are vCPUs of the guest without a thread (absent: they never
+ * run); vcpus .. nv-1 belong to the busy co-guests and have no actor.
+ */
+struct vm_state {
+	struct wl_run *run;
+	uint64_t seed;
+	unsigned nthreads, vcpus, nv, np, per_pcpu;
+	uint64_t window_ps; /* the PLE window a vCPU starts with; 0: no PLE */
+	struct vm_vcpu *v;
+	struct vm_pcpu *p;
+	struct vm_counters k;
+};
+
+/* vm.c: the run queue of a pCPU, first in first out (a kicked vCPU goes
+ * before the preempted ones), and the length of its next slice. */
+uint64_t vm_slice_len(struct vm_pcpu *p);
+void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
+void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
+void vm_rq_push_head(struct vm_pcpu *p, unsigned i);
+void vm_rq_remove(struct vm_pcpu *p, unsigned i);
+int vm_rq_pop(struct vm_pcpu *p);
+/* vCPU i belongs to a busy co-guest (it has no actor). */
+bool vm_is_other(unsigned i);
+
+#endif
