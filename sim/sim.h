@@ -1,8 +1,9 @@
 /*
  * sim/sim.h - the simulator's glue between SimGrid and the memory model:
- * the state shared by sim/engine.c (runs, actors, placement), sim/memops.c
- * (the ll_* accesses), sim/blocking.c (waits and parks), sim/failure.c
- * (deadlock, no progress), sim/alloc.c (allocations) and sim/ccbench.c.
+ * the state shared by sim/engine.c (runs, actors), sim/place.c (placement),
+ * sim/memops.c (the ll_* accesses), sim/blocking.c (waits and parks),
+ * sim/failure.c (deadlock, no progress), sim/alloc.c (allocations), the
+ * hypervisor (sim/vm*.c), the reports (sim/report/) and sim/ccbench.c.
  * Not a public interface.
  *
  * Time.  locklab keeps simulated time as integer picoseconds; SimGrid's

@@ -98,7 +98,8 @@ void vm_end(struct vm_counters *k);
  * have had several slices. */
 uint64_t vm_progress_bound(uint64_t bound_ps);
 
-/* Hooks (sim/memops.c, sim/engine.c), on the running actor at sim.now_ps. */
+/* Hooks (sim/memops.c, sim/blocking.c, sim/failure.c, sim/engine.c), on the
+ * running actor at sim.now_ps. */
 void vm_actor_start(struct sim_actor *a);   /* waits for the first turn */
 void vm_actor_exit(struct sim_actor *a);    /* gives the pCPU away */
 void vm_pay(struct sim_actor *a);           /* sim_pay: local time over slices */
