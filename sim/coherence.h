@@ -163,6 +163,12 @@ void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op 
  * as local time.) */
 bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op);
 
+/* A hit, served at now_ps as coh_access() serves it, with one line lookup:
+ * returns true and fills r.  Not a hit: returns false and changes nothing
+ * (r untouched). */
+bool coh_access_if_hit(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		       uint64_t now_ps, struct coh_result *r);
+
 /* Put a line in a state directly (ccbench and tests): TOPO_M/E with owner
  * core, TOPO_S with the given sharers (owner ignored), TOPO_I uncached. */
 void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
