@@ -1,11 +1,16 @@
 /*
  * sim/coh_arbitration.c - when a request to a contended line is admitted
  * and served: at once on arrival (fifo), or, under socket-first, after the
- * socket that holds the line has served its own cores (coherence.h,
- * "Arbitration").
+ * socket that holds the line (the socket of the latest admitted miss: its
+ * caching agent) has served its own cores.  A request that is not admitted
+ * waits on the line's list; its state advances when it is admitted, its
+ * start is no earlier than that, and its queue_ps counts from its arrival.
+ * The caller, which sleeps the requester, asks coh_admit_next() after every
+ * admission and every completion on the line.
  *
  * For a miss by core c of socket s arriving at t (h: the holder socket,
- * run: grants made ahead of the waiting requests, bound: max_local_run):
+ * run: grants made ahead of the waiting requests, bound: max_local_run;
+ * s settles it: s holds the line as the request needs, coh_held_in_socket):
  *
  *   fifo                                       admitted
  *   none waits, line idle at t                 admitted; h = s
@@ -28,11 +33,11 @@
  * own grant starts the count again). */
 static void note_grant(struct line *l, unsigned sc, bool waiter)
 {
-	l->holder = (uint16_t)sc;
+	l->holder = (uint16_t)sc;		/* h = s */
 	if (waiter)
-		l->local_run = 0;
+		l->local_run = 0;		/* a waiter admitted: run = 0 */
 	else if (l->nwait)
-		l->local_run++;
+		l->local_run++;			/* ahead of the waiting: run++ */
 }
 
 /* Admit a request that arrived at `arrival` (travel `paid`), at `admitted`;
@@ -104,7 +109,7 @@ static void defer(struct line *l, unsigned core, enum coh_op op, uint64_t arriva
 		l->wait = coh_xrealloc(l->wait, l->wait_cap * sizeof(*l->wait));
 	}
 	if (!l->nwait)
-		l->local_run = 0;
+		l->local_run = 0;		/* the first to wait: run = 0 */
 	l->wait[l->nwait++] = (struct waiting){
 		.cookie = cookie, .arrival = arrival, .paid = paid, .core = core, .op = (uint8_t)op,
 	};

@@ -32,16 +32,6 @@
  * A miss, from any state:
  *
  *   (*, *, *)   ------------------------------> (M, c, {})       every other copy invalidated
- *
- * A miss costs the topology's latency for (operation, state found, distance
- * class from c's socket to where the data or ownership comes from: the home
- * for I, the owner for M/E, for a load of S the nearest sharer, for a store
- * the farthest other sharer, c's own socket for an upgrade by the only
- * sharer), plus a fan-out charge per invalidated copy past the first, less
- * the travel already paid (at least 1 ps is left, so that completions keep
- * the order of service), plus any time its messages wait for busy socket
- * links (coh_links.c).  It starts when the line is free (busy-until), and
- * the line is busy until it completes.
  */
 #include "coh_internal.h"
 
@@ -143,6 +133,12 @@ static void plan_from_core(const struct coh_model *m, struct plan *p, unsigned s
 	p->dist = class_between(m, sc, p->src_socket);
 }
 
+/*
+ * Where a miss by core gets the data or ownership: the home for I, the
+ * owner for M/E, for a load of S the nearest sharer, for a store the
+ * farthest other sharer, core's own socket for an upgrade by the only
+ * sharer.
+ */
 static void plan_miss(const struct coh_model *m, const struct line *l, unsigned core,
 		      enum coh_op op, struct plan *p)
 {
@@ -292,8 +288,17 @@ static inline uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 	return x > c ? x : c;
 }
 
-/* A miss that arrived at `now` having travelled `paid` ps on the way, and
- * was admitted at `admitted` (>= now; later when it waited for admission). */
+/*
+ * A miss that arrived at `now` having travelled `paid` ps on the way, and
+ * was admitted at `admitted` (>= now; later when it waited for admission).
+ * It starts when the line is free (busy-until) and costs the topology's
+ * latency for (operation, state found, distance class from c's socket to
+ * where the data or ownership comes from: plan_miss), plus a fan-out charge
+ * per invalidated copy past the first, less the travel already paid (at
+ * least 1 ps is left, so that completions keep the order of service), plus
+ * any time its messages wait for busy socket links.  The line is busy until
+ * it completes.
+ */
 static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
 			uint64_t now, uint64_t paid, uint64_t admitted, struct coh_result *r)
 {
