@@ -23,9 +23,6 @@
  *             k local handoffs in a row
  *   numa    the local lock I queued on;  draws  backoff draws (private)
  *
- * Ordering is mcs's for the local lock; the global word is taken with an
- * acquire xchg and freed with a release store.
- *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
