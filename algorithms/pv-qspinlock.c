@@ -28,7 +28,6 @@
 
 #include "internal_qspinlock.h"
 
-
 /* Spin budgets: the kernel's SPIN_THRESHOLD of 2^15 iterations, at about
  * 10 ns each (see algorithms/pv-ticket.c), and its check of the
  * predecessor's state every 256 iterations. */
