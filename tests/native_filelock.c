@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../native/validate.h"
+#include "../native/tools/validate.h"
 
 static char tmpdir[64];
 
