@@ -101,7 +101,7 @@ static void bad_input_native(void **state)
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "100000");
 	BAD(p, "--cs", "run", "--lock", "ticket", "--cs", "-1");
 	BAD(p, "--ncs", "run", "--lock", "ticket", "--ncs", "exp:x");
-	BAD(p, "--cs-lines", "run", "--lock", "ticket", "--cs-lines", "0");
+	BAD(p, "--cs-lines", "run", "--lock", "ticket", "--cs-lines", "4097");
 	BAD(p, "--locks", "run", "--lock", "ticket", "--locks", "0");
 	BAD(p, "--read-pct", "run", "--lock", "ticket", "--read-pct", "101");
 	BAD(p, "--runs", "run", "--lock", "ticket", "--runs", "0");
