@@ -234,7 +234,7 @@ static void measure_sig(struct sig *m)
 	print_message("  %-10s %u threads, medians of runs 0-%u: handoff_local_frac %.4f, jain "
 		      "%.4f; local handoffs per remote one, the largest: %.2f\n", m->name,
 		      SIG_THREADS, NSEEDS_SIG - 1, m->local_frac, m->jain, m->max_run);
-	tl_print_command(&c, m->name, SIG_THREADS, NSEEDS_SIG, "--format csv");
+	tl_print_command(&c, "run", m->name, SIG_THREADS, NSEEDS_SIG, "--format csv");
 }
 
 static const struct sig *sig_of(const char *name)

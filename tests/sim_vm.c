@@ -111,7 +111,7 @@ static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 	print_message("  ticket x2 beside busy co-guests, 6 runs: holder preemptions %llu, waiter "
 		      "preemptions %llu, holder lost %llu ns\n", (unsigned long long)holder,
 		      (unsigned long long)waiter, (unsigned long long)(lost / 1000));
-	tl_print_command(&c, "ticket", 4, 6, "--co-guests busy --format csv");
+	tl_print_command(&c, "run", "ticket", 4, 6, "--co-guests busy --format csv");
 	set_opt("--co-guests", "none");
 	assert_true(holder > 0);
 	assert_true(waiter > 0);
@@ -144,7 +144,7 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 		      "%llu, waiter lost %llu ns\n", (unsigned long long)exits,
 		      (unsigned long long)yields, (unsigned long long)waiter,
 		      (unsigned long long)(lost / 1000));
-	tl_print_command(&c, "ticket", 8, 4, "--format csv");
+	tl_print_command(&c, "run", "ticket", 8, 4, "--format csv");
 	assert_true(exits > 0);
 	assert_true(yields > 0);
 	assert_true(waiter > 0);
@@ -201,7 +201,7 @@ static void halts_matched_by_kicks(void **state)
 			}
 	}
 	print_message("  as, for one of them:\n");
-	tl_print_command(&c, "pv-qspinlock", 6, 3,
+	tl_print_command(&c, "run", "pv-qspinlock", 6, 3,
 			 "--slice-us 1000 --co-guests none --ple-window-ns 0 --format csv");
 	set_opt("--co-guests", "none");
 	set_opt("--ple-window-ns", "2048"); /* 4096 cycles at 2 GHz */

@@ -371,13 +371,14 @@ static inline uint64_t tl_acquisitions(const struct wl_run *run)
 }
 
 /*
- * Prints (to stdout) the command whose runs 0 .. runs-1 are the test's
- * repetitions 0 .. runs-1 of lock a with n threads under c; its CSV output
- * (--format csv) has a row per run.  Backend options a test set with
- * backend_parse_option are not in c: the caller names them in extra.
+ * Prints (to stdout) the command (verb "run" or "explain") whose runs 0 ..
+ * runs-1 are the test's repetitions 0 .. runs-1 of lock with n threads
+ * under c; the CSV of `run --format csv` has a row per run.  Backend
+ * options a test set with backend_parse_option are not in c: the caller
+ * names them in extra.
  */
-static inline void tl_print_command(const struct wl_config *c, const char *lock, unsigned n,
-				    unsigned runs, const char *extra)
+static inline void tl_print_command(const struct wl_config *c, const char *verb, const char *lock,
+				    unsigned n, unsigned runs, const char *extra)
 {
 	char ncs[32], len[32], vm[64] = "", rd[32] = "";
 
@@ -392,9 +393,9 @@ static inline void tl_print_command(const struct wl_config *c, const char *lock,
 		snprintf(vm, sizeof(vm), " --threads %u", n);
 	if (c->read_pct)
 		snprintf(rd, sizeof(rd), " --read-pct %u", c->read_pct);
-	print_message("    $ bin/locklab-%s run%s%s --lock %s%s --cs %llu --ncs %s --cs-lines %u "
+	print_message("    $ bin/locklab-%s %s%s%s --lock %s%s --cs %llu --ncs %s --cs-lines %u "
 		      "--locks %u%s --pin %s %s --seed %llu --runs %u%s%s\n",
-		      backend_name, tl_is_sim() && c->topo ? " --topo " : "",
+		      backend_name, verb, tl_is_sim() && c->topo ? " --topo " : "",
 		      tl_is_sim() && c->topo ? c->topo : "", lock, vm, (unsigned long long)c->cs_ns, ncs,
 		      c->cs_lines, c->locks, rd, c->pin_text, len, (unsigned long long)c->seed, runs,
 		      extra ? " " : "", extra ? extra : "");
