@@ -77,24 +77,14 @@ static void every_mutex_excludes(void **state)
 }
 
 /* A "lock" that never waits: the checker must catch it. */
-static void open_init(void *l, unsigned n)
-{
-}
-static void open_lock(void *l, void *ctx)
-{
-}
-static void open_unlock(void *l, void *ctx)
-{
-}
-
 static const struct lock_algo open_door = {
 	.name = "open-door",
 	.desc = "excludes nothing (test only)",
 	.kind = LOCK_MUTEX,
 	.lock_size = 64,
-	.init = open_init,
-	.lock = open_lock,
-	.unlock = open_unlock,
+	.init = tl_nop_init,
+	.lock = tl_nop,
+	.unlock = tl_nop,
 };
 
 static void checker_catches_a_broken_lock(void **state)

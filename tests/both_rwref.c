@@ -97,41 +97,30 @@ static void fail_run(const struct lock_algo *a, unsigned n, unsigned s, const ch
 
 /* ------------------------------------------------------------ test locks */
 
-static void noop_init(void *l, unsigned n)
-{
-}
-static void noop(void *l, void *ctx)
-{
-}
-
 /* Writers exclude each other (test-and-set), readers walk straight in. */
-struct tas_word {
-	uint32_t held;
-} ll_cacheline_aligned;
-
 static void tas_acquire(void *l, void *ctx)
 {
-	struct tas_word *w = l;
+	struct tl_word_lock *w = l;
 
-	while (ll_xchg(&w->held, 1, LL_ACQUIRE))
-		ll_wait_until(&w->held, VAL == 0);
+	while (ll_xchg(&w->word, 1, LL_ACQUIRE))
+		ll_wait_until(&w->word, VAL == 0);
 }
 
 static void tas_release(void *l, void *ctx)
 {
-	struct tas_word *w = l;
+	struct tl_word_lock *w = l;
 
-	ll_store(&w->held, 0, LL_RELEASE);
+	ll_store(&w->word, 0, LL_RELEASE);
 }
 
 static const struct lock_algo open_reads = {
 	.name = "open-reads",
 	.desc = "readers ignore writers (test only)",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct tas_word),
-	.init = noop_init,
-	.read_lock = noop,
-	.read_unlock = noop,
+	.lock_size = sizeof(struct tl_word_lock),
+	.init = tl_nop_init,
+	.read_lock = tl_nop,
+	.read_unlock = tl_nop,
 	.write_lock = tas_acquire,
 	.write_unlock = tas_release,
 };
@@ -141,8 +130,8 @@ static const struct lock_algo exclusive_reads = {
 	.name = "exclusive-reads",
 	.desc = "every section exclusive (test only)",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct tas_word),
-	.init = noop_init,
+	.lock_size = sizeof(struct tl_word_lock),
+	.init = tl_nop_init,
 	.read_lock = tas_acquire,
 	.read_unlock = tas_release,
 	.write_lock = tas_acquire,

@@ -304,26 +304,6 @@ static void test_park(void **state)
 
 /* ------------------------------------------------ broken locks */
 
-struct bad_lock {
-	uint64_t word;
-} ll_cacheline_aligned;
-
-static void bad_init(void *lock, unsigned ncpus)
-{
-}
-
-/* Waits for a value nobody writes. */
-static void never_lock(void *lock, void *ctx)
-{
-	struct bad_lock *l = lock;
-
-	ll_wait_until(&l->word, VAL == 1);
-}
-
-static void nop_unlock(void *lock, void *ctx)
-{
-}
-
 /* Parks with nobody to kick it. */
 static void park_lock(void *lock, void *ctx)
 {
@@ -333,7 +313,7 @@ static void park_lock(void *lock, void *ctx)
 /* Takes the lock, and the unlock forgets to give it back. */
 static void grab_lock(void *lock, void *ctx)
 {
-	struct bad_lock *l = lock;
+	struct tl_word_lock *l = lock;
 
 	while (ll_xchg(&l->word, 1, LL_ACQUIRE))
 		ll_wait_until(&l->word, VAL == 0);
@@ -342,7 +322,7 @@ static void grab_lock(void *lock, void *ctx)
 /* Spins on local work forever: no park, no acquisition. */
 static void spin_lock(void *lock, void *ctx)
 {
-	struct bad_lock *l = lock;
+	struct tl_word_lock *l = lock;
 
 	while (ll_load(&l->word, LL_ACQUIRE) != 7)
 		ll_delay_ns(200);
@@ -351,11 +331,10 @@ static void spin_lock(void *lock, void *ctx)
 #define BAD_LOCK(nm, fn)                                                                  \
 	{                                                                                 \
 		.name = nm, .desc = "broken on purpose", .kind = LOCK_MUTEX,              \
-		.lock_size = sizeof(struct bad_lock), .init = bad_init, .lock = fn,       \
-		.unlock = nop_unlock,                                                     \
+		.lock_size = sizeof(struct tl_word_lock), .init = tl_nop_init, .lock = fn,\
+		.unlock = tl_nop,                                                         \
 	}
 
-static const struct lock_algo never_algo = BAD_LOCK("never", never_lock);
 static const struct lock_algo park_algo = BAD_LOCK("park", park_lock);
 static const struct lock_algo grab_algo = BAD_LOCK("grab", grab_lock);
 static const struct lock_algo spin_algo = BAD_LOCK("spin", spin_lock);
@@ -407,7 +386,7 @@ static void test_deadlock_line(void **state)
 	static const char *const n[] = { "deadlock at ", "every thread is parked",
 					 "t0 waits on lock+0", "t1 on lock+0", "t2 on lock+0", NULL };
 
-	expect_failure(&never_algo, 3, 0, n);
+	expect_failure(tl_never_lock(), 3, 0, n);
 }
 
 static void test_deadlock_park(void **state)

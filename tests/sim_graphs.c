@@ -375,28 +375,6 @@ static void test_graphs(void **state)
 	}
 }
 
-/* A lock nobody can take: every thread parks on the lock word. */
-struct never_lock {
-	uint64_t word;
-} ll_cacheline_aligned;
-
-static void never_init(void *lock, unsigned ncpus)
-{
-}
-
-static void never_take(void *lock, void *ctx)
-{
-	struct never_lock *l = lock;
-
-	ll_wait_until(&l->word, VAL == 1);
-}
-
-static const struct lock_algo never_algo = {
-	.name = "never", .desc = "waits for a value nobody writes", .kind = LOCK_MUTEX,
-	.lock_size = sizeof(struct never_lock), .init = never_init, .lock = never_take,
-	.unlock = never_take,
-};
-
 static void test_waits_graph(void **state)
 {
 	char dir[300], path[512], err[256];
@@ -410,7 +388,7 @@ static void test_waits_graph(void **state)
 	sfmt(dir, sizeof(dir), "%s/waits", tl_tmpdir());
 	assert_int_equal(graphs_set_dir(dir, err, sizeof(err)), 0);
 	config(&cfg, 200, false);
-	assert_int_not_equal(tl_run(&cfg, &never_algo, 3, 0, &run, &cnt, err, sizeof(err)), 0);
+	assert_int_not_equal(tl_run(&cfg, tl_never_lock(), 3, 0, &run, &cnt, err, sizeof(err)), 0);
 	assert_non_null(strstr(run.failure, "deadlock"));
 	tl_done(&run);
 	graphs_fini();

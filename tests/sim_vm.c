@@ -87,35 +87,53 @@ static void one_guest_at_1x_never_preempts(void **state)
 
 /* ------------------------------------------------------------ 2x */
 
+/* runs runs of the ticket lock at 2x under c on pcpus physical CPUs, its
+ * preemption counters summed into *sum and printed as what (with the
+ * command that repeats them, backend options opts). */
+static void ticket_runs_at_2x(struct wl_config *c, unsigned pcpus, unsigned runs, const char *what,
+			      const char *opts, struct vm_counters *sum)
+{
+	struct wl_run run;
+	struct sim_counters cnt;
+
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned s = 0; s < runs; s++) {
+		vm_run(c, lock_find("ticket"), 2.0, s, &run, &cnt);
+		assert_int_equal(cnt.vm.pcpus, pcpus);
+		sum->holder_preemptions += cnt.vm.holder_preemptions;
+		sum->waiter_preemptions += cnt.vm.waiter_preemptions;
+		sum->holder_lost_ps += cnt.vm.holder_lost_ps;
+		sum->waiter_lost_ps += cnt.vm.waiter_lost_ps;
+		sum->ple_exits += cnt.vm.ple_exits;
+		sum->ple_yields += cnt.vm.ple_yields;
+		tl_done(&run);
+	}
+	print_message("  ticket x2 %s, %u runs: preemptions of holders %llu, of waiters %llu; time "
+		      "lost by holders %llu ns, by waiters %llu ns; ple exits %llu, yields %llu\n",
+		      what, runs, (unsigned long long)sum->holder_preemptions,
+		      (unsigned long long)sum->waiter_preemptions,
+		      (unsigned long long)(sum->holder_lost_ps / 1000),
+		      (unsigned long long)(sum->waiter_lost_ps / 1000),
+		      (unsigned long long)sum->ple_exits, (unsigned long long)sum->ple_yields);
+	tl_print_command(c, "run", "ticket", c->vm_vcpus, runs, opts);
+}
+
 static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 {
 	struct wl_config c;
-	struct wl_run run;
-	struct sim_counters cnt;
-	uint64_t holder = 0, waiter = 0, lost = 0;
+	struct vm_counters sum;
 
 	set_opt("--co-guests", "busy");
-	for (unsigned s = 0; s < 6; s++) {
-		vm_config(&c, 4);
-		c.cs_ns = 20000;
-		c.ncs_ns = 20000;
-		c.ops = 0;
-		c.duration_ms = 40;
-		vm_run(&c, lock_find("ticket"), 2.0, s, &run, &cnt);
-		assert_int_equal(cnt.vm.pcpus, 4);
-		holder += cnt.vm.holder_preemptions;
-		waiter += cnt.vm.waiter_preemptions;
-		lost += cnt.vm.holder_lost_ps;
-		tl_done(&run);
-	}
-	print_message("  ticket x2 beside busy co-guests, 6 runs: holder preemptions %llu, waiter "
-		      "preemptions %llu, holder lost %llu ns\n", (unsigned long long)holder,
-		      (unsigned long long)waiter, (unsigned long long)(lost / 1000));
-	tl_print_command(&c, "run", "ticket", 4, 6, "--co-guests busy --format csv");
+	vm_config(&c, 4);
+	c.cs_ns = 20000;
+	c.ncs_ns = 20000;
+	c.ops = 0;
+	c.duration_ms = 40;
+	ticket_runs_at_2x(&c, 4, 6, "beside busy co-guests", "--co-guests busy --format csv", &sum);
 	set_opt("--co-guests", "none");
-	assert_true(holder > 0);
-	assert_true(waiter > 0);
-	assert_true(lost > 0);
+	assert_true(sum.holder_preemptions > 0);
+	assert_true(sum.waiter_preemptions > 0);
+	assert_true(sum.holder_lost_ps > 0);
 }
 
 /* The guest alone at 2x: two of its vCPUs per pCPU; a spinning waiter
@@ -124,31 +142,16 @@ static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 static void ticket_alone_at_2x_yields_by_ple(void **state)
 {
 	struct wl_config c;
-	struct wl_run run;
-	struct sim_counters cnt;
-	uint64_t exits = 0, yields = 0, waiter = 0, lost = 0;
+	struct vm_counters sum;
 
-	for (unsigned s = 0; s < 4; s++) {
-		vm_config(&c, 8);
-		c.ops = 0;
-		c.duration_ms = 5;
-		vm_run(&c, lock_find("ticket"), 2.0, s, &run, &cnt);
-		assert_int_equal(cnt.vm.pcpus, 4);
-		exits += cnt.vm.ple_exits;
-		yields += cnt.vm.ple_yields;
-		waiter += cnt.vm.waiter_preemptions;
-		lost += cnt.vm.waiter_lost_ps;
-		tl_done(&run);
-	}
-	print_message("  ticket x2 alone, 4 runs: ple exits %llu, yields %llu, waiter preemptions "
-		      "%llu, waiter lost %llu ns\n", (unsigned long long)exits,
-		      (unsigned long long)yields, (unsigned long long)waiter,
-		      (unsigned long long)(lost / 1000));
-	tl_print_command(&c, "run", "ticket", 8, 4, "--format csv");
-	assert_true(exits > 0);
-	assert_true(yields > 0);
-	assert_true(waiter > 0);
-	assert_true(lost > 0);
+	vm_config(&c, 8);
+	c.ops = 0;
+	c.duration_ms = 5;
+	ticket_runs_at_2x(&c, 4, 4, "alone", "--format csv", &sum);
+	assert_true(sum.ple_exits > 0);
+	assert_true(sum.ple_yields > 0);
+	assert_true(sum.waiter_preemptions > 0);
+	assert_true(sum.waiter_lost_ps > 0);
 }
 
 /* ------------------------------------------------------------ halt, kick */

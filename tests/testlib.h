@@ -29,6 +29,8 @@
 #include <unistd.h>
 
 #include <locklab/backend.h>
+#include <locklab/lock.h>
+#include <locklab/mem.h>
 #include <locklab/rng.h>
 #include <locklab/workload.h>
 
@@ -399,6 +401,40 @@ static inline void tl_print_command(const struct wl_config *c, const char *verb,
 		      tl_is_sim() && c->topo ? c->topo : "", lock, vm, (unsigned long long)c->cs_ns, ncs,
 		      c->cs_lines, c->locks, rd, c->pin_text, len, (unsigned long long)c->seed, runs,
 		      extra ? " " : "", extra ? extra : "");
+}
+
+/* ------------------------------------------------ locks broken on purpose */
+
+struct tl_word_lock {
+	uint64_t word;
+} ll_cacheline_aligned;
+
+static inline void tl_nop_init(void *lock, unsigned ncpus)
+{
+}
+
+static inline void tl_nop(void *lock, void *ctx)
+{
+}
+
+/* Waits for a value nobody writes: every taker parks on the lock word. */
+static inline void tl_never_take(void *lock, void *ctx)
+{
+	struct tl_word_lock *l = lock;
+
+	ll_wait_until(&l->word, VAL == 1);
+}
+
+/* A mutex nobody can take: a run of it ends in a deadlock. */
+static inline const struct lock_algo *tl_never_lock(void)
+{
+	static const struct lock_algo never = {
+		.name = "never", .desc = "waits for a value nobody writes (test only)",
+		.kind = LOCK_MUTEX, .lock_size = sizeof(struct tl_word_lock), .init = tl_nop_init,
+		.lock = tl_never_take, .unlock = tl_never_take,
+	};
+
+	return &never;
 }
 
 /* ------------------------------------------------ figures */
