@@ -201,18 +201,27 @@ static void test_calib_refused(void **state)
 	free(text);
 }
 
+/* The platform file calibrate writes for c, named name (malloc'd). */
+static char *topology_text(const struct calib *c, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	calib_write_topology(m, c, name);
+	fclose(m);
+	return buf;
+}
+
 static void test_topology_text(void **state)
 {
 	static struct calib c;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
+	char *buf;
 
 	(void)state;
 	fixed_calib(&c);
-	m = open_memstream(&buf, &len);
-	calib_write_topology(m, &c, "host-testbox");
-	fclose(m);
+	buf = topology_text(&c, "host-testbox");
 	assert_non_null(strstr(buf, "<zone id=\"host-testbox\" routing=\"Full\">"));
 	assert_non_null(strstr(buf, "value=\"testbox calibrated: Test CPU (R) 9000\""));
 	assert_non_null(strstr(buf, "<prop id=\"protocol\" value=\"MESIF\"/>"));
@@ -233,9 +242,7 @@ static void test_topology_text(void **state)
 	/* a comment never holds "--": a host name with one is mended */
 	strcpy(c.vendor, "AuthenticAMD");
 	strcpy(c.host, "a--b");
-	m = open_memstream(&buf, &len);
-	calib_write_topology(m, &c, "amd");
-	fclose(m);
+	buf = topology_text(&c, "amd");
 	assert_non_null(strstr(buf, "value=\"MOESI\""));
 	assert_non_null(strstr(buf, "(host a-_b,"));
 	assert_null(strstr(buf, "host a--b"));

@@ -515,11 +515,7 @@ int main(int argc, char **argv)
 	int sg_argc = 1, rc;
 	char err[512];
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
-		return 2;
-	}
-	bindir = argv[1];
+	bindir = tl_bindir(argc, argv);
 	if (backend_init(&sg_argc, sg_argv) || sim_load_topo("4socket", err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 1;

@@ -495,11 +495,7 @@ int main(int argc, char **argv)
 	int sg_argc = 1, rc;
 	char err[512];
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
-		return 2;
-	}
-	bindir = argv[1];
+	bindir = tl_bindir(argc, argv);
 	if (tl_tmpdir_make()) {
 		fprintf(stderr, "%s: cannot make a temporary directory\n", argv[0]);
 		return 1;

@@ -271,6 +271,16 @@ static inline int tl_call(int (*fn)(int, char **), int argc, char **argv, const 
 	return rc;
 }
 
+/* argv[1], the bin/ directory of the binaries; exits 2 without it. */
+static inline const char *tl_bindir(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
+		exit(2);
+	}
+	return argv[1];
+}
+
 /* ------------------------------------------------ workload runs */
 
 static inline bool tl_is_sim(void)
