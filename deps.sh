@@ -4,7 +4,7 @@
 # and needs no network.
 set -e
 PKGS="build-essential pkg-config scons libsimgrid-dev libgsl-dev libgraphviz-dev graphviz \
-libhwloc-dev hwloc libnuma-dev libcmocka-dev libck-dev gnuplot-nox"
+libhwloc-dev hwloc libxml2-dev libcmocka-dev libck-dev gnuplot-nox chromium"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -4,12 +4,9 @@
  * Anderson ("The performance of spin lock alternatives for shared-memory
  * multiprocessors", IEEE TPDS 1990).  An arriving thread takes a slot of a
  * circular array with fetch_add and spins on that slot's flag; the holder
- * releases by setting the next slot's flag.  Like MCS each waiter spins on
- * a line of its own, but the array is sized for the largest number of
- * threads that can wait at once (here: the threads of the run).
- *
- * The lock object: a header line, then one line per slot (lock_size_per_cpu
- * is 64, so the workload allocates one line per thread of the run):
+ * releases by setting the next slot's flag.  The array has one slot per
+ * thread of the run (lock_size_per_cpu), each on its own line
+ * (docs/spinlocks.md):
  *
  *   line 0:     +------+--------+---------+
  *               | next | nslots | (pad)   |   next: fetch_add'ed by every
@@ -18,28 +15,8 @@
  *               | has_lock  | (pad)       |   slot i: 1 = the thread that
  *               +-----------+-------------+   drew it may enter
  *
- * nslots shares the arrivals' line because it is read only right after
- * the fetch_add, when the line is already in the reader's cache.  Every
- * slot has its own line so that a release invalidates one waiter only.
  * next is 64 bits and never wraps in practice, so next % nslots is
- * continuous for any nslots, power of two or not.  The context remembers
- * which slot to open on release (the one after mine).
- *
- * Transitions (next, slot[0..n-1].has_lock), from init: (0, 1 0 0 ... 0)
- *
- *   lock:     t = fetch_add(next, 1), i = t % n
- *             wait until slot[i].has_lock == 1
- *             slot[i].has_lock: 1 --store(0)--> 0     re-arm my slot for the
- *                                                     thread that draws
- *                                                     t + n
- *   unlock:   slot[(i+1) % n].has_lock: 0 --store(1)--> 1    release: the
- *                                                     thread holding t + 1
- *                                                     (or the next to
- *                                                     arrive) enters
- *
- * The re-arm precedes my release in program order, and the release chain
- * reaches the thread that will next set slot i, so the two stores to
- * slot i cannot be reordered.
+ * continuous for any nslots.  The context remembers the slot to open.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  * ncpus must be at least 1.
@@ -84,11 +61,17 @@ static void anderson_lock(void *lock, void *ctx)
 {
 	struct anderson_lock *l = lock;
 	struct anderson_ctx *c = ctx;
-	uint64_t t = ll_fetch_add(&l->next, 1, LL_RELAXED);
+	uint64_t t = ll_fetch_add(&l->next, 1, LL_RELAXED); /* next: t -> t+1 */
 	uint32_t n = l->nslots;
 	uint32_t i = anderson_slot_of(t, n);
 
+	/* acquire; pairs with the release of my slot in anderson_unlock */
 	ll_wait_until(&l->slot[i].has_lock, VAL != 0);
+	/*
+	 * slot[i]: 1 -> 0, re-armed for ticket t + n.  It precedes my release
+	 * in program order, and the release chain reaches the thread that
+	 * next sets slot i, so the two stores to slot i cannot be reordered.
+	 */
 	ll_store(&l->slot[i].has_lock, 0, LL_RELAXED);
 	c->succ = i + 1 == n ? 0 : i + 1;
 }
@@ -98,6 +81,7 @@ static void anderson_unlock(void *lock, void *ctx)
 	struct anderson_lock *l = lock;
 	struct anderson_ctx *c = ctx;
 
+	/* slot[i+1]: 0 -> 1, ticket t + 1 enters; pairs with its wait in lock */
 	ll_store(&l->slot[c->succ].has_lock, 1, LL_RELEASE);
 }
 

@@ -2,15 +2,12 @@
  * brlock - the big-reader lock: one spinlock per CPU.
  *
  * The brlock of Linux 2.4, and Nick Piggin's lglock ("local/global lock",
- * introduced in 2.6.36 for the file-table and vfsmount locks):
- * a reader takes only its own CPU's spinlock, so readers on different
- * CPUs share no line at all; a writer takes every CPU's spinlock, in CPU
- * order, so a write costs as many lock acquisitions (and misses) as there
- * are CPUs.  Each per-CPU lock is the 32-bit ticket lock of
- * internal_ticket.h, on a line of its own.
- *
- * The lock object (lock_size_per_cpu is a line, so the workload allocates
- * one line per thread of the run):
+ * introduced in 2.6.36 for the file-table and vfsmount locks): a reader
+ * takes only its own CPU's spinlock, so readers on different CPUs share no
+ * line at all; a writer takes every CPU's spinlock, in CPU order, so a
+ * write costs as many lock acquisitions (and misses) as there are CPUs.
+ * Each per-CPU lock is the 32-bit ticket lock of internal_ticket.h, whose
+ * acquire and release order the critical sections (docs/rwlocks.md).
  *
  *   line 0:     +-------+-----------------+
  *               | ncpus |                 |   read-only after init
@@ -18,22 +15,6 @@
  *   line 1+i:   +----------------+--------+
  *               | ticket (u32)   |        |   cpu i's lock
  *               +----------------+--------+
- *
- * Transitions:
- *
- *   read_lock:     lock cpu[me]                  only my line; uncontended
- *                                                unless a writer holds it
- *   read_unlock:   unlock cpu[me]
- *   write_lock:    lock cpu[0], cpu[1], ... cpu[n-1]
- *                                                writers queue on cpu[0]
- *                                                first, so they cannot
- *                                                deadlock; each lock waits
- *                                                for that cpu's reader
- *   write_unlock:  unlock cpu[0] ... cpu[n-1]
- *
- * A writer holding cpu[0..k] while it waits for cpu[k+1] already keeps
- * the readers of cpus 0..k out: the write drains the machine one CPU at
- * a time.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -64,7 +45,7 @@ static void br_read_lock(void *lock, void *ctx)
 {
 	struct brlock *l = lock;
 
-	tkt_lock(&l->cpu[ll_this_cpu()].lock);
+	tkt_lock(&l->cpu[ll_this_cpu()].lock); /* only my line */
 }
 
 static void br_read_unlock(void *lock, void *ctx)
@@ -79,6 +60,7 @@ static void br_write_lock(void *lock, void *ctx)
 	struct brlock *l = lock;
 	unsigned n = ll_load(&l->ncpus, LL_RELAXED);
 
+	/* cpu[0] first: writers queue there, so they cannot deadlock */
 	for (unsigned i = 0; i < n; i++)
 		tkt_lock(&l->cpu[i].lock);
 }

@@ -4,15 +4,11 @@
  * Craig ("Building FIFO and priority-queuing spin locks from atomic swap",
  * TR 93-02-02, University of Washington, 1993) and Magnusson, Landin and
  * Hagersten ("Queue locks on cache coherent multiprocessors", IPPS 1994).
- * Like MCS, each waiter spins on a line of its own, but the queue is
- * implicit: a waiter spins on its predecessor's node, so no thread ever
- * writes another's pointer, and the release is a single store.  The cost
- * is that nodes change hands: on release a thread gives up its own node
- * (its successor is still reading it) and keeps its predecessor's, which
- * nobody reads any more.
- *
- * Memory.  The lock object holds the tail and the first node; each
- * thread's context holds its two pointers and one node:
+ * A waiter spins on its predecessor's node, so no thread ever writes
+ * another's pointer and the release is a single store; on release a
+ * thread gives up its own node and keeps its predecessor's.  Nodes
+ * wander, so all contexts of a lock must live as long as the lock
+ * (docs/spinlocks.md).
  *
  *   lock:  line 0 +------+--------+     line 1 +--------+--------+
  *                 | tail | (pad)  |            | locked | (pad)  |  dummy
@@ -22,35 +18,10 @@
  *                 +------+------+---+          +--------+--------+
  *
  * A node's locked word is 1 while the thread that enqueued it holds or
- * wants the lock, 0 once it has released.  A thread count of N gives N + 1
- * nodes for the life of the lock (N slots and the dummy), of which the
- * tail's is the one released last and each thread owns one of the others.
- * No node is allocated or freed on the lock path.  Because nodes wander,
- * a thread's node may sit in another thread's context or in the lock
- * object: all contexts of a lock must live as long as the lock (the
- * workload frees them together at the end of the run).
+ * wants the lock, 0 once it has released.
  *
- * Nodes have lines of their own: the successor spins on one, and a node
- * in my context may be in use by another thread, so it must not share a
- * line with my private pointers.
- *
- * Transitions, for my node I (ctx->mine; ctx->slot on first use):
- *
- *   init:          tail = &dummy, dummy.locked = 0
- *   lock:          I.locked = 1
- *                  tail: P --xchg(I)--> I         P is my predecessor
- *                  wait until P.locked == 0       (P is the dummy or a node
- *                                                  released: mine at once)
- *                  ctx->pred = P
- *   unlock:        I.locked: 1 --store(0)--> 0    release: my successor,
- *                                                  spinning on I, enters
- *                  ctx->mine = P                  P is mine from now on
- *
- * Ordering: I.locked = 1 is published by the xchg (release); the
- * successor gets I from its own xchg (acquire) before it reads I.locked.
- * The release store pairs with the successor's acquiring wait.
- *
- * init() runs before any thread starts, so it writes with plain stores.
+ * init() runs before any thread starts, so it writes with plain stores:
+ * tail = &dummy, dummy.locked = 0.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
@@ -87,8 +58,13 @@ static void clh_lock(void *lock, void *ctx)
 
 	if (!me)
 		me = c->mine = &c->slot;
-	ll_store(&me->locked, 1, LL_RELAXED);
+	ll_store(&me->locked, 1, LL_RELAXED); /* I.locked: 0 -> 1 */
+	/*
+	 * tail: P -> I.  Release publishes I.locked = 1 to my successor,
+	 * whose xchg (acquire) gets I before it reads I.locked.
+	 */
 	pred = ll_xchg(&l->tail, me, LL_ACQ_REL);
+	/* acquire; pairs with P's release in clh_unlock */
 	ll_wait_until(&pred->locked, VAL == 0);
 	c->pred = pred;
 }
@@ -97,8 +73,9 @@ static void clh_unlock(void *lock, void *ctx)
 {
 	struct clh_ctx *c = ctx;
 
+	/* I.locked: 1 -> 0; pairs with my successor's wait in clh_lock */
 	ll_store(&c->mine->locked, 0, LL_RELEASE);
-	c->mine = c->pred;
+	c->mine = c->pred; /* P is mine from now on */
 }
 
 const struct lock_algo lock_clh = {

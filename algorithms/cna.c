@@ -3,86 +3,26 @@
  *
  * Dice and Kogan ("Compact NUMA-aware locks", EuroSys 2019); proposed for
  * Linux as the slow path of qspinlock (qspinlock_cna.h).  An MCS queue
- * whose releaser prefers a waiter on its own NUMA node: it walks the queue
- * for the first waiter of its node and hands the lock to it, moving the
- * remote waiters it skipped to a secondary queue.  The lock stays on one
- * socket, with its protected data, for many handoffs in a row.  Unlike a
- * cohort or hierarchical lock, CNA needs no per-node structure: the lock is
- * one word, and the secondary queue hangs off the holder's node.
- *
- * The lock is one pointer on its own line; each thread brings a node (its
- * context), on its own line and its own NUMA node:
+ * whose releaser hands the lock to the first waiter of its own NUMA node,
+ * moving the remote waiters it skipped to a secondary queue that hangs off
+ * the holder's node; after CNA_LOCAL_PASSES such handoffs in a row the
+ * secondary queue is flushed (docs/spinlocks.md).
  *
  *   lock:  +------+----------+
  *          | tail |  (pad)   |     the last node of the main queue
  *          +------+----------+
- *
  *   node:  +------+------+------+----------+
- *          | next | spin | numa | sec_tail |
- *          +------+------+------+----------+
- *            next     successor in its queue
- *            spin     0: wait.  Non-zero: the lock is mine, and spin
- *                     carries what the lock brings with it:
+ *          | next | spin | numa | sec_tail |   sec_tail: in the head of
+ *          +------+------+------+----------+   the secondary queue, its
+ *                                              last node
+ *   spin:   bits 63          8 7        0
+ *          +-------------+----------+
+ *          | head >> 6   | passes+1 |   0: wait.  Non-zero: the lock is
+ *          +-------------+----------+   mine, with the secondary queue's
+ *                                       head and the handoffs kept so far
  *
- *                       bits 63          8 7        0
- *                           +-------------+----------+
- *                           | head >> 6   | passes+1 |
- *                           +-------------+----------+
- *                       head    the first node of the secondary queue
- *                               (NULL: none); nodes are 64-byte aligned,
- *                               so its low 6 bits are zero
- *                       passes  handoffs kept on one node in a row
- *
- *            numa     the owner's NUMA node (ll_this_node())
- *            sec_tail in the head of the secondary queue: its last node
- *
- * Both travel in one word so that a handoff writes the successor's line
- * once: a second store there would wake the successor for nothing, and in
- * the simulator costs a quarter of the throughput on one socket.  The
- * packing needs addresses below 2^62, which every 64-bit Linux gives user
- * space (at most 57 bits, with 5-level paging).
- *
- * Transitions, for my node I, written spin = (head, passes):
- *
- *   lock, free:    tail: NULL --xchg(I)--> I; I.spin = (NULL, 0)
- *   lock, held:    tail: P --xchg(I)--> I; P.next = I;
- *                  wait until I.spin != 0
- *
- *   unlock, I.next == NULL (nobody queued behind me in the main queue):
- *       no secondary queue:  tail: I --cas--> NULL            free
- *       secondary queue S..T:tail: I --cas--> T;              the
- *                            S.spin = (NULL, 0)               secondary
- *                            queue becomes the main queue and its head
- *                            gets the lock
- *       if the cas fails, wait until I.next is linked, then as below.
- *
- *   unlock, I.next == N, I.spin == (S, p):
- *     1. p < CNA_LOCAL_PASSES, and a waiter W of my node is in the main
- *        queue: the waiters N..W' before W are cut out (W'.next = NULL)
- *        and appended to the secondary queue (S, or N if there was none;
- *        the head's sec_tail then points at W'); W.spin = (head, p + 1).
- *        W runs with the lock, the skipped ones wait.
- *     2. otherwise, with a secondary queue S..T: T.next = N (the main
- *        queue goes behind the secondary one), S.spin = (NULL, 0).  This
- *        is the flush that bounds how long a remote waiter can be skipped.
- *     3. otherwise: N.spin = (NULL, 0), plain MCS.
- *
- *   trylock:       tail: NULL --cas(I)--> I; I.spin = (NULL, 0)
- *
- * The threshold CNA_LOCAL_PASSES bounds a run of handoffs within one node
- * while others wait: after that many, the next release flushes the
- * secondary queue.  The paper draws the decision at random with a
- * probability of 1 - 1/2^16; Linux bounds it by time.  Here it is a count,
- * so that a simulated run is a function of its seed, and the count is 64,
- * the bound cohort, hmcs and hticket use too, so that the four compare;
- * it was fixed before any measurement.
- *
- * Only the holder reads or writes the secondary queue and the `next`
- * fields of cut-out nodes (nobody else can reach them: the main tail never
- * points into the secondary queue), so those are ordered by the handoff:
- * the release store of spin and the acquire wait on it.  The cas that
- * makes T the main tail is a release, so a thread that then links behind
- * T sees T's queue as the holder left it.
+ * Transitions are written spin = (head, passes) for my node I.  Packing
+ * needs 64-byte aligned nodes below 2^62, as every 64-bit Linux gives.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -143,12 +83,14 @@ static void cna_lock(void *lock, void *ctx)
 	struct cna_node *prev;
 
 	cna_node_prepare(me);
-	prev = ll_xchg(&l->tail, me, LL_ACQ_REL);
+	prev = ll_xchg(&l->tail, me, LL_ACQ_REL); /* tail: P -> I */
 	if (prev == NULL) {
-		ll_store(&me->spin, cna_spin(NULL, 0), LL_RELAXED);
+		ll_store(&me->spin, cna_spin(NULL, 0), LL_RELAXED); /* (NULL, 0) */
 		return;
 	}
+	/* P.next = I; pairs with the acquire of next in cna_unlock */
 	ll_store(&prev->next, me, LL_RELEASE);
+	/* 0 -> (head, passes); acquire, pairs with the spin stores in unlock */
 	ll_wait_until(&me->spin, VAL != CNA_WAIT);
 }
 
@@ -158,7 +100,7 @@ static bool cna_trylock(void *lock, void *ctx)
 	struct cna_node *me = ctx;
 
 	cna_node_prepare(me);
-	if (ll_cas(&l->tail, NULL, me, LL_ACQ_REL) != NULL)
+	if (ll_cas(&l->tail, NULL, me, LL_ACQ_REL) != NULL) /* tail: NULL -> I */
 		return false;
 	ll_store(&me->spin, cna_spin(NULL, 0), LL_RELAXED);
 	return true;
@@ -183,6 +125,11 @@ static struct cna_node *cna_find_local(struct cna_node *next, uint32_t numa, str
 	}
 	if (!cur)
 		return NULL;
+	/*
+	 * Cut next..last out and append it to the secondary queue.  Only the
+	 * holder reaches these nodes (the main tail never points into the
+	 * secondary queue), so plain stores do: the handoff orders them.
+	 */
 	ll_store(&last->next, NULL, LL_RELAXED);
 	if (*head)
 		ll_store(&ll_load(&(*head)->sec_tail, LL_RELAXED)->next, first, LL_RELAXED);
@@ -198,12 +145,17 @@ static bool cna_release_alone(struct cna_lock *l, struct cna_node *me, struct cn
 {
 	struct cna_node *last;
 
-	if (!head)
+	if (!head) /* tail: I -> NULL, free */
 		return ll_cas(&l->tail, me, NULL, LL_RELEASE) == me;
 	last = ll_load(&head->sec_tail, LL_RELAXED);
+	/*
+	 * tail: I -> T, the secondary queue S..T becomes the main one.
+	 * Release: a thread that then links behind T sees T's queue as I
+	 * left it.
+	 */
 	if (ll_cas(&l->tail, me, last, LL_RELEASE) != me)
 		return false;
-	ll_store(&head->spin, cna_spin(NULL, 0), LL_RELEASE);
+	ll_store(&head->spin, cna_spin(NULL, 0), LL_RELEASE); /* S: 0 -> (NULL, 0) */
 	return true;
 }
 
@@ -223,12 +175,16 @@ static void cna_unlock(void *lock, void *ctx)
 	}
 	if (passes < CNA_LOCAL_PASSES)
 		succ = cna_find_local(next, ll_load(&me->numa, LL_RELAXED), &head);
+	/* Each spin store pairs with the acquiring wait in cna_lock. */
 	if (succ) {
+		/* W of my node: 0 -> (head, passes + 1) */
 		ll_store(&succ->spin, cna_spin(head, passes + 1), LL_RELEASE);
 	} else if (head) {
+		/* flush: T.next = N, then S: 0 -> (NULL, 0) */
 		ll_store(&ll_load(&head->sec_tail, LL_RELAXED)->next, next, LL_RELAXED);
 		ll_store(&head->spin, cna_spin(NULL, 0), LL_RELEASE);
 	} else {
+		/* plain MCS: N: 0 -> (NULL, 0) */
 		ll_store(&next->spin, cna_spin(NULL, 0), LL_RELEASE);
 	}
 }

@@ -51,9 +51,9 @@ static inline void lockref_object_init(struct lockref *r)
  * lockref->count++ under spin_lock. */
 static inline void lockref_locked_add(struct lockref *r, int32_t d)
 {
-	tkt_lock(&r->lock);
-	ll_store(&r->count, ll_load(&r->count, LL_RELAXED) + d, LL_RELAXED);
-	tkt_unlock(&r->lock);
+	tkt_lock(&r->lock);                         /* (h, t, c) -> (h, t+1, c) */
+	ll_store(&r->count, ll_load(&r->count, LL_RELAXED) + d, LL_RELAXED); /* c -> c+d */
+	tkt_unlock(&r->lock);                       /* (t, t+1, c+d) -> (t+1, t+1, c+d) */
 }
 
 static inline int64_t lockref_read_count(void *obj)

@@ -51,18 +51,20 @@ static inline bool tkt_value_unlocked(uint32_t word)
 
 static inline void tkt_lock(struct tkt_lock *l)
 {
+	/* (h, t) -> (h, t+1), my ticket is t; pairs with the release in tkt_unlock */
 	uint32_t old = ll_fetch_add(&l->word, TKT_TAIL_ONE, LL_ACQUIRE);
 	uint16_t me = (uint16_t)(old >> 16);
 
 	if ((uint16_t)old == me)
 		return;
-	ll_wait_until(&l->head, VAL == me);
+	ll_wait_until(&l->head, VAL == me); /* acquire; pairs with tkt_unlock */
 }
 
 static inline void tkt_unlock(struct tkt_lock *l)
 {
 	uint16_t h = ll_load(&l->head, LL_RELAXED);
 
+	/* (h, t) -> (h+1, t); pairs with the acquires in tkt_lock */
 	ll_store(&l->head, (uint16_t)(h + 1), LL_RELEASE);
 }
 

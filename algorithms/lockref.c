@@ -4,34 +4,20 @@
  *
  * Linus Torvalds and Waiman Long's lockref (Linux 3.12, lib/lockref.c),
  * made for the dentry refcount that every stat() and open() of one path
- * takes and drops.  A get or put reads the word and, as long as its lock
- * half reads free, tries to replace it whole with the count changed: no
- * lock is taken, so nobody waits behind a holder.  Someone who holds the
- * lock (to change the dentry, or a get that fell back) keeps the count
- * stable, because every cmpxchg expects the lock half free.  After
- * LOCKREF_RETRIES failed cmpxchgs (Linux's 100, Jan Glauber 2019) or on finding
- * the lock held, it takes the lock as spinlock-ref does.
+ * takes and drops.  A get or put replaces the whole word with the count
+ * changed, as long as its lock half reads free: no lock is taken, and a
+ * holder of the lock keeps the count stable, because every cmpxchg
+ * expects the lock half free.  After LOCKREF_RETRIES failed cmpxchgs
+ * (Linux's 100, Jan Glauber 2019) or on finding the lock held, it takes
+ * the lock as spinlock-ref does (docs/rwlocks.md).
  *
  *   +---------------------------+----------------------+
  *   | lock (ticket: head|tail)  | count (s32)          |   one u64
  *   +---------------------------+----------------------+
  *
- * Transitions of the word (head, tail, count):
- *
- *   get:  old = load(word)
- *         while head == tail in old, at most LOCKREF_RETRIES times:
- *             cas(word, old, (head, tail, count+1))
- *             success: done; failure: old = the value found
- *         fallback: lock; count: c --store--> c+1; unlock (spinlock-ref)
- *   put:  the same with count-1, while count > 1 in old (Linux's
- *         lockref_put_or_lock: the last reference is dropped under the
- *         lock; here the object keeps its base reference, so puts find
- *         count >= 2)
- *
- * Under contention the cmpxchgs of all CPUs serialise on the line: each
- * success costs one transfer of the line, each failure another, but no
- * thread waits for a holder that has been delayed, and a failed cmpxchg
- * returns the fresh value, so the retry needs no extra read.
+ * Transitions are written (head, tail, count).  A put changes the count
+ * only while it is at least 2 (Linux's lockref_put_or_lock drops the last
+ * reference under the lock; here the object keeps its base reference).
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -59,6 +45,11 @@ static bool lref_cmpxchg_add(struct lockref *r, int32_t d, int32_t min_count)
 
 		if (min_count && lockref_count_of(old) < min_count)
 			return false;
+		/*
+		 * (h, h, c) -> (h, h, c+d).  Relaxed, as Linux's
+		 * cmpxchg64_relaxed: a count orders nothing.  A failure
+		 * returns the fresh word, so the retry needs no extra read.
+		 */
 		found = ll_cas(&r->lock_count, old, nv, LL_RELAXED);
 		if (found == old)
 			return true;

@@ -8,7 +8,7 @@
  * waiters.  The base of Linux's qspinlock.
  *
  * The lock is one pointer on its own line; each thread brings a node (its
- * context for this lock), on the thread's own node of memory:
+ * context, on its own line, on the thread's node of memory):
  *
  *   lock:  +------+-------------+       ctx:  +------+--------+---------+
  *          | tail |  (padding)  |             | next | locked | (pad)   |
@@ -16,35 +16,7 @@
  *            the last node queued,              successor     1: wait,
  *            NULL when free                     or NULL       0: go
  *
- * Transitions, written (tail, I.next, I.locked) for my node I:
- *
- *   lock, free:    I.next = NULL, I.locked = 1
- *                  tail: NULL --xchg(I)--> I            old NULL: mine
- *
- *   lock, held:    tail: P --xchg(I)--> I               old P: queued
- *                  P.next: NULL --store(I)--> I         link behind P
- *                  wait until I.locked == 0             only my line
- *
- *   unlock, a successor S already linked (I.next == S):
- *                  S.locked: 1 --store(0)--> 0          hand over
- *
- *   unlock, I.next == NULL:
- *                  tail: I --cas(NULL)--> NULL          nobody queued: free
- *                  if the cas fails, a successor has swapped the tail but
- *                  not yet linked: wait until I.next != NULL, then hand over.
- *
- *   trylock:       tail: NULL --cas(I)--> I             only when free
- *
- * Ordering: the node is initialised before it is published, by the xchg
- * (release) and the link store (release, read with acquire by the
- * predecessor), so the predecessor's hand-over store cannot be overwritten
- * by our own initialisation.  The hand-over is a release store and the
- * wait an acquire load; a free lock passes from the releaser's cas
- * (release) to the next xchg (acquire).
- *
- * Each node has its own line (the workload allocates every context
- * 64-byte aligned, on its thread's node), so the spin of one waiter is
- * never disturbed by another's.
+ * Transitions are written (tail, I.next, I.locked) for my node I.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -67,6 +39,7 @@ static void mcs_init(void *lock, unsigned ncpus)
 	l->tail = NULL;
 }
 
+/* (*, NULL, 1); published by the xchg or cas on tail (release) */
 static void mcs_node_prepare(struct mcs_node *me)
 {
 	ll_store(&me->next, NULL, LL_RELAXED);
@@ -80,10 +53,16 @@ static void mcs_lock(void *lock, void *ctx)
 	struct mcs_node *prev;
 
 	mcs_node_prepare(me);
+	/*
+	 * tail: P -> I; P == NULL: mine.  Acquire pairs with the release
+	 * cas in mcs_unlock, release publishes my prepared node.
+	 */
 	prev = ll_xchg(&l->tail, me, LL_ACQ_REL);
 	if (prev == NULL)
 		return;
+	/* P.next: NULL -> I; pairs with the acquire of next in mcs_unlock */
 	ll_store(&prev->next, me, LL_RELEASE);
+	/* (*, *, 1) -> (*, *, 0); pairs with the hand-over in mcs_unlock */
 	ll_wait_until(&me->locked, VAL == 0);
 }
 
@@ -93,7 +72,7 @@ static bool mcs_trylock(void *lock, void *ctx)
 	struct mcs_node *me = ctx;
 
 	mcs_node_prepare(me);
-	return ll_cas(&l->tail, NULL, me, LL_ACQ_REL) == NULL;
+	return ll_cas(&l->tail, NULL, me, LL_ACQ_REL) == NULL; /* tail: NULL -> I */
 }
 
 static void mcs_unlock(void *lock, void *ctx)
@@ -103,10 +82,13 @@ static void mcs_unlock(void *lock, void *ctx)
 	struct mcs_node *next = ll_load(&me->next, LL_ACQUIRE);
 
 	if (next == NULL) {
+		/* (I, NULL, *) -> (NULL, NULL, *): nobody queued, free */
 		if (ll_cas(&l->tail, me, NULL, LL_RELEASE) == me)
 			return;
+		/* a successor swapped the tail but has not linked yet */
 		next = ll_wait_until(&me->next, VAL != NULL);
 	}
+	/* S.locked: 1 -> 0; pairs with the acquiring wait in mcs_lock */
 	ll_store(&next->locked, 0, LL_RELEASE);
 }
 

@@ -5,34 +5,15 @@
  * Dumazet's), in the form Oleg Nesterov and Peter Zijlstra later gave it:
  * rcu_sync switches readers between a fast and a slow path, and a block
  * word shuts the door (kernel/locking/percpu-rwsem.c, kernel/rcu/sync.c).
- * Each reader counts itself in a counter of its own CPU, with a plain
- * load and store: no atomic instruction and no fence on the reader's fast
- * path, and no line that another reader writes.  The price is paid by the
- * writer: it first switches readers to a slow path and waits for an RCU
- * grace period so that every reader has seen the switch, then shuts the
- * door (block) and waits until the per-CPU counts drain.
- *
- * The grace period is a constant here, PCPU_RWSEM_GP_NS = 10 us: the
- * order of an expedited RCU grace period on an idle machine.  A normal
- * grace period lasts milliseconds, so this is the cheapest writer the
- * design allows.  Readers here are threads that cannot disable
- * preemption, so a reader counts itself *before* it looks at the state
- * (Linux looks first, with preemption off): a preempted reader is then
- * already counted, and the grace period only has to outlast the store
- * buffer that may hold the count, which it does by orders of magnitude.
- *
- * In Linux a waiting reader or writer sleeps and is woken; here it spins
- * on the word it waits for (in the simulator it parks on the line and is
- * woken when the line is written), and the writer waits on each reader's
- * counter instead of being woken by the last reader.
- *
- * The lock object:
+ * A reader counts itself in its own CPU's counter with a plain load and
+ * store; a writer switches readers to the slow path, waits a grace period
+ * (the constant PCPU_RWSEM_GP_NS), shuts the door and waits until the
+ * counts drain.  docs/rwlocks.md says where this differs from Linux.
  *
  *   line 0:     +-----------+-----------+-------+
- *               | rss       | idle_at   | ncpus |  read by every reader: a
- *               +-----------+-----------+-------+  shared line, written
- *                 state | writers << 8             only when writers come
- *                                                  and go
+ *               | rss       | idle_at   | ncpus |  read by every reader,
+ *               +-----------+-----------+-------+  written only when
+ *                 state | writers << 8             writers come and go
  *   line 1:     +-------+------------------------+
  *               | block |                        |  1 while a writer is in
  *               +-------+------------------------+  or draining readers
@@ -40,46 +21,9 @@
  *               | count |                        |  cpu i's readers: written
  *               +-------+------------------------+  only by cpu i
  *
- * rss is rcu_sync: state IDLE (readers take the fast path), PENDING (a
- * writer waits for the grace period), PASSED (every reader takes the slow
- * path), EXIT (the last writer left; readers stay slow for one more grace
- * period, until idle_at).  Linux ends EXIT from an RCU callback; here the
- * first slow reader after idle_at ends it, and a writer that comes during
- * EXIT needs no grace period, as in Linux.
- *
- * Transitions (state, writers), block, count[me]:
- *
- *   read_lock:   count[me] += 1                    plain load and store
- *                rss == IDLE (acquire): in         fast path: nothing else
- *                otherwise, slow path:
- *                  EXIT and now >= idle_at: cas(rss, EXIT, IDLE)
- *                  fence                           A: pairs with D
- *                  block == 0: in
- *                  else count[me] -= 1, wait until block == 0, retry
- *   read_unlock: rss == IDLE: count[me] -= 1       fast path
- *                otherwise: fence, count[me] -= 1  B: pairs with C
- *
- *   write_lock:  enter rcu_sync:
- *                  (IDLE, 0)    --cas--> (PENDING, 1), wait the grace
- *                               period, --fetch_add--> (PASSED, n)
- *                  (PENDING, n) --cas--> (PENDING, n+1), wait for PASSED
- *                  (PASSED, n)  --cas--> (PASSED, n+1)
- *                  (EXIT, 0)    --cas--> (PASSED, 1)
- *                block: 0 --xchg(1)--> 1           writer-writer exclusion;
- *                                                  a full barrier: D
- *                wait until count[i] == 0 for every cpu i
- *                fence                             C: pairs with B
- *   write_unlock: block: 1 --store(0)--> 0
- *                leave rcu_sync: (PASSED, n) --cas--> (PASSED, n-1), or
- *                  for the last writer idle_at = now + grace period and
- *                  (PASSED, 1) --cas--> (EXIT, 0)
- *
- * Why no reader is missed: a reader that saw IDLE had counted itself
- * before it looked, and the writer looks at the counts only a grace period
- * after it left IDLE.  A slow reader and the writer form Dekker's pattern
- * (count, fence, block) against (block, fence, count).  Once block is set,
- * a reader that arrives counts itself, sees block and withdraws; so a count
- * the writer saw at zero stays zero for any reader that matters.
+ * rss state: IDLE (readers take the fast path), PENDING (a writer waits
+ * for the grace period), PASSED (every reader takes the slow path), EXIT
+ * (the last writer left; readers stay slow until idle_at).
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -137,17 +81,21 @@ static void rss_finish_exit(struct pcpu_rwsem *s)
 	if (ll_load(&s->rss, LL_ACQUIRE) != RSS_EXIT)
 		return;
 	if (ll_now_ns() >= ll_load(&s->idle_at, LL_RELAXED))
-		(void)ll_cas(&s->rss, RSS_EXIT, RSS_IDLE, LL_ACQ_REL);
+		(void)ll_cas(&s->rss, RSS_EXIT, RSS_IDLE, LL_ACQ_REL); /* (EXIT, 0) -> (IDLE, 0) */
 }
 
 static void pcpu_read_lock_slow(struct pcpu_rwsem *s, uint32_t *mine)
 {
 	rss_finish_exit(s);
 	for (;;) {
+		/*
+		 * A: count, fence, block; pairs with D in pcpu_write_lock
+		 * (block, fence, count): Dekker's pattern.
+		 */
 		ll_fence(LL_SEQ_CST);
 		if (ll_load(&s->block, LL_ACQUIRE) == 0)
 			return;
-		pcpu_count_dec(mine);
+		pcpu_count_dec(mine); /* block set: withdraw, wait, count again */
 		ll_wait_until(&s->block, VAL == 0);
 		pcpu_count_inc(mine);
 	}
@@ -158,7 +106,9 @@ static void pcpu_read_lock(void *lock, void *ctx)
 	struct pcpu_rwsem *s = lock;
 	uint32_t *mine = &s->cpu[ll_this_cpu()].count;
 
+	/* count before looking: a preempted reader is already counted */
 	pcpu_count_inc(mine);
+	/* IDLE: in, the fast path; a writer reads counts a grace period later */
 	if (ll_load(&s->rss, LL_ACQUIRE) == RSS_IDLE)
 		return;
 	pcpu_read_lock_slow(s, mine);
@@ -169,6 +119,7 @@ static void pcpu_read_unlock(void *lock, void *ctx)
 	struct pcpu_rwsem *s = lock;
 	uint32_t *mine = &s->cpu[ll_this_cpu()].count;
 
+	/* B: the section before the count drops; pairs with C in write_lock */
 	if (ll_load(&s->rss, LL_RELAXED) != RSS_IDLE)
 		ll_fence(LL_SEQ_CST);
 	pcpu_count_dec(mine);
@@ -182,21 +133,24 @@ static void rss_enter(struct pcpu_rwsem *s)
 
 		switch (v & RSS_STATE_MASK) {
 		case RSS_IDLE:
+			/* (IDLE, 0) -> (PENDING, 1) */
 			if (ll_cas(&s->rss, v, RSS_PENDING | RSS_WRITER, LL_ACQ_REL) != v)
 				continue;
 			ll_delay_ns(PCPU_RWSEM_GP_NS); /* synchronize_rcu() */
+			/* (PENDING, n) -> (PASSED, n) */
 			(void)ll_fetch_add(&s->rss, RSS_PASSED - RSS_PENDING, LL_ACQ_REL);
 			return;
 		case RSS_PENDING:
+			/* (PENDING, n) -> (PENDING, n+1), then wait for PASSED */
 			if (ll_cas(&s->rss, v, v + RSS_WRITER, LL_ACQ_REL) != v)
 				continue;
 			ll_wait_until(&s->rss, (VAL & RSS_STATE_MASK) != RSS_PENDING);
 			return;
-		case RSS_PASSED:
+		case RSS_PASSED: /* (PASSED, n) -> (PASSED, n+1) */
 			if (ll_cas(&s->rss, v, v + RSS_WRITER, LL_ACQ_REL) == v)
 				return;
 			continue;
-		default: /* RSS_EXIT: readers never went back to the fast path */
+		default: /* (EXIT, 0) -> (PASSED, 1): no grace period needed */
 			if (ll_cas(&s->rss, v, RSS_PASSED | RSS_WRITER, LL_ACQ_REL) == v)
 				return;
 			continue;
@@ -212,6 +166,7 @@ static void rss_exit(struct pcpu_rwsem *s)
 		uint64_t v = ll_load(&s->rss, LL_RELAXED);
 		uint64_t nv = v - RSS_WRITER;
 
+		/* (PASSED, n) -> (PASSED, n-1); the last: (PASSED, 1) -> (EXIT, 0) */
 		if (v >> 8 == 1) {
 			ll_store(&s->idle_at, ll_now_ns() + PCPU_RWSEM_GP_NS, LL_RELAXED);
 			nv = RSS_EXIT;
@@ -227,18 +182,20 @@ static void pcpu_write_lock(void *lock, void *ctx)
 	unsigned n = ll_load(&s->ncpus, LL_RELAXED);
 
 	rss_enter(s);
+	/* block: 0 -> 1, writer-writer exclusion; pairs with write_unlock */
 	while (ll_xchg(&s->block, 1, LL_ACQ_REL) != 0)
 		ll_wait_until(&s->block, VAL == 0);
-	ll_fence(LL_SEQ_CST);
+	ll_fence(LL_SEQ_CST); /* D: block, fence, count; pairs with A */
 	for (unsigned i = 0; i < n; i++)
 		ll_wait_until(&s->cpu[i].count, VAL == 0);
-	ll_fence(LL_SEQ_CST);
+	ll_fence(LL_SEQ_CST); /* C: pairs with B in pcpu_read_unlock */
 }
 
 static void pcpu_write_unlock(void *lock, void *ctx)
 {
 	struct pcpu_rwsem *s = lock;
 
+	/* block: 1 -> 0; pairs with the xchg in write_lock and reader waits */
 	ll_store(&s->block, 0, LL_RELEASE);
 	rss_exit(s);
 }

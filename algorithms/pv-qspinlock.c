@@ -1,100 +1,32 @@
 /*
  * pv-qspinlock - the paravirtual queued spinlock.
  *
- * Linux's qspinlock_paravirt.h (Waiman Long, Linux 4.2, 2015), with the
- * additions of Linux 4.5 (2016): queued waiters that halt early when their
- * predecessor is halted ("wait early"), and limited lock stealing.  It is
- * algorithms/qspinlock.c with halt and kick: a queued waiter spins on its
- * node for a bounded time (less when its predecessor is halted) and then
- * halts; the queue head spins on the lock for a bounded time and then
- * halts too, after putting (lock -> its node) into a hash table and
- * marking the lock "slow" so that the unlocker looks the node up and kicks
- * it.  Natively, ll_park/ll_unpark are futexes: a spin-then-park queued
- * lock.
+ * Linux's qspinlock_paravirt.h (Waiman Long, Linux 4.2, 2015), with Linux
+ * 4.5's "wait early" and limited lock stealing: algorithms/qspinlock.c with
+ * halt and kick.  Every contender queues, after one try at a free lock byte
+ * (the steal); queued waiters and the head spin a bounded time, then halt;
+ * a halted head is hashed (lock -> node) and the lock marked slow, so that
+ * the unlock finds and kicks it.  Natively, ll_park/ll_unpark are futexes.
+ * docs/vm.md discusses the design and the lost-wake-up argument.
  *
- * As in the kernel's paravirtual slow path the pending bit does not make a
- * second contender spin on the word (it could not halt): every contender
- * queues, after one try at a free lock byte (the steal).  The pending bit
- * is the queue head's instead: set while it spins, it keeps stealers out,
- * so that a spinning head cannot starve; a halted head leaves it clear.
+ * The word (algorithms/internal_qspinlock.h) shares line 0 with the hash
+ * size; locked is 0 free, 1 held, PVQ_SLOW held with a halted head hashed;
+ * pending is the spinning head's, and keeps stealers out.  After line 0,
+ * per cpu, its queue node (one line) and one line of the hash table:
  *
- * The lock word (little-endian), alone with the hash size on line 0:
- *
- *   bits  31             18 17  16 15        8 7          0
- *        +-----------------+------+-----------+------------+
- *   val  |   tail cpu + 1  | idx  |  pending  |   locked   |   u32
- *        +-----------------+------+-----------+------------+
- *
- *   locked   0 free, 1 held, 3 held and "slow": a halted queue head is in
- *            the hash table, to be kicked by the unlock
- *   pending  1 while the queue head spins for the lock (no stealing)
- *   tail     the last queued waiter's cpu + 1 (0: no queue); idx is 0:
- *            a thread takes one lock at a time, so one node per cpu
- *
- * After line 0, per cpu: its queue node (one line) and one line of the
- * hash table (four entries), so the table has 4 x cpus entries:
- *
- *   node:   +------+--------+-----+-------+------+
- *           | next | locked | cpu | state | pad  |   state: running,
- *           +------+--------+-----+-------+------+   halted, hashed
- *   entry:  +------+------+
- *           | lock | node |       lock == NULL: free
+ *   node:   +------+--------+-----+-------+------+   state: running,
+ *           | next | locked | cpu | state | pad  |   halted, hashed
+ *           +------+--------+-----+-------+------+
+ *   entry:  +------+------+   x4 per line; lock == NULL: free
+ *           | lock | node |
  *           +------+------+
- *
- * The kernel's hash table is global, shared by every paravirtual spinlock,
- * because a spinlock_t has no room for a pointer; here each lock object
- * carries its own table, probed the same way (from the lock's hash, entry
- * by entry, a line holding four).
- *
- * Transitions (tail, pending, locked), node states in brackets:
- *
- *   lock, free:     (0, 0, 0) --cmpxchg val--> (0, 0, 1)            mine
- *   steal:          (*, 0, 0) --cmpxchg locked 0 -> 1--> (*, 0, 1)  mine
- *                   (once, on the way into the queue)
- *   queue:          node I: next = NULL, locked = 0, [running]; xchg
- *                   tail: (p, *, *) --> (me, *, *); p != 0: P.next = I,
- *     wait_node:    spin until I.locked, at most PV_SPIN_NS, leaving
- *                   early when P is not [running] (a halted predecessor:
- *                   I won't be head soon); then [halted] (full barrier);
- *                   if I.locked is still 0, park while I is [halted];
- *                   cas [halted] -> [running] (it stays [hashed] if the
- *                   new holder hashed it); I.locked ? head : spin again
- *     wait_head:    [running]; pending = 1; spin until locked == 0, at
- *                   most PV_SPIN_NS, then cas locked_pending (1, 0) -->
- *                   (0, 1): mine.  Out of time: pending = 0; unless
- *                   hashed already (by kick_node, or an earlier round),
- *                   hash (lock -> I) and xchg locked --> 3: found 0, the
- *                   lock was free: locked = 1, unhash, mine; else
- *                   [hashed], park while locked == 3, and start over
- *     claim:        tail still me: (me, 0, 1) --cas val--> (0, 0, 1);
- *                   else wait for I.next, set I.next->locked = 1 (the
- *                   next head), and kick_node it
- *     kick_node N:  cas N [halted] -> [hashed]; if it was halted, store
- *                   locked = 3 and hash (lock -> N): my unlock will kick
- *                   it (it would only spin as head while I hold)
- *   unlock:         cas locked 1 -> 0; found 3 (slow): unhash the node,
- *                   store locked = 0, ll_unpark(node.cpu)
- *   trylock:        (0, 0, 0) --cmpxchg val--> (0, 0, 1), only when free
- *
- * No lost wake-up.  A head that halts first hashes, then turns locked to
- * 3 by an xchg, then parks only while locked == 3: an unlock before the
- * xchg finds locked == 1 and leaves (the xchg then finds 0 and the head
- * has the lock); an unlock after it finds 3, and the entry already there,
- * and kicks.  A stealer only takes a locked byte of 0, so it never meets
- * 3.  A queued waiter writes [halted], then reads its locked flag; the
- * previous head writes that flag, then cas'es the state: one of them sees
- * the other (full barriers), so either the waiter does not park or the
- * new holder hashes it for its unlock.  Kicks that come before a park are
- * remembered; every park is followed by a re-check.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "pv-qspinlock's byte view of the lock word assumes little-endian"
-#endif
+#include "internal_qspinlock.h"
 
 /* Spin budgets: the kernel's SPIN_THRESHOLD of 2^15 iterations, at about
  * 10 ns each (see algorithms/pv-ticket.c), and its check of the
@@ -102,29 +34,13 @@
 #define PV_SPIN_NS (32768u * 10u)
 #define PV_PREV_CHECK_NS (256u * 10u)
 
-#define PVQ_LOCKED 1u
 #define PVQ_SLOW 3u
-#define PVQ_PENDING 0x100u
-#define PVQ_LOCKED_PENDING_MASK 0x0000ffffu
-#define PVQ_TAIL_MASK 0xffff0000u
-#define PVQ_TAIL_OFFSET 16
-#define PVQ_TAIL_CPU_OFFSET 18
 #define PVQ_ENTRIES_PER_LINE 4u
 
 enum pvq_state { PVQ_RUNNING = 0, PVQ_HALTED = 1, PVQ_HASHED = 2 };
 
 struct pvq_lock {
-	union {
-		uint32_t val;
-		struct {
-			uint8_t locked;
-			uint8_t pending;
-		};
-		struct {
-			uint16_t locked_pending;
-			uint16_t tail;
-		};
-	};
+	struct qs_word w;
 	uint32_t hash_entries;
 } ll_cacheline_aligned;
 
@@ -174,7 +90,7 @@ static void pvq_init(void *lock, unsigned ncpus)
 {
 	struct pvq_lock *l = lock;
 
-	l->val = 0;
+	l->w.val = 0;
 	l->hash_entries = (ncpus ? ncpus : 1) * PVQ_ENTRIES_PER_LINE;
 }
 
@@ -220,16 +136,10 @@ static struct pvq_node *pvq_unhash(struct pvq_lock *l)
  * that arrives while the head is halted need not wait for its kick. */
 static bool pvq_steal(struct pvq_lock *l)
 {
-	if (ll_load(&l->val, LL_RELAXED) & PVQ_LOCKED_PENDING_MASK)
+	if (ll_load(&l->w.val, LL_RELAXED) & QS_LOCKED_PENDING_MASK)
 		return false;
-	return ll_cas(&l->locked, 0, (uint8_t)PVQ_LOCKED, LL_ACQUIRE) == 0;
-}
-
-static bool pvq_trylock_word(struct pvq_lock *l)
-{
-	if (ll_load(&l->val, LL_RELAXED) != 0)
-		return false;
-	return ll_cas(&l->val, 0, PVQ_LOCKED, LL_ACQUIRE) == 0;
+	/* (*,0,0) -> (*,0,1); pairs with the release in pvq_unlock */
+	return ll_cas(&l->w.locked, 0, (uint8_t)QS_LOCKED_VAL, LL_ACQUIRE) == 0;
 }
 
 /* Queued behind prev: until my node's locked flag makes me the head. */
@@ -242,11 +152,17 @@ static void pvq_wait_node(struct pvq_node *node, struct pvq_node *prev)
 			if (ll_load(&prev->state, LL_RELAXED) != PVQ_RUNNING)
 				break; /* wait early: prev is halted */
 		}
+		/*
+		 * [running] -> [halted], then read locked; pairs with the
+		 * previous head's store of locked, then cas of my state, in
+		 * pvq_slowpath and pvq_kick_node: one of us sees the other.
+		 */
 		ll_store(&node->state, PVQ_HALTED, LL_RELAXED);
 		ll_fence(LL_SEQ_CST);
 		if (!ll_load(&node->locked, LL_ACQUIRE) &&
 		    ll_load(&node->state, LL_ACQUIRE) == PVQ_HALTED)
 			ll_park();
+		/* [halted] -> [running]; stays [hashed] if the holder hashed me */
 		(void)ll_cas(&node->state, PVQ_HALTED, PVQ_RUNNING, LL_ACQ_REL);
 		if (ll_load(&node->locked, LL_ACQUIRE))
 			return;
@@ -259,18 +175,19 @@ static bool pvq_spin_head(struct pvq_lock *l)
 {
 	uint64_t deadline = ll_now_ns() + PV_SPIN_NS;
 
-	ll_store(&l->pending, 1, LL_RELAXED); /* set_pending */
+	ll_store(&l->w.pending, 1, LL_RELAXED); /* set_pending: (*,0,*) -> (*,1,*) */
 	for (;;) {
 		uint64_t now = ll_now_ns();
 
 		if (now >= deadline ||
-		    !ll_wait_until_for(&l->locked, VAL == 0, deadline - now))
+		    !ll_wait_until_for(&l->w.locked, VAL == 0, deadline - now))
 			break;
-		if (ll_cas(&l->locked_pending, (uint16_t)PVQ_PENDING, (uint16_t)PVQ_LOCKED,
-			   LL_ACQUIRE) == PVQ_PENDING)
+		/* (*,1,0) -> (*,0,1); pairs with the release in pvq_unlock */
+		if (ll_cas(&l->w.locked_pending, (uint16_t)QS_PENDING_VAL, (uint16_t)QS_LOCKED_VAL,
+			   LL_ACQUIRE) == QS_PENDING_VAL)
 			return true;
 	}
-	ll_store(&l->pending, 0, LL_RELAXED); /* clear_pending */
+	ll_store(&l->w.pending, 0, LL_RELAXED); /* clear_pending: (*,1,*) -> (*,0,*) */
 	return false;
 }
 
@@ -286,16 +203,22 @@ static void pvq_wait_head(struct pvq_lock *l, struct pvq_node *node)
 		if (!hashed) {
 			struct pvq_entry *he = pvq_hash(l, node);
 
-			if (ll_xchg(&l->locked, (uint8_t)PVQ_SLOW, LL_ACQ_REL) == 0) {
+			/*
+			 * Hashed first, then (*,0,1) -> (*,0,SLOW): an unlock
+			 * before this finds 1 and leaves, one after it finds
+			 * SLOW and my entry, and kicks me.
+			 */
+			if (ll_xchg(&l->w.locked, (uint8_t)PVQ_SLOW, LL_ACQ_REL) == 0) {
 				/* it was free: mine, and nobody needs the entry */
-				ll_store(&l->locked, (uint8_t)PVQ_LOCKED, LL_RELAXED);
+				ll_store(&l->w.locked, (uint8_t)QS_LOCKED_VAL, LL_RELAXED);
 				ll_store(&he->lock, NULL, LL_RELEASE);
 				return;
 			}
 			hashed = true;
 		}
 		ll_store(&node->state, PVQ_HASHED, LL_RELAXED);
-		if (ll_load(&l->locked, LL_ACQUIRE) == PVQ_SLOW)
+		/* park while SLOW; pairs with the release of locked in pvq_unlock */
+		if (ll_load(&l->w.locked, LL_ACQUIRE) == PVQ_SLOW)
 			ll_park();
 		/* kicked (or early): the lock may be stolen before I spin again */
 	}
@@ -305,9 +228,10 @@ static void pvq_wait_head(struct pvq_lock *l, struct pvq_node *node)
  * head while I hold the lock, so it is hashed for my unlock to kick. */
 static void pvq_kick_node(struct pvq_lock *l, struct pvq_node *next)
 {
+	/* [halted] -> [hashed]; pairs with the fence in pvq_wait_node */
 	if (ll_cas(&next->state, PVQ_HALTED, PVQ_HASHED, LL_ACQ_REL) != PVQ_HALTED)
 		return;
-	ll_store(&l->locked, (uint8_t)PVQ_SLOW, LL_RELAXED);
+	ll_store(&l->w.locked, (uint8_t)PVQ_SLOW, LL_RELAXED); /* (*,*,1) -> (*,*,SLOW) */
 	pvq_hash(l, next);
 }
 
@@ -315,7 +239,7 @@ static void pvq_slowpath(struct pvq_lock *l)
 {
 	unsigned cpu = ll_this_cpu();
 	struct pvq_node *node = &pvq_cpus(l)[cpu].node, *next = NULL;
-	uint32_t tail = (uint32_t)(cpu + 1) << PVQ_TAIL_CPU_OFFSET, old, val;
+	uint32_t tail = qs_encode_tail(cpu, 0), old, val;
 
 	ll_store(&node->locked, 0, LL_RELAXED);
 	ll_store(&node->next, NULL, LL_RELAXED);
@@ -324,10 +248,9 @@ static void pvq_slowpath(struct pvq_lock *l)
 	if (pvq_steal(l))
 		return;
 
-	old = (uint32_t)ll_xchg(&l->tail, (uint16_t)(tail >> PVQ_TAIL_OFFSET), LL_RELEASE)
-	      << PVQ_TAIL_OFFSET;
-	if (old & PVQ_TAIL_MASK) {
-		struct pvq_node *prev = &pvq_cpus(l)[(old >> PVQ_TAIL_CPU_OFFSET) - 1].node;
+	old = qs_xchg_tail(&l->w, tail); /* (p,*,*) -> (me,*,*) */
+	if (old & QS_TAIL_MASK) {
+		struct pvq_node *prev = &pvq_cpus(l)[qs_tail_cpu(old)].node;
 
 		ll_store(&prev->next, node, LL_RELEASE);
 		pvq_wait_node(node, prev);
@@ -335,12 +258,14 @@ static void pvq_slowpath(struct pvq_lock *l)
 	}
 
 	pvq_wait_head(l, node); /* now mine: locked, pending clear */
-	val = ll_load(&l->val, LL_RELAXED);
-	if ((val & PVQ_TAIL_MASK) == tail && ll_cas(&l->val, val, PVQ_LOCKED, LL_RELAXED) == val)
+	val = ll_load(&l->w.val, LL_RELAXED);
+	/* (me,0,1) -> (0,0,1) */
+	if ((val & QS_TAIL_MASK) == tail && ll_cas(&l->w.val, val, QS_LOCKED_VAL, LL_RELAXED) == val)
 		return; /* nobody queued behind me: clear the tail */
 
 	if (!next)
 		next = ll_wait_until(&node->next, VAL != NULL);
+	/* next is the head; pairs with its acquire of locked in pvq_wait_node */
 	ll_store(&next->locked, 1, LL_RELEASE);
 	pvq_kick_node(l, next);
 }
@@ -349,13 +274,16 @@ static void pvq_lock(void *lock, void *ctx)
 {
 	struct pvq_lock *l = lock;
 
-	if (ll_cas(&l->val, 0, PVQ_LOCKED, LL_ACQUIRE) != 0)
+	/* (0,0,0) -> (0,0,1); pairs with the release in pvq_unlock */
+	if (ll_cas(&l->w.val, 0, QS_LOCKED_VAL, LL_ACQUIRE) != 0)
 		pvq_slowpath(l);
 }
 
 static bool pvq_trylock(void *lock, void *ctx)
 {
-	return pvq_trylock_word(lock);
+	struct pvq_lock *l = lock;
+
+	return qs_trylock_word(&l->w);
 }
 
 static void pvq_unlock(void *lock, void *ctx)
@@ -363,10 +291,11 @@ static void pvq_unlock(void *lock, void *ctx)
 	struct pvq_lock *l = lock;
 	struct pvq_node *node;
 
-	if (ll_cas(&l->locked, (uint8_t)PVQ_LOCKED, 0, LL_RELEASE) == PVQ_LOCKED)
+	/* (*,*,1) -> (*,*,0); pairs with the acquires of locked in lock */
+	if (ll_cas(&l->w.locked, (uint8_t)QS_LOCKED_VAL, 0, LL_RELEASE) == QS_LOCKED_VAL)
 		return;
 	node = pvq_unhash(l);
-	ll_store(&l->locked, 0, LL_RELEASE);
+	ll_store(&l->w.locked, 0, LL_RELEASE); /* (*,*,SLOW) -> (*,*,0), then kick */
 	if (node)
 		ll_unpark(ll_load(&node->cpu, LL_RELAXED));
 }

@@ -5,16 +5,9 @@
  * 2008; the KVM guest side by Srivatsa Vaddagiri and Raghavendra K T,
  * merged in Linux 3.12, 2013): the ticket lock of algorithms/ticket.c,
  * whose waiter spins a bounded time and then halts its vCPU, and whose
- * unlocker kicks the vCPU that holds the next ticket.  In a guest whose
- * vCPUs are overcommitted, the plain ticket lock hands the lock in ticket
- * order whatever the hypervisor runs: a waiter that burns its slice
- * spinning behind a preempted holder, or behind a preempted next waiter,
- * wastes the pCPU that the one it waits for needs.  Halting gives it back.
- * Natively, ll_park/ll_unpark are futexes: this is a spin-then-park ticket
- * lock.
- *
- * The lock object: the two counters of the ticket lock, each on its own
- * line, and one slot line per cpu:
+ * unlocker kicks the vCPU that holds the next ticket.  Natively,
+ * ll_park/ll_unpark are futexes: a spin-then-park ticket lock.  docs/vm.md
+ * says why, and why no wake-up is lost.
  *
  *   line 0:  +------+-----------+
  *            | next | (padding) |       the dispenser, fetch_add'ed
@@ -28,33 +21,7 @@
  *                                            that is halting; 0: none
  *
  * At most nslots (= threads) tickets are out at once, so the slot of
- * ticket t belongs to t's holder alone until t is released.  The kernel's
- * KVM guest keeps, per cpu, the lock and ticket it waits for, and its
- * unlocker scans the cpus flagged as waiting for the one that wants the
- * new head; the slot indexed by ticket finds that cpu with one read.
- *
- * Transitions (next, owner; slot of t):
- *
- *   lock:      (n, o) --fetch_add(next)--> (n+1, o)   my ticket t = n
- *   spin:      wait until owner == t, at most PV_SPIN_NS; done if it is
- *   halt:      slot(t) := me+1 (xchg: a full barrier), then re-read owner:
- *                owner == t   slot(t) := 0, done (the lock came meanwhile)
- *                otherwise    ll_park(); slot(t) := 0; spin again
- *   unlock:    (n, o) --fetch_add(owner) (a full barrier)--> (n, o+1);
- *              read slot(o+1): c != 0 -> ll_unpark(c-1), the kick
- *
- * No lost wake-up: the halting waiter writes its slot and then reads
- * owner; the unlocker writes owner and then reads the slot.  Both pairs are
- * ordered by full barriers, so at least one of them sees the other's
- * write: either the waiter sees its turn and does not park, or the
- * unlocker sees the slot and kicks (a kick that comes before the park is
- * remembered, so the park returns at once).  A kick that arrives after the
- * waiter found its turn by itself is a spare token: a later park returns
- * early, and every park is followed by a re-check.
- *
- * The unlocker's fetch_add stands for the kernel's locked add of the head
- * (add_smp, a full barrier before the slow-path test); its extra cost over
- * ticket's store is part of what pv-ticket pays on bare metal.
+ * ticket t belongs to t's holder alone until t is released.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -104,20 +71,27 @@ static bool pvt_halt(struct pvt_lock *l, uint32_t me)
 	struct pvt_slot *s = pvt_slot(l, me, n);
 	bool mine;
 
+	/*
+	 * slot(t): 0 -> me + 1, then read owner.  Full barrier; pairs with
+	 * the fetch_add of owner, then read of the slot, in pvt_unlock: one
+	 * of us sees the other's write, so no wake-up is lost.
+	 */
 	(void)ll_xchg(&s->cpu1, ll_this_cpu() + 1, LL_SEQ_CST);
 	mine = ll_load(&l->owner, LL_ACQUIRE) == me;
 	if (!mine)
-		ll_park();
-	ll_store(&s->cpu1, 0, LL_RELAXED);
+		ll_park(); /* a kick before the park is remembered */
+	ll_store(&s->cpu1, 0, LL_RELAXED); /* slot(t): me + 1 -> 0 */
 	return mine;
 }
 
 static void pvt_lock(void *lock, void *ctx)
 {
 	struct pvt_lock *l = lock;
+	/* (next, owner): (n, o) -> (n+1, o), my ticket t = n */
 	uint32_t me = ll_fetch_add(&l->next, 1, LL_RELAXED);
 
 	for (;;) {
+		/* acquire; pairs with the fetch_add of owner in pvt_unlock */
 		if (ll_wait_until_for(&l->owner, VAL == me, PV_SPIN_NS))
 			return;
 		if (pvt_halt(l, me))
@@ -130,12 +104,16 @@ static bool pvt_trylock(void *lock, void *ctx)
 	struct pvt_lock *l = lock;
 	uint32_t o = ll_load(&l->owner, LL_ACQUIRE);
 
-	return ll_cas(&l->next, o, o + 1, LL_ACQUIRE) == o;
+	return ll_cas(&l->next, o, o + 1, LL_ACQUIRE) == o; /* (o, o) -> (o+1, o) */
 }
 
 static void pvt_unlock(void *lock, void *ctx)
 {
 	struct pvt_lock *l = lock;
+	/*
+	 * (n, o) -> (n, o+1), then read slot(o+1) and kick.  Full barrier, as
+	 * the kernel's add_smp; pairs with the xchg of the slot in pvt_halt.
+	 */
 	uint32_t o = ll_fetch_add(&l->owner, 1, LL_SEQ_CST) + 1;
 	uint32_t c = ll_load(&pvt_slot(l, o, ll_load(&l->nslots, LL_RELAXED))->cpu1, LL_RELAXED);
 

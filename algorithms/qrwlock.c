@@ -5,17 +5,9 @@
  * Waiman Long's qrwlock (Linux 3.16, kernel/locking/qrwlock.c; the layout
  * of the waiting flag as reworked by Will Deacon in 4.15).  Readers and
  * writers that cannot enter at once queue on an internal spinlock, the
- * wait_lock, so the lock is granted in the order they arrived: a writer
- * waits for the readers ahead of it, never for readers that came after.
- * The wait_lock here is the 32-bit ticket lock of internal_ticket.h (as
- * on x86 when qrwlock arrived; Linux has used its qspinlock since 4.2).
- *
- * Readers in interrupt context may not queue (they could deadlock on a
- * wait_lock held by the code they interrupted): they only wait until no
- * writer *holds* the lock, even if writers wait.  qrwlock-steal is that
- * path taken by every reader, as a separate catalogue entry: readers steal
- * the lock from waiting writers, so a writer waits until the readers happen
- * to leave no overlap, as with the classic rwlock.
+ * wait_lock (the ticket lock of internal_ticket.h), so the lock is granted
+ * in arrival order.  qrwlock-steal sends every reader down the kernel's
+ * interrupt-context path: readers pass waiting writers (docs/rwlocks.md).
  *
  * The lock is 8 bytes on one line, as in Linux:
  *
@@ -26,34 +18,7 @@
  *   |  bits 9-31  readers (QR_BIAS=512)|                          |
  *   +----------------------------------+--------------------------+
  *
- * Transitions (R = readers in cnts, wlocked, W):
- *
- *   read_lock, fast:  fetch_add(cnts, QR_BIAS)     R+1
- *                     neither wlocked nor W: in
- *   read_lock, slow:  fetch_add(cnts, -QR_BIAS)    R-1 (undo)
- *                     lock wait_lock               queue behind earlier
- *                                                  readers and writers
- *                     fetch_add(cnts, QR_BIAS)     R+1
- *                     wait until wlocked == 0      the writer ahead leaves
- *                     unlock wait_lock             in; the next in the
- *                                                  queue may be a reader too
- *   read_lock, steal: (qrwlock-steal, after the fast attempt)
- *                     keep R+1, wait until wlocked == 0: in, even if W
- *   read_unlock:      fetch_add(cnts, -QR_BIAS)    R-1
- *
- *   write_lock, fast: cas(cnts, 0, 0xff)           only when nobody is in
- *                                                  or waiting
- *   write_lock, slow: lock wait_lock
- *                     cas(cnts, 0, 0xff) if cnts == 0: in
- *                     fetch_or(cnts, W)            new readers take the
- *                                                  slow path and queue
- *                     wait until cnts == W, cas(cnts, W, 0xff)
- *                                                  readers drained: in
- *                     unlock wait_lock
- *   write_unlock:     store(wlocked byte, 0)       a byte store, as Linux
- *
- * Every reader still adds to cnts, so readers of every socket share one
- * line: the queue bounds waiting, not the bouncing of that line.
+ * Transitions are written (R, W, wlocked), R the readers in cnts.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -88,22 +53,24 @@ static void qrw_init(void *lock, unsigned ncpus)
 
 static void qrw_wait_writer_gone(struct qrwlock *l)
 {
+	/* (*, *, 0xff) -> (*, *, 0); pairs with the release in qrw_write_unlock */
 	ll_wait_until(&l->cnts, !(VAL & QW_LOCKED));
 }
 
 static void qrw_read_lock_queued(struct qrwlock *l)
 {
-	(void)ll_fetch_add(&l->cnts, -QR_BIAS, LL_RELAXED);
-	tkt_lock(&l->wait_lock);
-	(void)ll_fetch_add(&l->cnts, QR_BIAS, LL_RELAXED);
+	(void)ll_fetch_add(&l->cnts, -QR_BIAS, LL_RELAXED); /* (R, *, *) -> (R-1, *, *), undo */
+	tkt_lock(&l->wait_lock); /* behind earlier readers and writers */
+	(void)ll_fetch_add(&l->cnts, QR_BIAS, LL_RELAXED); /* (R, *, *) -> (R+1, *, *) */
 	qrw_wait_writer_gone(l);
-	tkt_unlock(&l->wait_lock);
+	tkt_unlock(&l->wait_lock); /* the next in the queue may be a reader too */
 }
 
 static void qrw_read_lock(void *lock, void *ctx)
 {
 	struct qrwlock *l = lock;
 
+	/* (R, 0, 0) -> (R+1, 0, 0): in; pairs with the release in write_unlock */
 	if (!(ll_fetch_add(&l->cnts, QR_BIAS, LL_ACQUIRE) & QW_WMASK))
 		return;
 	qrw_read_lock_queued(l);
@@ -115,24 +82,28 @@ static void qrw_read_lock_steal(void *lock, void *ctx)
 
 	if (!(ll_fetch_add(&l->cnts, QR_BIAS, LL_ACQUIRE) & QW_WMASK))
 		return;
-	qrw_wait_writer_gone(l);
+	qrw_wait_writer_gone(l); /* keep R+1: in, even if W is set */
 }
 
 static void qrw_read_unlock(void *lock, void *ctx)
 {
 	struct qrwlock *l = lock;
 
+	/* (R, *, *) -> (R-1, *, *); pairs with the writer's acquiring cas */
 	(void)ll_fetch_add(&l->cnts, -QR_BIAS, LL_RELEASE);
 }
 
 static void qrw_write_lock_queued(struct qrwlock *l)
 {
 	tkt_lock(&l->wait_lock);
+	/* (0, 0, 0) -> (0, 0, 0xff) */
 	if (ll_load(&l->cnts, LL_RELAXED) == 0 && ll_cas(&l->cnts, 0, QW_LOCKED, LL_ACQUIRE) == 0)
 		goto out;
+	/* (R, 0, *) -> (R, 1, *): new readers take the slow path and queue */
 	(void)ll_fetch_or(&l->cnts, QW_WAITING, LL_RELAXED);
 	for (;;) {
-		ll_wait_until(&l->cnts, VAL == QW_WAITING);
+		ll_wait_until(&l->cnts, VAL == QW_WAITING); /* readers drained */
+		/* (0, 1, 0) -> (0, 0, 0xff); pairs with the release in read_unlock */
 		if (ll_cas(&l->cnts, QW_WAITING, QW_LOCKED, LL_ACQUIRE) == QW_WAITING)
 			break;
 	}
@@ -144,6 +115,7 @@ static void qrw_write_lock(void *lock, void *ctx)
 {
 	struct qrwlock *l = lock;
 
+	/* (0, 0, 0) -> (0, 0, 0xff), only when nobody is in or waiting */
 	if (ll_cas(&l->cnts, 0, QW_LOCKED, LL_ACQUIRE) == 0)
 		return;
 	qrw_write_lock_queued(l);
@@ -153,6 +125,8 @@ static void qrw_write_unlock(void *lock, void *ctx)
 {
 	struct qrwlock *l = lock;
 
+	/* (R, W, 0xff) -> (R, W, 0), a byte store as in Linux; pairs with the
+	 * acquires of cnts in the read and write lock paths */
 	ll_store(&l->wlocked, 0, LL_RELEASE);
 }
 

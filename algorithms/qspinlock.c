@@ -2,106 +2,32 @@
  * qspinlock - Linux's queued spinlock.
  *
  * The x86 spinlock since Linux 4.2 (Waiman Long and Peter Zijlstra,
- * kernel/locking/qspinlock.c): an MCS queue squeezed into one 4-byte word,
- * so that a spinlock_t stays 4 bytes, with two short cuts in front of the
+ * kernel/locking/qspinlock.c): an MCS queue squeezed into one 4-byte word
+ * (algorithms/internal_qspinlock.h), with two short cuts in front of the
  * queue: a free lock is taken by one cmpxchg, and a second contender spins
- * on the lock word itself (the "pending" waiter) instead of queueing, which
- * spares it the queue node's cache misses.  Only a third contender queues.
- *
- * The lock word, alone on its cache line, viewed three ways (little-endian
- * byte order, as on x86 and arm64):
- *
- *   bits  31             18 17  16 15        8 7          0
- *        +-----------------+------+-----------+------------+
- *   val  |   tail cpu + 1  | idx  |  pending  |   locked   |   u32
- *        +-----------------+------+-----------+------------+
- *        |       tail (u16)       | locked_pending (u16)   |
- *        +------------------------+-----------+------------+
- *                                 | pending u8|  locked u8 |
- *
- *   locked   1 while a thread holds the lock
- *   pending  1 while the second contender spins on `locked`
- *   tail     the last queued waiter: its cpu + 1 (0: no queue) and the
- *            index of the node it used among its cpu's QS_MAX_NODES
- *
- * Each cpu has QS_MAX_NODES queue nodes for this lock, each on its own line
- * (lock_size_per_cpu: the nodes live after the word, indexed by
- * ll_this_cpu(), so the tail's cpu number finds them):
+ * on the lock word itself (the "pending" waiter) instead of queueing.  Only
+ * a third contender queues.  The word sits alone on its line; after it,
+ * each cpu has QS_MAX_NODES queue nodes, each on its own line:
  *
  *   node:  +------+--------+-------+---------+
  *          | next | locked | count |  (pad)  |   count: node 0 only, the
  *          +------+--------+-------+---------+   nodes of this cpu in use
  *
- * The kernel needs four nodes per cpu because a cpu spinning on one lock
- * may be interrupted and take another (task, softirq, hardirq, nmi), and
- * `idx` says which one is queued.  Here a thread takes one lock at a time
- * and the nodes belong to this lock, so idx is always 0; the encoding and
- * the count are kept as the kernel has them.
+ * A thread here takes one lock at a time, so idx is always 0; the encoding
+ * and the count are kept as the kernel has them (docs/spinlocks.md).
  *
- * Transitions, written (tail, pending, locked):
- *
- *   lock, free:        (0,0,0) --cmpxchg val--> (0,0,1)      mine
- *
- *   lock, held, nobody else waits (the pending path):
- *                      (0,0,1) --fetch_or pending--> (0,1,1)
- *                      wait until locked == 0:       (0,1,0)
- *                      clear_pending_set_locked, one 16-bit store of
- *                      locked_pending:               (0,0,1) mine
- *       The fetch_or may find (n,*,*) or (*,1,*): somebody else is ahead.
- *       If the pending bit was ours (it was 0 before), clear it again (an
- *       8-bit store of `pending`) and queue.  A word seen as (0,1,0) is a
- *       pending->locked handover in progress: wait for it at most
- *       QS_PENDING_WAIT_NS, then re-decide.
- *
- *   lock, queue (anything else): take node I = nodes[cpu][count++]
- *                      I.next = NULL, I.locked = 0
- *                      try once more for a free word (cmpxchg 0 -> 1)
- *                      xchg_tail, a 16-bit xchg of `tail`:
- *                         (p,*,*) --> (me,*,*)    old tail p
- *                      p != 0: P = node of p; P.next = I;
- *                              wait until I.locked == 1 (I am the head)
- *                      the head waits until pending == 0 and locked == 0
- *                      (the holder and the pending waiter are gone), then:
- *                        tail still me: (me,0,0) --cmpxchg val--> (0,0,1)
- *                                       queue empty, mine
- *                        else:          set_locked, an 8-bit store of
- *                                       `locked`: (n,0,1), mine; wait
- *                                       until I.next is linked, then
- *                                       I.next->locked = 1 (next head)
- *                      count-- (node I free again)
- *
- *   unlock:            (*,*,1) --store locked=0--> (*,*,0)   an 8-bit store
- *
- *   trylock:           (0,0,0) --cmpxchg val--> (0,0,1), only when free
- *
- * Ordering: a node is initialised before xchg_tail (release) publishes it
- * and before the link store (release); the head's wait on the word and a
- * waiter's wait on I.locked are acquire loads; a release is a release store
- * of `locked`.  The byte and halfword stores never overlap a field another
- * thread may write at that moment: only the holder writes `locked`, only
- * the pending waiter clears `pending`, and `tail` changes by xchg alone.
+ * The byte and halfword stores never overlap a field another thread may
+ * write at that moment: only the holder writes `locked`, only the pending
+ * waiter clears `pending`, and `tail` changes by xchg alone.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "qspinlock's byte and halfword views of the lock word assume little-endian"
-#endif
+#include "internal_qspinlock.h"
 
 #define QS_MAX_NODES 4
-
-#define QS_LOCKED_VAL 0x00000001u
-#define QS_LOCKED_MASK 0x000000ffu
-#define QS_PENDING_VAL 0x00000100u
-#define QS_PENDING_MASK 0x0000ff00u
-#define QS_LOCKED_PENDING_MASK 0x0000ffffu
-#define QS_TAIL_OFFSET 16
-#define QS_TAIL_MASK 0xffff0000u
-#define QS_TAIL_IDX_OFFSET 16
-#define QS_TAIL_IDX_MASK 0x3u
-#define QS_TAIL_CPU_OFFSET 18
 
 /*
  * A word seen as (0,1,0) is a handover from the pending waiter to itself
@@ -123,17 +49,7 @@ struct qspin_cpu {
 };
 
 struct qspin_lock {
-	union {
-		uint32_t val;
-		struct {
-			uint8_t locked;
-			uint8_t pending;
-		};
-		struct {
-			uint16_t locked_pending;
-			uint16_t tail;
-		};
-	};
+	struct qs_word w;
 } ll_cacheline_aligned;
 
 _Static_assert(sizeof(struct qspin_lock) == LL_CACHE_LINE, "qspinlock word on its own line");
@@ -145,39 +61,16 @@ static struct qspin_node *qspin_cpu_nodes(struct qspin_lock *l, unsigned cpu)
 	return cpus[cpu].nodes;
 }
 
-static uint32_t qspin_encode_tail(unsigned cpu, unsigned idx)
-{
-	return ((uint32_t)(cpu + 1) << QS_TAIL_CPU_OFFSET) | ((uint32_t)idx << QS_TAIL_IDX_OFFSET);
-}
-
 static struct qspin_node *qspin_decode_tail(struct qspin_lock *l, uint32_t tail)
 {
-	unsigned cpu = (tail >> QS_TAIL_CPU_OFFSET) - 1;
-	unsigned idx = (tail >> QS_TAIL_IDX_OFFSET) & QS_TAIL_IDX_MASK;
-
-	return &qspin_cpu_nodes(l, cpu)[idx];
+	return &qspin_cpu_nodes(l, qs_tail_cpu(tail))[qs_tail_idx(tail)];
 }
 
 static void qspin_init(void *lock, unsigned ncpus)
 {
 	struct qspin_lock *l = lock;
 
-	l->val = 0;
-}
-
-/* Swap the 16-bit tail; returns the old tail in its place in a word. */
-static uint32_t qspin_xchg_tail(struct qspin_lock *l, uint32_t tail)
-{
-	uint16_t old = ll_xchg(&l->tail, (uint16_t)(tail >> QS_TAIL_OFFSET), LL_RELEASE);
-
-	return (uint32_t)old << QS_TAIL_OFFSET;
-}
-
-static bool qspin_trylock_word(struct qspin_lock *l)
-{
-	if (ll_load(&l->val, LL_RELAXED) != 0)
-		return false;
-	return ll_cas(&l->val, 0, QS_LOCKED_VAL, LL_ACQUIRE) == 0;
+	l->w.val = 0;
 }
 
 /* The MCS queue, for a third contender and beyond. */
@@ -187,30 +80,39 @@ static void qspin_queue(struct qspin_lock *l)
 	struct qspin_node *base = qspin_cpu_nodes(l, cpu);
 	uint32_t idx = ll_load(&base->count, LL_RELAXED);
 	struct qspin_node *node = &base[idx], *prev, *next = NULL;
-	uint32_t tail = qspin_encode_tail(cpu, idx), old, val;
+	uint32_t tail = qs_encode_tail(cpu, idx), old, val;
 
 	ll_store(&base->count, idx + 1, LL_RELAXED);
 	ll_store(&node->locked, 0, LL_RELAXED);
 	ll_store(&node->next, NULL, LL_RELAXED);
-	if (qspin_trylock_word(l))
+	if (qs_trylock_word(&l->w))
 		goto release;
 
-	old = qspin_xchg_tail(l, tail);
+	old = qs_xchg_tail(&l->w, tail); /* (p,*,*) -> (me,*,*) */
 	if (old & QS_TAIL_MASK) {
 		prev = qspin_decode_tail(l, old);
+		/* link in; pairs with the acquire of next below, by prev */
 		ll_store(&prev->next, node, LL_RELEASE);
+		/* acquire; pairs with the release of next->locked by prev */
 		ll_wait_until(&node->locked, VAL != 0);
 		next = ll_load(&node->next, LL_ACQUIRE);
 	}
 
-	/* Head of the queue: wait for the holder and the pending waiter. */
-	val = ll_wait_until(&l->val, (VAL & QS_LOCKED_PENDING_MASK) == 0);
-	if ((val & QS_TAIL_MASK) == tail && ll_cas(&l->val, val, QS_LOCKED_VAL, LL_RELAXED) == val)
-		goto release; /* nobody queued behind me */
+	/*
+	 * Head of the queue: wait for the holder and the pending waiter,
+	 * (*,*,*) -> (*,0,0).  Acquire; pairs with the release of `locked`
+	 * in qspin_unlock.
+	 */
+	val = ll_wait_until(&l->w.val, (VAL & QS_LOCKED_PENDING_MASK) == 0);
+	/* (me,0,0) -> (0,0,1): nobody queued behind me */
+	if ((val & QS_TAIL_MASK) == tail && ll_cas(&l->w.val, val, QS_LOCKED_VAL, LL_RELAXED) == val)
+		goto release;
 
-	ll_store(&l->locked, (uint8_t)QS_LOCKED_VAL, LL_RELAXED);
+	/* set_locked: (n,0,0) -> (n,0,1) */
+	ll_store(&l->w.locked, (uint8_t)QS_LOCKED_VAL, LL_RELAXED);
 	if (!next)
 		next = ll_wait_until(&node->next, VAL != NULL);
+	/* next is the head; pairs with its acquiring wait on node->locked */
 	ll_store(&next->locked, 1, LL_RELEASE);
 release:
 	ll_store(&base->count, idx, LL_RELAXED);
@@ -218,33 +120,41 @@ release:
 
 static void qspin_lock_slowpath(struct qspin_lock *l, uint32_t val)
 {
+	/* (0,1,0): a pending->locked handover; wait for it a bounded time */
 	if (val == QS_PENDING_VAL) {
-		ll_wait_until_for(&l->val, VAL != QS_PENDING_VAL, QS_PENDING_WAIT_NS);
-		val = ll_load(&l->val, LL_RELAXED);
+		ll_wait_until_for(&l->w.val, VAL != QS_PENDING_VAL, QS_PENDING_WAIT_NS);
+		val = ll_load(&l->w.val, LL_RELAXED);
 	}
 	if (val & ~QS_LOCKED_MASK) {
 		qspin_queue(l);
 		return;
 	}
 
-	val = ll_fetch_or(&l->val, QS_PENDING_VAL, LL_ACQUIRE);
+	/* (0,0,*) -> (0,1,*); somebody ahead if (n,*,*) or (*,1,*) */
+	val = ll_fetch_or(&l->w.val, QS_PENDING_VAL, LL_ACQUIRE);
 	if (val & ~QS_LOCKED_MASK) {
+		/* clear_pending, if the bit was mine: (*,1,*) -> (*,0,*) */
 		if (!(val & QS_PENDING_MASK))
-			ll_store(&l->pending, 0, LL_RELAXED); /* clear_pending */
+			ll_store(&l->w.pending, 0, LL_RELAXED);
 		qspin_queue(l);
 		return;
 	}
 
-	/* I am the pending waiter: only the holder is ahead of me. */
+	/*
+	 * I am the pending waiter: only the holder is ahead of me.
+	 * (0,1,1) -> (0,1,0); acquire, pairs with the release in qspin_unlock.
+	 */
 	if (val & QS_LOCKED_MASK)
-		ll_wait_until(&l->locked, VAL == 0);
-	ll_store(&l->locked_pending, (uint16_t)QS_LOCKED_VAL, LL_RELAXED); /* clear_pending_set_locked */
+		ll_wait_until(&l->w.locked, VAL == 0);
+	/* clear_pending_set_locked: (*,1,0) -> (*,0,1) */
+	ll_store(&l->w.locked_pending, (uint16_t)QS_LOCKED_VAL, LL_RELAXED);
 }
 
 static void qspin_lock(void *lock, void *ctx)
 {
 	struct qspin_lock *l = lock;
-	uint32_t val = ll_cas(&l->val, 0, QS_LOCKED_VAL, LL_ACQUIRE);
+	/* (0,0,0) -> (0,0,1); pairs with the release in qspin_unlock */
+	uint32_t val = ll_cas(&l->w.val, 0, QS_LOCKED_VAL, LL_ACQUIRE);
 
 	if (val != 0)
 		qspin_lock_slowpath(l, val);
@@ -252,14 +162,17 @@ static void qspin_lock(void *lock, void *ctx)
 
 static bool qspin_trylock(void *lock, void *ctx)
 {
-	return qspin_trylock_word(lock);
+	struct qspin_lock *l = lock;
+
+	return qs_trylock_word(&l->w);
 }
 
 static void qspin_unlock(void *lock, void *ctx)
 {
 	struct qspin_lock *l = lock;
 
-	ll_store(&l->locked, 0, LL_RELEASE);
+	/* (*,*,1) -> (*,*,0); pairs with the acquires of the word in lock */
+	ll_store(&l->w.locked, 0, LL_RELEASE);
 }
 
 const struct lock_algo lock_qspinlock = {

@@ -4,42 +4,19 @@
  * Linux's x86 rwlock_t until 3.16 (arch/x86/include/asm/rwlock.h and the
  * __read_lock_failed / __write_lock_failed stubs): one counter with a
  * writer bias.  Linux counts down from RW_LOCK_BIAS; this file counts up
- * from zero, which is the same algorithm with the sign flipped.  Readers
- * only wait while a writer actually holds the lock, never because one waits,
- * so a steady stream of overlapping readers keeps writers out for as long as
- * it lasts: writer starvation, which the queued rwlock was written to end.
- *
- * One signed 32-bit word on its own line:
+ * from zero, the same algorithm with the sign flipped.  Readers only wait
+ * while a writer holds the lock, never because one waits: a stream of
+ * overlapping readers starves writers (docs/rwlocks.md).
  *
  *   +-------+---------------------+
  *   |  cnt  |  (padding)          |     cnt = readers inside
  *   +-------+---------------------+           - BIAS while a writer holds
- *                                             + transient arrivals that
+ *     s32                                     + transient arrivals that
  *                                               undo themselves
  *
  * BIAS is 2^20 (Linux's for up to 2048 CPUs): any number of readers up to
  * 2^20 - 1 keeps cnt positive, and up to 2047 writers that subtract the
  * bias at once keep it above INT32_MIN.
- *
- * Transitions:
- *
- *   read_lock:    old = fetch_add(cnt, 1)
- *                 old >= 0: no writer holds: in
- *                 old <  0: a writer holds: fetch_add(cnt, -1) (undo),
- *                           wait until cnt >= 0, try again
- *   read_unlock:  fetch_add(cnt, -1)
- *
- *   write_lock:   old = fetch_add(cnt, -BIAS)
- *                 old == 0: nobody inside: in (cnt == -BIAS)
- *                 otherwise: fetch_add(cnt, +BIAS) (undo), wait until
- *                           cnt == 0, try again
- *   write_unlock: fetch_add(cnt, +BIAS)
- *
- * A writer's failed attempt makes cnt negative for a moment, so readers
- * that arrive in that moment back off as well; and every attempt and undo
- * of either side is a read-modify-write of the one line, which is why the
- * lock bounces between sockets under load even when it is never held by a
- * writer.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -64,9 +41,11 @@ static void rw_read_lock(void *lock, void *ctx)
 	struct rw_classic *l = lock;
 
 	for (;;) {
+		/* cnt: c -> c+1; c >= 0, no writer holds: in.  Pairs with the
+		 * release in rw_write_unlock */
 		if (ll_fetch_add(&l->cnt, 1, LL_ACQUIRE) >= 0)
 			return;
-		(void)ll_fetch_add(&l->cnt, -1, LL_RELAXED);
+		(void)ll_fetch_add(&l->cnt, -1, LL_RELAXED); /* undo */
 		ll_wait_until(&l->cnt, VAL >= 0);
 	}
 }
@@ -75,6 +54,7 @@ static void rw_read_unlock(void *lock, void *ctx)
 {
 	struct rw_classic *l = lock;
 
+	/* cnt: c -> c-1; pairs with the acquire in rw_write_lock */
 	(void)ll_fetch_add(&l->cnt, -1, LL_RELEASE);
 }
 
@@ -83,9 +63,11 @@ static void rw_write_lock(void *lock, void *ctx)
 	struct rw_classic *l = lock;
 
 	for (;;) {
+		/* cnt: 0 -> -BIAS: nobody inside, in.  Pairs with the
+		 * releases in both unlocks */
 		if (ll_fetch_add(&l->cnt, -RW_BIAS, LL_ACQUIRE) == 0)
 			return;
-		(void)ll_fetch_add(&l->cnt, RW_BIAS, LL_RELAXED);
+		(void)ll_fetch_add(&l->cnt, RW_BIAS, LL_RELAXED); /* undo */
 		ll_wait_until(&l->cnt, VAL == 0);
 	}
 }
@@ -94,6 +76,7 @@ static void rw_write_unlock(void *lock, void *ctx)
 {
 	struct rw_classic *l = lock;
 
+	/* cnt: -BIAS -> 0, plus arrivals; pairs with the acquires in lock */
 	(void)ll_fetch_add(&l->cnt, RW_BIAS, LL_RELEASE);
 }
 

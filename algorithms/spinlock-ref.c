@@ -17,12 +17,7 @@
  *                                                      head == t
  *         count: c --load, store--> c+1                under the lock
  *         (t, t+1, c+1) --store(head)--> (t+1, t+1, c+1)   unlock
- *   put:  the same with c-1
- *
- * Each get or put is two read-modify-writes of the line (the ticket and,
- * for a waiter, the wait for head) plus the unlock store; waiters spin on
- * the same line the holder is writing, so under contention every update
- * is a hand-off of the line through the lock's queue.
+ *   put:  the same with c-1 (docs/rwlocks.md)
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */

@@ -4,31 +4,13 @@
  * The oldest spinlock there is: an atomic exchange of 1 into a word,
  * retried until the old value was 0.  Anderson ("The performance of spin
  * lock alternatives for shared-memory multiprocessors", IEEE TPDS 1990)
- * uses it as the baseline every other lock is measured against.
- *
- * The lock word, alone on its cache line:
+ * uses it as the baseline every other lock is measured against.  It is the
+ * one lock whose waiting loop is an RMW retry with ll_cpu_relax() rather
+ * than ll_wait_until(); docs/spinlocks.md says what that costs.
  *
  *   +--------+----------------------------+
- *   | locked |  (padding to 64 bytes)     |
+ *   | locked |  (padding to 64 bytes)     |   u32: 0 free, 1 held
  *   +--------+----------------------------+
- *     u32
- *
- * Transitions (locked):
- *
- *   lock, free:       0 --xchg(1)--> 1        the old value 0 means "mine"
- *   lock, held:       1 --xchg(1)--> 1        old value 1: relax, xchg again
- *   unlock:           1 --store(0)-> 0        release
- *
- * Every retry is a read-modify-write, so every waiter takes the line
- * exclusive on every attempt: the line ping-pongs between waiters while
- * the holder is inside, and the holder's unlock queues behind them.  That
- * traffic, and the bias it gives to whoever last held the line (often a
- * core on the releaser's socket), are what this lock is here to show.  It
- * is the one lock whose waiting loop is an RMW retry with ll_cpu_relax()
- * rather than ll_wait_until().
- *
- * The word has a line to itself so that nothing else in the lock object
- * or the protected data suffers from the waiters' exchanges.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -50,6 +32,7 @@ static void tas_lock(void *lock, void *ctx)
 {
 	struct tas_lock *l = lock;
 
+	/* locked: 0 -> 1 mine, 1 -> 1 retry; pairs with the release in tas_unlock */
 	while (ll_xchg(&l->locked, 1, LL_ACQUIRE) != 0)
 		ll_cpu_relax();
 }
@@ -58,13 +41,14 @@ static bool tas_trylock(void *lock, void *ctx)
 {
 	struct tas_lock *l = lock;
 
-	return ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0;
+	return ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0; /* locked: 0 -> 1 */
 }
 
 static void tas_unlock(void *lock, void *ctx)
 {
 	struct tas_lock *l = lock;
 
+	/* locked: 1 -> 0; pairs with the acquiring xchg in tas_lock */
 	ll_store(&l->locked, 0, LL_RELEASE);
 }
 

@@ -2,33 +2,15 @@
  * ttas - test-and-test-and-set, without backoff.
  *
  * Rudolph and Segall ("Dynamic decentralized cache schemes for MIMD
- * parallel processors", ISCA 1984) proposed reading the lock word until it
- * looks free and only then trying the exchange, so that waiters spin in
- * their own caches on a shared copy of the line instead of taking it
- * exclusive on every attempt.
- *
- * The lock word, alone on its cache line:
+ * parallel processors", ISCA 1984): read the lock word until it looks
+ * free and only then try the exchange, so that waiters spin in their own
+ * caches on a shared copy of the line instead of taking it exclusive on
+ * every attempt.  A release still sends every waiter after the line (the
+ * herd, docs/spinlocks.md).
  *
  *   +--------+----------------------------+
- *   | locked |  (padding to 64 bytes)     |
+ *   | locked |  (padding to 64 bytes)     |   u32: 0 free, 1 held
  *   +--------+----------------------------+
- *     u32
- *
- * Transitions (locked):
- *
- *   lock:     wait until locked reads 0      (shared copy, no traffic while
- *                                             the holder is inside)
- *             0 --xchg(1)--> 1               old 0: mine
- *             1 --xchg(1)--> 1               old 1: someone won the race;
- *                                             back to waiting
- *   unlock:   1 --store(0)-> 0               release
- *
- * The release is where it hurts: the store invalidates every waiter's copy,
- * every waiter misses to re-read the word (the misses queue on the one
- * line), every waiter that saw 0 then issues an exchange, and all but one
- * of those fail.  Misses per release therefore grow with the number of
- * waiters: the herd.  ttas-backoff spreads the herd out in time; the queue
- * locks (mcs, clh, anderson) avoid it.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -51,7 +33,11 @@ static void ttas_lock(void *lock, void *ctx)
 	struct ttas_lock *l = lock;
 
 	for (;;) {
-		ll_wait_until(&l->locked, VAL == 0);
+		ll_wait_until(&l->locked, VAL == 0); /* on a shared copy */
+		/*
+		 * locked: 0 -> 1 mine; 1 -> 1 another won the race, wait
+		 * again.  Pairs with the release in ttas_unlock.
+		 */
 		if (ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0)
 			return;
 	}
@@ -63,13 +49,14 @@ static bool ttas_trylock(void *lock, void *ctx)
 
 	if (ll_load(&l->locked, LL_RELAXED) != 0)
 		return false;
-	return ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0;
+	return ll_xchg(&l->locked, 1, LL_ACQUIRE) == 0; /* locked: 0 -> 1 */
 }
 
 static void ttas_unlock(void *lock, void *ctx)
 {
 	struct ttas_lock *l = lock;
 
+	/* locked: 1 -> 0; pairs with the acquiring xchg in ttas_lock */
 	ll_store(&l->locked, 0, LL_RELEASE);
 }
 

@@ -317,7 +317,7 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	if (!strcmp(opt, "--ncs"))
 		return parse_ncs(val, c, err, len);
 	if (!strcmp(opt, "--cs-lines")) {
-		rc = parse_num(opt, val, 1, MAX_CS_LINES, &v, err, len);
+		rc = parse_num(opt, val, 0, MAX_CS_LINES, &v, err, len);
 		c->cs_lines = (unsigned)v;
 		return rc;
 	}

@@ -1,31 +1,39 @@
 /*
  * core/workload.c - the loop every thread runs, in both backends.
  *
- * Memory of a run (allocated with ll_alloc_on, so the simulator knows each
- * line's home node):
+ * Modelled memory of a run (allocated with ll_alloc_on, so the simulator
+ * knows each line's home node, and accessed only through <locklab/mem.h>):
  *
  *   slots[i].lock   the lock object of lock i, home: node 0 (or the node of
  *                   thread 0 when every thread is on one node)
- *   slots[i].data   cs_lines lines of protected data, same home.  Line 0
- *                   carries the checker:
- *                     in_cs        writers inside the section (must be 1)
- *                     last_holder  who released last: the handoff record
- *                     value        the datum
+ *   slots[i].data   cs_lines lines of protected data, same home (none when
+ *                   cs_lines is 0: a bare lock loop)
  *   threads[t].ctx  one context per lock, on the thread's node
  *
- * Accesses to the data go through <locklab/mem.h> like the lock's own, so in
- * the simulator the protected data migrates with the lock, as it does on a
- * real machine.  The checker's updates are atomic RMWs on line 0: a mutual
- * exclusion failure is seen as in_cs != 0 on entry, whatever the backend.
+ * A write section stores to each data line, a read section loads each: what
+ * a real critical section does with the data it protects, so in the
+ * simulator the data migrates with the lock, as it does on a real machine.
  *
- * Readers (rwlocks) write nothing shared, as real readers do not: a reader
- * reads in_cs and value of line 0 when it enters and again before it
- * leaves.  Every writer's section raises in_cs and increments value, so a
- * writer that was inside when the reader entered or left shows as in_cs
- * != 0, and one that came and went in between as a changed value.  How many
- * readers were inside at once is measured from timestamps: each thread
- * keeps the [enter, leave) spans of its first WL_READ_SPANS counted reads,
- * and wl_max_readers() sweeps them after the run.
+ * Harness memory (plain malloc, never ll_alloc, never an ll_* access): what
+ * the harness keeps to observe the run, read and written with relaxed
+ * __atomic loads and stores.  In the simulator it is not modelled: it costs
+ * no simulated time and no coherence traffic, and since actors run one at a
+ * time it needs nothing stronger.  Natively it is one line per lock written
+ * with plain stores under the lock (no lock-prefixed instruction).  Each
+ * lock's struct wl_check holds
+ *     owner        the writer inside (tid + 1, 0: none)
+ *     last_holder  who released last: the handoff record
+ *     writes       write sections completed
+ * A writer finds owner 0 on entry and itself on exit, else mutual exclusion
+ * failed.  Readers write nothing shared, as real readers do not: a reader
+ * reads owner and writes when it enters and again before it leaves, so a
+ * writer inside then shows as owner != 0, and one that came and went in
+ * between as a changed writes.  The checker sees an overlap in host order:
+ * in the simulator a broken lock shows when a section yields to another
+ * actor, which its modelled data accesses do.  How many readers were inside
+ * at once is measured from timestamps: each thread keeps the [enter, leave)
+ * spans of its first WL_READ_SPANS counted reads, and wl_max_readers()
+ * sweeps them after the run.
  *
  * Refcounts: each operation is a get, the critical delay, a put, on the
  * object of the chosen slot.  The last thread to leave the loop reads every
@@ -113,18 +121,37 @@ static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 	return 0;
 }
 
+static size_t data_bytes(const struct wl_run *run)
+{
+	return run->cfg->cs_lines * sizeof(struct wl_data_line);
+}
+
+/* The checker's line: harness memory, outside the model (see the top). */
+static struct wl_check *alloc_check(void)
+{
+	struct wl_check *c = aligned_alloc(sizeof(*c), sizeof(*c));
+
+	if (c) {
+		memset(c, 0, sizeof(*c));
+		c->last_holder = -1;
+	}
+	return c;
+}
+
 static int setup_slot(struct wl_run *run, struct wl_lock_slot *s)
 {
-	const struct wl_config *cfg = run->cfg;
-
 	s->home_node = lock_home_node(run);
 	s->lock = ll_alloc_on(lock_bytes(run), s->home_node);
-	s->data = ll_alloc_on(cfg->cs_lines * sizeof(struct wl_data_line), s->home_node);
-	if (!s->lock || !s->data)
+	s->check = alloc_check();
+	if (!s->lock || !s->check)
 		return -1;
 	ll_mem_tag(s->lock, lock_bytes(run), LL_TAG_LOCK);
-	ll_mem_tag(s->data, cfg->cs_lines * sizeof(struct wl_data_line), LL_TAG_DATA);
-	s->data[0].last_holder = -1;
+	if (data_bytes(run)) {
+		s->data = ll_alloc_on(data_bytes(run), s->home_node);
+		if (!s->data)
+			return -1;
+		ll_mem_tag(s->data, data_bytes(run), LL_TAG_DATA);
+	}
 	run->algo->init(s->lock, run->nthreads);
 	if (run->algo->kind == LOCK_REFCOUNT)
 		s->ref_initial = run->algo->count(s->lock);
@@ -161,7 +188,8 @@ void wl_teardown(struct wl_run *run)
 				ll_free(s->lock, lock_bytes(run));
 			}
 			if (s->data)
-				ll_free(s->data, cfg->cs_lines * sizeof(struct wl_data_line));
+				ll_free(s->data, data_bytes(run));
+			free(s->check);
 		}
 		free(run->slots);
 		run->slots = NULL;
@@ -197,10 +225,21 @@ static void report_violation(struct wl_run *run, struct wl_thread *t, const char
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
 }
 
-/* The handoff record: who held this lock before me, and was it my socket? */
-static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_data_line *d, bool counted)
+/* Harness memory: relaxed __atomic accesses, never ll_* (see the top). */
+static int64_t peek(const int64_t *p)
 {
-	int64_t prev = ll_load(&d->last_holder, LL_RELAXED);
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static void poke(int64_t *p, int64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* The handoff record: who held this lock before me, and was it my socket? */
+static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_check *c, bool counted)
+{
+	int64_t prev = peek(&c->last_holder);
 
 	if (counted && prev >= 0 && (unsigned)prev != t->tid) {
 		t->handoffs++;
@@ -208,45 +247,51 @@ static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_da
 		if (run->threads[prev].node == t->node)
 			t->handoffs_local++;
 	}
-	ll_store(&d->last_holder, (int64_t)t->tid, LL_RELAXED);
+	poke(&c->last_holder, (int64_t)t->tid);
 }
 
-/* Write the protected lines: a read-modify-write of each, as a critical
- * section updating shared state does.  Line 0's increment is also what
- * readers check for. */
-static void touch_data(struct wl_lock_slot *s, unsigned cs_lines)
+/* Write the protected lines: a plain store to each, as a critical section
+ * updating shared state does. */
+static void write_data(struct wl_lock_slot *s, unsigned cs_lines, int64_t v)
 {
-	for (unsigned i = 0; i < cs_lines; i++) {
-		int64_t v = ll_load(&s->data[i].value, LL_RELAXED);
+	for (unsigned i = 0; i < cs_lines; i++)
+		ll_store(&s->data[i].value, v, LL_RELAXED);
+}
 
-		ll_store(&s->data[i].value, v + 1, LL_RELAXED);
-	}
+static void read_data(struct wl_lock_slot *s, unsigned cs_lines)
+{
+	for (unsigned i = 0; i < cs_lines; i++)
+		(void)ll_load(&s->data[i].value, LL_RELAXED);
 }
 
 static void writer_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s, bool counted)
 {
-	struct wl_data_line *d = &s->data[0];
+	struct wl_check *c = s->check;
+	int64_t me = (int64_t)t->tid + 1, writes = peek(&c->writes) + 1;
 
-	if (ll_fetch_add(&d->in_cs, 1, LL_RELAXED) != 0)
+	if (peek(&c->owner) != 0)
 		report_violation(run, t, "entered while another writer was inside");
-	record_handoff(run, t, d, counted);
-	touch_data(s, run->cfg->cs_lines);
+	poke(&c->owner, me);
+	record_handoff(run, t, c, counted);
+	write_data(s, run->cfg->cs_lines, writes);
 	ll_delay_ns(run->cfg->cs_ns);
-	ll_fetch_add(&d->in_cs, -1, LL_RELAXED);
+	if (peek(&c->owner) != me)
+		report_violation(run, t, "was inside when another writer entered");
+	poke(&c->writes, writes);
+	poke(&c->owner, 0);
 }
 
 /* A read section: only loads of the protected lines (see the top). */
 static void reader_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s)
 {
-	struct wl_data_line *d = &s->data[0];
-	int64_t seen = ll_load(&d->value, LL_RELAXED);
+	struct wl_check *c = s->check;
+	int64_t seen = peek(&c->writes);
 
-	if (ll_load(&d->in_cs, LL_RELAXED) != 0)
+	if (peek(&c->owner) != 0)
 		report_violation(run, t, "read while a writer was inside");
-	for (unsigned i = 1; i < run->cfg->cs_lines; i++)
-		(void)ll_load(&s->data[i].value, LL_RELAXED);
+	read_data(s, run->cfg->cs_lines);
 	ll_delay_ns(run->cfg->cs_ns);
-	if (ll_load(&d->in_cs, LL_RELAXED) != 0 || ll_load(&d->value, LL_RELAXED) != seen)
+	if (peek(&c->owner) != 0 || peek(&c->writes) != seen)
 		report_violation(run, t, "was reading when a writer entered");
 }
 

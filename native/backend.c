@@ -44,7 +44,6 @@
 #include <locklab/mem.h>
 
 #include "native.h"
-#include "validate.h"
 
 #define WATCH_STEP_NS 50000000ull      /* 50 ms between watchdog looks */
 #define WATCHDOG_MIN_NS 5000000000ull  /* 5 s */
@@ -177,17 +176,6 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 				maxt = wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]);
 	}
 	return native_pin_check(cfg, maxt, err, errlen);
-}
-
-int backend_command(const char *cmd, int argc, char **argv)
-{
-	if (!strcmp(cmd, "calibrate"))
-		return native_calibrate_main(argc, argv);
-	if (!strcmp(cmd, "validate-report"))
-		return native_validate_report_main(argc, argv);
-	if (!strcmp(cmd, "filelock"))
-		return native_filelock_main(argc, argv);
-	return -1;
 }
 
 void backend_fini(void)

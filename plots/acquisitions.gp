@@ -1,10 +1,13 @@
 # plots/acquisitions.gp - acquisitions of each thread, one panel per lock,
-# bars coloured by socket: starvation and socket capture at a glance.
+# bars shaded by socket: starvation and socket capture at a glance.
 #
 # Variables (gnuplot -e), written by plots/plots.py:
 #   data     blocks separated by two blank lines, one per lock, columns
-#            thread, acquisitions (mean over runs), socket
-#   titles   one word per block (the lock); heading; out
+#            thread, acquisitions (mean over runs), the socket's colour
+#            (0xRRGGBB)
+#   titles   one word per block (the lock)
+#   sockets, socket_colours   one word each per socket, for the key
+#   heading; out
 load "common.gp"
 n = words(titles)
 cols = n < 3 ? n : 3
@@ -16,14 +19,16 @@ set boxwidth 0.8
 do for [fmt in formats] {
 	eval begin(fmt)
 	set multiplot layout rows, cols title heading
-	unset key
 	set xlabel "thread"
 	set ylabel "acquisitions"
 	set yrange [0:*]
 	set xrange [-1:*]
 	do for [i=1:n] {
 		set title word(titles, i)
-		plot data index (i - 1) using 1:2:(rgb($3 + 1)) with boxes lc rgb variable
+		if (i == 1) { set key top left horizontal } else { unset key }
+		plot data index (i - 1) using 1:2:3 with boxes lc rgb variable notitle, \
+		     for [k=1:words(sockets)] keyentry with boxes lc rgb word(socket_colours, k) \
+			title word(sockets, k)
 	}
 	unset multiplot
 	unset output

@@ -11,7 +11,7 @@ do for [fmt in formats] {
 	set logscale x 2
 	set yrange [0:1.05]
 	plot for [i=1:n] data index (i - 1) using 1:4 \
-		with linespoints lw 2 pt 7 ps 0.8 lc rgb colour(word(colours, i)) \
-		dt 1 + (word(kinds, i) eq "native") title word(titles, i)
+		with linespoints lw 2 pt 7 ps 0.8 lc rgb word(colours, i) \
+		dt dash(word(kinds, i)) title word(titles, i)
 	unset output
 }

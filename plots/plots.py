@@ -8,36 +8,70 @@ gnuplot scripts next to this file (PNG and SVG of each).
     python3 plots/plots.py [--results DIR] [--out DIR] [--bin DIR]
                            [--topo NAME] [--locks a,b] [--threads N]
                            [--only throughput,jain,...] [--no-sweeps]
+                           [--overlay-native]
 
 Charts (NAME is the topology of each results/sim-NAME.csv):
 
-  throughput-NAME   throughput against threads per lock; the rows of every
-                    results/native-*.csv are overlaid, dashed (and each
-                    validate-HOST-sim.csv gets a chart with its -native.csv)
+  throughput-NAME   throughput against threads per lock.  Simulated and
+                    native lines share a chart only for one machine:
+                    sim-host-HOST.csv (the calibrated host) with
+                    native-HOST.csv, validate-HOST-sim.csv with its
+                    -native.csv; --overlay-native puts every native-*.csv
+                    on every simulated chart.  Each native-HOST.csv also
+                    gets charts of its own (NAME native-HOST).
   jain-NAME         Jain's fairness index against threads
-  waits-NAME        wait median, 99th percentile and maximum against threads
+  waits-NAME        wait median, 99th percentile and maximum against threads;
+                    a thread still waiting at the end counts with its wait
+                    so far (censored)
   traffic-NAME      cache-line transfers per acquisition by distance class,
                     at the largest thread count of the file
   acquisitions-T    acquisitions of each thread (results/threads-sim-T.csv,
-                    made with `locklab-sim run --threads-csv` when missing)
+                    made with `locklab-sim run --threads-csv`)
   crossover-T       the best lock for each cell of threads x critical-section
                     length (results/crossover-sim-T.csv, a small simulated
-                    sweep made when missing)
+                    sweep)
 
-The two sweeps need --bin (the directory of locklab-sim); --no-sweeps skips
-them.  Exit status 0, 1 when gnuplot or a sweep failed, 2 on bad arguments.
+A lock has one colour in every chart (LOCK_COLOURS below).  The two sweeps
+need --bin (the directory of locklab-sim); each is recorded in a sidecar
+file next to its CSV (CSV.sweep.json: the commands, the binary's size and
+mtime, the topology file's) and made again when that record differs from
+what would be run now.  --no-sweeps uses the CSV files as they are.
+Exit status 0, 1 when gnuplot or a sweep failed, 2 on bad arguments.
 """
 
 import argparse
 import csv
 import glob
+import json
 import math
 import os
 import subprocess
 import sys
 import tempfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+# One colour per lock, the same in every chart and never shared by two locks
+# (pairwise apart in CIELAB); greys are kept for sockets and distances.
+# A lock missing here gets a colour of SPARE_COLOURS by a hash of its name:
+# add it to the table.
+LOCK_COLOURS = {
+    'tas': '#e6194b', 'ttas': '#f58231', 'ttas-backoff': '#e5bf00',
+    'ticket': '#9a6324', 'ticket-prop': '#e5bb67', 'anderson': '#808000',
+    'mcs': '#4363d8', 'clh': '#42d4f4', 'qspinlock': '#3cb44b',
+    'cna': '#911eb4', 'cohort': '#f032e6', 'hmcs': '#000075',
+    'hticket': '#800000', 'pv-ticket': '#bf5667', 'pv-qspinlock': '#3e7233',
+    'rwlock': '#e52600', 'qrwlock': '#006599', 'qrwlock-steal': '#0000e5',
+    'percpu-rwsem': '#9fbf00', 'brlock': '#2fbf8f', 'spinlock-ref': '#72335d',
+    'lockref': '#e567bb', 'pthread-mutex': '#469990', 'pthread-spin': '#00e500',
+}
+SPARE_COLOURS = ['#723e33', '#6791e5', '#9900e5', '#bf005f', '#7c4499', '#99007f']
+# Sockets (acquisitions chart) and distance classes (traffic chart): greys.
+SOCKET_COLOURS = ['#1a1a1a', '#8c8c8c', '#4d4d4d', '#bfbfbf',
+                  '#333333', '#a6a6a6', '#666666', '#d9d9d9']
+CLASS_COLOURS = ['#d9d9d9', '#a6a6a6', '#666666', '#1a1a1a']
+CENSORED = 'waits include threads still waiting at the end (censored)'
 
 SWEEP_LOCKS = ['ttas', 'ttas-backoff', 'ticket', 'mcs', 'clh', 'qspinlock']
 SWEEP_THREADS = [2, 4, 8, 16, 32]
@@ -134,9 +168,10 @@ def series_of(rows):
 def series_titles(keys):
     """Short titles: the workload is named only when the file mixes several."""
     workloads = {k[2] for k in keys}
+    backends = {k[0] for k in keys}
     titles = []
     for backend, lock, wl in keys:
-        t = '%s:%s' % (backend, lock)
+        t = '%s:%s' % (backend, lock) if len(backends) > 1 else lock
         if len(workloads) > 1:
             t += ':cs=%s,ncs=%s' % (wl[0], wl[1])
         titles.append(t)
@@ -159,12 +194,33 @@ def write_series(path, groups):
                                   fmt(max([num(r, 'wait_max_ns') for r in rs]))]) + '\n')
 
 
-def colour_indexes(keys):
-    locks = []
-    for k in keys:
-        if k[1] not in locks:
-            locks.append(k[1])
-    return [locks.index(k[1]) + 1 for k in keys]
+def lock_colour(lock):
+    """The lock's colour, "#rrggbb", the same in every chart."""
+    if lock in LOCK_COLOURS:
+        return LOCK_COLOURS[lock]
+    return SPARE_COLOURS[zlib.crc32(lock.encode()) % len(SPARE_COLOURS)]
+
+
+def rgb_int(colour):
+    return int(colour[1:], 16)
+
+
+def scaled_unit(values, units):
+    """(factor, name) of the largest unit not above the largest value."""
+    top = max([v for v in values if v > 0 and not math.isnan(v)] or [0])
+    best = units[0]
+    for u in units:
+        if u[0] <= top:
+            best = u
+    return best
+
+
+TIME_UNITS = [(1.0, 'ns'), (1e3, 'us'), (1e6, 'ms'), (1e9, 's')]
+RATE_UNITS = [(1.0, 'acq/s'), (1e3, 'kacq/s'), (1e6, 'Macq/s'), (1e9, 'Gacq/s')]
+
+
+def series_values(groups, key):
+    return [num(r, key) for by_t in groups.values() for rs in by_t.values() for r in rs]
 
 
 def series_charts(name, rows, outdir, tmp, only):
@@ -177,18 +233,24 @@ def series_charts(name, rows, outdir, tmp, only):
     backends = sorted({k[0] for k in keys})
     common = dict(data=data, titles=' '.join(series_titles(keys)),
                   kinds=' '.join(k[0] for k in keys),
-                  colours=' '.join(str(c) for c in colour_indexes(keys)))
+                  colours=' '.join(lock_colour(k[1]) for k in keys))
     what = '%s (%s)' % (name, ', '.join(backends))
     ok = True
     if 'throughput' in only:
+        scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
-                      heading='throughput against threads: %s' % what, **common)
+                      heading='throughput against threads: %s' % what,
+                      tscale=scale, tunit=unit, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
                       heading="fairness (Jain's index) against threads: %s" % what, **common)
     if 'waits' in only:
+        units = [scaled_unit(series_values(groups, c), TIME_UNITS)
+                 for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
-                      heading='wait times against threads: %s' % what, **common)
+                      heading='wait times against threads: %s\n%s' % (what, CENSORED),
+                      wscales=' '.join('%d' % u[0] for u in units),
+                      wunits=' '.join(u[1] for u in units), **common)
     return ok
 
 
@@ -212,7 +274,7 @@ def traffic_chart(name, rows, outdir, tmp):
             f.write('%s %s\n' % (l, ' '.join(fmt(0.0 if math.isnan(x) else x) for x in v)))
     names = ['same-socket'] + ['class-%d' % k for k in range(1, 4)]
     return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
-                   classes=classes, names=' '.join(names),
+                   classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
                    heading='cache-line transfers per acquisition by distance: %s, %d threads'
                    % (name, tmax))
 
@@ -236,13 +298,31 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                 f.write('\n\n')
             for tid in sorted(by_tid):
                 rs = by_tid[tid]
-                f.write('%d %s %s\n' % (tid, fmt(mean([num(r, 'acquisitions') for r in rs])),
-                                        rs[0].get('node', '0')))
+                f.write('%d %s %d\n' % (tid, fmt(mean([num(r, 'acquisitions') for r in rs])),
+                                        rgb_int(socket_colour(rs[0].get('node', '0')))))
+    sockets = sorted({socket_of(r) for r in rows})
     backend = rows[0].get('backend', 'sim')
     return gnuplot('acquisitions.gp', os.path.join(outdir, 'acquisitions-' + name), data=data,
                    titles=' '.join(by_lock),
-                   heading='acquisitions per thread (colour: socket): %s %s, %d threads'
+                   sockets=' '.join('socket-%d' % k for k in sockets),
+                   socket_colours=' '.join(socket_colour(k) for k in sockets),
+                   heading='acquisitions per thread (grey: socket): %s %s, %d threads'
                    % (backend, name, t))
+
+
+def socket_of(row):
+    try:
+        return int(row.get('node', '0'))
+    except ValueError:
+        return 0
+
+
+def socket_colour(node):
+    try:
+        k = int(node)
+    except ValueError:
+        k = 0
+    return SOCKET_COLOURS[k % len(SOCKET_COLOURS)]
 
 
 # ------------------------------------------------------------ crossover
@@ -257,28 +337,41 @@ def crossover_chart(name, rows, outdir, tmp):
         cell.setdefault(key, {}).setdefault(r['lock'], []).append(num(r, 'throughput_per_s'))
     xs = sorted({k[0] for k in cell})
     ys = sorted({k[1] for k in cell})
-    locks = []
-    for r in rows:
-        if r['lock'] not in locks:
-            locks.append(r['lock'])
+    winners = []
     data = os.path.join(tmp, 'crossover-%s.dat' % name)
     with open(data, 'w') as f:
-        f.write('# x y lock_index lock lead\n')
+        f.write('# x y lock lead colour text_colour\n')
         for (t, cs), by_lock in sorted(cell.items()):
-            ranked = sorted(((mean(v), l) for l, v in by_lock.items()), reverse=True)
-            best, lock = ranked[0]
-            lead = ''
-            if len(ranked) > 1 and ranked[1][0] > 0:
-                pct = 100.0 * (best / ranked[1][0] - 1)
-                lead = '+%.0f%%' % pct if pct >= 1 else 'tie(%s)' % ranked[1][1]
-            f.write('%d %d %d %s %s\n' % (xs.index(t), ys.index(cs), locks.index(lock) + 1, lock,
-                                          lead or '-'))
+            lock, lead = best_of(by_lock)
+            if lock not in winners:
+                winners.append(lock)
+            colour = lock_colour(lock)
+            f.write('%d %d %s %s %d %d\n' % (xs.index(t), ys.index(cs), lock, lead,
+                                              rgb_int(colour), text_on(colour)))
     xt = '(%s)' % ', '.join('"%d" %d' % (t, i) for i, t in enumerate(xs))
     yt = '(%s)' % ', '.join('"%d" %d' % (c, i) for i, c in enumerate(ys))
     return gnuplot('crossover.gp', os.path.join(outdir, 'crossover-' + name), data=data,
-                   xt=xt, yt=yt, locks=' '.join(locks),
+                   xt=xt, yt=yt, nx=len(xs), ny=len(ys), locks=' '.join(winners),
+                   colours=' '.join(lock_colour(l) for l in winners),
                    heading='best lock by threads and critical section: sim %s '
                    '(lead over the second best)' % name)
+
+
+def best_of(by_lock):
+    """The lock of highest mean throughput in a cell, and its lead."""
+    ranked = sorted(((mean(v), l) for l, v in by_lock.items()), reverse=True)
+    best, lock = ranked[0]
+    lead = '-'
+    if len(ranked) > 1 and ranked[1][0] > 0:
+        pct = 100.0 * (best / ranked[1][0] - 1)
+        lead = '+%.0f%%' % pct if pct >= 1 else 'tie(%s)' % ranked[1][1]
+    return lock, lead
+
+
+def text_on(colour):
+    """Black or white, whichever reads better on the colour."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0x000000 if 0.299 * r + 0.587 * g + 0.114 * b > 140 else 0xffffff
 
 
 # ------------------------------------------------------------ sweeps
@@ -301,18 +394,89 @@ def run_sim(argv):
     return p.returncode == 0
 
 
-def make_threads_csv(binary, topo, locks, threads, path):
-    return run_sim([binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
-                    str(threads), '--runs', '1', '--format', 'csv', '--threads-csv', path])
+def file_stamp(path):
+    """Size and mtime of a file, or None: what tells two builds apart."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return {'path': os.path.abspath(path), 'size': st.st_size, 'mtime_ns': st.st_mtime_ns}
 
 
-def make_crossover_csv(binary, topo, locks, path, tmp):
+def topology_file(binary, topo):
+    """The file locklab-sim reads for --topo TOPO: a path as it is, a name
+    under topologies/ of the current directory, $LOCKLAB_TOPODIR or a
+    directory above the binary."""
+    if '/' in topo or topo.endswith('.xml'):
+        return topo
+    dirs = ['topologies']
+    if os.environ.get('LOCKLAB_TOPODIR'):
+        dirs.append(os.environ['LOCKLAB_TOPODIR'])
+    d = os.path.dirname(os.path.realpath(binary))
+    for _ in range(5):
+        dirs.append(os.path.join(d, 'topologies'))
+        d = os.path.dirname(d)
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, topo + '.xml')):
+            return os.path.join(d, topo + '.xml')
+    return topo
+
+
+def sweep_record(binary, topo, argvs):
+    """What a sweep is made of: its commands, the binary, the topology file."""
+    return {'commands': argvs, 'binary': file_stamp(binary),
+            'topology': file_stamp(topology_file(binary, topo)) or topo}
+
+
+def sidecar(path):
+    return path + '.sweep.json'
+
+
+def sweep_is_current(path, record):
+    """True when PATH exists and was made by the sweep RECORD describes."""
+    if not os.path.exists(path):
+        return False
+    try:
+        with open(sidecar(path)) as f:
+            return json.load(f) == record
+    except (OSError, ValueError):
+        return False
+
+
+def write_sidecar(path, record):
+    with open(sidecar(path) + '.tmp', 'w') as f:
+        json.dump(record, f, indent=1, sort_keys=True)
+        f.write('\n')
+    os.replace(sidecar(path) + '.tmp', sidecar(path))
+
+
+def threads_argv(binary, topo, locks, threads, path):
+    return [binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
+            str(threads), '--runs', '1', '--format', 'csv', '--threads-csv', path]
+
+
+def make_threads_csv(argv, path):
+    part = path + '.part'
+    if not run_sim(argv[:-1] + [part]):
+        if os.path.exists(part):
+            os.remove(part)
+        return False
+    os.replace(part, path)
+    return True
+
+
+def crossover_argvs(binary, topo, locks):
+    return [[binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
+             ','.join(str(t) for t in SWEEP_THREADS), '--cs', str(cs), '--runs', '1',
+             '--duration', SWEEP_DURATION_MS, '--format', 'csv', '--csv', 'crossover-cs%d.csv' % cs]
+            for cs in SWEEP_CS]
+
+
+def make_crossover_csv(argvs, path, tmp):
     parts = []
-    for cs in SWEEP_CS:
-        part = os.path.join(tmp, 'crossover-cs%d.csv' % cs)
-        if not run_sim([binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
-                        ','.join(str(t) for t in SWEEP_THREADS), '--cs', str(cs), '--runs',
-                        '1', '--duration', SWEEP_DURATION_MS, '--format', 'csv', '--csv', part]):
+    for argv in argvs:
+        part = os.path.join(tmp, argv[-1])
+        if not run_sim(argv[:-1] + [part]):
             return False
         parts.append(part)
     with open(path + '.tmp', 'w') as out:
@@ -324,9 +488,25 @@ def make_crossover_csv(binary, topo, locks, path, tmp):
     return True
 
 
+def cached_sweep(path, binary, topo, argvs, make):
+    """Make PATH with MAKE unless its sidecar shows the same sweep; True
+    when PATH may be charted.  Without a binary PATH is taken as it is."""
+    if not binary:
+        return os.path.exists(path)
+    record = sweep_record(binary, topo, argvs)
+    if sweep_is_current(path, record):
+        print('%s: made by the same sweep (%s): reused' % (path, sidecar(path)))
+        return True
+    if not make():
+        sys.stderr.write('plots.py: the sweep for %s failed: not charted\n' % path)
+        return False
+    write_sidecar(path, record)
+    return True
+
+
 # ------------------------------------------------------------ main
 
-def main(argv):
+def parse_args(argv):
     ap = argparse.ArgumentParser(description='charts from locklab CSV files (gnuplot)')
     ap.add_argument('--results', default='results')
     ap.add_argument('--out', default=None)
@@ -335,59 +515,100 @@ def main(argv):
     ap.add_argument('--locks', default='')
     ap.add_argument('--threads', default='')
     ap.add_argument('--only', default=','.join(CHARTS))
-    ap.add_argument('--no-sweeps', action='store_true')
+    ap.add_argument('--no-sweeps', action='store_true',
+                    help='chart the sweep CSV files as they are, never run a sweep')
+    ap.add_argument('--overlay-native', action='store_true',
+                    help='overlay every results/native-*.csv on every simulated chart')
     a = ap.parse_args(argv)
-    outdir = a.out or a.results
-    only = [c for c in a.only.split(',') if c]
-    for c in only:
+    a.only = [c for c in a.only.split(',') if c]
+    for c in a.only:
         if c not in CHARTS:
             fail('--only: unknown chart %r (%s)' % (c, ', '.join(CHARTS)))
     if not os.path.isdir(a.results):
         fail('--results %s: not a directory' % a.results)
-    threads = None
+    a.thread_count = None
     if a.threads:
         try:
-            threads = int(a.threads.split(',')[-1])
+            a.thread_count = int(a.threads.split(',')[-1])
         except ValueError:
             fail('--threads %r: not a number' % a.threads)
-    os.makedirs(outdir, exist_ok=True)
-    locks = [l for l in a.locks.split(',') if l]
+    a.lock_list = [l for l in a.locks.split(',') if l]
+    return a
+
+
+def native_files(results):
+    """{HOST: rows} of every results/native-HOST.csv."""
+    out = {}
+    for p in sorted(glob.glob(os.path.join(results, 'native-*.csv'))):
+        out[os.path.basename(p)[len('native-'):-len('.csv')]] = read_csv(p)
+    return out
+
+
+def natives_for(name, natives, overlay):
+    """The native rows that belong on the simulated chart NAME: those of
+    the same machine (NAME host-HOST), or all of them on request."""
+    if overlay:
+        return [r for rows in natives.values() for r in rows]
+    if name.startswith('host-'):
+        return natives.get(name[len('host-'):], [])
+    return []
+
+
+def file_charts(a, outdir, tmp):
+    """The charts of sim-*.csv, native-*.csv and validate-*-sim.csv."""
     ok = True
-    natives = []
-    for p in sorted(glob.glob(os.path.join(a.results, 'native-*.csv'))):
-        natives += read_csv(p)
+    natives = native_files(a.results)
+    sims = sorted(glob.glob(os.path.join(a.results, 'sim-*.csv')))
+    if not sims and not natives:
+        print('no results/sim-*.csv or native-*.csv: run `scons sim` or `scons native` first')
+    for p in sims:
+        name = os.path.basename(p)[len('sim-'):-len('.csv')]
+        rows = read_csv(p)
+        ok &= series_charts(name, rows + natives_for(name, natives, a.overlay_native),
+                            outdir, tmp, a.only)
+        if 'traffic' in a.only:
+            ok &= traffic_chart(name, rows, outdir, tmp)
+    for host, rows in natives.items():
+        ok &= series_charts('native-' + host, rows, outdir, tmp, a.only)
+    for p in sorted(glob.glob(os.path.join(a.results, 'validate-*-sim.csv'))):
+        twin = p[:-len('-sim.csv')] + '-native.csv'
+        if os.path.exists(twin):
+            name = os.path.basename(p)[:-len('-sim.csv')]
+            ok &= series_charts(name, read_csv(p) + read_csv(twin), outdir, tmp, a.only)
+    return ok
+
+
+def sweep_charts(a, outdir, tmp):
+    """The charts that need a sweep of their own: acquisitions, crossover."""
+    ok = True
+    binary = os.path.join(a.bin, 'locklab-sim') if a.bin and not a.no_sweeps else None
+    topo = os.path.splitext(os.path.basename(a.topo))[0]
+    locks = sweep_locks(binary, a.lock_list) if binary else []
+    if 'acquisitions' in a.only:
+        path = os.path.join(a.results, 'threads-sim-%s.csv' % topo)
+        argv = threads_argv(binary, a.topo, locks, a.thread_count or 32, path) if binary else []
+        if cached_sweep(path, binary, a.topo, [argv], lambda: make_threads_csv(argv, path)):
+            ok &= acquisitions_chart(topo, read_csv(path), outdir, tmp, a.thread_count)
+        elif binary:
+            ok = False
+    if 'crossover' in a.only:
+        path = os.path.join(a.results, 'crossover-sim-%s.csv' % topo)
+        argvs = crossover_argvs(binary, a.topo, locks) if binary else []
+        if cached_sweep(path, binary, a.topo, argvs,
+                        lambda: make_crossover_csv(argvs, path, tmp)):
+            ok &= crossover_chart(topo, read_csv(path), outdir, tmp)
+        elif binary:
+            ok = False
+    return ok
+
+
+def main(argv):
+    a = parse_args(argv)
+    outdir = a.out or a.results
+    os.makedirs(outdir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix='locklab-plots-') as tmp:
-        sims = sorted(glob.glob(os.path.join(a.results, 'sim-*.csv')))
-        if not sims and not natives:
-            print('no results/sim-*.csv or native-*.csv: run `scons sim` or `scons native` first')
-        for p in sims:
-            name = os.path.basename(p)[len('sim-'):-len('.csv')]
-            rows = read_csv(p)
-            ok &= series_charts(name, rows + natives, outdir, tmp, only)
-            if 'traffic' in only:
-                ok &= traffic_chart(name, rows, outdir, tmp)
-        if not sims and natives:
-            ok &= series_charts('native', natives, outdir, tmp, only)
-        for p in sorted(glob.glob(os.path.join(a.results, 'validate-*-sim.csv'))):
-            twin = p[:-len('-sim.csv')] + '-native.csv'
-            if os.path.exists(twin):
-                name = os.path.basename(p)[:-len('-sim.csv')]
-                ok &= series_charts(name, read_csv(p) + read_csv(twin), outdir, tmp, only)
-        binary = os.path.join(a.bin, 'locklab-sim') if a.bin else None
-        topo = os.path.splitext(os.path.basename(a.topo))[0]
-        if 'acquisitions' in only:
-            path = os.path.join(a.results, 'threads-sim-%s.csv' % topo)
-            if not os.path.exists(path) and binary and not a.no_sweeps:
-                ok &= make_threads_csv(binary, a.topo, sweep_locks(binary, locks), threads or 32,
-                                       path)
-            if os.path.exists(path):
-                ok &= acquisitions_chart(topo, read_csv(path), outdir, tmp, threads)
-        if 'crossover' in only:
-            path = os.path.join(a.results, 'crossover-sim-%s.csv' % topo)
-            if not os.path.exists(path) and binary and not a.no_sweeps:
-                ok &= make_crossover_csv(binary, a.topo, sweep_locks(binary, locks), path, tmp)
-            if os.path.exists(path):
-                ok &= crossover_chart(topo, read_csv(path), outdir, tmp)
+        ok = file_charts(a, outdir, tmp)
+        ok &= sweep_charts(a, outdir, tmp)
     return 0 if ok else 1
 
 

@@ -6,7 +6,8 @@
 #            threads, throughput mean, sd, jain, wait p50, p99, max (ns)
 #   titles   one word per block ("sim:ttas")
 #   kinds    one word per block: sim or native
-#   colours  one number per block: the lock's colour index
+#   colours  one word per block: the lock's colour ("#4363d8")
+#   tscale, tunit   the throughput unit, chosen from the data (1e6, "Macq/s")
 #   heading  the chart's title; out: the file name without extension
 load "common.gp"
 n = words(titles)
@@ -14,11 +15,11 @@ do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
 	set xlabel "threads"
-	set ylabel "throughput (million acquisitions / s)"
+	set ylabel sprintf("throughput (%s)", tunit)
 	set logscale x 2
 	set yrange [0:*]
-	plot for [i=1:n] data index (i - 1) using 1:($2 / 1e6):($3 / 1e6) \
-		with yerrorlines lw 2 pt 7 ps 0.8 lc rgb colour(word(colours, i)) \
-		dt 1 + (word(kinds, i) eq "native") title word(titles, i)
+	plot for [i=1:n] data index (i - 1) using 1:($2 / tscale):($3 / tscale) \
+		with yerrorlines lw 2 pt 7 ps 0.8 lc rgb word(colours, i) \
+		dt dash(word(kinds, i)) title word(titles, i)
 	unset output
 }

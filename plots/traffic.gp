@@ -6,6 +6,7 @@
 #            distance class 0 (same socket), 1, 2, 3 (3 and beyond)
 #   classes  how many classes the machine has (1..4)
 #   names    one word per class ("same-socket class-1(40ns)")
+#   colours  one word per class (greys: lock colours are kept for locks)
 #   heading; out
 load "common.gp"
 set style data histograms
@@ -18,6 +19,6 @@ do for [fmt in formats] {
 	set ylabel "cache-line transfers per acquisition"
 	set yrange [0:*]
 	set xtics rotate by -30
-	plot for [k=1:classes] data using (column(k + 1)):xtic(1) lc rgb colour(k) title word(names, k)
+	plot for [k=1:classes] data using (column(k + 1)):xtic(1) lc rgb word(colours, k) title word(names, k)
 	unset output
 }

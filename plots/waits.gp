@@ -1,25 +1,29 @@
 # plots/waits.gp - wait-time percentiles against threads: three panels,
-# median, 99th percentile and maximum, logarithmic.  Variables as
-# plots/throughput.gp.
+# median, 99th percentile and maximum, logarithmic.  A thread still waiting
+# at the end of a run counts with its wait so far (censored); the heading
+# says so.  Variables as plots/throughput.gp, and
+#   wscales, wunits   one word per panel: the time unit chosen from the data
+#                     ("1000 1000 1000000", "us us ms")
 load "common.gp"
 n = words(titles)
-height = 500
+height = 520
 width = 1500
 pos(x) = x > 0 ? x : NaN
-array label[3] = ["median wait (ns)", "99th percentile wait (ns)", "longest wait (ns)"]
+array label[3] = ["median wait", "99th percentile wait", "longest wait"]
 do for [fmt in formats] {
 	eval begin(fmt)
 	set multiplot layout 1, 3 title heading
 	set xlabel "threads"
 	set logscale x 2
 	set logscale y 10
-	set format y "%.0s%c"
+	set format y "%g"
 	do for [p=1:3] {
-		set ylabel label[p]
+		scale = word(wscales, p) + 0.0
+		set ylabel sprintf("%s (%s)", label[p], word(wunits, p))
 		if (p < 3) { unset key } else { set key outside right top }
-		plot for [i=1:n] data index (i - 1) using 1:(pos(column(4 + p))) \
-			with linespoints lw 2 pt 7 ps 0.6 lc rgb colour(word(colours, i)) \
-			dt 1 + (word(kinds, i) eq "native") title word(titles, i)
+		plot for [i=1:n] data index (i - 1) using 1:(pos(column(4 + p)) / scale) \
+			with linespoints lw 2 pt 7 ps 0.6 lc rgb word(colours, i) \
+			dt dash(word(kinds, i)) title word(titles, i)
 	}
 	unset multiplot
 	unset output

@@ -4,63 +4,29 @@
  * counters that explain a result.  Pure C: no SimGrid, no actors, no clock of
  * its own.  The caller (sim/memops.c) says who accesses what at which
  * simulated time; the model answers when the access completes, and advances
- * the line's state.
+ * the line's state (coh_protocol.c draws the states).
  *
- * Time and order.  A miss first travels to the point where requests to its
- * line are serialized (coh_request_travel_ps):
+ * A hit costs the hit latency; it neither travels nor queues.  A miss first
+ * travels to the point where requests to its line are serialized
+ * (coh_request_travel_ps): nowhere (travel 0) when the line is held in the
+ * requester's socket (a load: some valid copy there; a store or RMW: every
+ * valid copy there), whose cache answers or queues it; otherwise to the
+ * line's home, the one-way route latency away.  "Held" is judged on the
+ * directory entry as it stands, with the requests accepted before.
  *
- *   - inside the requester's socket, at once (travel 0), when the line is
- *     held there: for a load, some core of the socket holds a valid copy;
- *     for a store or read-modify-write, every valid copy is in the socket
- *     (M/E owned there, or S shared only there).  The socket's inclusive
- *     cache answers, or queues the request behind its own earlier ones;
- *   - otherwise at the line's home directory, after the one-way route
- *     latency from the requester's socket to the home socket (the sum of
- *     the route's socket-link latencies; 0 when the home is the
- *     requester's own socket).
- *
- * "Held" is judged on the directory entry as it stands, which already
- * includes the requests accepted before (served or still queued).
- *
- * The caller lets the travel pass and then presents the request
+ * The caller lets the travel pass and presents the request
  * (coh_access_arrived): it starts at max(arrival, line busy-until) and
- * completes after the table latency less the travel already paid (at
- * least 1 ps), plus any wait for a busy socket link.  The directory state
- * advances when the request arrives, so requests to one line are served in
- * ARRIVAL order, each costed against the state its predecessor left;
- * busy-until becomes the completion time.  On an idle machine a miss takes
- * travel + (latency - travel): exactly the table.  Because a request for a
- * line held in the requester's socket arrives at once while one from
- * elsewhere is still on the wire, near requesters overtake far ones: after
+ * completes after the table latency less the travel paid (at least 1 ps),
+ * plus any wait for busy socket links; busy-until becomes its completion.
+ * The state advances on arrival, so a line's requests are served in arrival
+ * order, each costed against the state its predecessor left, and an idle
+ * machine costs exactly the table.  Near requesters overtake far ones: after
  * a release the line tends to stay in the releaser's socket.
  *
- * A hit needs the directory not at all: it costs the hit latency and does
- * not queue or travel.
- *
- * Arbitration (the topology's `arbitration`).  Under `fifo` every request
- * is admitted on arrival, as above.  Under `socket-first` the socket that
- * holds a line (the socket of the latest admitted miss: its caching agent)
- * serves its own cores before it gives the line up to a request that came
- * through the home:
- *
- *   a request that arrives while the line is busy (busy-until > arrival),
- *   from another socket than the holder's, and that its own socket cannot
- *   settle, is not admitted: it waits on the line's list, in arrival order;
- *   while one waits, requests from the holder's socket (or that their own
- *   socket settles) are admitted at once, ahead of it; every other request
- *   joins the list;
- *   the oldest waiting request is admitted when the line goes idle (the
- *   completion of the last admitted request finds busy-until reached), or
- *   when max_local_run requests have been admitted ahead of the waiting
- *   ones since the oldest began to wait (or since the last waiter was
- *   admitted); its socket then holds the line.  The waiting requests stay
- *   in arrival order (they are at the home), whoever holds the line.
- *
- * A waiting request's state advances when it is admitted; its start is no
- * earlier than that, and queue_ps counts from its arrival.  An idle line
- * admits at once, so an idle machine still costs exactly the table.  The
- * model keeps the waiting requests; the caller (which sleeps the requester)
- * asks coh_admit_next() after every admission and every completion.
+ * Arbitration (the topology's `arbitration`, coh_request): under `fifo`
+ * every request is admitted on arrival; under `socket-first` the socket
+ * that holds a line serves its own cores first, and a request from
+ * elsewhere that finds the line busy waits (coh_arbitration.c).
  */
 #ifndef SIM_COHERENCE_H
 #define SIM_COHERENCE_H
@@ -136,8 +102,8 @@ uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr
 void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r);
 
-/* A request presented on arrival under the machine's arbitration (see
- * "Arbitration" above).  Admitted now: returns true and fills r as
+/* A request presented on arrival under the machine's arbitration
+ * (coh_arbitration.c).  Admitted now: returns true and fills r as
  * coh_access_arrived does.  Not yet: returns false (r zeroed); the model
  * keeps the request with cookie on the line's waiting list, and a later
  * coh_admit_next() admits it.  Under fifo every request is admitted. */
@@ -162,6 +128,12 @@ void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op 
 /* Would this access hit?  (No side effects; the glue uses it to keep hits
  * as local time.) */
 bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op);
+
+/* A hit, served at now_ps as coh_access() serves it, with one line lookup:
+ * returns true and fills r.  Not a hit: returns false and changes nothing
+ * (r untouched). */
+bool coh_access_if_hit(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		       uint64_t now_ps, struct coh_result *r);
 
 /* Put a line in a state directly (ccbench and tests): TOPO_M/E with owner
  * core, TOPO_S with the given sharers (owner ignored), TOPO_I uncached. */

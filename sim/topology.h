@@ -1,6 +1,6 @@
 /*
  * sim/topology.h - the machine the simulator models, as read from a SimGrid
- * platform file (sim/topology.c) or built by hand in tests.
+ * platform file (sim/topology.c and sim/topo_*.c) or built by hand in tests.
  *
  * Cores are SimGrid hosts; a socket is a zone (a <cluster>); socket links are
  * SimGrid links between socket routers, with latency and bandwidth.  The costs
@@ -92,12 +92,12 @@ struct topo {
 	 * --overcommit place a guest on its cores (sim/vm.h). */
 };
 
-/* sim/topology.c: resolve NAME (topologies/NAME.xml) or a path, load it with
- * SimGrid and read the properties.  On error returns non-zero with one line
- * in err naming the file and the problem.  Must be called after
- * simgrid_init(), once per process (SimGrid holds one platform).  The file
- * is first tried in a forked child, so that a platform SimGrid refuses
- * (it aborts on those) becomes an error line here, not a crash.  Cores are
+/* sim/topology.c: resolve NAME (topologies/NAME.xml) or a path, read and
+ * check the file (sim/topo_xml.c) and build the machine; then give SimGrid
+ * the cores as hosts, so that actors can run on them.  On error returns
+ * non-zero with one line in err naming the file and the problem, before
+ * anything is built or SimGrid is called.  Must be called after
+ * simgrid_init(), once per process (SimGrid holds one platform).  Cores are
  * numbered socket by socket: sockets in the order the file lists them,
  * cores within a socket in natural order of their host names. */
 int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen);

@@ -9,35 +9,16 @@
  * the 4socket machine, 100 runs each, every run with its own seed and
  * exponential non-critical delays, so the interleavings differ.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <locklab/backend.h>
 #include <locklab/lock.h>
-#include <locklab/mem.h>
-#include <locklab/workload.h>
 
 #include "testlib.h"
 
 static void base_config(struct wl_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->cs_ns = 20;
-	c->ncs_ns = 50;
-	c->ncs_exp = true;
-	c->cs_lines = 2;
-	c->locks = 1;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = "4socket";
-	c->seed = 12345;
+	tl_config(c, "4socket", 12345);
 }
 
 /* One run; returns non-zero when it failed, with the reason copied to why. */
@@ -51,9 +32,7 @@ static int run_once(struct wl_config *c, const struct lock_algo *a, unsigned n, 
 
 	assert_true(run.threads != NULL); /* the configuration was accepted */
 	snprintf(why, len, "%s", run.failure);
-	*acq = 0;
-	for (unsigned i = 0; i < n; i++)
-		*acq += run.threads[i].acquisitions;
+	*acq = tl_acquisitions(&run);
 	tl_done(&run);
 	return failed;
 }
@@ -81,8 +60,7 @@ static void every_mutex_excludes(void **state)
 				 * scheduler runs the next waiter: bound by time. */
 				c.ops = counts[k] > 2 ? 0 : 20000;
 				c.duration_ms = counts[k] > 2 ? 150 : 0;
-				c.pin = counts[k] > 2 ? PIN_NONE : PIN_COMPACT;
-				c.pin_text = counts[k] > 2 ? "none" : "compact";
+				tl_set_pin(&c, counts[k] > 2 ? PIN_NONE : PIN_COMPACT);
 			}
 			for (unsigned s = 0; s < seeds; s++) {
 				int f = run_once(&c, a, counts[k], s, why, sizeof(why), &acq);
@@ -99,24 +77,14 @@ static void every_mutex_excludes(void **state)
 }
 
 /* A "lock" that never waits: the checker must catch it. */
-static void open_init(void *l, unsigned n)
-{
-}
-static void open_lock(void *l, void *ctx)
-{
-}
-static void open_unlock(void *l, void *ctx)
-{
-}
-
 static const struct lock_algo open_door = {
 	.name = "open-door",
 	.desc = "excludes nothing (test only)",
 	.kind = LOCK_MUTEX,
 	.lock_size = 64,
-	.init = open_init,
-	.lock = open_lock,
-	.unlock = open_unlock,
+	.init = tl_nop_init,
+	.lock = tl_nop,
+	.unlock = tl_nop,
 };
 
 static void checker_catches_a_broken_lock(void **state)

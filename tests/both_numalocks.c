@@ -29,12 +29,6 @@
  *
  * argv[1] (the bin/ directory) is not needed: nothing here runs a binary.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
@@ -42,10 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <locklab/backend.h>
 #include <locklab/lock.h>
 #include <locklab/mem.h>
-#include <locklab/workload.h>
 
 #include "testlib.h"
 
@@ -74,23 +66,7 @@ static const struct lock_algo *find(const char *name)
 
 static void base_config(struct wl_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->cs_ns = 20;
-	c->ncs_ns = 50;
-	c->ncs_exp = true;
-	c->cs_lines = 2;
-	c->locks = 1;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = TOPO;
-	c->seed = 424242;
-}
-
-static void set_pin(struct wl_config *c, enum pin_policy p)
-{
-	c->pin = p;
-	c->pin_text = p == PIN_SCATTER ? "scatter" : p == PIN_NONE ? "none" : "compact";
+	tl_config(c, TOPO, 424242);
 }
 
 /* What one run gives. */
@@ -168,7 +144,7 @@ static void excl_sim(const struct lock_algo *a)
 		for (unsigned s = 0; s < NSEEDS_EXCL; s++) {
 			base_config(&c);
 			c.ops = 40;
-			set_pin(&c, s % 2 ? PIN_COMPACT : PIN_SCATTER);
+			tl_set_pin(&c, s % 2 ? PIN_COMPACT : PIN_SCATTER);
 			check_excl(&c, a, counts[k], s);
 		}
 	}
@@ -181,7 +157,7 @@ static void excl_native(const struct lock_algo *a)
 	base_config(&c);
 	c.topo = NULL;
 	c.ops = 20000;
-	set_pin(&c, PIN_COMPACT);
+	tl_set_pin(&c, PIN_COMPACT);
 	check_excl(&c, a, 2, 0);
 
 	/* Oversubscribed: a queued waiter takes the lock only when the
@@ -189,7 +165,7 @@ static void excl_native(const struct lock_algo *a)
 	base_config(&c);
 	c.topo = NULL;
 	c.duration_ms = 150;
-	set_pin(&c, PIN_NONE);
+	tl_set_pin(&c, PIN_NONE);
 	check_excl(&c, a, 8, 1);
 }
 
@@ -206,19 +182,6 @@ static void every_numa_lock_excludes(void **state)
 }
 
 /* ------------------------------------------------- 2, 3. the NUMA signature */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct sig {
 	const char *name;
@@ -265,11 +228,13 @@ static void measure_sig(struct sig *m)
 		if (run > m->max_run)
 			m->max_run = run;
 	}
-	m->local_frac = median(lf, NSEEDS_SIG);
-	m->jain = median(jn, NSEEDS_SIG);
+	m->local_frac = tl_median(lf, NSEEDS_SIG);
+	m->jain = tl_median(jn, NSEEDS_SIG);
 	m->done = true;
-	print_message("  %-10s %u threads: handoff_local_frac %.4f, jain %.4f, local run %.2f\n",
-		      m->name, SIG_THREADS, m->local_frac, m->jain, m->max_run);
+	print_message("  %-10s %u threads, medians of runs 0-%u: handoff_local_frac %.4f, jain "
+		      "%.4f; local handoffs per remote one, the largest: %.2f\n", m->name,
+		      SIG_THREADS, NSEEDS_SIG - 1, m->local_frac, m->jain, m->max_run);
+	tl_print_command(&c, "run", m->name, SIG_THREADS, NSEEDS_SIG, "--format csv");
 }
 
 static const struct sig *sig_of(const char *name)
@@ -286,17 +251,14 @@ static const struct sig *sig_of(const char *name)
 }
 
 /*
- * Measured (median of 3 seeds, 32 threads, 4socket-ring with socket-first
- * arbitration; under fifo they were 0.246 and 0.220):
- *   handoff_local_frac  mcs 0.37  qspinlock 0.36 (arbitration groups their
- *                       queue order by socket a little)
- *                       cna 0.9847  cohort 0.9846  hmcs 0.9847
- *                       hticket 0.9848
- * 0.9846 is 64/65: runs of 64 local handoffs, then one to another socket.
  * A lock that passes in arrival order over four equally busy sockets
- * passes within a socket about a quarter of the time.
- * Asserted: each NUMA-aware lock >= 0.9, and >= 2.5x the larger of mcs's
- * and qspinlock's (measured 2.67x); mcs and qspinlock <= 0.5.
+ * passes within a socket about a quarter of the time (socket-first
+ * arbitration groups mcs's and qspinlock's queue order by socket a
+ * little, and raises that).  A NUMA-aware lock passes within the socket 64
+ * times, then once to another: 64/65 of its handoffs are local.
+ * Asserted: each NUMA-aware lock >= 0.9 and >= 1.8x the larger of mcs's
+ * and qspinlock's; mcs and qspinlock <= 0.6.  The test prints the medians
+ * and the command whose CSV gives each run's handoff_local_frac.
  */
 static void numa_locks_keep_the_lock_on_a_socket(void **state)
 {
@@ -309,8 +271,8 @@ static void numa_locks_keep_the_lock_on_a_socket(void **state)
 	for (unsigned i = 0; i < 2; i++) {
 		const struct sig *m = sig_of(fifo[i]);
 
-		if (!(m->local_frac <= 0.5))
-			fail_msg("%s: handoff_local_frac %.4f > 0.5 at %u threads over 4 sockets",
+		if (!(m->local_frac <= 0.6))
+			fail_msg("%s: handoff_local_frac %.4f > 0.6 at %u threads over 4 sockets",
 				 fifo[i], m->local_frac, SIG_THREADS);
 		if (m->local_frac > fifo_max)
 			fifo_max = m->local_frac;
@@ -318,8 +280,8 @@ static void numa_locks_keep_the_lock_on_a_socket(void **state)
 	for (unsigned i = 0; i < 4; i++) {
 		const struct sig *m = sig_of(aware[i]);
 
-		if (!(m->local_frac >= 0.9 && m->local_frac >= 2.5 * fifo_max))
-			fail_msg("%s: handoff_local_frac %.4f is not >= 0.9 and >= 2.5x that of "
+		if (!(m->local_frac >= 0.9 && m->local_frac >= 1.8 * fifo_max))
+			fail_msg("%s: handoff_local_frac %.4f is not >= 0.9 and >= 1.8x that of "
 				 "mcs/qspinlock (%.4f)", aware[i], m->local_frac, fifo_max);
 	}
 }
@@ -330,8 +292,6 @@ static void numa_locks_keep_the_lock_on_a_socket(void **state)
  * handoffs_local <= 64 (R + 1).  (The workload sees a handoff where the
  * lock also went free between the two holders, which restarts the lock's
  * count; at 32 threads on one lock that does not happen.)
- * Measured (largest of 3 seeds): handoffs_local / (R + 1) = 63.32 (cna),
- * 63.68 (hmcs), 63.55 (hticket); jain 0.9997, 0.9998, 0.9995.
  * Asserted: handoffs_local / (R + 1) <= 64 for every seed; median jain
  * >= 0.95.
  *
@@ -339,8 +299,9 @@ static void numa_locks_keep_the_lock_on_a_socket(void **state)
  * socket's next cohort, one transfer away, wins again and again against a
  * waiter on another socket, whose request is still on the wire, and
  * socket-first arbitration lets the holder's socket win the line first
- * (measured: jain 0.25 at 32 threads, three sockets never served in 1 ms).  C-BO-MCS
- * bounds the local handoffs, not what happens at the global lock.
+ * (the test prints cohort's figures: a jain of 1/4 is one socket served
+ * alone).  C-BO-MCS bounds the local handoffs, not what happens at the
+ * global lock.
  */
 static void local_handoffs_are_bounded(void **state)
 {

@@ -12,35 +12,18 @@
  * hypervisor of sim/vm.c does the same on the 4socket machine
  * (tests/sim_vm.c checks there, over many seeds, that the locks do halt).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
-#include <locklab/backend.h>
 #include <locklab/lock.h>
-#include <locklab/workload.h>
 
 #include "testlib.h"
 
 static void pv_config(struct wl_config *c, unsigned vcpus, double x)
 {
-	memset(c, 0, sizeof(*c));
+	tl_config(c, "4socket", 777);
 	c->cs_ns = 500;
 	c->ncs_ns = 2000;
-	c->ncs_exp = true;
-	c->cs_lines = 2;
-	c->locks = 1;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = "4socket";
-	c->seed = 777;
 	c->vm_vcpus = vcpus;
 	c->overcommit[0] = x;
 	c->novercommit = 1;
@@ -76,13 +59,9 @@ static void pv_locks_oversubscribed(void **state)
 				struct wl_config c;
 				struct wl_run run;
 				struct run_counters cnt;
-				uint64_t acq = 0;
-
 				pv_config(&c, sizes[z][0], 4.0);
 				pv_run(&c, lock_find(locks[l]), r, &run, &cnt);
-				for (unsigned i = 0; i < run.nthreads; i++)
-					acq += run.threads[i].acquisitions;
-				assert_int_equal(acq, c.ops * run.nthreads);
+				assert_int_equal(tl_acquisitions(&run), c.ops * run.nthreads);
 				assert_true(cnt.vm.has_vm);
 				assert_int_equal(cnt.vm.pcpus, sizes[z][1]);
 				if (cnt.vm.halts != cnt.vm.kicks || cnt.vm.kicks != cnt.vm.wakes) {

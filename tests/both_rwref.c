@@ -20,20 +20,12 @@
  * Simulator: 4 and 8 threads on 4socket, 25 seeds each, exponential
  * non-critical delays so that the interleavings differ.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include <locklab/backend.h>
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 #include <locklab/stats.h>
-#include <locklab/workload.h>
 
 #include "testlib.h"
 
@@ -41,24 +33,8 @@
 
 static void base_config(struct wl_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->cs_ns = 20;
-	c->ncs_ns = 50;
-	c->ncs_exp = true;
-	c->cs_lines = 2;
-	c->locks = 1;
+	tl_config(c, "4socket", 4242);
 	c->read_pct = 50;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = "4socket";
-	c->seed = 4242;
-}
-
-static void unpinned(struct wl_config *c)
-{
-	c->pin = PIN_NONE;
-	c->pin_text = "none";
 }
 
 /* What a test wants to know of a run, taken before the teardown. */
@@ -121,41 +97,30 @@ static void fail_run(const struct lock_algo *a, unsigned n, unsigned s, const ch
 
 /* ------------------------------------------------------------ test locks */
 
-static void noop_init(void *l, unsigned n)
-{
-}
-static void noop(void *l, void *ctx)
-{
-}
-
 /* Writers exclude each other (test-and-set), readers walk straight in. */
-struct tas_word {
-	uint32_t held;
-} ll_cacheline_aligned;
-
 static void tas_acquire(void *l, void *ctx)
 {
-	struct tas_word *w = l;
+	struct tl_word_lock *w = l;
 
-	while (ll_xchg(&w->held, 1, LL_ACQUIRE))
-		ll_wait_until(&w->held, VAL == 0);
+	while (ll_xchg(&w->word, 1, LL_ACQUIRE))
+		ll_wait_until(&w->word, VAL == 0);
 }
 
 static void tas_release(void *l, void *ctx)
 {
-	struct tas_word *w = l;
+	struct tl_word_lock *w = l;
 
-	ll_store(&w->held, 0, LL_RELEASE);
+	ll_store(&w->word, 0, LL_RELEASE);
 }
 
 static const struct lock_algo open_reads = {
 	.name = "open-reads",
 	.desc = "readers ignore writers (test only)",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct tas_word),
-	.init = noop_init,
-	.read_lock = noop,
-	.read_unlock = noop,
+	.lock_size = sizeof(struct tl_word_lock),
+	.init = tl_nop_init,
+	.read_lock = tl_nop,
+	.read_unlock = tl_nop,
 	.write_lock = tas_acquire,
 	.write_unlock = tas_release,
 };
@@ -165,8 +130,8 @@ static const struct lock_algo exclusive_reads = {
 	.name = "exclusive-reads",
 	.desc = "every section exclusive (test only)",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct tas_word),
-	.init = noop_init,
+	.lock_size = sizeof(struct tl_word_lock),
+	.init = tl_nop_init,
 	.read_lock = tas_acquire,
 	.read_unlock = tas_release,
 	.write_lock = tas_acquire,
@@ -274,51 +239,68 @@ static void overlap_of_exclusive_readers_is_one(void **state)
 
 /* ------------------------------------------------------------ rwlocks */
 
-static void every_rwlock_excludes_writers(void **state)
+/*
+ * Every lock of kind with 2 and 4 threads natively (the second unpinned,
+ * few operations), 4 and 8 in the simulator over 25 seeds: each run must
+ * pass check(); shape(c, k) sets the workload of thread count k.
+ */
+static void every_lock_of_kind(enum lock_kind kind, void (*shape)(struct wl_config *, unsigned),
+			       const char *(*check)(const struct wl_config *, unsigned,
+						    const struct outcome *))
 {
+	const unsigned counts[2] = { tl_is_sim() ? 4 : 2, tl_is_sim() ? 8 : 4 };
+	unsigned seeds = tl_is_sim() ? 25 : 1;
 	struct wl_config c;
 	struct outcome o;
-	const unsigned pcts[2] = { 50, 90 };
-	unsigned counts[2] = { 2, 4 };
-	unsigned seeds = tl_is_sim() ? 25 : 1;
 
-	if (tl_is_sim()) {
-		counts[0] = 4;
-		counts[1] = 8;
-	}
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 
-		if (a->kind != LOCK_RWLOCK)
+		if (a->kind != kind)
 			continue;
 		for (unsigned k = 0; k < 2; k++) {
 			base_config(&c);
-			c.read_pct = pcts[k];
-			if (tl_is_sim())
-				c.ops = 30;
-			else {
-				c.ops = counts[k] > 2 ? 300 : 20000;
-				if (counts[k] > 2)
-					unpinned(&c);
-			}
+			shape(&c, k);
+			if (!tl_is_sim() && k)
+				tl_set_pin(&c, PIN_NONE);
 			for (unsigned s = 0; s < seeds; s++) {
+				const char *why;
+
 				run_once(&c, a, counts[k], s, &o);
-				if (o.failed || o.acq != c.ops * counts[k])
-					fail_run(a, counts[k], s, "writers not exclusive or ops lost", &o);
-				if (o.writes == 0 || o.reads == 0)
-					fail_run(a, counts[k], s, "the mix did not exercise both sides", &o);
+				why = check(&c, counts[k], &o);
+				if (why)
+					fail_run(a, counts[k], s, why, &o);
 			}
 		}
 	}
 }
 
+static void rw_shape(struct wl_config *c, unsigned k)
+{
+	c->read_pct = k ? 90 : 50;
+	c->ops = tl_is_sim() ? 30 : k ? 300 : 20000;
+}
+
+static const char *rw_check(const struct wl_config *c, unsigned n, const struct outcome *o)
+{
+	if (o->failed || o->acq != c->ops * n)
+		return "writers not exclusive or ops lost";
+	if (o->writes == 0 || o->reads == 0)
+		return "the mix did not exercise both sides";
+	return NULL;
+}
+
+static void every_rwlock_excludes_writers(void **state)
+{
+	every_lock_of_kind(LOCK_RWLOCK, rw_shape, rw_check);
+}
+
 /*
  * Only reads, sections long against the way in: every rwlock must let
- * readers overlap.  Measured: 8 of 8 for every rwlock in the simulator
- * (8 threads on 4socket, cs 500 ns), 2 of 2 natively (cs 50 us).  Natively
- * the two threads overlap only while the OS runs both at once, which a
- * busy machine may not do for the whole run: up to 5 runs, any with an
- * overlap of 2 passes.
+ * readers overlap (8 threads on 4socket with cs 500 ns in the simulator,
+ * 2 with cs 50 us natively).  Natively the two threads overlap only while
+ * the OS runs both at once, which a busy machine may not do for the whole
+ * run: up to 5 runs, any with an overlap of 2 passes.
  */
 static void readers_run_concurrently(void **state)
 {
@@ -346,7 +328,7 @@ static void readers_run_concurrently(void **state)
 			if (o.max_readers >= 2)
 				break;
 		}
-		fprintf(stderr, "  %-14s readers overlapped: %u of %u\n", a->name, o.max_readers, n);
+		print_message("  %-14s readers overlapped: %u of %u\n", a->name, o.max_readers, n);
 		if (o.max_readers < 2)
 			fail_run(a, n, s, "readers never overlapped", &o);
 	}
@@ -354,11 +336,12 @@ static void readers_run_concurrently(void **state)
 
 /*
  * 90% reads on 4socket, 32 threads, the fserver preset's cs 200 ns and
- * ncs exp:2000 ns, 2 ms.  Measured (seeds 1-3 of the CLI, and this test's
- * seed): writers of the reader-preferring rwlock waited 0.86-1.12 ms at p99
- * and up to 1.41 ms (of a 2 ms run), of qrwlock 69-75 us (at most 78 us), of
- * qrwlock-steal 241-257 us.  Asserted: qrwlock's p99 under a quarter of
- * rwlock's, and its longest wait under a quarter of the run.
+ * ncs exp:2000 ns, 2 ms.  Readers of the reader-preferring rwlock keep it
+ * held while a writer waits, so its writers' wait grows with the run;
+ * qrwlock queues readers behind a waiting writer.  Asserted: qrwlock's
+ * p99 under a quarter of rwlock's, and its longest wait under a quarter of
+ * the run.  The test prints the figures and the command that gives them
+ * (write_wait_p99_ns and write_wait_max_ns in its CSV).
  */
 static void fair_rwlock_bounds_writer_wait(void **state)
 {
@@ -366,7 +349,7 @@ static void fair_rwlock_bounds_writer_wait(void **state)
 	struct outcome rw, q;
 
 	if (!tl_is_sim()) {
-		fprintf(stderr, "  (simulator only: 2 cores cannot starve a writer)\n");
+		print_message("  (simulator only: 2 cores cannot starve a writer)\n");
 		return;
 	}
 	base_config(&c);
@@ -378,8 +361,9 @@ static void fair_rwlock_bounds_writer_wait(void **state)
 	c.duration_ms = 2;
 	run_once(&c, lock_find("rwlock"), 32, 0, &rw);
 	run_once(&c, lock_find("qrwlock"), 32, 0, &q);
-	fprintf(stderr, "  writer wait p99 / max: rwlock %.0f / %.0f ns, qrwlock %.0f / %.0f ns\n",
-		rw.write_p99_ns, rw.write_max_ns, q.write_p99_ns, q.write_max_ns);
+	print_message("  writer wait p99 / max: rwlock %.0f / %.0f ns, qrwlock %.0f / %.0f ns\n",
+		      rw.write_p99_ns, rw.write_max_ns, q.write_p99_ns, q.write_max_ns);
+	tl_print_command(&c, "run", "rwlock,qrwlock", 32, 1, "--format csv");
 	assert_false(rw.failed);
 	assert_false(q.failed);
 	assert_true(rw.writes > 0 && q.writes > 0);
@@ -389,41 +373,24 @@ static void fair_rwlock_bounds_writer_wait(void **state)
 
 /* ------------------------------------------------------------ refcounts */
 
+static void ref_shape(struct wl_config *c, unsigned k)
+{
+	c->cs_ns = 0;
+	c->ncs_ns = 20;
+	c->locks = k + 1;
+	c->ops = tl_is_sim() ? 40 : k ? 300 : 50000;
+}
+
+static const char *ref_check(const struct wl_config *c, unsigned n, const struct outcome *o)
+{
+	if (o->failed || !o->counts_back || o->acq != c->ops * n)
+		return "count not back at its initial value";
+	return NULL;
+}
+
 static void refcounts_never_lost(void **state)
 {
-	struct wl_config c;
-	struct outcome o;
-	unsigned counts[2] = { 2, 4 };
-	unsigned seeds = tl_is_sim() ? 25 : 1;
-
-	if (tl_is_sim()) {
-		counts[0] = 4;
-		counts[1] = 8;
-	}
-	for (size_t i = 0; i < lock_catalogue_size(); i++) {
-		const struct lock_algo *a = lock_catalogue_get(i);
-
-		if (a->kind != LOCK_REFCOUNT)
-			continue;
-		for (unsigned k = 0; k < 2; k++) {
-			base_config(&c);
-			c.cs_ns = 0;
-			c.ncs_ns = 20;
-			c.locks = k + 1;
-			if (tl_is_sim())
-				c.ops = 40;
-			else {
-				c.ops = counts[k] > 2 ? 300 : 50000;
-				if (counts[k] > 2)
-					unpinned(&c);
-			}
-			for (unsigned s = 0; s < seeds; s++) {
-				run_once(&c, a, counts[k], s, &o);
-				if (o.failed || !o.counts_back || o.acq != c.ops * counts[k])
-					fail_run(a, counts[k], s, "count not back at its initial value", &o);
-			}
-		}
-	}
+	every_lock_of_kind(LOCK_REFCOUNT, ref_shape, ref_check);
 }
 
 /* ------------------------------------------------------------ presets */

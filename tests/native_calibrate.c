@@ -10,23 +10,16 @@
  * argv[1]; the sanitizer builds of this program skip it (the binaries are
  * the same) and keep the in-process tests.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "../native/validate.h"
+#include "testlib.h"
+
+#include "../native/tools/validate.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
@@ -34,41 +27,9 @@
 #define SANITIZED 0
 #endif
 
-extern char **environ;
-
 static const char *bindir;
-static char tmpdir[64];
-static char logpath[128]; /* what call_quiet() captured */
 
 /* ------------------------------------------------------------ helpers */
-
-static char *path_in(const char *name)
-{
-	static char buf[32][256];
-	static int k;
-
-	k = (k + 1) % 32;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int ch;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	while ((ch = fgetc(f)) != EOF)
-		fputc(ch, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
 
 static void spit(const char *path, const char *text)
 {
@@ -79,46 +40,15 @@ static void spit(const char *path, const char *text)
 	fclose(f);
 }
 
-/* Runs argv with stdout and stderr into `log` (or /dev/null); exit status. */
-static int run_prog(char *const argv[], const char *log)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log ? log : "/dev/null",
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-/* Calls a sub-command in this process with its output into a file. */
+/* Calls a sub-command in this process with its output into call.log. */
 static int call_quiet(int (*fn)(int, char **), int argc, char **argv)
 {
-	int saved_out = dup(1), saved_err = dup(2);
-	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int rc;
-
-	fflush(NULL);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	rc = fn(argc, argv);
-	fflush(NULL);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(fd);
-	close(saved_out);
-	close(saved_err);
-	return rc;
+	return tl_call(fn, argc, argv, tl_path("call.log"));
 }
 
 static void expect_log(const char *needle)
 {
-	char *log = slurp(logpath);
+	char *log = tl_slurp(tl_path("call.log"), NULL);
 
 	assert_non_null(log);
 	if (!strstr(log, needle))
@@ -271,18 +201,27 @@ static void test_calib_refused(void **state)
 	free(text);
 }
 
+/* The platform file calibrate writes for c, named name (malloc'd). */
+static char *topology_text(const struct calib *c, const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	assert_non_null(m);
+	calib_write_topology(m, c, name);
+	fclose(m);
+	return buf;
+}
+
 static void test_topology_text(void **state)
 {
 	static struct calib c;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
+	char *buf;
 
 	(void)state;
 	fixed_calib(&c);
-	m = open_memstream(&buf, &len);
-	calib_write_topology(m, &c, "host-testbox");
-	fclose(m);
+	buf = topology_text(&c, "host-testbox");
 	assert_non_null(strstr(buf, "<zone id=\"host-testbox\" routing=\"Full\">"));
 	assert_non_null(strstr(buf, "value=\"testbox calibrated: Test CPU (R) 9000\""));
 	assert_non_null(strstr(buf, "<prop id=\"protocol\" value=\"MESIF\"/>"));
@@ -303,9 +242,7 @@ static void test_topology_text(void **state)
 	/* a comment never holds "--": a host name with one is mended */
 	strcpy(c.vendor, "AuthenticAMD");
 	strcpy(c.host, "a--b");
-	m = open_memstream(&buf, &len);
-	calib_write_topology(m, &c, "amd");
-	fclose(m);
+	buf = topology_text(&c, "amd");
 	assert_non_null(strstr(buf, "value=\"MOESI\""));
 	assert_non_null(strstr(buf, "(host a-_b,"));
 	assert_null(strstr(buf, "host a--b"));
@@ -390,7 +327,7 @@ static void test_out_path(void **state)
 static void test_calibrate_small(void **state)
 {
 	static struct calib c;
-	char *args[] = { "--reps", "12", "--out", path_in("host-small.xml") };
+	char *args[] = { "--reps", "12", "--out", tl_path("host-small.xml") };
 	char err[600];
 
 	(void)state;
@@ -399,7 +336,7 @@ static void test_calibrate_small(void **state)
 #endif
 	assert_int_equal(call_quiet(native_calibrate_main, 4, args), 0);
 	expect_log("class 0 (same socket)");
-	if (calib_read_file(path_in("host-small.calib.csv"), &c, err, sizeof(err)))
+	if (calib_read_file(tl_path("host-small.calib.csv"), &c, err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(c.reps, 12);
 	assert_true(c.tsc_ghz > 0.1);
@@ -411,7 +348,7 @@ static void test_calibrate_small(void **state)
 	}
 	assert_true(c.mem[0].measured);
 	/* the platform file beside it names the zone after the file */
-	char *xml = slurp(path_in("host-small.xml"));
+	char *xml = tl_slurp(tl_path("host-small.xml"), NULL);
 
 	assert_non_null(xml);
 	assert_non_null(strstr(xml, "<zone id=\"host-small\""));
@@ -425,8 +362,8 @@ static void test_calibrate_bad_input(void **state)
 	char *topo[] = { "--out", "topologies/host-x.xml" };
 	char *unknown[] = { "--bogus" };
 	char *no_value[] = { "--out" };
-	char *from_missing[] = { "--from", path_in("nothing.calib.csv") };
-	char *from_bad[] = { "--from", path_in("bad.calib.csv"), "--out", path_in("bad.xml") };
+	char *from_missing[] = { "--from", tl_path("nothing.calib.csv") };
+	char *from_bad[] = { "--from", tl_path("bad.calib.csv"), "--out", tl_path("bad.xml") };
 
 	(void)state;
 	assert_int_equal(call_quiet(native_calibrate_main, 2, reps_low), 2);
@@ -439,7 +376,7 @@ static void test_calibrate_bad_input(void **state)
 	assert_int_equal(call_quiet(native_calibrate_main, 1, no_value), 2);
 	assert_int_equal(call_quiet(native_calibrate_main, 2, from_missing), 2);
 	expect_log("No such file");
-	spit(path_in("bad.calib.csv"), "version,1\nsockets,1\nsocket_pus,2\n");
+	spit(tl_path("bad.calib.csv"), "version,1\nsockets,1\nsocket_pus,2\n");
 	assert_int_equal(call_quiet(native_calibrate_main, 4, from_bad), 2);
 	expect_log("bad.calib.csv");
 }
@@ -484,17 +421,17 @@ static const char sim_csv[] =
 
 static void test_report(void **state)
 {
-	char *args[] = { "--native", path_in("n.csv"), "--sim", path_in("s.csv"),
-			 "--csv", path_in("v.csv"), "--report", path_in("v.txt") };
+	char *args[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"),
+			 "--csv", tl_path("v.csv"), "--report", tl_path("v.txt") };
 	char *csv, *txt;
 
 	(void)state;
-	spit(path_in("n.csv"), native_csv);
-	spit(path_in("s.csv"), sim_csv);
+	spit(tl_path("n.csv"), native_csv);
+	spit(tl_path("s.csv"), sim_csv);
 	assert_int_equal(call_quiet(native_validate_report_main, 8, args), 0);
 	expect_log("clh at 2 threads is only in the simulated results");
-	csv = slurp(path_in("v.csv"));
-	txt = slurp(path_in("v.txt"));
+	csv = tl_slurp(tl_path("v.csv"), NULL);
+	txt = tl_slurp(tl_path("v.txt"), NULL);
 	assert_non_null(csv);
 	assert_non_null(txt);
 	/* tas t=1: native 100 (sigma 0), sim 150: +50%; t=2: mean 100, sigma
@@ -522,20 +459,20 @@ static void test_report(void **state)
  * with different delays are not compared. */
 static void test_report_ceiling(void **state)
 {
-	char *args[] = { "--native", path_in("cn.csv"), "--sim", path_in("cs.csv"), "--report",
-			 path_in("c.txt"), "--quiet" };
-	char *mismatch[] = { "--native", path_in("cn.csv"), "--sim", path_in("cx.csv") };
+	char *args[] = { "--native", tl_path("cn.csv"), "--sim", tl_path("cs.csv"), "--report",
+			 tl_path("c.txt"), "--quiet" };
+	char *mismatch[] = { "--native", tl_path("cn.csv"), "--sim", tl_path("cx.csv") };
 	char *txt;
 
 	(void)state;
-	spit(path_in("cn.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+	spit(tl_path("cn.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
 				"tas,1,50,200,5000000,1,box\ntas,2,50,200,7900000,1,box\n");
-	spit(path_in("cs.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+	spit(tl_path("cs.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
 				"tas,1,50,200,3600000,1,sim\ntas,2,50,200,7000000,1,sim\n");
-	spit(path_in("cx.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
+	spit(tl_path("cx.csv"), "lock,threads,cs_ns,ncs_ns,throughput_per_s,jain,topo\n"
 				"tas,1,100,200,3000000,1,sim\n");
 	assert_int_equal(call_quiet(native_validate_report_main, 7, args), 0);
-	txt = slurp(path_in("c.txt"));
+	txt = tl_slurp(tl_path("c.txt"), NULL);
 	assert_non_null(txt);
 	/* t=1: ceiling 1e9 / 250 = 4 Macq/s; t=2: 8 (2 / 250 ns), under 1e9 / 50 */
 	assert_non_null(strstr(txt, "faster than cs + ncs allow"));
@@ -546,11 +483,11 @@ static void test_report_ceiling(void **state)
 	expect_log("ran with cs 50, ncs 200 natively but cs 100, ncs 200 simulated");
 
 	/* two locks whose native figures lie within their noise */
-	spit(path_in("cn.csv"), "lock,threads,throughput_per_s,jain,topo\n"
+	spit(tl_path("cn.csv"), "lock,threads,throughput_per_s,jain,topo\n"
 				"a,1,100,1,box\na,1,110,1,box\nb,1,104,1,box\nb,1,107,1,box\n");
-	spit(path_in("cs.csv"), "lock,threads,throughput_per_s,jain,topo\na,1,90,1,s\nb,1,95,1,s\n");
+	spit(tl_path("cs.csv"), "lock,threads,throughput_per_s,jain,topo\na,1,90,1,s\nb,1,95,1,s\n");
 	assert_int_equal(call_quiet(native_validate_report_main, 7, args), 0);
-	txt = slurp(path_in("c.txt"));
+	txt = tl_slurp(tl_path("c.txt"), NULL);
 	assert_non_null(strstr(txt, "Spearman rho +1.000 over 2 locks (too few to mean much)\n"
 				    "    (the native figures of these locks differ by less than twice"));
 	free(txt);
@@ -558,19 +495,19 @@ static void test_report_ceiling(void **state)
 
 static void test_report_bad_input(void **state)
 {
-	char *missing_sim[] = { "--native", path_in("n.csv") };
-	char *no_file[] = { "--native", path_in("none.csv"), "--sim", path_in("s.csv") };
-	char *no_col[] = { "--native", path_in("nocol.csv"), "--sim", path_in("s.csv") };
-	char *disjoint[] = { "--native", path_in("other.csv"), "--sim", path_in("s.csv") };
-	char *bad_num[] = { "--native", path_in("badnum.csv"), "--sim", path_in("s.csv") };
-	char *unknown[] = { "--native", path_in("n.csv"), "--sim", path_in("s.csv"), "--what" };
+	char *missing_sim[] = { "--native", tl_path("n.csv") };
+	char *no_file[] = { "--native", tl_path("none.csv"), "--sim", tl_path("s.csv") };
+	char *no_col[] = { "--native", tl_path("nocol.csv"), "--sim", tl_path("s.csv") };
+	char *disjoint[] = { "--native", tl_path("other.csv"), "--sim", tl_path("s.csv") };
+	char *bad_num[] = { "--native", tl_path("badnum.csv"), "--sim", tl_path("s.csv") };
+	char *unknown[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"), "--what" };
 
 	(void)state;
-	spit(path_in("n.csv"), native_csv);
-	spit(path_in("s.csv"), sim_csv);
-	spit(path_in("nocol.csv"), "backend,topo,lock,threads,run,jain\nnative,box,tas,1,0,1\n");
-	spit(path_in("other.csv"), "lock,threads,throughput_per_s,jain,topo\nqspinlock,1,5,1,box\n");
-	spit(path_in("badnum.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,fast,1,box\n");
+	spit(tl_path("n.csv"), native_csv);
+	spit(tl_path("s.csv"), sim_csv);
+	spit(tl_path("nocol.csv"), "backend,topo,lock,threads,run,jain\nnative,box,tas,1,0,1\n");
+	spit(tl_path("other.csv"), "lock,threads,throughput_per_s,jain,topo\nqspinlock,1,5,1,box\n");
+	spit(tl_path("badnum.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,fast,1,box\n");
 	assert_int_equal(call_quiet(native_validate_report_main, 2, missing_sim), 2);
 	expect_log("--native FILE and --sim FILE are both needed");
 	assert_int_equal(call_quiet(native_validate_report_main, 4, no_file), 2);
@@ -609,6 +546,7 @@ static unsigned count_lines(const char *text)
 static void test_end_to_end(void **state)
 {
 	char topo[256], ncsv[256], scsv[256], vcsv[256], plotvars[800];
+	struct tl_proc report;
 	char *csv;
 
 	(void)state;
@@ -617,48 +555,47 @@ static void test_end_to_end(void **state)
 #if !defined(__x86_64__)
 	skip(); /* calibrate measures only on x86-64 */
 #endif
-	snprintf(topo, sizeof(topo), "%s", path_in("host-e2e.xml"));
-	snprintf(ncsv, sizeof(ncsv), "%s", path_in("e2e-native.csv"));
-	snprintf(scsv, sizeof(scsv), "%s", path_in("e2e-sim.csv"));
-	snprintf(vcsv, sizeof(vcsv), "%s", path_in("e2e.csv"));
+	snprintf(topo, sizeof(topo), "%s", tl_path("host-e2e.xml"));
+	snprintf(ncsv, sizeof(ncsv), "%s", tl_path("e2e-native.csv"));
+	snprintf(scsv, sizeof(scsv), "%s", tl_path("e2e-sim.csv"));
+	snprintf(vcsv, sizeof(vcsv), "%s", tl_path("e2e.csv"));
 	{
 		char *argv[] = { prog("locklab-native"), "calibrate", "--reps", "20", "--out", topo, NULL };
 
-		assert_int_equal(run_prog(argv, path_in("e2e-calibrate.log")), 0);
+		tl_expect_exit(argv, 0);
 	}
 	{
 		char *argv[] = { prog("locklab-native"), "run", "--lock", "tas,mcs", "--threads", "1,2",
 				 "--duration", "20", "--runs", "2", "--format", "csv", "--out", ncsv, NULL };
 
-		assert_int_equal(run_prog(argv, NULL), 0);
+		tl_expect_exit(argv, 0);
 	}
 	{
 		char *argv[] = { prog("locklab-sim"), "run", "--topo", topo, "--lock", "tas,mcs",
 				 "--threads", "1,2", "--duration", "1", "--runs", "2", "--format", "csv",
 				 "--out", scsv, NULL };
 
-		assert_int_equal(run_prog(argv, NULL), 0);
+		tl_expect_exit(argv, 0);
 	}
 	{
 		char *argv[] = { prog("locklab-native"), "validate-report", "--native", ncsv, "--sim",
-				 scsv, "--csv", vcsv, "--report", path_in("e2e.txt"), NULL };
+				 scsv, "--csv", vcsv, "--report", tl_path("e2e.txt"), NULL };
 
-		assert_int_equal(run_prog(argv, path_in("e2e-report.log")), 0);
+		assert_int_equal(tl_exec(&report, argv), 0);
 	}
-	csv = slurp(vcsv);
+	csv = tl_slurp(vcsv, NULL);
 	assert_non_null(csv);
 	assert_int_equal(count_lines(csv), 5); /* heading + 2 locks x 2 counts */
 	assert_non_null(strstr(csv, "\ntas,1,2,"));
 	assert_non_null(strstr(csv, "\nmcs,2,2,"));
 	assert_non_null(strstr(csv, ",host-e2e\n"));
 	free(csv);
-	csv = slurp(path_in("e2e-report.log"));
-	assert_non_null(strstr(csv, "Spearman rho"));
-	free(csv);
+	assert_non_null(strstr(report.out, "Spearman rho"));
+	tl_proc_free(&report);
 	if (access("/usr/bin/gnuplot", X_OK))
 		return;
 	snprintf(plotvars, sizeof(plotvars), "datafile='%s'; out='%s'; host='e2e'", vcsv,
-		 path_in("e2e"));
+		 tl_path("e2e"));
 	{
 		char gp[600];
 		struct stat st;
@@ -672,33 +609,14 @@ static void test_end_to_end(void **state)
 			return;
 		char *argv[] = { "/usr/bin/gnuplot", "-e", plotvars, gp, NULL };
 
-		assert_int_equal(run_prog(argv, path_in("e2e-gnuplot.log")), 0);
-		assert_int_equal(stat(path_in("e2e.png"), &st), 0);
+		tl_expect_exit(argv, 0);
+		assert_int_equal(stat(tl_path("e2e.png"), &st), 0);
 		assert_true(st.st_size > 1000);
-		assert_int_equal(stat(path_in("e2e.svg"), &st), 0);
+		assert_int_equal(stat(tl_path("e2e.svg"), &st), 0);
 	}
 }
 
 /* ------------------------------------------------------------ main */
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/locklab-calib.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		return -1;
-	snprintf(logpath, sizeof(logpath), "%s/call.log", tmpdir);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
 
 int main(int argc, char **argv)
 {
@@ -718,5 +636,5 @@ int main(int argc, char **argv)
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
 }

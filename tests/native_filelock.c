@@ -4,73 +4,23 @@
  * a row per run, placement policies apply to the processes, and bad input
  * gets one line and exit status 2.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../native/validate.h"
+#include "testlib.h"
 
-static char tmpdir[64];
-
-static char *path_in(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int ch;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	while ((ch = fgetc(f)) != EOF)
-		fputc(ch, m);
-	fclose(f);
-	fclose(m);
-	return buf;
-}
+#include "../native/tools/validate.h"
 
 /* filelock with argv, its stdout and stderr in call.log; exit status. */
 static int filelock(int argc, char **argv)
 {
-	int saved_out = dup(1), saved_err = dup(2);
-	int fd = open(path_in("call.log"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int rc;
-
-	fflush(NULL);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	rc = native_filelock_main(argc, argv);
-	fflush(NULL);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(fd);
-	close(saved_out);
-	close(saved_err);
-	return rc;
+	return tl_call(native_filelock_main, argc, argv, tl_path("call.log"));
 }
 
 static char *log_text(void)
 {
-	char *t = slurp(path_in("call.log"));
+	char *t = tl_slurp(tl_path("call.log"), NULL);
 
 	assert_non_null(t);
 	return t;
@@ -89,7 +39,7 @@ static unsigned count(const char *text, const char *needle)
 static void both_modes(const char *test)
 {
 	char *args[] = { "--test", (char *)test, "--procs", "3", "--iterations", "200", "--runs", "3",
-			 "--dir", tmpdir, "--csv", path_in("fl.csv") };
+			 "--dir", tl_tmpdir(), "--csv", tl_path("fl.csv") };
 	char row[64];
 	char *log, *csv;
 	int rc = filelock(12, args);
@@ -106,7 +56,7 @@ static void both_modes(const char *test)
 	assert_int_equal(count(log, "( +- "), 2);
 	assert_non_null(strstr(log, "private files"));
 	free(log);
-	csv = slurp(path_in("fl.csv"));
+	csv = tl_slurp(tl_path("fl.csv"), NULL);
 	assert_non_null(csv);
 	assert_int_equal(count(csv, "\n"), 7);
 	snprintf(row, sizeof(row), ",%s,shared,3,200,compact,2,", test);
@@ -138,9 +88,9 @@ static void test_lease(void **state)
  * variance; processes pinned to one socket, and unpinned. */
 static void test_suite_single_run(void **state)
 {
-	char *socket0[] = { "--procs", "2", "--iterations", "50", "--runs", "1", "--dir", tmpdir,
+	char *socket0[] = { "--procs", "2", "--iterations", "50", "--runs", "1", "--dir", tl_tmpdir(),
 			    "--pin", "socket:0", "--test", "flock,posix" };
-	char *none[] = { "--procs", "2", "--iterations", "50", "--runs", "2", "--dir", tmpdir,
+	char *none[] = { "--procs", "2", "--iterations", "50", "--runs", "2", "--dir", tl_tmpdir(),
 			 "--pin", "none", "--shared", "--test", "flock" };
 	char *log;
 
@@ -193,22 +143,6 @@ static void test_bad_input(void **state)
 	expect_bad(6, dir, "cannot make a directory in /nonexistent/locklab");
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/locklab-fl.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,5 +153,5 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
 }

@@ -6,42 +6,20 @@
  * `locklab-sim ccbench` must reproduce it and `locklab-sim run` must run on
  * it.  The binaries come from argv[1].
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <simgrid/engine.h>
 #include <xbt/log.h>
 
+#include "testlib.h"
+
 #include "../sim/topology.h"
 
-extern char **environ;
-
 static const char *bindir;
-static char tmpdir[64];
 
 static const char *const ops[] = { "load", "store", "cas", "fai", "swap" };
 static const char states[] = "MESI";
-
-static char *path_in(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmpdir, name);
-	return buf[k];
-}
 
 static double median_of(int op, int st, int k)
 {
@@ -73,48 +51,12 @@ static void write_calibration(const char *path)
 	fclose(f);
 }
 
-static int run_prog(char *const argv[], const char *log)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
-	posix_spawn_file_actions_destroy(&fa);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static char *prog(const char *name)
 {
 	static char buf[512];
 
 	snprintf(buf, sizeof(buf), "%s/%s", bindir, name);
 	return buf;
-}
-
-static void show_log(const char *path)
-{
-	char line[512];
-	FILE *f = fopen(path, "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		print_message("%s", line);
-	if (f)
-		fclose(f);
-}
-
-static void expect_run(char *const argv[], const char *log)
-{
-	int rc = run_prog(argv, log);
-
-	if (rc) {
-		show_log(log);
-		fail_msg("%s %s: exit status %d", argv[0], argv[1], rc);
-	}
 }
 
 /* ps of a figure in ns */
@@ -129,13 +71,13 @@ static void test_calibrated_machine(void **state)
 	char xml[256], err[600];
 
 	(void)state;
-	write_calibration(path_in("fixed.calib.csv"));
-	snprintf(xml, sizeof(xml), "%s", path_in("host-fixed.xml"));
+	write_calibration(tl_path("fixed.calib.csv"));
+	snprintf(xml, sizeof(xml), "%s", tl_path("host-fixed.xml"));
 	{
 		char *argv[] = { prog("locklab-native"), "calibrate", "--from",
-				 path_in("fixed.calib.csv"), "--out", xml, NULL };
+				 tl_path("fixed.calib.csv"), "--out", xml, NULL };
 
-		expect_run(argv, path_in("from.log"));
+		tl_expect_exit(argv, 0);
 	}
 	if (topo_load(&t, xml, err, sizeof(err)))
 		fail_msg("%s", err);
@@ -164,14 +106,14 @@ static void test_calibrated_machine(void **state)
 	{
 		char *argv[] = { prog("locklab-sim"), "ccbench", "--topo", xml, NULL };
 
-		expect_run(argv, path_in("ccbench.log"));
+		tl_expect_exit(argv, 0);
 	}
 	{
 		char *argv[] = { prog("locklab-sim"), "run", "--topo", xml, "--lock", "mcs,ttas",
 				 "--threads", "8", "--duration", "1", "--runs", "1", "--format", "csv",
-				 "--out", path_in("run.csv"), NULL };
+				 "--out", tl_path("run.csv"), NULL };
 
-		expect_run(argv, path_in("run.log"));
+		tl_expect_exit(argv, 0);
 	}
 }
 
@@ -179,28 +121,12 @@ static void test_calibrated_machine(void **state)
 static void test_refusals(void **state)
 {
 	char *into_topologies[] = { prog("locklab-native"), "calibrate", "--from",
-				    path_in("fixed.calib.csv"), "--out", "topologies/host-x.xml", NULL };
+				    tl_path("fixed.calib.csv"), "--out", "topologies/host-x.xml", NULL };
 
 	(void)state;
-	write_calibration(path_in("fixed.calib.csv"));
-	assert_int_equal(run_prog(into_topologies, path_in("refuse.log")), 2);
+	write_calibration(tl_path("fixed.calib.csv"));
+	tl_expect_exit(into_topologies, 2);
 	assert_int_equal(access("topologies/host-x.xml", F_OK), -1);
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(tmpdir, "/tmp/locklab-simcal.XXXXXX");
-	return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -215,5 +141,5 @@ int main(int argc, char **argv)
 	bindir = argc > 1 ? argv[1] : "bin";
 	xbt_log_control_set("root.thres:critical");
 	simgrid_init(&one, sg_argv);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
 }

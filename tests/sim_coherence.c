@@ -1,5 +1,5 @@
 /*
- * tests/sim_coherence.c - the coherence model (sim/coherence.c) against
+ * tests/sim_coherence.c - the coherence model (sim/coherence.h) against
  * hand-computed latencies, on a machine built here by hand (no XML).
  *
  * The machine: 4 sockets in a ring 0-1-2-3-0, 2 cores each (core c sits on
@@ -496,6 +496,19 @@ static void test_hits(void **state)
 	/* coh_would_hit has no side effects: no line, no counter */
 	assert_false(coh_would_hit(m, 0, line(9), COH_LOAD));
 	assert_int_equal(coh_counters(m)->accesses, 3);
+
+	/* coh_access_if_hit: a hit served as coh_access serves it; else nothing */
+	assert_true(coh_access_if_hit(m, 5, line(0), COH_LOAD, 7, &r));
+	assert_true(r.hit);
+	assert_int_equal(r.state, TOPO_M);
+	assert_int_equal(r.done_ps, 7 + T.hit_ps[COH_LOAD]);
+	assert_false(coh_access_if_hit(m, 0, line(0), COH_LOAD, 8, &r));
+	assert_false(coh_access_if_hit(m, 0, line(9), COH_LOAD, 8, &r));
+	assert_int_equal(coh_counters(m)->accesses, 4);
+	assert_int_equal(coh_counters(m)->hits, 3);
+	coh_line_view(m, line(0), &v);
+	assert_int_equal(v.letter, 'M');
+	assert_int_equal(v.owner, 5);
 
 	coh_reset_counters(m);
 	assert_int_equal(coh_counters(m)->accesses, 0);

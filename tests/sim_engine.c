@@ -9,20 +9,13 @@
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process tests
  * run on topologies/4socket.xml (one platform per process).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
-#include <locklab/backend.h>
 #include <locklab/mem.h>
-#include <locklab/workload.h>
+
+#include "testlib.h"
 
 #include "../sim/sim.h"
 
@@ -38,37 +31,6 @@ static void run_actors(unsigned n, const unsigned *cores, void (*fn)(void *), vo
 		sim_spawn(i, fn, args ? args[i] : NULL);
 	sim_go();
 	sim_end();
-}
-
-/* Run a command; its stdout in *out (malloc'd), its exit status back. */
-static int run_cmd(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int st;
-
-	assert_non_null(p);
-	assert_non_null(buf);
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, p);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 1024) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-	}
-	buf[len] = 0;
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* ------------------------------------------------ values at every width */
@@ -342,26 +304,6 @@ static void test_park(void **state)
 
 /* ------------------------------------------------ broken locks */
 
-struct bad_lock {
-	uint64_t word;
-} ll_cacheline_aligned;
-
-static void bad_init(void *lock, unsigned ncpus)
-{
-}
-
-/* Waits for a value nobody writes. */
-static void never_lock(void *lock, void *ctx)
-{
-	struct bad_lock *l = lock;
-
-	ll_wait_until(&l->word, VAL == 1);
-}
-
-static void nop_unlock(void *lock, void *ctx)
-{
-}
-
 /* Parks with nobody to kick it. */
 static void park_lock(void *lock, void *ctx)
 {
@@ -371,7 +313,7 @@ static void park_lock(void *lock, void *ctx)
 /* Takes the lock, and the unlock forgets to give it back. */
 static void grab_lock(void *lock, void *ctx)
 {
-	struct bad_lock *l = lock;
+	struct tl_word_lock *l = lock;
 
 	while (ll_xchg(&l->word, 1, LL_ACQUIRE))
 		ll_wait_until(&l->word, VAL == 0);
@@ -380,7 +322,7 @@ static void grab_lock(void *lock, void *ctx)
 /* Spins on local work forever: no park, no acquisition. */
 static void spin_lock(void *lock, void *ctx)
 {
-	struct bad_lock *l = lock;
+	struct tl_word_lock *l = lock;
 
 	while (ll_load(&l->word, LL_ACQUIRE) != 7)
 		ll_delay_ns(200);
@@ -389,66 +331,46 @@ static void spin_lock(void *lock, void *ctx)
 #define BAD_LOCK(nm, fn)                                                                  \
 	{                                                                                 \
 		.name = nm, .desc = "broken on purpose", .kind = LOCK_MUTEX,              \
-		.lock_size = sizeof(struct bad_lock), .init = bad_init, .lock = fn,       \
-		.unlock = nop_unlock,                                                     \
+		.lock_size = sizeof(struct tl_word_lock), .init = tl_nop_init, .lock = fn,\
+		.unlock = tl_nop,                                                         \
 	}
 
-static const struct lock_algo never_algo = BAD_LOCK("never", never_lock);
 static const struct lock_algo park_algo = BAD_LOCK("park", park_lock);
 static const struct lock_algo grab_algo = BAD_LOCK("grab", grab_lock);
 static const struct lock_algo spin_algo = BAD_LOCK("spin", spin_lock);
 
-static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned threads, uint64_t ops)
+/* Short sections, threads scattered over the sockets, ops acquisitions
+ * each (0: 1 ms). */
+static void config(struct wl_config *cfg, unsigned ops)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->algos[0] = a;
-	cfg->nalgos = 1;
-	cfg->threads[0] = threads;
-	cfg->nthreads = 1;
+	tl_config(cfg, NULL, 1);
 	cfg->cs_ns = 50;
 	cfg->ncs_ns = 200;
+	cfg->ncs_exp = false;
 	cfg->cs_lines = 1;
-	cfg->locks = 1;
-	cfg->runs = 1;
 	cfg->ops = ops;
 	cfg->duration_ms = ops ? 0 : 1;
-	cfg->pin = PIN_SCATTER;
-	cfg->pin_text = "scatter";
-	cfg->seed = 1;
+	tl_set_pin(cfg, PIN_SCATTER);
 }
 
-/* One run through backend_run; returns its status, the run in *out. */
-static int one_run(const struct wl_config *cfg, struct wl_run *run, struct run_counters *c)
+/* One run through backend_run; returns its status. */
+static int one_run(const struct lock_algo *a, unsigned threads, uint64_t ops, struct wl_run *run,
+		   struct run_counters *c)
 {
-	int rc;
+	static struct wl_config cfg;
+	char err[256];
 
-	memset(run, 0, sizeof(*run));
-	memset(c, 0, sizeof(*c));
-	run->cfg = cfg;
-	run->algo = cfg->algos[0];
-	run->nthreads = cfg->threads[0];
-	run->seed = cfg->seed;
-	run->threads = calloc(run->nthreads, sizeof(*run->threads));
-	assert_non_null(run->threads);
-	rc = backend_run(run, c);
-	return rc;
-}
-
-static void end_run(struct wl_run *run)
-{
-	wl_teardown(run);
-	free(run->threads);
+	config(&cfg, ops);
+	return tl_run(&cfg, a, threads, 0, run, c, err, sizeof(err));
 }
 
 static void expect_failure(const struct lock_algo *a, unsigned threads, uint64_t ops,
 			   const char *const *needles)
 {
-	struct wl_config cfg;
 	struct wl_run run;
 	struct run_counters c;
 
-	config(&cfg, a, threads, ops);
-	assert_int_not_equal(one_run(&cfg, &run, &c), 0);
+	assert_int_not_equal(one_run(a, threads, ops, &run, &c), 0);
 	assert_int_equal(run.failed, 1);
 	print_message("%s\n", run.failure);
 	assert_null(strchr(run.failure, '\n'));
@@ -456,7 +378,7 @@ static void expect_failure(const struct lock_algo *a, unsigned threads, uint64_t
 	for (; *needles; needles++)
 		if (!strstr(run.failure, *needles))
 			fail_msg("'%s' lacks '%s'", run.failure, *needles);
-	end_run(&run);
+	tl_done(&run);
 }
 
 static void test_deadlock_line(void **state)
@@ -464,7 +386,7 @@ static void test_deadlock_line(void **state)
 	static const char *const n[] = { "deadlock at ", "every thread is parked",
 					 "t0 waits on lock+0", "t1 on lock+0", "t2 on lock+0", NULL };
 
-	expect_failure(&never_algo, 3, 0, n);
+	expect_failure(tl_never_lock(), 3, 0, n);
 }
 
 static void test_deadlock_park(void **state)
@@ -497,62 +419,46 @@ static void test_no_progress(void **state)
 /* After failed runs, a good lock runs normally in the same process. */
 static void test_run_after_failure(void **state)
 {
-	struct wl_config cfg;
 	struct wl_run run;
 	struct run_counters c;
-	uint64_t acq = 0;
 
-	config(&cfg, lock_find("mcs"), 4, 50);
-	assert_int_equal(one_run(&cfg, &run, &c), 0);
+	assert_int_equal(one_run(lock_find("mcs"), 4, 50, &run, &c), 0);
 	assert_int_equal(run.failed, 0);
-	for (unsigned i = 0; i < run.nthreads; i++)
-		acq += run.threads[i].acquisitions;
-	assert_int_equal(acq, 200);
+	assert_int_equal(tl_acquisitions(&run), 200);
 	assert_true(c.sim.has_sim);
 	assert_true(c.sim.misses > 0);
 	assert_true(c.sim.events > 0);
 	assert_true(run.stop_ns > 0);
-	end_run(&run);
+	tl_done(&run);
 }
 
 /* ------------------------------------------------ the binary */
 
 static void test_determinism(void **state)
 {
-	char cmd[1024], *a, *b, *c;
+	struct tl_proc a, b, c;
 	const char *args = "run --topo 4socket --lock ttas,mcs,ticket --threads 4,8 --runs 1 "
 			   "--ncs exp:300 --format csv";
 
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s --seed 7", bindir, args);
-	assert_int_equal(run_cmd(cmd, &a), 0);
-	assert_int_equal(run_cmd(cmd, &b), 0);
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s --seed 8", bindir, args);
-	assert_int_equal(run_cmd(cmd, &c), 0);
-	assert_true(strlen(a) > 100);
-	assert_string_equal(a, b);
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim %s --seed 7", bindir, args), 0);
+	assert_int_equal(tl_sh(&b, "%s/locklab-sim %s --seed 7", bindir, args), 0);
+	assert_int_equal(tl_sh(&c, "%s/locklab-sim %s --seed 8", bindir, args), 0);
+	assert_true(strlen(a.out) > 100);
+	assert_string_equal(a.out, b.out);
 	/* the seed column differs anyway: compare the numbers after it */
-	assert_true(strcmp(strstr(a, ",7,0,"), strstr(c, ",8,0,")) != 0);
-	free(a);
-	free(b);
-	free(c);
+	assert_true(strcmp(strstr(a.out, ",7,0,"), strstr(c.out, ",8,0,")) != 0);
+	tl_proc_free(&a);
+	tl_proc_free(&b);
+	tl_proc_free(&c);
 }
 
 static void expect_bad_input(const char *args, const char *needle)
 {
-	char cmd[1024], *out;
-	FILE *p;
-	char line[512] = "";
+	struct tl_proc p;
 
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim %s 2>&1 >/dev/null", bindir, args);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	if (!fgets(line, sizeof(line), p))
-		line[0] = 0;
-	out = line;
-	assert_int_equal(fgetc(p), EOF); /* one line */
-	assert_int_equal(WEXITSTATUS(pclose(p)), 2);
-	if (!strstr(out, needle))
-		fail_msg("'%s' lacks '%s'", out, needle);
+	tl_sh(&p, "%s/locklab-sim %s", bindir, args);
+	tl_expect_refused(&p, needle);
+	tl_proc_free(&p);
 }
 
 static void test_bad_input(void **state)
@@ -570,17 +476,15 @@ static void test_bad_input(void **state)
 
 static void expect_ccbench(const char *topo)
 {
-	char cmd[512], *out;
+	struct tl_proc p;
 
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim ccbench --topo %s", bindir, topo);
-	assert_int_equal(run_cmd(cmd, &out), 0);
-	if (!strstr(out, "max error against the topology: 0.") && !strstr(out, ": ok"))
-		fail_msg("ccbench %s: %s", topo, out);
-	free(out);
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo);
-	assert_int_equal(run_cmd(cmd, &out), 0);
-	assert_non_null(strstr(out, "topo,op,state,class,measured,expected,unit,error_pct\n"));
-	free(out);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s", bindir, topo), 0);
+	if (!strstr(p.out, "max error against the topology: 0.") && !strstr(p.out, ": ok"))
+		fail_msg("ccbench %s: %s", topo, p.out);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo), 0);
+	assert_non_null(strstr(p.out, "topo,op,state,class,measured,expected,unit,error_pct\n"));
+	tl_proc_free(&p);
 }
 
 static void test_ccbench(void **state)
@@ -611,11 +515,7 @@ int main(int argc, char **argv)
 	int sg_argc = 1, rc;
 	char err[512];
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
-		return 2;
-	}
-	bindir = argv[1];
+	bindir = tl_bindir(argc, argv);
 	if (backend_init(&sg_argc, sg_argv) || sim_load_topo("4socket", err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 1;

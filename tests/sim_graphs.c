@@ -21,11 +21,7 @@
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
  * topologies/4socket-ring.xml (one platform per process).
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "testlib.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +44,6 @@
 #define TOPO "4socket-ring"
 
 static const char *bindir;
-static char tmpdir[256];
 
 /* Graphviz keeps its configuration, its dot layout loses a few of its
  * own edges, and fontconfig and pango keep their font caches for the life
@@ -78,98 +73,23 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 		fail_msg("a path or command longer than %zu bytes", len);
 }
 
-static int run_cmd(const char *cmd, char **out)
-{
-	FILE *p = popen(cmd, "r");
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap);
-	int st;
-
-	assert_non_null(p);
-	assert_non_null(buf);
-	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len - 1, p);
-
-		len += n;
-		if (n == 0)
-			break;
-		if (cap - len < 1024) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-	}
-	buf[len] = 0;
-	st = pclose(p);
-	if (out)
-		*out = buf;
-	else
-		free(buf);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
+	char *buf = tl_slurp(path, len);
 
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	fclose(f);
-	if (len)
-		*len = (size_t)n;
+	if (!buf)
+		fail_msg("cannot read %s", path);
 	return buf;
 }
 
-static void config(struct wl_config *cfg, const char *lock, unsigned threads, uint64_t ncs,
-		   bool ncs_exp)
+/* The explained runs' workload: sections of 50 ns writing 2 lines, 1 ms. */
+static void config(struct wl_config *cfg, uint64_t ncs, bool ncs_exp)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->algos[0] = lock_find(lock);
-	assert_non_null(cfg->algos[0]);
-	cfg->nalgos = 1;
-	cfg->threads[0] = threads;
-	cfg->nthreads = 1;
+	tl_config(cfg, TOPO, 3);
 	cfg->cs_ns = 50;
 	cfg->ncs_ns = ncs;
 	cfg->ncs_exp = ncs_exp;
-	cfg->cs_lines = 2;
-	cfg->locks = 1;
-	cfg->runs = 1;
 	cfg->duration_ms = 1;
-	cfg->pin = PIN_COMPACT;
-	cfg->pin_text = "compact";
-	cfg->seed = 3;
-	cfg->topo = TOPO;
-}
-
-static int one_run(const struct wl_config *cfg, struct wl_run *run)
-{
-	struct run_counters c;
-
-	memset(run, 0, sizeof(*run));
-	memset(&c, 0, sizeof(c));
-	run->cfg = cfg;
-	run->algo = cfg->algos[0];
-	run->nthreads = cfg->threads[0];
-	run->seed = cfg->seed;
-	run->threads = calloc(run->nthreads, sizeof(*run->threads));
-	assert_non_null(run->threads);
-	return backend_run(run, &c);
-}
-
-static void end_run(struct wl_run *run)
-{
-	wl_teardown(run);
-	free(run->threads);
 }
 
 /* One explained run of lock with threads threads. */
@@ -178,11 +98,14 @@ static void explain(const char *lock, unsigned threads, uint64_t ncs, bool ncs_e
 {
 	struct wl_config cfg;
 	struct wl_run run;
+	struct run_counters cnt;
+	char err[256];
 
-	config(&cfg, lock, threads, ncs, ncs_exp);
+	config(&cfg, ncs, ncs_exp);
 	assert_int_equal(sim_explain_arm(), 0);
-	assert_int_equal(one_run(&cfg, &run), 0);
-	end_run(&run);
+	if (tl_run(&cfg, lock_find(lock), threads, 0, &run, &cnt, err, sizeof(err)))
+		fail_msg("%s, %u threads: %s%s", lock, threads, err, run.failure);
+	tl_done(&run);
 	sim_explain_report(rep);
 	sim_explain_disarm();
 	print_message("%-12s t=%-2u ncs=%-5llu handoffs %5llu  handoff %8.1f ns  parts %8.1f ns  "
@@ -190,6 +113,7 @@ static void explain(const char *lock, unsigned threads, uint64_t ncs, bool ncs_e
 		      lock, threads, (unsigned long long)ncs, (unsigned long long)rep->handoffs,
 		      rep->handoff_ns, rep->parts_sum_ns, rep->part_ns[XP_QUEUE], rep->part_ns[XP_DATA],
 		      rep->part_ns[XP_IDLE], rep->local_frac, rep->fair_local_frac);
+	tl_print_command(&cfg, "explain", lock, threads, 1, NULL);
 }
 
 static void expect_adds_up(const struct xp_report *r)
@@ -243,11 +167,11 @@ static void test_parts_add_up(void **state)
 	}
 }
 
-/* Measured on 4socket-ring, 24 threads, exponential 600 ns between
- * sections: ttas's handoff is 0.59 queueing and stays inside one socket
- * 0.91 of the time (fair: 0.30); mcs's does not queue and takes 0.6 of
- * ttas's time; 2 threads with 5 us between sections: idle 0.9 of the
- * handoff. */
+/* 24 threads, exponential 600 ns between sections: ttas's waiters queue
+ * on the lock's line and the lock stays in the socket that holds the line;
+ * mcs's waiters spin on their own lines.  2 threads with 5 us between
+ * sections: the lock waits for its next taker (idle).  The test prints the
+ * shares it asserts on. */
 static void test_signatures(void **state)
 {
 	struct xp_report ttas, mcs, idle;
@@ -256,6 +180,11 @@ static void test_signatures(void **state)
 	explain("mcs", 24, 600, true, &mcs);
 	explain("ticket", 2, 5000, false, &idle);
 	expect_adds_up(&idle);
+	print_message("  queue share: ttas %.2f, mcs %.2f; handoff ttas / mcs %.2f; ttas local "
+		      "share / fair %.2f; idle share at 2 threads %.2f\n",
+		      ttas.part_ns[XP_QUEUE] / ttas.handoff_ns, mcs.part_ns[XP_QUEUE] / mcs.handoff_ns,
+		      ttas.handoff_ns / mcs.handoff_ns, ttas.local_frac / ttas.fair_local_frac,
+		      idle.part_ns[XP_IDLE] / idle.handoff_ns);
 	assert_true(ttas.part_ns[XP_QUEUE] > 0.35 * ttas.handoff_ns);
 	assert_true(mcs.part_ns[XP_QUEUE] < 0.1 * mcs.handoff_ns);
 	assert_true(ttas.handoff_ns > 1.2 * mcs.handoff_ns);
@@ -280,11 +209,12 @@ static double csv_value(const char *out, const char *key)
 
 static void test_explain_command(void **state)
 {
-	char cmd[1024], *out;
+	struct tl_proc p;
+	const char *out;
 
-	sfmt(cmd, sizeof(cmd), "%s/locklab-sim explain --topo %s --lock ttas --threads 32 --runs 1",
-		 bindir, TOPO);
-	assert_int_equal(run_cmd(cmd, &out), 0);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock ttas --threads 32 --runs 1",
+			       bindir, TOPO), 0);
+	out = p.out;
 	fputs(out, stdout);
 	for (const char *const *n = (const char *const[]){ "handoff time", "release -> acquisition",
 							  "queueing on the line (the herd)",
@@ -297,29 +227,26 @@ static void test_explain_command(void **state)
 	     *n; n++)
 		if (!strstr(out, *n))
 			fail_msg("explain's report lacks '%s'", *n);
-	free(out);
-	sfmt(cmd, sizeof(cmd),
-		 "%s/locklab-sim explain --topo %s --lock mcs --threads 8 --runs 2 --format csv", bindir,
-		 TOPO);
-	assert_int_equal(run_cmd(cmd, &out), 0);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock mcs --threads 8 --runs 2 "
+			       "--format csv", bindir, TOPO), 0);
+	out = p.out;
 	assert_true(!strncmp(out, "what,value\n", 11));
 	double h = csv_value(out, "handoff_ns"), s = csv_value(out, "parts_sum_ns");
 
 	assert_true(h > 0 && fabs(s - h) <= 0.05 * h);
 	assert_true(csv_value(out, "runs") == 2);
 	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
-	free(out);
+	tl_proc_free(&p);
 }
 
 static void expect_bad(const char *args, const char *needle)
 {
-	char cmd[1024], *out;
+	struct tl_proc p;
 
-	sfmt(cmd, sizeof(cmd), "%s/locklab-sim %s 2>&1 >/dev/null", bindir, args);
-	assert_int_equal(run_cmd(cmd, &out), 2);
-	if (!strstr(out, needle) || strchr(out, '\n') != out + strlen(out) - 1)
-		fail_msg("'%s': stderr '%s' lacks '%s' or is not one line", args, out, needle);
-	free(out);
+	tl_sh(&p, "%s/locklab-sim %s", bindir, args);
+	tl_expect_refused(&p, needle);
+	tl_proc_free(&p);
 }
 
 static void test_explain_bad_input(void **state)
@@ -337,7 +264,7 @@ static void test_explain_bad_input(void **state)
 	expect_bad("explain --topo 4socket-ring --lock nosuch --threads 4", "nosuch");
 	expect_bad("explain --topo 4socket-ring --lock ttas --threads 64", "cores");
 	expect_bad("explain --topo 4socket-ring --lock ttas --threads 4 --bogus 1", "--bogus");
-	sfmt(path, sizeof(path), "%s/afile", tmpdir);
+	sfmt(path, sizeof(path), "%s/afile", tl_tmpdir());
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fclose(f);
@@ -434,14 +361,11 @@ static void expect_handoff(const char *stem, unsigned threads)
 
 static void test_graphs(void **state)
 {
-	char cmd[1024], dir[300], stem[512];
+	char dir[300], stem[512];
 
-	sfmt(dir, sizeof(dir), "%s/graphs", tmpdir);
-	sfmt(cmd, sizeof(cmd),
-		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 8,32 --runs 2 --duration 1 "
-		 "--graphs %s >/dev/null",
-		 bindir, TOPO, dir);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
+	sfmt(dir, sizeof(dir), "%s/graphs", tl_tmpdir());
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 8,32 "
+				     "--runs 2 --duration 1 --graphs %s", bindir, TOPO, dir), 0);
 	for (const char *const *l = (const char *const[]){ "ttas", "mcs", NULL }; *l; l++) {
 		sfmt(stem, sizeof(stem), "%s/graph-%s-%s-32", dir, TOPO, *l);
 		expect_machine(stem);
@@ -451,44 +375,22 @@ static void test_graphs(void **state)
 	}
 }
 
-/* A lock nobody can take: every thread parks on the lock word. */
-struct never_lock {
-	uint64_t word;
-} ll_cacheline_aligned;
-
-static void never_init(void *lock, unsigned ncpus)
-{
-}
-
-static void never_take(void *lock, void *ctx)
-{
-	struct never_lock *l = lock;
-
-	ll_wait_until(&l->word, VAL == 1);
-}
-
-static const struct lock_algo never_algo = {
-	.name = "never", .desc = "waits for a value nobody writes", .kind = LOCK_MUTEX,
-	.lock_size = sizeof(struct never_lock), .init = never_init, .lock = never_take,
-	.unlock = never_take,
-};
-
 static void test_waits_graph(void **state)
 {
 	char dir[300], path[512], err[256];
 	struct wl_config cfg;
 	struct wl_run run;
+	struct run_counters cnt;
 	Agraph_t *g;
 	Agnode_t *line = NULL;
 	unsigned waits = 0;
 
-	sfmt(dir, sizeof(dir), "%s/waits", tmpdir);
+	sfmt(dir, sizeof(dir), "%s/waits", tl_tmpdir());
 	assert_int_equal(graphs_set_dir(dir, err, sizeof(err)), 0);
-	config(&cfg, "ttas", 3, 200, false);
-	cfg.algos[0] = &never_algo;
-	assert_int_not_equal(one_run(&cfg, &run), 0);
+	config(&cfg, 200, false);
+	assert_int_not_equal(tl_run(&cfg, tl_never_lock(), 3, 0, &run, &cnt, err, sizeof(err)), 0);
 	assert_non_null(strstr(run.failure, "deadlock"));
-	end_run(&run);
+	tl_done(&run);
 	graphs_fini();
 	sim_explain_disarm();
 	sfmt(path, sizeof(path), "%s/graph-%s-never-3-waits.dot", dir, TOPO);
@@ -517,32 +419,24 @@ static void test_waits_graph(void **state)
 
 static void sim_csv(const char *args, const char *csv)
 {
-	char cmd[1024];
-
-	sfmt(cmd, sizeof(cmd), "%s/locklab-sim run --topo %s --duration 1 %s --csv %s >/dev/null",
-		 bindir, TOPO, args, csv);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --duration 1 %s --csv %s >/dev/null",
+			       bindir, TOPO, args, csv), 0);
 }
 
 static void cat_csv(const char *a, const char *b, const char *to)
 {
-	char cmd[1024];
-
-	sfmt(cmd, sizeof(cmd), "cat %s > %s && tail -n +2 %s >> %s", a, to, b, to);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
+	assert_int_equal(tl_sh(NULL, "cat %s > %s && tail -n +2 %s >> %s", a, to, b, to), 0);
 }
 
 static void test_threads_csv(void **state)
 {
-	char path[300], cmd[1024], *s, *line;
+	char path[300], *s, *line;
 	unsigned rows = 0;
 
-	sfmt(path, sizeof(path), "%s/threads.csv", tmpdir);
-	sfmt(cmd, sizeof(cmd),
-		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 2,5 --runs 2 --duration 1 "
-		 "--threads-csv %s >/dev/null",
-		 bindir, TOPO, path);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
+	sfmt(path, sizeof(path), "%s/threads.csv", tl_tmpdir());
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 2,5 "
+				     "--runs 2 --duration 1 --threads-csv %s >/dev/null",
+			       bindir, TOPO, path), 0);
 	s = slurp(path, NULL);
 	assert_true(!strncmp(s, "backend,topo,lock,threads,", 26));
 	assert_non_null(strstr(s, ",tid,cpu,node,acquisitions,"));
@@ -554,39 +448,35 @@ static void test_threads_csv(void **state)
 
 static void test_charts(void **state)
 {
-	char root[512], res[300], a[320], b[320], c[320], cmd[1200], path[400];
+	char root[512], res[300], a[320], b[320], c[320], path[400];
 	static const char *const charts[] = { "throughput", "jain", "waits", "traffic",
 					      "acquisitions", "crossover", NULL };
 
 	assert_int_equal(system("command -v gnuplot >/dev/null"), 0);
 	tree_of(root, sizeof(root));
-	sfmt(res, sizeof(res), "%s/results", tmpdir);
+	sfmt(res, sizeof(res), "%s/results", tl_tmpdir());
 	assert_int_equal(mkdir(res, 0777), 0);
 	sfmt(a, sizeof(a), "%s/sim-%s.csv", res, TOPO);
 	sim_csv("--lock ttas,mcs --threads 1,2,4 --runs 2", a);
-	sfmt(a, sizeof(a), "%s/cs0.csv", tmpdir);
-	sfmt(b, sizeof(b), "%s/cs300.csv", tmpdir);
+	sfmt(a, sizeof(a), "%s/cs0.csv", tl_tmpdir());
+	sfmt(b, sizeof(b), "%s/cs300.csv", tl_tmpdir());
 	sfmt(c, sizeof(c), "%s/crossover-sim-%s.csv", res, TOPO);
 	sim_csv("--lock ttas,mcs --threads 2,4 --runs 1 --cs 0", a);
 	sim_csv("--lock ttas,mcs --threads 2,4 --runs 1 --cs 300", b);
 	cat_csv(a, b, c);
-	sfmt(cmd, sizeof(cmd),
-		 "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 4 --runs 1 --duration 1 "
-		 "--threads-csv %s/threads-sim-%s.csv >/dev/null",
-		 bindir, TOPO, res, TOPO);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
-	sfmt(cmd, sizeof(cmd), "python3 %s/plots/plots.py --results %s --topo %s --no-sweeps",
-		 root, res, TOPO);
-	assert_int_equal(run_cmd(cmd, NULL), 0);
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ttas,mcs --threads 4 --runs 1 "
+				     "--duration 1 --threads-csv %s/threads-sim-%s.csv >/dev/null",
+			       bindir, TOPO, res, TOPO), 0);
+	assert_int_equal(tl_sh(NULL, "python3 %s/plots/plots.py --results %s --topo %s --no-sweeps "
+				     ">/dev/null", root, res, TOPO), 0);
 	for (const char *const *ch = charts; *ch; ch++) {
 		sfmt(path, sizeof(path), "%s/%s-%s.png", res, *ch, TOPO);
 		expect_png(path);
 		sfmt(path, sizeof(path), "%s/%s-%s.svg", res, *ch, TOPO);
 		expect_svg(path, (const char *const[]){ NULL });
 	}
-	sfmt(cmd, sizeof(cmd), "python3 %s/plots/plots.py --results %s --only nosuch 2>/dev/null",
-		 root, res);
-	assert_int_equal(run_cmd(cmd, NULL), 2);
+	assert_int_equal(tl_sh(NULL, "python3 %s/plots/plots.py --results %s --only nosuch 2>/dev/null",
+			       root, res), 2);
 }
 
 int main(int argc, char **argv)
@@ -605,13 +495,8 @@ int main(int argc, char **argv)
 	int sg_argc = 1, rc;
 	char err[512];
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
-		return 2;
-	}
-	bindir = argv[1];
-	sfmt(tmpdir, sizeof(tmpdir), "/tmp/locklab-graphs-XXXXXX");
-	if (!mkdtemp(tmpdir)) {
+	bindir = tl_bindir(argc, argv);
+	if (tl_tmpdir_make()) {
 		fprintf(stderr, "%s: cannot make a temporary directory\n", argv[0]);
 		return 1;
 	}
@@ -621,12 +506,7 @@ int main(int argc, char **argv)
 	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	backend_fini();
-	if (!rc) {
-		char cmd[300];
-
-		sfmt(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-		if (system(cmd))
-			fprintf(stderr, "%s: could not remove %s\n", argv[0], tmpdir);
-	}
+	if (!rc && tl_tmpdir_remove())
+		fprintf(stderr, "%s: could not remove %s\n", argv[0], tl_tmpdir());
 	return rc;
 }

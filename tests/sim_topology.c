@@ -5,8 +5,8 @@
  * SimGrid holds one platform per process, so each shipped topology is
  * loaded in a forked child, which hands what it read back through shared
  * memory.  Malformed files are loaded in this process: topo_load must turn
- * each into one error line and a non-zero return, without crashing us (it
- * tries SimGrid in a child of its own first).
+ * each into one error line and a non-zero return before SimGrid sees
+ * anything, and build nothing on the way.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -257,14 +257,15 @@ static void test_resolve(void **state)
 
 /* ---------------------------------------------------------------- bad files */
 
-static char *shipped_2socket(void)
+/* The text of a shipped topology (caller frees). */
+static char *shipped(const char *name)
 {
 	char path[4096];
 	FILE *f;
 	long n;
 	char *s;
 
-	assert_int_equal(topo_resolve("2socket", path, sizeof(path)), 0);
+	assert_int_equal(topo_resolve(name, path, sizeof(path)), 0);
 	f = fopen(path, "rb");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
@@ -274,6 +275,11 @@ static char *shipped_2socket(void)
 	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
 	return s;
+}
+
+static char *shipped_2socket(void)
+{
+	return shipped("2socket");
 }
 
 /* s with every occurrence of from replaced by to (from "" : s). */
@@ -366,6 +372,42 @@ static void test_bad_values(void **state)
 	free(s);
 }
 
+/* Every number is range-checked before anything is built (topologies/README.md,
+ * "Ranges"): in 2socket.xml, replace from with to and expect want. */
+static const struct {
+	const char *from, *to, *want;
+} bad_ranges[] = {
+	{ "\"81 119\"", "\"81 1e30\"", "lat.load.I: 1e+30 ns is longer than 1 s" },
+	{ "\"81 119\"", "\"81 1000000001\"", "is longer than 1 s" },
+	{ "\"81 119\"", "\"0x12 119\"", "lat.load.I: '0x12' is not a number" },
+	{ "\"81 119\"", "\"81 inf\"", "lat.load.I: 'inf' is not a number" },
+	{ "id=\"hit.load\" value=\"1.4\"", "id=\"hit.load\" value=\"0.0001\"", "hit.load: 0.0001 ns rounds to 0 ps" },
+	{ "latency=\"40ns\"", "latency=\"2s\"", "<link id=\"upi01\"> latency: 2s is longer than 1 s" },
+	{ "latency=\"40ns\"", "latency=\"0.1ps\"", "0.1ps rounds to 0 ps" },
+	{ "latency=\"40ns\"", "latency=\"0x12ns\"", "unknown unit in '0x12ns'" },
+	{ "latency=\"40ns\"", "latency=\"40\"", "'40' has no unit" },
+	{ "bandwidth=\"62.4GBps\"", "bandwidth=\"1Bps\"", "bandwidth 1Bps is outside 1MBps..1PBps" },
+	{ "bandwidth=\"62.4GBps\"", "bandwidth=\"1e30Bps\"", "is outside 1MBps..1PBps" },
+	{ "radical=\"0-7\"", "radical=\"0-1000000\"", "1000001 cores, at most 1024" },
+	{ "radical=\"0-7\"", "radical=\"0-0x7\"", "is not a list of N or N-M" },
+	{ "radical=\"0-7\"", "radical=\"7-0\"", "is not a list of N or N-M" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"freq_ghz\" value=\"1e9\"",
+	  "freq_ghz must be from 0.001 to 1000" },
+	{ "\"72\"", "\"1e6\"", "msg.data_bytes must be a whole number of bytes, 1 to 65536" },
+};
+
+static void test_bad_ranges(void **state)
+{
+	char *s = shipped_2socket(), name[32];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
+		snprintf(name, sizeof(name), "range%zu.xml", i);
+		expect_error(name, replace(s, bad_ranges[i].from, bad_ranges[i].to), bad_ranges[i].want);
+	}
+	free(s);
+}
+
 static void test_bad_structure(void **state)
 {
 	char *s = shipped_2socket();
@@ -378,9 +420,18 @@ static void test_bad_structure(void **state)
 	expect_error("nocores.xml", drop_lines(no_clusters, "zoneRoute"), "no cores");
 	free(no_clusters);
 	expect_error("badlink.xml", replace(s, "<link_ctn id=\"upi01\"/>", "<link_ctn id=\"upi99\"/>"),
-		     "SimGrid refuses the platform");
+		     "zoneRoute from socket0 to socket1: no socket link 'upi99'");
 	expect_error("attr.xml", replace(s, "radical=\"0-7\"", "radical=\"0-7\" colour=\"red\""),
-		     "SimGrid refuses the platform: Parse error");
+		     "<cluster> has no attribute 'colour'");
+	expect_error("element.xml", replace(s, "<link id=", "<backbone id="), "<backbone> is not expected in the root zone");
+	expect_error("twice.xml", replace(s, "</zoneRoute>", "</zoneRoute><zoneRoute src=\"socket1\" dst=\"socket0\" "
+					  "gw_src=\"socket1_router\" gw_dst=\"socket0_router\"><link_ctn id=\"upi01\"/></zoneRoute>"),
+		     "the route from socket1 to socket0 is given twice");
+	expect_error("gw.xml", replace(s, "gw_dst=\"socket1_router\"", "gw_dst=\"socket0_router\""),
+		     "a gateway is not the router or a host of its socket");
+	expect_error("dupname.xml", replace(s, "prefix=\"s1c0\"", "prefix=\"s0c0\""), "name s0c00 given twice");
+	expect_error("entity.xml", replace(s, "<platform", "<!DOCTYPE x [<!ENTITY a \"b\">]><platform"),
+		     "malformed XML");
 	expect_error("unclosed.xml", replace(s, "</zone>", ""), ": malformed XML: </platform> closes <zone>");
 	expect_error("garbage.xml", strdup("this is not XML\n"), ":1: malformed XML");
 	expect_error("empty.xml", strdup(""), "no <platform> element");
@@ -423,6 +474,29 @@ static void test_floyd_and_order(void **state)
 	free(b);
 }
 
+/* Floyd finds the 2-hop routes of a ring from its 1-hop zoneRoutes. */
+static void test_floyd_chain(void **state)
+{
+	char path[256], *full = shipped("4socket-ring"), *floyd, *ring;
+	struct loaded *l;
+	(void)state;
+
+	floyd = replace(full, "routing=\"Full\"", "routing=\"Floyd\"");
+	ring = drop_lines(floyd, "\"/><link_ctn");
+	write_tmp("floydring.xml", ring, path, sizeof(path));
+	l = load_in_child(path);
+	if (l->rc)
+		fail_msg("%s", l->err);
+	assert_int_equal(l->t.nclasses, 3);
+	assert_int_equal(cls(l, 0, 2), 2);
+	assert_int_equal(cls(l, 1, 3), 2);
+	assert_int_equal(cls(l, 0, 3), 1);
+	unload(l);
+	free(full);
+	free(floyd);
+	free(ring);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -450,8 +524,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_opteron48),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_bad_ranges),
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_floyd_and_order),
+		cmocka_unit_test(test_floyd_chain),
 	};
 	int one = 1;
 	char *sg_argv[] = { argv[0], NULL };

@@ -15,20 +15,10 @@
  *   - the columns exist only with --vm, and bad VM options are refused
  *     with one line and exit status 2.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <cmocka.h>
 
-#include <locklab/backend.h>
 #include <locklab/lock.h>
-#include <locklab/workload.h>
 
 #include "testlib.h"
 
@@ -38,17 +28,10 @@ static const char *bindir;
 
 static void vm_config(struct wl_config *c, unsigned vcpus)
 {
-	memset(c, 0, sizeof(*c));
+	tl_config(c, TOPO, 4242);
 	c->cs_ns = 200;
 	c->ncs_ns = 1000;
-	c->ncs_exp = true;
 	c->cs_lines = 1;
-	c->locks = 1;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = TOPO;
-	c->seed = 4242;
 	c->vm_vcpus = vcpus;
 	c->ops = 40;
 }
@@ -75,15 +58,6 @@ static void vm_run(struct wl_config *c, const struct lock_algo *a, double x, uns
 	}
 	assert_true(cnt->vm.has_vm);
 	assert_true(cnt->vm.has_sched);
-}
-
-static uint64_t acquisitions(const struct wl_run *run)
-{
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < run->nthreads; i++)
-		n += run->threads[i].acquisitions;
-	return n;
 }
 
 static const char *const four[] = { "ticket", "pv-ticket", "qspinlock", "pv-qspinlock" };
@@ -113,62 +87,83 @@ static void one_guest_at_1x_never_preempts(void **state)
 
 /* ------------------------------------------------------------ 2x */
 
+/* runs runs of the ticket lock at 2x under c on pcpus physical CPUs, its
+ * preemption counters summed into *sum and printed as what (with the
+ * command that repeats them, backend options opts). */
+static void ticket_runs_at_2x(struct wl_config *c, unsigned pcpus, unsigned runs, const char *what,
+			      const char *opts, struct vm_counters *sum)
+{
+	struct wl_run run;
+	struct run_counters cnt;
+
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned s = 0; s < runs; s++) {
+		vm_run(c, lock_find("ticket"), 2.0, s, &run, &cnt);
+		assert_int_equal(cnt.vm.pcpus, pcpus);
+		sum->holder_preemptions += cnt.vm.holder_preemptions;
+		sum->waiter_preemptions += cnt.vm.waiter_preemptions;
+		sum->holder_lost_ps += cnt.vm.holder_lost_ps;
+		sum->waiter_lost_ps += cnt.vm.waiter_lost_ps;
+		sum->ple_exits += cnt.vm.ple_exits;
+		sum->ple_yields += cnt.vm.ple_yields;
+		tl_done(&run);
+	}
+	print_message("  ticket x2 %s, %u runs: preemptions of holders %llu, of waiters %llu; time "
+		      "lost by holders %llu ns, by waiters %llu ns; ple exits %llu, yields %llu\n",
+		      what, runs, (unsigned long long)sum->holder_preemptions,
+		      (unsigned long long)sum->waiter_preemptions,
+		      (unsigned long long)(sum->holder_lost_ps / 1000),
+		      (unsigned long long)(sum->waiter_lost_ps / 1000),
+		      (unsigned long long)sum->ple_exits, (unsigned long long)sum->ple_yields);
+	tl_print_command(c, "run", "ticket", c->vm_vcpus, runs, opts);
+}
+
 static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 {
 	struct wl_config c;
-	struct wl_run run;
-	struct run_counters cnt;
-	uint64_t holder = 0, waiter = 0, lost = 0;
+	struct vm_counters sum;
 
 	set_opt("--co-guests", "busy");
-	for (unsigned s = 0; s < 6; s++) {
-		vm_config(&c, 4);
-		c.cs_ns = 20000;
-		c.ncs_ns = 20000;
-		c.ops = 0;
-		c.duration_ms = 40;
-		vm_run(&c, lock_find("ticket"), 2.0, s, &run, &cnt);
-		assert_int_equal(cnt.vm.pcpus, 4);
-		holder += cnt.vm.holder_preemptions;
-		waiter += cnt.vm.waiter_preemptions;
-		lost += cnt.vm.holder_lost_ps;
-		tl_done(&run);
-	}
+	vm_config(&c, 4);
+	c.cs_ns = 20000;
+	c.ncs_ns = 20000;
+	c.ops = 0;
+	c.duration_ms = 40;
+	ticket_runs_at_2x(&c, 4, 6, "beside busy co-guests", "--co-guests busy --format csv", &sum);
 	set_opt("--co-guests", "none");
-	assert_true(holder > 0);
-	assert_true(waiter > 0);
-	assert_true(lost > 0);
+	assert_true(sum.holder_preemptions > 0);
+	assert_true(sum.waiter_preemptions > 0);
+	assert_true(sum.holder_lost_ps > 0);
 }
 
 /* The guest alone at 2x: two of its vCPUs per pCPU; a spinning waiter
- * leaves its pCPU to the other by a PLE exit. */
+ * leaves its pCPU to the other by a PLE exit.  Whether a run's schedule
+ * puts a waiter beside the holder depends on the seed: summed over four. */
 static void ticket_alone_at_2x_yields_by_ple(void **state)
 {
 	struct wl_config c;
-	struct wl_run run;
-	struct run_counters cnt;
+	struct vm_counters sum;
 
 	vm_config(&c, 8);
 	c.ops = 0;
 	c.duration_ms = 5;
-	vm_run(&c, lock_find("ticket"), 2.0, 0, &run, &cnt);
-	assert_int_equal(cnt.vm.pcpus, 4);
-	assert_true(cnt.vm.ple_exits > 0);
-	assert_true(cnt.vm.ple_yields > 0);
-	assert_true(cnt.vm.waiter_preemptions > 0);
-	assert_true(cnt.vm.waiter_lost_ps > 0);
-	tl_done(&run);
+	ticket_runs_at_2x(&c, 4, 4, "alone", "--format csv", &sum);
+	assert_true(sum.ple_exits > 0);
+	assert_true(sum.ple_yields > 0);
+	assert_true(sum.waiter_preemptions > 0);
+	assert_true(sum.waiter_lost_ps > 0);
 }
 
 /* ------------------------------------------------------------ halt, kick */
 
 /* Waits that outlast the spin: either the guest shares its pCPUs with
  * busy co-guests, or it is alone without PLE (so a spinning waiter keeps
- * its pCPU).  Slices of 1 ms, beyond the 328 us spin, keep the runs short. */
+ * its pCPU).  Slices of 1 ms, beyond the spin, keep the runs short; 300
+ * acquisitions a thread make each run last several slices. */
 static void halts_matched_by_kicks(void **state)
 {
 	const char *locks[] = { "pv-ticket", "pv-qspinlock" };
-	const char *mix[][2] = { { "--co-guests", "busy" }, { "--ple-window-ns", "0" } };
+	const char *guests[] = { "busy", "none" }, *ple[] = { "2048", "0" };
 	const double xs[] = { 2.0, 3.0 };
 	struct wl_config c;
 	struct wl_run run;
@@ -177,29 +172,40 @@ static void halts_matched_by_kicks(void **state)
 
 	set_opt("--slice-us", "1000");
 	for (size_t m = 0; m < 2; m++) {
-		set_opt(mix[m][0], mix[m][1]);
+		set_opt("--co-guests", guests[m]);
+		set_opt("--ple-window-ns", ple[m]);
 		for (size_t l = 0; l < 2; l++)
-			for (size_t k = 0; k < 2; k++)
+			for (size_t k = 0; k < 2; k++) {
+				uint64_t h = 0;
+
 				for (unsigned s = 0; s < 3; s++) {
 					vm_config(&c, 6);
 					c.cs_ns = 2000;
 					c.ncs_ns = 2000;
-					c.ops = 100;
+					c.ops = 300;
 					vm_run(&c, lock_find(locks[l]), xs[k], s, &run, &cnt);
 					if (cnt.vm.halts != cnt.vm.kicks || cnt.vm.kicks != cnt.vm.wakes) {
-						fprintf(stderr, "%s %s %s x%.0f seed#%u: halts %llu kicks %llu "
-								"wakes %llu\n",
-							locks[l], mix[m][0], mix[m][1], xs[k], s,
+						fprintf(stderr, "%s co-guests %s, ple window %s, x%.0f "
+								"seed#%u: halts %llu kicks %llu wakes %llu\n",
+							locks[l], guests[m], ple[m], xs[k], s,
 							(unsigned long long)cnt.vm.halts,
 							(unsigned long long)cnt.vm.kicks,
 							(unsigned long long)cnt.vm.wakes);
 						fail();
 					}
-					assert_int_equal(acquisitions(&run), c.ops * c.vm_vcpus);
+					assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
 					halts[l] += cnt.vm.halts;
+					h += cnt.vm.halts;
 					tl_done(&run);
 				}
+				print_message("  %-12s x%.0f --co-guests %s --ple-window-ns %s, 3 runs: "
+					      "%llu halts, each kicked\n", locks[l], xs[k], guests[m],
+					      ple[m], (unsigned long long)h);
+			}
 	}
+	print_message("  as, for one of them:\n");
+	tl_print_command(&c, "run", "pv-qspinlock", 6, 3,
+			 "--slice-us 1000 --co-guests none --ple-window-ns 0 --format csv");
 	set_opt("--co-guests", "none");
 	set_opt("--ple-window-ns", "2048"); /* 4096 cycles at 2 GHz */
 	set_opt("--slice-us", "3000");
@@ -221,7 +227,7 @@ static void locks_exclude_in_a_vm(void **state)
 			vm_config(&c, 6);
 			c.cs_lines = 2;
 			vm_run(&c, lock_find(four[l]), s % 2 ? 3.0 : 1.5, s, &run, &cnt);
-			assert_int_equal(acquisitions(&run), c.ops * c.vm_vcpus);
+			assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
 			tl_done(&run);
 		}
 }
@@ -235,12 +241,12 @@ static void same_seed_same_schedule(void **state)
 	set_opt("--co-guests", "busy");
 	vm_config(&c, 6);
 	vm_run(&c, lock_find("pv-qspinlock"), 2.0, 7, &run, &a);
-	uint64_t acq = acquisitions(&run), stop = run.stop_ns;
+	uint64_t acq = tl_acquisitions(&run), stop = run.stop_ns;
 
 	tl_done(&run);
 	vm_run(&c, lock_find("pv-qspinlock"), 2.0, 7, &run, &b);
 	set_opt("--co-guests", "none");
-	assert_int_equal(acquisitions(&run), acq);
+	assert_int_equal(tl_acquisitions(&run), acq);
 	assert_int_equal(run.stop_ns, stop);
 	assert_int_equal(a.sim.events, b.sim.events);
 	assert_memory_equal(&a.vm, &b.vm, sizeof(a.vm));
@@ -249,66 +255,22 @@ static void same_seed_same_schedule(void **state)
 
 /* ------------------------------------------------------------ the binary */
 
-struct outcome {
-	int status;
-	char err[4096];
-	char out[65536];
-};
-
-static void run_bin(struct outcome *o, const char *const *args)
-{
-	char path[1024];
-	const char *argv[64];
-	int pe[2], po[2], n = 0, st;
-	size_t ne = 0, no = 0;
-	ssize_t k;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/locklab-sim", bindir);
-	argv[n++] = path;
-	for (; args[n - 1]; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	assert_int_equal(pipe(pe), 0);
-	assert_int_equal(pipe(po), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pe[1], 2);
-		dup2(po[1], 1);
-		close(pe[0]);
-		close(po[0]);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(pe[1]);
-	close(po[1]);
-	memset(o, 0, sizeof(*o));
-	while ((k = read(po[0], o->out + no, sizeof(o->out) - 1 - no)) > 0)
-		no += (size_t)k;
-	while ((k = read(pe[0], o->err + ne, sizeof(o->err) - 1 - ne)) > 0)
-		ne += (size_t)k;
-	close(pe[0]);
-	close(po[0]);
-	waitpid(pid, &st, 0);
-	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 #define RUN(o, ...)                                                                    \
 	do {                                                                           \
 		const char *const a_[] = { __VA_ARGS__, NULL };                        \
-		run_bin(o, a_);                                                        \
+		tl_bin(o, bindir, "locklab-sim", a_);                                  \
 	} while (0)
 
 static void columns_only_with_vm(void **state)
 {
-	struct outcome o;
+	struct tl_proc o;
 
 	RUN(&o, "run", "--topo", TOPO, "--lock", "pv-ticket", "--threads", "4", "--ops", "20",
 	    "--runs", "1", "--format", "csv");
 	assert_int_equal(o.status, 0);
 	assert_null(strstr(o.out, "overcommit"));
 	assert_null(strstr(o.out, "holder_preemptions"));
+	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket,pv-ticket", "--vm", "4", "--overcommit",
 	    "1,2", "--ops", "20", "--runs", "1", "--format", "csv");
 	assert_int_equal(o.status, 0);
@@ -322,33 +284,21 @@ static void columns_only_with_vm(void **state)
 	for (const char *p = o.out; *p; p++)
 		lines += *p == '\n';
 	assert_int_equal(lines, 5);
+	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "1,2",
 	    "--ops", "20", "--runs", "1");
 	assert_int_equal(o.status, 0);
 	assert_non_null(strstr(o.out, "t=4 x1.00"));
 	assert_non_null(strstr(o.out, "t=4 x2.00"));
 	assert_non_null(strstr(o.out, "preempted holding"));
-}
-
-static void expect_bad(const char *const *args, const char *needle)
-{
-	struct outcome o;
-	int lines = 0;
-
-	run_bin(&o, args);
-	for (const char *p = o.err; *p; p++)
-		lines += *p == '\n';
-	if (o.status != 2 || lines != 1 || !strstr(o.err, needle)) {
-		fprintf(stderr, "status %d, stderr: %s(wanted '%s')\n", o.status, o.err, needle);
-		fail();
-	}
+	tl_proc_free(&o);
 }
 
 #define BAD(needle, ...)                                                               \
 	do {                                                                           \
 		const char *const a_[] = { "run", "--topo", TOPO, "--lock", "ticket",  \
 					   __VA_ARGS__, NULL };                        \
-		expect_bad(a_, needle);                                                \
+		tl_bin_refused(bindir, "locklab-sim", a_, needle);                    \
 	} while (0)
 
 static void bad_vm_options(void **state)
@@ -373,7 +323,7 @@ static void bad_vm_options(void **state)
 
 	const char *const ex[] = { "explain", "--topo", TOPO, "--lock", "ticket", "--threads",
 				   "4",       "--vm",   "4",  NULL };
-	expect_bad(ex, "--vm");
+	tl_bin_refused(bindir, "locklab-sim", ex, "--vm");
 }
 
 int main(int argc, char **argv)

@@ -2,90 +2,17 @@
  * tests/unit_cli.c - bad input to either binary: exit status 2 and exactly
  * one line on stderr that names the problem.  Also `list` and `help`.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <cmocka.h>
+
+#include "testlib.h"
 
 static const char *bindir;
-
-struct outcome {
-	int status;
-	char err[4096];
-	char out[65536];
-};
-
-/* Run bin/<prog> with args; capture stdout, stderr and the exit status. */
-static void run(struct outcome *o, const char *prog, const char *const *args)
-{
-	char path[1024];
-	const char *argv[64];
-	int pe[2], po[2];
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", bindir, prog);
-	argv[n++] = path;
-	for (; args[n - 1]; n++)
-		argv[n] = args[n - 1];
-	argv[n] = NULL;
-	assert_int_equal(pipe(pe), 0);
-	assert_int_equal(pipe(po), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(pe[1], 2);
-		dup2(po[1], 1);
-		close(pe[0]);
-		close(po[0]);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
-	close(pe[1]);
-	close(po[1]);
-	memset(o, 0, sizeof(*o));
-	size_t ne = 0, no = 0;
-	ssize_t k;
-	while ((k = read(pe[0], o->err + ne, sizeof(o->err) - 1 - ne)) > 0)
-		ne += (size_t)k;
-	while ((k = read(po[0], o->out + no, sizeof(o->out) - 1 - no)) > 0)
-		no += (size_t)k;
-	close(pe[0]);
-	close(po[0]);
-	int st;
-	waitpid(pid, &st, 0);
-	o->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static void expect_bad(const char *prog, const char *const *args, const char *needle)
-{
-	struct outcome o;
-
-	run(&o, prog, args);
-	if (o.status != 2 || count_lines(o.err) != 1 || !strstr(o.err, needle)) {
-		fprintf(stderr, "%s %s ...: status %d, stderr: %s\n", prog, args[0], o.status, o.err);
-		fail();
-	}
-}
 
 #define BAD(prog, needle, ...)                                                         \
 	do {                                                                           \
 		const char *const a_[] = { __VA_ARGS__, NULL };                        \
-		expect_bad(prog, a_, needle);                                          \
+		tl_bin_refused(bindir, prog, a_, needle);                              \
 	} while (0)
 
 static void bad_input_native(void **state)
@@ -101,7 +28,7 @@ static void bad_input_native(void **state)
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "100000");
 	BAD(p, "--cs", "run", "--lock", "ticket", "--cs", "-1");
 	BAD(p, "--ncs", "run", "--lock", "ticket", "--ncs", "exp:x");
-	BAD(p, "--cs-lines", "run", "--lock", "ticket", "--cs-lines", "0");
+	BAD(p, "--cs-lines", "run", "--lock", "ticket", "--cs-lines", "4097");
 	BAD(p, "--locks", "run", "--lock", "ticket", "--locks", "0");
 	BAD(p, "--read-pct", "run", "--lock", "ticket", "--read-pct", "101");
 	BAD(p, "--runs", "run", "--lock", "ticket", "--runs", "0");
@@ -127,17 +54,17 @@ static void bad_input_sim(void **state)
 
 static void list_prints_catalogue(void **state)
 {
-	struct outcome o;
+	struct tl_proc o;
 	const char *const a[] = { "list", NULL };
 
-	run(&o, "locklab-native", a);
-	assert_int_equal(o.status, 0);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-native", a), 0);
 	assert_non_null(strstr(o.out, "ticket"));
 	assert_non_null(strstr(o.out, "mcs"));
 	assert_non_null(strstr(o.out, "mutex"));
-	run(&o, "locklab-sim", a);
-	assert_int_equal(o.status, 0);
+	tl_proc_free(&o);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", a), 0);
 	assert_non_null(strstr(o.out, "mcs"));
+	tl_proc_free(&o);
 }
 
 int main(int argc, char **argv)

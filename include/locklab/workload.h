@@ -9,8 +9,9 @@
  *   non-critical delay (fixed or exponential, per-thread GSL RNG)
  *   pick a lock (uniform when --locks > 1)
  *   t0 = now; acquire; t1 = now
- *   critical section: the checker, the handoff record, write cs_lines
- *   shared lines, critical delay
+ *   critical section: the checker and the handoff record (harness
+ *   memory, outside the simulated machine), a store to each of cs_lines
+ *   shared lines (a load in a read section), critical delay
  *   release
  */
 #ifndef LOCKLAB_WORKLOAD_H
@@ -44,7 +45,7 @@ struct wl_config {
 	uint64_t cs_ns;
 	uint64_t ncs_ns;
 	bool ncs_exp;      /* exponential with mean ncs_ns */
-	unsigned cs_lines; /* >= 1 */
+	unsigned cs_lines; /* 0: a bare lock loop */
 	unsigned locks;    /* >= 1 */
 	unsigned read_pct; /* rwlocks: share of reads, 0..100 */
 	uint64_t duration_ms; /* 0 when ops is used */
@@ -84,19 +85,26 @@ static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned vcpus, unsigned pcpus)
 	return (unsigned)((uint64_t)i * pcpus / vcpus);
 }
 
-/* The line of protected data that also carries the checker.  Readers
- * only read it: they see a writer as in_cs != 0 or as a change of value,
- * which every writer's section increments (core/workload.c). */
+/* A line of protected data: writers store to it, readers load it. */
 struct wl_data_line {
-	int64_t in_cs;       /* writers inside: must be 1 in a mutex's section */
+	int64_t value;
+	char pad[64 - sizeof(int64_t)];
+};
+
+/* What the harness keeps to observe one lock: plain host memory, never
+ * ll_alloc'd and never touched through <locklab/mem.h>, so the simulator
+ * does not model it (core/workload.c).  Relaxed __atomic accesses only. */
+struct wl_check {
+	int64_t owner;       /* tid + 1 of the writer inside, 0: none */
 	int64_t last_holder; /* thread that last released (-1: none yet) */
-	int64_t value;       /* the data itself */
+	int64_t writes;      /* write sections completed: readers compare it */
 	char pad[64 - 3 * sizeof(int64_t)];
 };
 
 struct wl_lock_slot {
 	void *lock;                 /* the lock object */
-	struct wl_data_line *data;  /* cs_lines lines, first carries the checker */
+	struct wl_data_line *data;  /* cs_lines lines (NULL when 0) */
+	struct wl_check *check;     /* harness memory, one line */
 	unsigned home_node;
 	int64_t ref_initial;        /* refcounts: the count after init */
 };

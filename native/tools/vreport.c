@@ -1,10 +1,9 @@
 /*
- * native/vreport.c - `locklab-native validate-report`: the same sweep run
+ * native/tools/vreport.c - `locklab-native validate-report`: the same sweep run
  * natively and in the simulator, side by side.
  *
- * It reads two result CSVs (any locklab CSV: the columns are found by their
- * names in the heading), groups each by (lock, threads), and for every pair
- * present in both prints and writes:
+ * It reads two result CSVs (any locklab CSV; vreport_csv.c), groups each by
+ * (lock, threads), and for every pair present in both prints and writes:
  *
  *   mean throughput over the runs, natively and simulated, with sigma;
  *   the relative error (sim - native) / native;
@@ -36,208 +35,8 @@
 #include <locklab/result.h>
 #include <locklab/stats.h>
 
-#include "../core/cli.h"
 #include "validate.h"
-
-#define VR_MAX_RUNS 256
-#define VR_LINE 8192
-
-struct side {
-	unsigned n;
-	double tput[VR_MAX_RUNS];
-	double jain[VR_MAX_RUNS];
-	char topo[128];
-	double cs_ns, ncs_ns; /* NaN when the CSV does not say */
-};
-
-struct entry {
-	char lock[48];
-	unsigned threads;
-	struct side nat, sim;
-	/* derived */
-	struct ll_summary ns, ss;
-	double njain, sjain, rel;
-};
-
-struct table {
-	struct entry *e;
-	size_t n, cap;
-};
-
-/* ------------------------------------------------------------ reading */
-
-enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, NCOLS };
-#define NREQUIRED COL_CS /* cs_ns and ncs_ns are optional */
-static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
-					      "topo", "cs_ns", "ncs_ns" };
-
-static unsigned split_csv(char *s, char **f, unsigned max)
-{
-	unsigned n = 0;
-
-	s[strcspn(s, "\r\n")] = 0;
-	while (n < max) {
-		f[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			break;
-		*s++ = 0;
-	}
-	return n;
-}
-
-static struct entry *find_entry(struct table *t, const char *lock, unsigned threads)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (t->e[i].threads == threads && !strcmp(t->e[i].lock, lock))
-			return &t->e[i];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
-		struct entry *e = realloc(t->e, cap * sizeof(*e));
-
-		if (!e)
-			return NULL;
-		t->e = e;
-		t->cap = cap;
-	}
-	struct entry *e = &t->e[t->n++];
-
-	memset(e, 0, sizeof(*e));
-	snprintf(e->lock, sizeof(e->lock), "%s", lock);
-	e->threads = threads;
-	return e;
-}
-
-static int heading(const char *path, char *line, int *idx, char *err, size_t errlen)
-{
-	char *f[256];
-	unsigned n = split_csv(line, f, 256);
-
-	for (int c = 0; c < NCOLS; c++) {
-		idx[c] = -1;
-		for (unsigned i = 0; i < n; i++)
-			if (!strcmp(f[i], col_names[c]))
-				idx[c] = (int)i;
-		if (idx[c] < 0 && c < NREQUIRED) {
-			snprintf(err, errlen, "%s: no '%s' column: not a locklab result CSV", path,
-				 col_names[c]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-static int parse_num(const char *s, double *out)
-{
-	char *end;
-
-	if (!*s) {
-		*out = NAN;
-		return 0;
-	}
-	errno = 0;
-	*out = strtod(s, &end);
-	return *end || errno ? -1 : 0;
-}
-
-/* cs_ns and ncs_ns of a row, the same in every run of one side. */
-static int read_params(struct side *s, char **f, const int *idx, const char *where, char *err,
-		       size_t errlen)
-{
-	double cs = NAN, ncs = NAN;
-
-	if ((idx[COL_CS] >= 0 && parse_num(f[idx[COL_CS]], &cs)) ||
-	    (idx[COL_NCS] >= 0 && parse_num(f[idx[COL_NCS]], &ncs))) {
-		snprintf(err, errlen, "%s: cs_ns or ncs_ns does not read", where);
-		return -1;
-	}
-	if (s->n && ((s->cs_ns != cs && !(isnan(cs) && isnan(s->cs_ns))) ||
-		     (s->ncs_ns != ncs && !(isnan(ncs) && isnan(s->ncs_ns))))) {
-		snprintf(err, errlen, "%s: cs_ns or ncs_ns differs from an earlier run of the same lock and threads",
-			 where);
-		return -1;
-	}
-	s->cs_ns = cs;
-	s->ncs_ns = ncs;
-	return 0;
-}
-
-static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *idx,
-		   const char *where, char *err, size_t errlen)
-{
-	uint64_t threads;
-	double tput, jain;
-	struct entry *e;
-	struct side *s;
-
-	for (int c = 0; c < NCOLS; c++)
-		if (idx[c] >= 0 && (unsigned)idx[c] >= nf) {
-			snprintf(err, errlen, "%s: fewer fields than the heading", where);
-			return -1;
-		}
-	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
-	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
-	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
-		snprintf(err, errlen, "%s: a lock, thread count, throughput or jain that does not read",
-			 where);
-		return -1;
-	}
-	e = find_entry(t, f[idx[COL_LOCK]], (unsigned)threads);
-	if (!e) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	s = sim ? &e->sim : &e->nat;
-	if (read_params(s, f, idx, where, err, errlen))
-		return -1;
-	if (s->n == VR_MAX_RUNS) {
-		snprintf(err, errlen, "%s: more than %d runs of %s at %u threads", where, VR_MAX_RUNS,
-			 e->lock, e->threads);
-		return -1;
-	}
-	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
-	s->tput[s->n] = tput;
-	s->jain[s->n++] = jain;
-	return 0;
-}
-
-static int read_csv(const char *path, struct table *t, bool sim, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	static char line[VR_LINE];
-	char where[600], *fields[256];
-	int idx[NCOLS], rc = 0;
-	unsigned lineno = 1, rows = 0;
-
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (!fgets(line, sizeof(line), f)) {
-		snprintf(err, errlen, "%s: empty file", path);
-		fclose(f);
-		return -1;
-	}
-	if (heading(path, line, idx, err, errlen)) {
-		fclose(f);
-		return -1;
-	}
-	while (!rc && fgets(line, sizeof(line), f)) {
-		lineno++;
-		line[strcspn(line, "\r\n")] = 0;
-		if (!line[0])
-			continue;
-		snprintf(where, sizeof(where), "%s:%u", path, lineno);
-		rc = add_row(t, sim, fields, split_csv(line, fields, 256), idx, where, err, errlen);
-		rows++;
-	}
-	fclose(f);
-	if (!rc && !rows) {
-		snprintf(err, errlen, "%s: no rows", path);
-		rc = -1;
-	}
-	return rc;
-}
+#include "vreport.h"
 
 /* ------------------------------------------------------- the figures */
 
@@ -624,8 +423,8 @@ int native_validate_report_main(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if (read_csv(o.native, &t, false, err, sizeof(err)) ||
-	    read_csv(o.sim, &t, true, err, sizeof(err))) {
+	if (vr_read_csv(o.native, &t, false, err, sizeof(err)) ||
+	    vr_read_csv(o.sim, &t, true, err, sizeof(err))) {
 		free(t.e);
 		return vr_bad("%s", err);
 	}

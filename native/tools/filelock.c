@@ -1,5 +1,5 @@
 /*
- * native/filelock.c - `locklab-native filelock`: the kernel's file locks
+ * native/tools/filelock.c - `locklab-native filelock`: the kernel's file locks
  * under contention, in the manner of Jeff Layton's lockperf.
  *
  * N processes (forked, each pinned by the --pin policy with hwloc) each take
@@ -52,30 +52,8 @@
 #include <locklab/result.h>
 #include <locklab/stats.h>
 
-#include "../core/cli.h"
-#include "native.h"
+#include "filelock.h"
 #include "validate.h"
-
-#define FL_MAX_PROCS NATIVE_MAX_THREADS
-#define FL_MAX_RUNS 10000
-#define FL_DEFAULT_ITERS 10000
-#define FL_DEFAULT_RUNS 5
-#define FL_DEFAULT_TIMEOUT_S 120
-
-enum fl_test { FL_FLOCK, FL_POSIX, FL_LEASE, FL_NTESTS };
-static const char *const fl_test_names[FL_NTESTS] = { "flock", "posix", "lease" };
-
-struct fl_opts {
-	bool test[FL_NTESTS];
-	bool shared, private;
-	unsigned procs, runs;
-	uint64_t iterations;
-	uint64_t timeout_s;
-	const char *dir;
-	const char *csv;
-	struct cli_opts pin; /* only its placement is used */
-	const char *pin_text;
-};
 
 /* Shared between the parent and the processes of one run. */
 struct fl_shared {
@@ -84,132 +62,6 @@ struct fl_shared {
 	char failure[256];
 	uint64_t end_ns[FL_MAX_PROCS];
 };
-
-__attribute__((format(printf, 1, 2)))
-static int fl_bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "locklab-native: filelock: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
-}
-
-/* ------------------------------------------------------------ options */
-
-static int parse_tests(const char *val, struct fl_opts *o)
-{
-	char buf[128], *save = NULL;
-
-	if (strlen(val) >= sizeof(buf) || !*val || val[strlen(val) - 1] == ',')
-		return fl_bad("--test: '%s' is not a list of flock, posix, lease", val);
-	strcpy(buf, val);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int k = -1;
-
-		for (int i = 0; i < FL_NTESTS; i++)
-			if (!strcmp(t, fl_test_names[i]))
-				k = i;
-		if (k < 0)
-			return fl_bad("--test: unknown test '%s' (flock, posix, lease)", t);
-		o->test[k] = true;
-	}
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
-{
-	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return fl_bad("%s '%s': a whole number from 1 to %llu", opt, val,
-			      (unsigned long long)max);
-	return 0;
-}
-
-static int parse_pin(const char *val, struct fl_opts *o)
-{
-	char *av[2] = { (char *)"--pin", (char *)val };
-	char err[300];
-
-	if (cli_parse_run(2, av, &o->pin, err, sizeof(err)))
-		return fl_bad("%s", err);
-	o->pin_text = val;
-	return 0;
-}
-
-static int parse_valued(const char *a, const char *v, struct fl_opts *o)
-{
-	uint64_t n;
-
-	if (!strcmp(a, "--test"))
-		return parse_tests(v, o);
-	if (!strcmp(a, "--pin"))
-		return parse_pin(v, o);
-	if (!strcmp(a, "--dir")) {
-		o->dir = v;
-		return 0;
-	}
-	if (!strcmp(a, "--csv")) {
-		o->csv = v;
-		return 0;
-	}
-	if (!strcmp(a, "--procs")) {
-		if (parse_count(a, v, FL_MAX_PROCS, &n))
-			return 2;
-		o->procs = (unsigned)n;
-		return 0;
-	}
-	if (!strcmp(a, "--runs")) {
-		if (parse_count(a, v, FL_MAX_RUNS, &n))
-			return 2;
-		o->runs = (unsigned)n;
-		return 0;
-	}
-	if (!strcmp(a, "--timeout"))
-		return parse_count(a, v, 86400, &o->timeout_s);
-	if (!strcmp(a, "--iterations"))
-		return parse_count(a, v, 1000000000ull, &o->iterations);
-	return fl_bad("unknown option '%s' (--test, --procs, --shared, --private, --iterations, "
-		      "--runs, --pin, --dir, --csv, --timeout)", a);
-}
-
-static int parse_opts(int argc, char **argv, struct fl_opts *o)
-{
-	const struct native_machine *m = native_machine();
-	bool any = false;
-	int rc;
-
-	memset(o, 0, sizeof(*o));
-	o->iterations = FL_DEFAULT_ITERS;
-	o->runs = FL_DEFAULT_RUNS;
-	o->timeout_s = FL_DEFAULT_TIMEOUT_S;
-	o->procs = m ? m->npus : 2;
-	if (parse_pin("compact", o))
-		return 2;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--shared") || !strcmp(a, "--private")) {
-			*(a[2] == 's' ? &o->shared : &o->private) = true;
-			continue;
-		}
-		if (i + 1 >= argc || !*argv[i + 1])
-			return fl_bad("%s needs a value", a);
-		rc = parse_valued(a, argv[i + 1], o);
-		if (rc)
-			return rc;
-		i++;
-	}
-	for (int i = 0; i < FL_NTESTS; i++)
-		any |= o->test[i];
-	if (!any)
-		o->test[FL_FLOCK] = o->test[FL_POSIX] = o->test[FL_LEASE] = true;
-	if (!o->shared && !o->private)
-		o->shared = o->private = true;
-	return 0;
-}
 
 /* ------------------------------------------------------------ files */
 
@@ -512,10 +364,20 @@ static void table_row(const struct fl_opts *o, const struct fl_result *r)
 	       s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0);
 }
 
-static void csv_rows(FILE *f, const struct fl_opts *o, const struct fl_result *res, unsigned n)
+struct fl_csv {
+	const struct fl_opts *o;
+	const struct fl_result *res;
+	unsigned n;
+};
+
+static void csv_rows(FILE *f, const void *arg)
 {
+	const struct fl_csv *c = arg;
+	const struct fl_opts *o = c->o;
+	const struct fl_result *res = c->res;
+
 	fprintf(f, "backend,host,test,mode,procs,iterations,pin,run,seconds,pairs_per_s\n");
-	for (unsigned k = 0; k < n; k++)
+	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			double s = res[k].secs[i];
 
@@ -528,21 +390,9 @@ static void csv_rows(FILE *f, const struct fl_opts *o, const struct fl_result *r
 
 static int write_csv(const struct fl_opts *o, const struct fl_result *res, unsigned n)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
+	struct fl_csv c = { o, res, n };
 
-	if (!m)
-		return -1;
-	csv_rows(m, o, res, n);
-	if (fclose(m)) {
-		free(buf);
-		return -1;
-	}
-	rc = write_file_atomic(o->csv, buf, len);
-	free(buf);
-	return rc;
+	return write_text_atomic(o->csv, csv_rows, &c);
 }
 
 /* ------------------------------------------------------- the command */
@@ -602,7 +452,7 @@ int native_filelock_main(int argc, char **argv)
 
 	memset(&files, 0, sizeof(files));
 	memset(res, 0, sizeof(res));
-	rc = parse_opts(argc, argv, &o);
+	rc = fl_parse_opts(argc, argv, &o);
 	if (rc)
 		return rc;
 	if (native_pin_check(&o.pin.cfg, o.procs, err, sizeof(err)))

@@ -1,16 +1,18 @@
 /*
- * native/validate.h - checking the simulator against this machine: the
- * calibration (calibrate.c measures, calib_io.c reads and writes it and
- * turns it into a platform file), the comparison of a native and a
- * simulated sweep (vreport.c), and the kernel file-lock benchmarks
- * (filelock.c).  Shared with the test programs.
+ * native/tools/validate.h - the native sub-commands that check the
+ * simulator against this machine: the calibration (calibrate.c and
+ * calib_measure.c measure, calib_text.c reads and writes it,
+ * calib_platform.c turns it into a platform file), the comparison of a
+ * native and a simulated sweep (vreport.c), and the kernel file-lock
+ * benchmarks (filelock.c).  Shared with the test programs; commands.c
+ * hands them backend_command's arguments.
  *
  * Each sub-command is a function taking the arguments after its name and
  * returning the exit status: 0 done, 2 bad input (one line on stderr),
  * 3 a measurement failed, 1 a result could not be written.
  */
-#ifndef LOCKLAB_NATIVE_VALIDATE_H
-#define LOCKLAB_NATIVE_VALIDATE_H
+#ifndef LOCKLAB_NATIVE_TOOLS_VALIDATE_H
+#define LOCKLAB_NATIVE_TOOLS_VALIDATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,12 +65,17 @@ struct calib {
 	double inval_per_sharer_ns;
 };
 
-/* calib_io.c */
+/* calib_text.c */
 /* The calibration as text (the .calib.csv file) and back.  calib_parse
  * returns 0, or -1 with one line in err naming the line and the problem. */
 void calib_write(FILE *f, const struct calib *c);
 int calib_parse(const char *text, struct calib *c, char *err, size_t errlen);
 int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen);
+/* Splits s in place at its commas into at most max fields f (any further
+ * fields are dropped); returns how many. */
+unsigned calib_split(char *s, char **f, unsigned max);
+
+/* calib_platform.c */
 /* The figure the platform file states for (op row, state, class): load and
  * store are their own rows, atomic is the mean of cas, fai and swap. */
 double calib_row_value(const struct calib *c, int topo_op, enum calib_state st,

@@ -1,0 +1,336 @@
+/*
+ * native/tools/calib_platform.c - from a calibration to a SimGrid platform
+ * file: the completeness checks, the distance classes of the socket pairs,
+ * the link latency of each class, and the platform file itself.
+ *
+ * The platform file takes the medians: load and store rows as measured, the
+ * atomic row as the mean of the cas, fai and swap medians
+ * (topologies/README.md has one row for every read-modify-write).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+
+/* ------------------------------------------------------------ checks */
+
+static int check_structure(const struct calib *c, char *err, size_t errlen)
+{
+	unsigned ns = c->nsockets;
+
+	if (!ns || !c->nclasses || !c->nnodes) {
+		snprintf(err, errlen, "sockets, classes and numa_nodes are required");
+		return -1;
+	}
+	for (unsigned s = 0; s < ns; s++)
+		if (!c->socket_pus[s]) {
+			snprintf(err, errlen, "socket_pus: socket %u has no PU", s);
+			return -1;
+		}
+	for (unsigned a = 0; a < ns; a++)
+		for (unsigned b = 0; b < ns; b++) {
+			unsigned k = c->socket_class[a * ns + b];
+
+			if ((a == b) != (k == 0) || k >= c->nclasses ||
+			    k != c->socket_class[b * ns + a]) {
+				snprintf(err, errlen,
+					 "socket_class: sockets %u,%u have class %u (0 only within a socket, symmetric, below %u)",
+					 a, b, k, c->nclasses);
+				return -1;
+			}
+		}
+	for (unsigned k = 1; k < c->nclasses; k++)
+		if (!(c->class_link_ns[k] > c->class_link_ns[k - 1])) {
+			snprintf(err, errlen, "class_link_ns must increase from class to class");
+			return -1;
+		}
+	return 0;
+}
+
+int calib_check(const struct calib *c, char *err, size_t errlen)
+{
+	if (check_structure(c, err, errlen))
+		return -1;
+	for (unsigned k = 0; k < c->nclasses; k++)
+		for (int op = 0; op < CAL_NOPS; op++)
+			for (int s = 0; s < CAL_NSTATES; s++)
+				if (!c->cell[op][s][k].measured) {
+					snprintf(err, errlen, "no figure for %s on %c at class %u",
+						 calib_op_names[op], calib_state_names[s], k);
+					return -1;
+				}
+	for (int op = 0; op < CAL_NOPS; op++)
+		if (!c->hit[op].measured) {
+			snprintf(err, errlen, "no hit figure for %s", calib_op_names[op]);
+			return -1;
+		}
+	if (!c->pause.measured) {
+		snprintf(err, errlen, "no pause figure");
+		return -1;
+	}
+	return 0;
+}
+
+int calib_check_out_path(const char *path, char *err, size_t errlen)
+{
+	const char *p = path;
+
+	while ((p = strstr(p, "topologies/"))) {
+		if (p == path || p[-1] == '/') {
+			snprintf(err, errlen,
+				 "%s: a calibration never goes under topologies/ (write it under results/)",
+				 path);
+			return -1;
+		}
+		p++;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------- the classes */
+
+struct pair {
+	unsigned s, t;
+	double ns;
+};
+
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair *p = a, *q = b;
+
+	if (p->ns != q->ns)
+		return p->ns < q->ns ? -1 : 1;
+	return p->s != q->s ? (p->s < q->s ? -1 : 1) : (p->t > q->t) - (p->t < q->t);
+}
+
+void calib_group_pairs(struct calib *c, const double *lat, unsigned rep[][2])
+{
+	unsigned ns = c->nsockets, np = 0, first = 0, k = 1;
+	struct pair *pairs = calloc(ns * ns + 1, sizeof(*pairs));
+
+	memset(c->socket_class, 0, sizeof(c->socket_class));
+	c->nclasses = 1;
+	if (!pairs)
+		return;
+	for (unsigned s = 0; s < ns; s++)
+		for (unsigned t = s + 1; t < ns; t++)
+			pairs[np++] = (struct pair){ s, t, lat[s * ns + t] };
+	qsort(pairs, np, sizeof(*pairs), pair_cmp);
+	for (unsigned i = 1; i <= np; i++) {
+		if (i < np && (pairs[i].ns <= CALIB_CLASS_STEP * pairs[first].ns ||
+			       k == CALIB_MAX_CLASSES - 1))
+			continue;
+		rep[k][0] = pairs[first + (i - 1 - first) / 2].s;
+		rep[k][1] = pairs[first + (i - 1 - first) / 2].t;
+		for (unsigned j = first; j < i; j++) {
+			c->socket_class[pairs[j].s * ns + pairs[j].t] = (unsigned char)k;
+			c->socket_class[pairs[j].t * ns + pairs[j].s] = (unsigned char)k;
+		}
+		c->nclasses = k + 1;
+		first = i;
+		k++;
+	}
+	free(pairs);
+}
+
+void calib_link_latencies(struct calib *c)
+{
+	double m0 = c->cell[CAL_LOAD][CAL_M][0].median;
+
+	c->class_link_ns[0] = 0;
+	for (unsigned k = 1; k < c->nclasses; k++) {
+		double l = (c->cell[CAL_LOAD][CAL_M][k].median - m0) / 2;
+
+		c->class_link_ns[k] = fmax(l, c->class_link_ns[k - 1] + 1.0);
+	}
+}
+
+/* ------------------------------------------------------- the platform */
+
+double calib_row_value(const struct calib *c, int topo_op, enum calib_state st, unsigned cls)
+{
+	if (topo_op == 0)
+		return c->cell[CAL_LOAD][st][cls].median;
+	if (topo_op == 1)
+		return c->cell[CAL_STORE][st][cls].median;
+	return (c->cell[CAL_CAS][st][cls].median + c->cell[CAL_FAI][st][cls].median +
+		c->cell[CAL_SWAP][st][cls].median) / 3.0;
+}
+
+static double hit_value(const struct calib *c, int topo_op)
+{
+	if (topo_op < 2)
+		return c->hit[topo_op].median;
+	return (c->hit[CAL_CAS].median + c->hit[CAL_FAI].median + c->hit[CAL_SWAP].median) / 3.0;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		default:
+			if ((unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f)
+				fputc(*s, f);
+		}
+	}
+}
+
+/* Text inside a comment: printable ASCII, and never "--". */
+static void comment_text(FILE *f, const char *s)
+{
+	char prev = 0;
+
+	for (; *s; s++) {
+		char ch = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?';
+
+		if (ch == '-' && prev == '-')
+			ch = '_';
+		fputc(ch, f);
+		prev = ch;
+	}
+}
+
+static const char *protocol_of(const char *vendor)
+{
+	if (!strcmp(vendor, "GenuineIntel"))
+		return "MESIF";
+	if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine"))
+		return "MOESI";
+	return "MESI";
+}
+
+static void spread_comment(FILE *f, const char *name, unsigned k, const struct calib_cell *x)
+{
+	char from[32];
+
+	if (x->cpu_b >= 0)
+		snprintf(from, sizeof(from), "cpu %d", x->cpu_b);
+	else
+		snprintf(from, sizeof(from), "memory");
+	fprintf(f, "    <!-- %s class %u: cpu %d <- %s: median %.1f, p10 %.1f, p90 %.1f, MAD %.1f, %u of %u kept -->\n",
+		name, k, x->cpu_a, from, x->median, x->p10, x->p90, x->mad,
+		x->samples - x->trimmed, x->samples);
+}
+
+static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_state st)
+{
+	static const char *const rows[] = { "load", "store", "atomic" };
+	char name[32];
+
+	snprintf(name, sizeof(name), "lat.%s.%c", rows[topo_op], calib_state_names[st]);
+	for (unsigned k = 0; k < c->nclasses; k++) {
+		if (topo_op < 2) {
+			spread_comment(f, name, k, &c->cell[topo_op][st][k]);
+			continue;
+		}
+		fprintf(f, "    <!-- %s class %u: mean of cas %.1f, fai %.1f, swap %.1f -->\n", name, k,
+			c->cell[CAL_CAS][st][k].median, c->cell[CAL_FAI][st][k].median,
+			c->cell[CAL_SWAP][st][k].median);
+	}
+	fprintf(f, "    <prop id=\"%s\" value=\"", name);
+	for (unsigned k = 0; k < c->nclasses; k++)
+		fprintf(f, "%s%.2f", k ? " " : "", fmax(0.0, calib_row_value(c, topo_op, st, k)));
+	fprintf(f, "\"/>\n");
+}
+
+static void write_costs(FILE *f, const struct calib *c)
+{
+	static const char *const hits[] = { "hit.load", "hit.store", "hit.atomic" };
+
+	for (int op = 0; op < 3; op++)
+		for (int st = 0; st < CAL_NSTATES; st++)
+			write_row(f, c, op, (enum calib_state)st);
+	for (int op = 0; op < 3; op++)
+		fprintf(f, "    <prop id=\"%s\" value=\"%.2f\"/>\n", hits[op], fmax(0.0, hit_value(c, op)));
+	fprintf(f, "    <prop id=\"pause\" value=\"%.2f\"/>\n", fmax(0.0, c->pause.median));
+	if (c->inval_measured)
+		fprintf(f, "    <!-- inval_per_sharer: slope of a store on S against the number of sharers -->\n");
+	else
+		fprintf(f, "    <!-- inval_per_sharer: not measurable here (needs three PUs in a socket): 0 -->\n");
+	fprintf(f, "    <prop id=\"inval_per_sharer\" value=\"%.2f\"/>\n",
+		c->inval_measured ? fmax(0.0, c->inval_per_sharer_ns) : 0.0);
+	fprintf(f, "    <prop id=\"msg.data_bytes\" value=\"72\"/>\n");
+	fprintf(f, "    <prop id=\"msg.ctrl_bytes\" value=\"8\"/>\n");
+}
+
+static void write_heading(FILE *f, const struct calib *c, const char *zone_id)
+{
+	fprintf(f, "<?xml version='1.0'?>\n"
+		   "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<!--\n  ");
+	comment_text(f, zone_id);
+	fprintf(f, ": this machine as `locklab-native calibrate` measured it");
+	fprintf(f, "\n  (host ");
+	comment_text(f, c->host);
+	fprintf(f, ", ");
+	comment_text(f, c->date);
+	fprintf(f, ", %u samples a figure, TSC %.3f GHz", c->reps, c->tsc_ghz);
+	if (c->loadavg >= 0)
+		fprintf(f, ", load average %.2f", c->loadavg);
+	fprintf(f, ").\n"
+		   "  Every lat.* value is the median of its samples after outliers beyond\n"
+		   "  3 x IQR were dropped; the spread of each is in the comment above it and\n"
+		   "  in the .calib.csv file written beside this one.  One socket zone per\n"
+		   "  package, one host per PU.  Not measured: socket link bandwidth\n"
+		   "  (20.8 GBps per direction assumed) and message sizes (the defaults).\n"
+		   "  Regenerate with `locklab-native calibrate`; docs/validate.md says how.\n-->\n");
+}
+
+static void write_sockets(FILE *f, const struct calib *c)
+{
+	unsigned ns = c->nsockets;
+
+	fprintf(f, "\n    <!-- Sockets: one cluster each; hosts are PUs. -->\n");
+	for (unsigned s = 0; s < ns; s++)
+		fprintf(f, "    <cluster id=\"socket%u\" prefix=\"s%uc\" suffix=\"\" radical=\"0-%u\" "
+			   "speed=\"1Gf\" bw=\"100GBps\" lat=\"0ns\" router_id=\"socket%u_router\"/>\n",
+			s, s, c->socket_pus[s] - 1, s);
+	if (ns < 2)
+		return;
+	fprintf(f, "\n    <!-- Socket links, one per pair: latency by distance class, one way. -->\n");
+	for (unsigned a = 0; a < ns; a++)
+		for (unsigned b = a + 1; b < ns; b++)
+			fprintf(f, "    <link id=\"link%u_%u\" bandwidth=\"20.8GBps\" latency=\"%.3fns\"/>\n",
+				a, b, c->class_link_ns[c->socket_class[a * ns + b]]);
+	fprintf(f, "\n");
+	for (unsigned a = 0; a < ns; a++)
+		for (unsigned b = a + 1; b < ns; b++)
+			fprintf(f, "    <zoneRoute src=\"socket%u\" dst=\"socket%u\" gw_src=\"socket%u_router\" "
+				   "gw_dst=\"socket%u_router\"><link_ctn id=\"link%u_%u\"/></zoneRoute>\n",
+				a, b, a, b, a, b);
+}
+
+void calib_write_topology(FILE *f, const struct calib *c, const char *zone_id)
+{
+	write_heading(f, c, zone_id);
+	fprintf(f, "<platform version=\"4.1\">\n  <zone id=\"");
+	xml_text(f, zone_id);
+	fprintf(f, "\" routing=\"Full\">\n    <prop id=\"description\" value=\"");
+	xml_text(f, c->host);
+	fprintf(f, " calibrated: ");
+	xml_text(f, c->cpu_model[0] ? c->cpu_model : "unknown CPU");
+	fprintf(f, "\"/>\n    <prop id=\"protocol\" value=\"%s\"/>\n", protocol_of(c->vendor));
+	fprintf(f, "    <prop id=\"unit\" value=\"ns\"/>\n");
+	fprintf(f, "    <!-- one value per distance class: same socket");
+	for (unsigned k = 1; k < c->nclasses; k++)
+		fprintf(f, ", class %u (%.1f ns link)", k, c->class_link_ns[k]);
+	fprintf(f, " -->\n");
+	write_costs(f, c);
+	write_sockets(f, c);
+	fprintf(f, "  </zone>\n</platform>\n");
+}

@@ -1,0 +1,348 @@
+/*
+ * native/tools/calibrate.c - `locklab-native calibrate`: measures what the
+ * simulator needs to know about this machine (calib_measure.c says how),
+ * or reads an earlier calibration back (--from), prints it, and writes it
+ * as a platform file (results/host-HOST.xml) and as a calibration
+ * (results/host-HOST.calib.csv).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <gsl/gsl_errno.h>
+
+#include <locklab/backend.h>
+#include <locklab/result.h>
+
+#include "../../core/cli.h"
+#include "calib_measure.h"
+
+/* ------------------------------------------------------ the options */
+
+__attribute__((format(printf, 1, 2)))
+static int bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "locklab-native: calibrate: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse_opts(int argc, char **argv, struct cal_opts *o)
+{
+	uint64_t v;
+
+	memset(o, 0, sizeof(*o));
+	o->reps = CAL_DEFAULT_REPS;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--progress")) {
+			o->progress = true;
+			continue;
+		}
+		if (strcmp(a, "--reps") && strcmp(a, "--out") && strcmp(a, "--from"))
+			return bad("unknown option '%s' (--reps, --out, --from, --progress)", a);
+		if (!val || !*val)
+			return bad("%s needs a value", a);
+		i++;
+		if (!strcmp(a, "--out")) {
+			o->out = val;
+		} else if (!strcmp(a, "--from")) {
+			o->from = val;
+		} else {
+			if (cli_parse_u64(val, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
+				return bad("--reps '%s': a whole number from 10 to 100000", val);
+			o->reps = (unsigned)v;
+		}
+	}
+	return 0;
+}
+#if CAL_X86
+
+/* ------------------------------------------------------- the machine */
+
+static void read_cpuinfo(struct calib *c)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v;
+
+		if (!colon)
+			continue;
+		v = colon + 1 + strspn(colon + 1, " \t");
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "model name", 10) && !c->cpu_model[0])
+			snprintf(c->cpu_model, sizeof(c->cpu_model), "%s", v);
+		else if (!strncmp(line, "vendor_id", 9) && !c->vendor[0])
+			snprintf(c->vendor, sizeof(c->vendor), "%s", v);
+	}
+	if (f)
+		fclose(f);
+	for (char *p = c->cpu_model; *p; p++)
+		if (*p == ',')
+			*p = ' ';
+}
+
+static int describe_machine(const struct native_machine *m, struct calib *c)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	double la;
+
+	snprintf(c->host, sizeof(c->host), "%s", backend_topo_name(NULL));
+	read_cpuinfo(c);
+	gmtime_r(&now, &tm);
+	strftime(c->date, sizeof(c->date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	c->loadavg = getloadavg(&la, 1) == 1 ? la : -1;
+	if (m->nsockets > CALIB_MAX_SOCKETS || m->nnodes > CALIB_MAX_NODES)
+		return bad("%s: more sockets or NUMA nodes than calibrate handles (64)", c->host);
+	if (m->sockets[0].npus < 2)
+		return bad("%s: the first socket has one PU: cache-to-cache transfers cannot be measured",
+			   c->host);
+	c->nsockets = m->nsockets;
+	for (unsigned s = 0; s < m->nsockets; s++)
+		c->socket_pus[s] = m->sockets[s].npus;
+	c->nnodes = m->nnodes;
+	c->nclasses = 1;
+	return 0;
+}
+
+#endif /* CAL_X86 */
+
+/* ------------------------------------------------------- the output */
+
+static void print_cell(const struct calib_cell *x)
+{
+	if (!x->measured) {
+		printf("  %-22s", "-");
+		return;
+	}
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.1f [%.1f..%.1f]", x->median, x->p10, x->p90);
+	printf("  %-22s", buf);
+}
+
+static void print_class(const struct calib *c, unsigned k)
+{
+	const struct calib_cell *ref = &c->cell[CAL_LOAD][CAL_M][k];
+
+	printf("\nclass %u (%s): cpu %d <- cpu %d; median [p10..p90] ns\n", k,
+	       k ? "other socket" : "same socket", ref->cpu_a, ref->cpu_b);
+	printf("%-6s", "");
+	for (int s = 0; s < CAL_NSTATES; s++)
+		printf("  %-22c", calib_state_names[s]);
+	putchar('\n');
+	for (int op = 0; op < CAL_NOPS; op++) {
+		printf("%-6s", calib_op_names[op]);
+		for (int s = 0; s < CAL_NSTATES; s++)
+			print_cell(&c->cell[op][s][k]);
+		putchar('\n');
+	}
+	if (k == 0 && c->cell[CAL_LOAD][CAL_S][0].median < 2 * c->hit[CAL_LOAD].median + 2)
+		printf("note: load of S costs about a hit: the requester's copy survived\n");
+}
+
+static void print_summary(const struct calib *c)
+{
+	printf("calibrate: %s, %s; %u socket%s, %u NUMA node%s; TSC %.3f GHz; %u samples a figure",
+	       c->host, c->cpu_model[0] ? c->cpu_model : "unknown CPU", c->nsockets,
+	       c->nsockets == 1 ? "" : "s", c->nnodes, c->nnodes == 1 ? "" : "s", c->tsc_ghz, c->reps);
+	if (c->loadavg >= 0)
+		printf("; load average %.2f", c->loadavg);
+	putchar('\n');
+	unsigned pus = 0;
+
+	for (unsigned s = 0; s < c->nsockets; s++)
+		pus += c->socket_pus[s];
+	if (c->loadavg >= pus)
+		printf("note: a load average of %.2f on %u PUs: other work shares these cores, and the\n"
+		       "      figures come out higher and noisier than on an idle machine\n",
+		       c->loadavg, pus);
+	for (unsigned k = 0; k < c->nclasses; k++)
+		print_class(c, k);
+	printf("\nhits (own Modified line), ns:");
+	for (int op = 0; op < CAL_NOPS; op++)
+		printf(" %s %.1f", calib_op_names[op], c->hit[op].median);
+	printf("\npause: %.1f ns\nmemory (load of an uncached line from cpu %d), ns:", c->pause.median,
+	       c->mem[0].cpu_a);
+	for (unsigned n = 0; n < c->nnodes; n++)
+		if (c->mem[n].measured)
+			printf(" node %u %.1f [%.1f..%.1f]", n, c->mem[n].median, c->mem[n].p10,
+			       c->mem[n].p90);
+	if (c->inval_measured)
+		printf("\ninvalidation fan-out: %.2f ns per extra sharer\n", c->inval_per_sharer_ns);
+	else
+		printf("\ninvalidation fan-out: not measurable (fewer than three PUs in a socket)\n");
+}
+
+struct topo_arg {
+	const struct calib *c;
+	const char *zone;
+};
+
+static void emit_topology(FILE *f, const void *arg)
+{
+	const struct topo_arg *t = arg;
+
+	calib_write_topology(f, t->c, t->zone);
+}
+
+static void emit_calib(FILE *f, const void *arg)
+{
+	calib_write(f, arg);
+}
+
+/* zone id: the file name without directory and .xml */
+static void zone_of(const char *path, char *zone, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	if (n > 4 && !strcmp(b + n - 4, ".xml"))
+		n -= 4;
+	snprintf(zone, len, "%.*s", (int)n, b);
+}
+
+static void calib_path_of(const char *xml, char *out, size_t len)
+{
+	size_t n = strlen(xml);
+
+	if (n > 4 && !strcmp(xml + n - 4, ".xml"))
+		n -= 4;
+	snprintf(out, len, "%.*s.calib.csv", (int)n, xml);
+}
+
+static int write_results(const struct cal_opts *o, const struct calib *c, bool calib_too)
+{
+	char zone[128], cpath[600];
+	struct topo_arg t = { c, zone };
+
+	zone_of(o->out, zone, sizeof(zone));
+	calib_path_of(o->out, cpath, sizeof(cpath));
+	if (write_text_atomic(o->out, emit_topology, &t)) {
+		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", o->out,
+			strerror(errno));
+		return 1;
+	}
+	if (calib_too && write_text_atomic(cpath, emit_calib, c)) {
+		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", cpath,
+			strerror(errno));
+		return 1;
+	}
+	printf("\nwrote %s%s%s\n", o->out, calib_too ? " and " : "", calib_too ? cpath : "");
+	return 0;
+}
+
+static int default_out(struct cal_opts *o)
+{
+	if (o->out)
+		return 0;
+	if (mkdir("results", 0755) && errno != EEXIST) {
+		fprintf(stderr, "locklab-native: calibrate: cannot create results/: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	snprintf(o->out_buf, sizeof(o->out_buf), "results/host-%s.xml", backend_topo_name(NULL));
+	o->out = o->out_buf;
+	return 0;
+}
+
+static int from_file(struct cal_opts *o)
+{
+	static struct calib c;
+	char err[600];
+
+	if (calib_read_file(o->from, &c, err, sizeof(err))) {
+		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		return 2;
+	}
+	if (default_out(o))
+		return 1;
+	print_summary(&c);
+	return write_results(o, &c, false);
+}
+
+#if CAL_X86
+static int measure(struct cal_opts *o)
+{
+	const struct native_machine *m = native_machine();
+	static struct calib c;
+	struct cal x;
+	pthread_t pt;
+	char err[300];
+
+	memset(&c, 0, sizeof(c));
+	memset(&x, 0, sizeof(x));
+	if (!m)
+		return bad("cannot read the machine's topology: %s", native_machine_error());
+	int rc = describe_machine(m, &c);
+
+	if (rc)
+		return rc;
+	c.reps = o->reps;
+	x.o = o;
+	x.m = m;
+	x.c = &c;
+	x.samples = calloc(o->reps, sizeof(double));
+	if (!x.samples)
+		return bad("%s", "out of memory");
+	gsl_set_error_handler_off();
+	x.ticks_per_ns = cal_ticks_per_ns();
+	c.tsc_ghz = x.ticks_per_ns;
+	if (pthread_create(&pt, NULL, cal_measure_all, &x) || pthread_join(pt, NULL)) {
+		free(x.samples);
+		return bad("%s", "cannot start the measuring thread");
+	}
+	free(x.samples);
+	if (x.failed) {
+		fprintf(stderr, "locklab-native: calibrate: %s\n", x.failure);
+		return 3;
+	}
+	if (calib_check(&c, err, sizeof(err))) {
+		fprintf(stderr, "locklab-native: calibrate: incomplete: %s\n", err);
+		return 3;
+	}
+	print_summary(&c);
+	return write_results(o, &c, true);
+}
+#else
+static int measure(struct cal_opts *o)
+{
+	return bad("%s", "measuring needs an x86-64 processor (rdtsc, clflush); --from works anywhere");
+}
+#endif
+
+int native_calibrate_main(int argc, char **argv)
+{
+	struct cal_opts o;
+	char err[600];
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (o.out && calib_check_out_path(o.out, err, sizeof(err))) {
+		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		return 2;
+	}
+	if (o.from)
+		return from_file(&o);
+	if (default_out(&o))
+		return 1;
+	rc = measure(&o);
+	fflush(stdout);
+	return rc;
+}

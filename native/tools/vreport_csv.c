@@ -1,0 +1,181 @@
+/*
+ * native/tools/vreport_csv.c - reads a locklab result CSV into the table of
+ * `locklab-native validate-report`: the columns are found by their names
+ * in the heading, and the runs are grouped by (lock, threads).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../core/cli.h"
+#include "validate.h"
+#include "vreport.h"
+
+/* ------------------------------------------------------------ reading */
+
+enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, NCOLS };
+#define NREQUIRED COL_CS /* cs_ns and ncs_ns are optional */
+static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
+					      "topo", "cs_ns", "ncs_ns" };
+
+/* One line of a CSV, without its line end, into at most max fields. */
+static unsigned split_csv(char *s, char **f, unsigned max)
+{
+	s[strcspn(s, "\r\n")] = 0;
+	return calib_split(s, f, max);
+}
+
+static struct entry *find_entry(struct table *t, const char *lock, unsigned threads)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].threads == threads && !strcmp(t->e[i].lock, lock))
+			return &t->e[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 32;
+		struct entry *e = realloc(t->e, cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		t->e = e;
+		t->cap = cap;
+	}
+	struct entry *e = &t->e[t->n++];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->lock, sizeof(e->lock), "%s", lock);
+	e->threads = threads;
+	return e;
+}
+
+static int heading(const char *path, char *line, int *idx, char *err, size_t errlen)
+{
+	char *f[256];
+	unsigned n = split_csv(line, f, 256);
+
+	for (int c = 0; c < NCOLS; c++) {
+		idx[c] = -1;
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(f[i], col_names[c]))
+				idx[c] = (int)i;
+		if (idx[c] < 0 && c < NREQUIRED) {
+			snprintf(err, errlen, "%s: no '%s' column: not a locklab result CSV", path,
+				 col_names[c]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	if (!*s) {
+		*out = NAN;
+		return 0;
+	}
+	errno = 0;
+	*out = strtod(s, &end);
+	return *end || errno ? -1 : 0;
+}
+
+/* cs_ns and ncs_ns of a row, the same in every run of one side. */
+static int read_params(struct side *s, char **f, const int *idx, const char *where, char *err,
+		       size_t errlen)
+{
+	double cs = NAN, ncs = NAN;
+
+	if ((idx[COL_CS] >= 0 && parse_num(f[idx[COL_CS]], &cs)) ||
+	    (idx[COL_NCS] >= 0 && parse_num(f[idx[COL_NCS]], &ncs))) {
+		snprintf(err, errlen, "%s: cs_ns or ncs_ns does not read", where);
+		return -1;
+	}
+	if (s->n && ((s->cs_ns != cs && !(isnan(cs) && isnan(s->cs_ns))) ||
+		     (s->ncs_ns != ncs && !(isnan(ncs) && isnan(s->ncs_ns))))) {
+		snprintf(err, errlen, "%s: cs_ns or ncs_ns differs from an earlier run of the same lock and threads",
+			 where);
+		return -1;
+	}
+	s->cs_ns = cs;
+	s->ncs_ns = ncs;
+	return 0;
+}
+
+static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *idx,
+		   const char *where, char *err, size_t errlen)
+{
+	uint64_t threads;
+	double tput, jain;
+	struct entry *e;
+	struct side *s;
+
+	for (int c = 0; c < NCOLS; c++)
+		if (idx[c] >= 0 && (unsigned)idx[c] >= nf) {
+			snprintf(err, errlen, "%s: fewer fields than the heading", where);
+			return -1;
+		}
+	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
+	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
+	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
+		snprintf(err, errlen, "%s: a lock, thread count, throughput or jain that does not read",
+			 where);
+		return -1;
+	}
+	e = find_entry(t, f[idx[COL_LOCK]], (unsigned)threads);
+	if (!e) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s = sim ? &e->sim : &e->nat;
+	if (read_params(s, f, idx, where, err, errlen))
+		return -1;
+	if (s->n == VR_MAX_RUNS) {
+		snprintf(err, errlen, "%s: more than %d runs of %s at %u threads", where, VR_MAX_RUNS,
+			 e->lock, e->threads);
+		return -1;
+	}
+	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
+	s->tput[s->n] = tput;
+	s->jain[s->n++] = jain;
+	return 0;
+}
+
+int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	static char line[VR_LINE];
+	char where[600], *fields[256];
+	int idx[NCOLS], rc = 0;
+	unsigned lineno = 1, rows = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f)) {
+		snprintf(err, errlen, "%s: empty file", path);
+		fclose(f);
+		return -1;
+	}
+	if (heading(path, line, idx, err, errlen)) {
+		fclose(f);
+		return -1;
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = 0;
+		if (!line[0])
+			continue;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		rc = add_row(t, sim, fields, split_csv(line, fields, 256), idx, where, err, errlen);
+		rows++;
+	}
+	fclose(f);
+	if (!rc && !rows) {
+		snprintf(err, errlen, "%s: no rows", path);
+		rc = -1;
+	}
+	return rc;
+}

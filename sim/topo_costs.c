@@ -1,0 +1,316 @@
+/*
+ * sim/topo_costs.c - the cost properties of the root zone (protocol, unit,
+ * the lat.* table, hits, pause, fan-out, message sizes, arbitration) into
+ * struct topo, each value checked against topologies/README.md.
+ */
+#include "topo_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const op_names[TOPO_NOPS] = { "load", "store", "atomic" };
+static const char state_names[TOPO_NSTATES] = { 'M', 'E', 'S', 'I' };
+
+bool topo_prop_known(const char *id)
+{
+	static const char *const plain[] = {
+		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
+		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
+		"arbitration", "arbitration.max_local_run",
+	};
+	char key[32];
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (strcmp(id, plain[i]) == 0)
+			return true;
+	for (int op = 0; op < TOPO_NOPS; op++) {
+		for (int st = 0; st < TOPO_NSTATES; st++) {
+			snprintf(key, sizeof(key), "lat.%s.%c", op_names[op], state_names[st]);
+			if (strcmp(id, key) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+static const char *prop(const struct topo_ctx *x, const char *key)
+{
+	return topo_desc_prop(x->desc, key);
+}
+
+/* Whitespace- or comma-separated numbers. */
+static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, double *out,
+			 unsigned max, unsigned *n)
+{
+	char *buf = strdup(v), *save = NULL;
+	int rc = 0;
+
+	if (!buf)
+		abort();
+	*n = 0;
+	for (char *tok = strtok_r(buf, " \t\r\n,", &save); tok && !rc; tok = strtok_r(NULL, " \t\r\n,", &save)) {
+		double d;
+		if (topo_decimal(x, key, tok, &d))
+			rc = -1;
+		else if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0 ||
+				   strncmp(key, "arbitration", 11) == 0))
+			rc = topo_fail(x, "%s: negative value %s", key, tok);
+		else if (d < 0)
+			rc = topo_fail(x, "%s: negative latency %s", key, tok);
+		else if (*n < max)
+			out[*n] = d;
+		(*n)++;
+	}
+	free(buf);
+	if (!rc && *n == 0)
+		rc = topo_fail(x, "%s is empty", key);
+	return rc;
+}
+
+/* A property holding one number; *given false (and *out untouched) when absent. */
+static int prop_number(struct topo_ctx *x, const char *key, double *out, bool *given)
+{
+	const char *v = prop(x, key);
+	unsigned n;
+	double d[1];
+
+	*given = false;
+	if (!v)
+		return 0;
+	if (parse_numbers(x, key, v, d, 1, &n))
+		return -1;
+	if (n != 1)
+		return topo_fail(x, "%s must be one number, got %u", key, n);
+	*out = d[0];
+	*given = true;
+	return 0;
+}
+
+static int read_protocol(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "protocol");
+
+	if (!v)
+		return topo_fail(x, "missing property protocol (MESI, MOESI or MESIF)");
+	if (strcasecmp(v, "MESI") == 0)
+		t->protocol = PROTO_MESI;
+	else if (strcasecmp(v, "MOESI") == 0)
+		t->protocol = PROTO_MOESI;
+	else if (strcasecmp(v, "MESIF") == 0)
+		t->protocol = PROTO_MESIF;
+	else
+		return topo_fail(x, "unknown protocol '%s' (MESI, MOESI or MESIF)", v);
+	return 0;
+}
+
+static int read_unit(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "unit");
+	bool given;
+
+	if (!v)
+		return topo_fail(x, "missing property unit (ns or cycles)");
+	if (strcmp(v, "cycles") == 0)
+		t->unit_cycles = true;
+	else if (strcmp(v, "ns") != 0)
+		return topo_fail(x, "unknown unit '%s' (ns or cycles)", v);
+	if (prop_number(x, "freq_ghz", &t->freq_ghz, &given))
+		return -1;
+	if (given && (t->freq_ghz < 0.001 || t->freq_ghz > 1000))
+		return topo_fail(x, "freq_ghz must be from 0.001 to 1000");
+	if (t->unit_cycles && !given)
+		return topo_fail(x, "unit is cycles but freq_ghz is missing");
+	return 0;
+}
+
+static double unit_ps(const struct topo *t, double v)
+{
+	return t->unit_cycles ? v * 1000.0 / t->freq_ghz : v * 1000.0;
+}
+
+static uint64_t to_ps(const struct topo *t, double v)
+{
+	return (uint64_t)llround(unit_ps(t, v));
+}
+
+/* A time the file gives, in its unit: at most 1 s, and not a nonzero
+ * value that rounds to 0 ps. */
+static int check_time(struct topo_ctx *x, const struct topo *t, const char *key, double v)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%g %s", v, t->unit_cycles ? "cycles" : "ns");
+	return topo_check_time(x, key, text, unit_ps(t, v));
+}
+
+static bool row_required(int op, int st)
+{
+	if (st == TOPO_E)
+		return false;
+	if (st == TOPO_I)
+		return op == TOPO_LOAD;
+	return true;
+}
+
+static int read_row(struct topo_ctx *x, struct topo *t, int op, int st)
+{
+	char key[32];
+	const char *v;
+	unsigned n;
+
+	snprintf(key, sizeof(key), "lat.%s.%c", op_names[op], state_names[st]);
+	v = prop(x, key);
+	if (!v) {
+		if (row_required(op, st))
+			return topo_fail(x, "missing property %s (see topologies/README.md)", key);
+		return 0;
+	}
+	if (parse_numbers(x, key, v, t->lat_unit[op][st], TOPO_MAX_CLASSES, &n))
+		return -1;
+	if (n != t->nclasses)
+		return topo_fail(x, "%s has %u value%s, the routes give %u distance class%s", key, n,
+			    n == 1 ? "" : "s", t->nclasses, t->nclasses == 1 ? "" : "es");
+	for (unsigned k = 0; k < n; k++)
+		if (check_time(x, t, key, t->lat_unit[op][st][k]))
+			return -1;
+	t->lat_from_file[op][st] = true;
+	return 0;
+}
+
+/* Rows a file may leave out: E as M; store/atomic on I as a memory load plus
+ * what the operation costs over a load on an M line. */
+static void default_rows(struct topo *t)
+{
+	for (int op = 0; op < TOPO_NOPS; op++) {
+		for (unsigned k = 0; k < t->nclasses; k++) {
+			if (!t->lat_from_file[op][TOPO_E])
+				t->lat_unit[op][TOPO_E][k] = t->lat_unit[op][TOPO_M][k];
+			if (!t->lat_from_file[op][TOPO_I]) {
+				double d = t->lat_unit[TOPO_LOAD][TOPO_I][k] + t->lat_unit[op][TOPO_M][k] -
+					   t->lat_unit[TOPO_LOAD][TOPO_M][k];
+				t->lat_unit[op][TOPO_I][k] = d > 0 ? d : 0;
+			}
+		}
+	}
+}
+
+static int read_latencies(struct topo_ctx *x, struct topo *t)
+{
+	for (int op = 0; op < TOPO_NOPS; op++)
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			if (read_row(x, t, op, st))
+				return -1;
+	default_rows(t);
+	for (int op = 0; op < TOPO_NOPS; op++)
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			for (unsigned k = 0; k < t->nclasses; k++)
+				t->lat_ps[op][st][k] = to_ps(t, t->lat_unit[op][st][k]);
+	return 0;
+}
+
+static int read_bytes(struct topo_ctx *x, const char *key, unsigned dflt, unsigned *out)
+{
+	double d;
+	bool given;
+
+	*out = dflt;
+	if (prop_number(x, key, &d, &given))
+		return -1;
+	if (!given)
+		return 0;
+	if (d < 1 || d > 65536 || d != floor(d))
+		return topo_fail(x, "%s must be a whole number of bytes, 1 to 65536", key);
+	*out = (unsigned)d;
+	return 0;
+}
+
+/* The cores of the largest socket: the default bound of a socket-first
+ * arbiter (topologies/README.md, "Arbitration"). */
+static unsigned largest_socket(const struct topo *t)
+{
+	unsigned best = 0;
+
+	for (unsigned s = 0; s < t->nsockets; s++) {
+		unsigned n = 0;
+
+		for (unsigned c = 0; c < t->ncores; c++)
+			n += t->core_socket[c] == s;
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+/* arbitration = fifo | socket-first (default fifo);
+ * arbitration.max_local_run = N (N >= 1) | unbounded, socket-first only
+ * (default: the cores of a socket). */
+static int read_arbitration(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "arbitration"), *b = prop(x, "arbitration.max_local_run");
+	double d;
+	bool given;
+
+	t->arbitration = ARB_FIFO;
+	t->max_local_run = 0;
+	if (v && strcasecmp(v, "socket-first") == 0)
+		t->arbitration = ARB_SOCKET_FIRST;
+	else if (v && strcasecmp(v, "fifo") != 0)
+		return topo_fail(x, "unknown arbitration '%s' (fifo or socket-first)", v);
+	if (!b) {
+		if (t->arbitration == ARB_SOCKET_FIRST)
+			t->max_local_run = largest_socket(t);
+		return 0;
+	}
+	if (t->arbitration != ARB_SOCKET_FIRST)
+		return topo_fail(x, "arbitration.max_local_run needs arbitration socket-first");
+	if (strcasecmp(b, "unbounded") == 0)
+		return 0;
+	if (prop_number(x, "arbitration.max_local_run", &d, &given))
+		return -1;
+	if (d < 1 || d > 1e9 || d != floor(d))
+		return topo_fail(x, "arbitration.max_local_run must be a whole number >= 1, or unbounded");
+	t->max_local_run = (unsigned)d;
+	return 0;
+}
+
+int topo_read_costs(struct topo_ctx *x, struct topo *t)
+{
+	static const char *const hit_names[TOPO_NOPS] = { "hit.load", "hit.store", "hit.atomic" };
+	double hit[TOPO_NOPS], v;
+	bool given;
+
+	if (read_protocol(x, t) || read_unit(x, t) || read_latencies(x, t))
+		return -1;
+	if (prop_number(x, "hit.load", &hit[TOPO_LOAD], &given))
+		return -1;
+	if (!given)
+		return topo_fail(x, "missing property hit.load (see topologies/README.md)");
+	hit[TOPO_STORE] = hit[TOPO_ATOMIC] = hit[TOPO_LOAD];
+	if (prop_number(x, "hit.store", &hit[TOPO_STORE], &given) ||
+	    prop_number(x, "hit.atomic", &hit[TOPO_ATOMIC], &given))
+		return -1;
+	for (int op = 0; op < TOPO_NOPS; op++) {
+		if (check_time(x, t, hit_names[op], hit[op]))
+			return -1;
+		t->hit_ps[op] = to_ps(t, hit[op]);
+	}
+	if (prop_number(x, "pause", &v, &given))
+		return -1;
+	if (!given)
+		return topo_fail(x, "missing property pause (see topologies/README.md)");
+	if (check_time(x, t, "pause", v))
+		return -1;
+	t->pause_ps = to_ps(t, v);
+	v = 0;
+	if (prop_number(x, "inval_per_sharer", &v, &given) || check_time(x, t, "inval_per_sharer", v))
+		return -1;
+	t->inval_ps_per_sharer = to_ps(t, v);
+	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
+	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
+		return -1;
+	return read_arbitration(x, t);
+}
+

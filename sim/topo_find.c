@@ -1,0 +1,160 @@
+/*
+ * sim/topo_find.c - from the --topo value to a machine file: a path as
+ * given, or NAME looked up as topologies/NAME.xml (topologies/README.md says
+ * where), and the error line that lists the known names when it is missing.
+ */
+#include "topo_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int name_qsort_cmp(const void *a, const void *b)
+{
+	return topo_natural_cmp((const char *)a, (const char *)b);
+}
+
+static bool is_readable_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool looks_like_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n > 4 && strcmp(s + n - 4, ".xml") == 0);
+}
+
+/* Directories that may hold topologies/, in the order topo_resolve tries them. */
+static unsigned topo_dirs(char dirs[][PATH_MAX], unsigned max)
+{
+	char exe[PATH_MAX];
+	unsigned n = 0;
+	const char *env = getenv("LOCKLAB_TOPODIR");
+	ssize_t len;
+
+	snprintf(dirs[n++], PATH_MAX, "topologies");
+	if (env && *env && n < max)
+		topo_strcpy(dirs[n++], PATH_MAX, env);
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0)
+		return n;
+	exe[len] = 0;
+	for (int up = 0; up < 5 && n < max; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash)
+			break;
+		*slash = 0;
+		if (!*exe)
+			break;
+		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, exe);
+	}
+	return n;
+}
+
+int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
+{
+	char dirs[8][PATH_MAX];
+	unsigned n;
+
+	if (!name_or_path || !*name_or_path) {
+		topo_strcpy(path, pathlen, "");
+		return -1;
+	}
+	if (looks_like_path(name_or_path)) {
+		topo_strcpy(path, pathlen, name_or_path);
+		return is_readable_file(path) ? 0 : -1;
+	}
+	n = topo_dirs(dirs, 8);
+	for (unsigned i = 0; i < n; i++) {
+		char cand[PATH_MAX + 128];
+		snprintf(cand, sizeof(cand), "%.*s/%.*s.xml", PATH_MAX - 1, dirs[i], 120, name_or_path);
+		if (i == 0)
+			topo_strcpy(path, pathlen, cand);
+		if (is_readable_file(cand)) {
+			topo_strcpy(path, pathlen, cand);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The names of the *.xml files in dir, up to max; -1 if it cannot be read. */
+static int list_xml(const char *dir, char names[][TOPO_NAME_LEN], unsigned max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < max) {
+		size_t len = strlen(e->d_name);
+		if (len > 4 && len - 4 < TOPO_NAME_LEN && strcmp(e->d_name + len - 4, ".xml") == 0)
+			snprintf(names[n++], TOPO_NAME_LEN, "%.*s", (int)(len - 4), e->d_name);
+	}
+	closedir(d);
+	return (int)n;
+}
+
+/* "1socket, 2socket, ..." from the first topologies directory found. */
+static void known_names(char *out, size_t len)
+{
+	char dirs[8][PATH_MAX], names[64][TOPO_NAME_LEN];
+	unsigned nd = topo_dirs(dirs, 8);
+	int nn = -1;
+	size_t used = 0;
+
+	out[0] = 0;
+	for (unsigned i = 0; i < nd && nn <= 0; i++)
+		nn = list_xml(dirs[i], names, 64);
+	if (nn <= 0)
+		return;
+	qsort(names, (size_t)nn, sizeof(names[0]), name_qsort_cmp);
+	for (int i = 0; i < nn && used + TOPO_NAME_LEN + 4 < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+void topo_set_name(struct topo *t, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 4 && strcmp(base + n - 4, ".xml") == 0)
+		n -= 4;
+	snprintf(t->name, sizeof(t->name), "%.*s", (int)(n < sizeof(t->name) ? n : sizeof(t->name) - 1), base);
+	topo_strcpy(t->path, sizeof(t->path), path);
+}
+
+int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_t errlen)
+{
+	char known[512];
+
+	if (!name_or_path || !*name_or_path) {
+		snprintf(err, errlen, "no topology given (a name under topologies/ or a path)");
+		return -1;
+	}
+	if (topo_resolve(name_or_path, path, len) == 0)
+		return 0;
+	if (looks_like_path(name_or_path)) {
+		snprintf(err, errlen, "%s: %s", path, is_readable_file(path) ? "cannot read" :
+			 access(path, F_OK) == 0 ? "not a regular file" : strerror(ENOENT));
+		return -1;
+	}
+	known_names(known, sizeof(known));
+	snprintf(err, errlen, "unknown topology '%s': %s does not exist%s%s", name_or_path, path,
+		 known[0] ? " (known: " : "", known[0] ? known : "");
+	if (known[0])
+		snprintf(err + strlen(err), errlen - strlen(err), ")");
+	return -1;
+}

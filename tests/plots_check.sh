@@ -1,0 +1,185 @@
+#!/bin/sh
+# tests/plots_check.sh - the charts of plots/plots.py from the CSV files of
+# tests/fixtures/plots: every SVG parses as XML; a simulated chart carries no
+# native line unless asked (--overlay-native) or of the same machine
+# (validate-HOST); a lock has one colour in every chart and no two locks share
+# one; the crossover chart is vector cells, no bitmap; waits say they are
+# censored; units are scaled.  With the directory of locklab-sim (first
+# argument, default bin), also: the colour table covers every lock of both
+# binaries, and a cached sweep CSV is made again when its command changes.
+#
+#   sh tests/plots_check.sh [BIN]        exit 0 when every check passed
+
+BIN=${1:-bin}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+FIX="$ROOT/tests/fixtures/plots"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/plots-check.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+failed=0
+
+fail() {
+	echo "plots_check: FAIL: $*"
+	failed=1
+}
+
+plots() {
+	python3 "$ROOT/plots/plots.py" "$@" >"$TMP/log" 2>&1 || {
+		cat "$TMP/log"
+		fail "plots.py $*"
+	}
+}
+
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "plots_check: gnuplot is not installed: skipped"
+	exit 0
+fi
+
+mkdir -p "$TMP/results" "$TMP/out" "$TMP/overlay"
+cp "$FIX"/*.csv "$TMP/results/"
+plots --results "$TMP/results" --out "$TMP/out" --topo 2socket --no-sweeps
+plots --results "$TMP/results" --out "$TMP/overlay" --topo 2socket --no-sweeps \
+	--only throughput --overlay-native
+
+python3 - "$TMP/out" "$TMP/overlay" <<'EOF' || failed=1
+# The SVG checks: each gnuplot plot group of a chart is (key text, colour).
+import os
+import re
+import sys
+import xml.dom.minidom
+
+out, overlay = sys.argv[1], sys.argv[2]
+bad = []
+PLAIN = ('rgb(255,255,255)', 'rgb(0,0,0)')  # borders and text, no lock's
+
+
+def key_text(g):
+    """The key entry's text: gnuplot right-aligns it (labels are centred)."""
+    for t in g.getElementsByTagName('g'):
+        if t.getAttribute('text-anchor') == 'end':
+            for x in t.getElementsByTagName('text'):
+                return ''.join(n.data for n in x.childNodes if n.nodeType == n.TEXT_NODE).strip()
+    return ''
+
+
+def keys(path):
+    """[(key text, first rgb colour)] of the plots of one gnuplot SVG."""
+    if not os.path.exists(path):
+        bad.append('%s: missing' % path)
+        return []
+    doc = xml.dom.minidom.parse(path)
+    found = []
+    for g in doc.getElementsByTagName('g'):
+        if not g.getAttribute('id').startswith('gnuplot_plot_'):
+            continue
+        text = key_text(g)
+        colour = None
+        for e in g.getElementsByTagName('*'):
+            for attr in ('stroke', 'fill', 'color'):
+                v = e.getAttribute(attr).replace(' ', '')
+                if v.startswith('rgb(') and v not in PLAIN and colour is None:
+                    colour = v
+        if text:
+            found.append((text, colour))
+    return found
+
+
+def lock_of(title):
+    return title.split(':')[1] if ':' in title else title
+
+
+expected = ['throughput-2socket', 'jain-2socket', 'waits-2socket', 'traffic-2socket',
+            'acquisitions-2socket', 'crossover-2socket', 'throughput-native-fixture',
+            'throughput-validate-fixture', 'waits-validate-fixture']
+for name in expected:
+    if not os.path.exists(os.path.join(out, name + '.svg')):
+        bad.append('%s.svg: missing' % name)
+for d in (out, overlay):
+    for f in sorted(os.listdir(d)):
+        if f.endswith('.svg'):
+            try:
+                xml.dom.minidom.parse(os.path.join(d, f))
+            except Exception as e:
+                bad.append('%s: not XML: %s' % (f, e))
+
+colours = {}
+for name in ('throughput-2socket', 'jain-2socket', 'waits-2socket', 'crossover-2socket',
+             'throughput-validate-fixture'):
+    path = os.path.join(out, name + '.svg')
+    if not os.path.exists(path):
+        continue
+    ks = [k for k in keys(path) if not k[0].startswith('socket')]
+    if name.endswith('-2socket') and any('native' in t for t, c in ks):
+        bad.append('%s: a native line on a simulated chart: %s' % (name, ks))
+    for title, colour in ks:
+        lock = lock_of(title)
+        if colours.setdefault(lock, colour) != colour:
+            bad.append('%s: %s is %s, elsewhere %s' % (name, lock, colour, colours[lock]))
+by_colour = {}
+for lock, colour in colours.items():
+    if by_colour.setdefault(colour, lock) != lock:
+        bad.append('%s and %s share the colour %s' % (lock, by_colour[colour], colour))
+if len(colours) < 3:
+    bad.append('found the colours of only %s' % sorted(colours))
+
+v = [t for t, c in keys(os.path.join(out, 'throughput-validate-fixture.svg'))]
+if not any(t.startswith('native:') for t in v) or not any(t.startswith('sim:') for t in v):
+    bad.append('throughput-validate-fixture: not both native and sim: %s' % v)
+o = [t for t, c in keys(os.path.join(overlay, 'throughput-2socket.svg'))]
+if not any(t.startswith('native:') for t in o):
+    bad.append('--overlay-native: no native line on throughput-2socket: %s' % o)
+
+cross = open(os.path.join(out, 'crossover-2socket.svg')).read()
+if '<image' in cross:
+    bad.append('crossover-2socket.svg: has an <image> element (bitmap cells)')
+waits = open(os.path.join(out, 'waits-2socket.svg')).read()
+if 'censored' not in waits:
+    bad.append('waits-2socket.svg: does not say the waits are censored')
+if len(re.findall(r'wait \((ns|us|ms|s)\)<', waits)) != 3 or 'G ns' in waits:
+    bad.append('waits-2socket.svg: wait axes without a scaled unit')
+if 'Macq/s' not in open(os.path.join(out, 'throughput-2socket.svg')).read():
+    bad.append('throughput-2socket.svg: throughput axis not in Macq/s')
+
+for b in bad:
+    print('plots_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
+EOF
+
+if [ -x "$BIN/locklab-sim" ]; then
+	# Every lock of both binaries has a colour of the table, none shared.
+	{ "$BIN/locklab-sim" list; [ -x "$BIN/locklab-native" ] && "$BIN/locklab-native" list; } |
+		awk '{ print $1 }' | sort -u >"$TMP/locks"
+	python3 - "$ROOT/plots" "$TMP/locks" <<'EOF' || failed=1
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import plots
+locks = open(sys.argv[2]).read().split()
+missing = [l for l in locks if l not in plots.LOCK_COLOURS]
+colours = list(plots.LOCK_COLOURS.values())
+if missing:
+    print('plots_check: FAIL: no colour for %s' % missing)
+if len(set(colours)) != len(colours):
+    print('plots_check: FAIL: two locks share a colour')
+sys.exit(1 if missing or len(set(colours)) != len(colours) else 0)
+EOF
+
+	# A cached sweep is reused for the same command, made again for another.
+	mkdir -p "$TMP/sweep"
+	sweep() {
+		plots --results "$TMP/sweep" --bin "$BIN" --topo 2socket --only acquisitions "$@"
+	}
+	csv="$TMP/sweep/threads-sim-2socket.csv"
+	sweep --locks ttas --threads 2
+	[ -f "$csv.sweep.json" ] || fail "no sidecar $csv.sweep.json"
+	sweep --locks ttas --threads 2
+	grep -q reused "$TMP/log" || fail "the same sweep was not reused"
+	sweep --locks mcs --threads 2
+	grep -q reused "$TMP/log" && fail "a sweep with other locks was reused"
+	grep -q ',mcs,' "$csv" || fail "$csv was not made again for mcs"
+	grep -q ',ttas,' "$csv" && fail "$csv still holds the ttas rows"
+else
+	echo "plots_check: no $BIN/locklab-sim: colour table and sweep cache not checked"
+fi
+
+[ $failed = 0 ] && echo "plots_check: ok"
+exit $failed

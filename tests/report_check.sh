@@ -1,0 +1,205 @@
+#!/bin/sh
+# tests/report_check.sh - tools/report.py end to end: a small simulated sweep,
+# its charts (plots/plots.py) and one contention graph, the report page and
+# its index; then headless Chromium opens the page and a script added to a
+# copy of it lists every <img> with its naturalWidth: the check passes only
+# when every image loaded.  It is then run again with one image deleted and
+# must fail, so a blind check cannot pass.  Bad arguments and missing inputs
+# get exit 2 and one line.
+#
+#   sh tests/report_check.sh [BIN]       exit 0 when every check passed
+#
+# BIN is the directory of locklab-sim (default bin).  Without chromium (or
+# chromium-browser) on PATH the test is skipped, unless LOCKLAB_REQUIRE_CHROMIUM
+# is set (to anything): then it fails.
+
+BIN=${1:-bin}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/report-check.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+R="$TMP/results"
+failed=0
+
+fail() {
+	echo "report_check: FAIL: $*"
+	failed=1
+}
+
+# Run a command that must succeed, its output kept in $TMP/log.
+must() {
+	"$@" >"$TMP/log" 2>&1 || {
+		cat "$TMP/log"
+		fail "$*"
+	}
+}
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser)
+if [ -z "$CHROMIUM" ]; then
+	if [ -z "${LOCKLAB_REQUIRE_CHROMIUM+set}" ]; then
+		echo "report_check: chromium is not installed: skipped"
+		exit 0
+	fi
+	echo "report_check: FAIL: chromium is not installed and LOCKLAB_REQUIRE_CHROMIUM is set"
+	exit 1
+fi
+if [ ! -x "$BIN/locklab-sim" ]; then
+	echo "report_check: FAIL: no $BIN/locklab-sim (give the directory of the binaries)"
+	exit 1
+fi
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "report_check: FAIL: gnuplot is not installed (./deps.sh installs it)"
+	exit 1
+fi
+
+# render PAGE WANT: open PAGE (a file under $R) in headless Chromium with the
+# image check added; print its lines; succeed when the check ran, found WANT
+# images and every one of them loaded.
+render() {
+	copy="$R/.check-$(basename "$1")"
+	python3 - "$1" "$copy" <<'EOF' || return 1
+import sys
+script = '''<script>
+window.addEventListener('load', function () {
+	var lines = [];
+	document.querySelectorAll('img').forEach(function (img) {
+		var ok = img.complete && img.naturalWidth > 0;
+		lines.push((ok ? 'IMG-OK ' : 'IMG-MISSING ') + img.naturalWidth + ' ' +
+			   img.getAttribute('src'));
+	});
+	lines.push('IMGCHECK-DONE ' + document.images.length);
+	var out = document.createElement('pre');
+	out.id = 'imgcheck';
+	out.textContent = lines.join('\\n');
+	document.body.appendChild(out);
+});
+</script>'''
+text = open(sys.argv[1], encoding='utf-8').read()
+if '</body>' not in text:
+    sys.exit('report_check: %s has no </body>' % sys.argv[1])
+open(sys.argv[2], 'w', encoding='utf-8').write(text.replace('</body>', script + '</body>', 1))
+EOF
+	HOME="$TMP" timeout 120 "$CHROMIUM" --headless --disable-gpu --no-sandbox \
+		--user-data-dir="$TMP/chromium" --virtual-time-budget=5000 \
+		--dump-dom "file://$copy" >"$TMP/dom.html" 2>"$TMP/chromium.log" || {
+		echo "chromium exited $?:"
+		tail -5 "$TMP/chromium.log"
+		return 1
+	}
+	python3 - "$TMP/dom.html" "$2" <<'EOF'
+import html
+import re
+import sys
+dom = open(sys.argv[1], encoding='utf-8', errors='replace').read()
+m = re.search(r'<pre id="imgcheck">(.*?)</pre>', dom, re.S)
+if not m:
+    sys.exit('the image check did not run (no <pre id="imgcheck"> in the DOM)')
+lines = html.unescape(m.group(1)).splitlines()
+for l in lines:
+    print('  ' + l)
+missing = [l for l in lines if l.startswith('IMG-MISSING')]
+done = [l for l in lines if l.startswith('IMGCHECK-DONE ')]
+if not done or int(done[0].split()[1]) != int(sys.argv[2]):
+    sys.exit('expected %s images, the page has %s' % (sys.argv[2], done))
+sys.exit('%d images did not load' % len(missing) if missing else 0)
+EOF
+}
+
+# The sweep, its charts and one graph.
+mkdir -p "$R"
+SIM="$BIN/locklab-sim"
+must "$SIM" run --topo 2socket --lock ttas,mcs --threads 2,4 --runs 2 --duration 1 \
+	--csv "$R/sim-2socket.csv" --json "$R/sim-2socket.json" \
+	--threads-csv "$R/threads-run-2socket.csv"
+must python3 "$ROOT/plots/plots.py" --results "$R" --bin "$BIN" --topo 2socket \
+	--locks ttas,mcs --threads 4 --only throughput,jain,waits,traffic,acquisitions
+must "$SIM" run --topo 2socket --lock ttas --threads 4 --runs 1 --duration 1 --graphs "$R"
+
+# The report and the index.
+report() {
+	python3 "$ROOT/tools/report.py" "$@"
+}
+must report --csv "$R/sim-2socket.csv" --threads-csv "$R/threads-run-2socket.csv"
+page="$R/report-sim-2socket.html"
+[ -f "$page" ] || fail "no $page"
+[ -f "$R/report.html" ] || fail "no $R/report.html"
+must report --csv "$R/sim-2socket.csv" --name second --command "a command given"
+[ -z "$(find "$R" -name '*.tmp')" ] || fail "a temporary file was left in $R"
+python3 - "$page" "$R/report.html" "$R/report-second.html" <<'EOF' || failed=1
+import re
+import sys
+page, index, second = (open(p, encoding='utf-8').read() for p in sys.argv[1:4])
+bad = []
+for want in ('<h2>Command</h2>', '<h2>Environment</h2>', 'topology.name</th><td>2socket',
+             'locklab_version', '<th>mean</th>', '<th>sigma</th>', '<th>SEM</th>', '<th>Jain</th>',
+             '<th>starved threads</th>', '<th>socket-local handoffs</th>', '<th>p99 wait</th>'):
+    if want not in page:
+        bad.append('the page lacks %r' % want)
+if len(re.findall(r'<table class="lock">', page)) != 2:
+    bad.append('not one table per lock (ttas, mcs)')
+for lock in ('ttas', 'mcs'):
+    if '<caption><b>%s</b>' % lock not in page:
+        bad.append('no table of %s' % lock)
+if len(re.findall(r'<th scope="row">sim 2socket t=[24]</th>', page)) != 4:
+    bad.append('not a row per lock and thread count')
+srcs = re.findall(r'<img src="([^"]+)"', page)
+for kind in ('throughput', 'jain', 'waits', 'traffic', 'acquisitions'):
+    if '%s-2socket.svg' % kind not in srcs:
+        bad.append('the chart %s-2socket.svg is not on the page' % kind)
+for kind in ('handoff', 'machine'):
+    if 'graph-2socket-ttas-4-%s.svg' % kind not in srcs:
+        bad.append('the graph %s is not on the page' % kind)
+if any('/' in s for s in srcs):
+    bad.append('an image not relative to the page: %s' % srcs)
+for name in ('report-sim-2socket.html', 'report-second.html'):
+    if 'href="%s"' % name not in index:
+        bad.append('the index does not list %s' % name)
+if 'a command given' not in second:
+    bad.append('--command is not on the page')
+for b in bad:
+    print('report_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
+EOF
+nimg=$(grep -o '<img ' "$page" | wc -l)
+[ "$nimg" -ge 7 ] || fail "$page has $nimg images, expected at least 7"
+
+# Chromium: every image of the page loads, the index renders; then one image
+# deleted must be caught.
+echo "report_check: rendering $page"
+render "$page" "$nimg" || fail "$page: an image did not load in chromium"
+render "$R/report.html" 0 || fail "report.html did not render in chromium"
+rm "$R/graph-2socket-ttas-4-handoff.svg"
+echo "report_check: rendering $page without graph-2socket-ttas-4-handoff.svg (must fail)"
+if render "$page" "$nimg" >"$TMP/render" 2>&1; then
+	fail "a deleted image was not caught by the chromium check"
+fi
+cat "$TMP/render"
+grep -q 'IMG-MISSING 0 graph-2socket-ttas-4-handoff.svg' "$TMP/render" ||
+	fail "the chromium check failed without naming the deleted image"
+[ "$(grep -c 'IMG-MISSING' "$TMP/render")" = 1 ] ||
+	fail "the chromium check counts another image missing"
+
+# Bad arguments and missing inputs: exit 2, one line.
+bad_input() {
+	report "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ $rc != 2 ] || [ "$lines" != 1 ]; then
+		fail "report.py $*: exit $rc, $lines lines on stderr (want 2 and 1)"
+		cat "$TMP/err"
+	fi
+}
+printf 'a,b\n1,2\n' >"$TMP/other.csv"
+printf '{"environment": ' >"$TMP/broken.json"
+bad_input
+bad_input --csv "$TMP/none.csv"
+bad_input --csv "$TMP/other.csv"
+bad_input --csv "$R/sim-2socket.csv" --json "$TMP/broken.json"
+bad_input --csv "$R/sim-2socket.csv" --json "$TMP/none.json"
+bad_input --csv "$R/sim-2socket.csv" --graphs "$TMP/none"
+bad_input --csv "$R/sim-2socket.csv" --charts "$TMP/other.csv"
+bad_input --csv "$R/sim-2socket.csv" --threads-csv "$TMP/none.csv"
+bad_input --csv "$R/sim-2socket.csv" --name ../escape
+bad_input --csv "$R/sim-2socket.csv" --bogus
+
+[ $failed = 0 ] && echo "report_check: ok"
+exit $failed

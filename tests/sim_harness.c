@@ -1,0 +1,311 @@
+/*
+ * tests/sim_harness.c - the harness observes the simulated machine without
+ * perturbing it (core/workload.c, docs/harness.md):
+ *
+ *   - ticket and mcs at 2 threads in one socket, bare lock loop
+ *     (cs-lines 0): every coherence miss and invalidation is on the lock's
+ *     own lines or the queue nodes; none on data, none on untagged memory;
+ *     with one data line, at most one more miss per acquisition;
+ *   - one thread: each data line costs exactly one modelled access per
+ *     acquisition (a store in a write section, a load in a read section),
+ *     and the checker, the handoff record and the timestamps none;
+ *   - a lock that excludes nothing is still caught, seed after seed;
+ *   - --cs-lines 0 is accepted by both binaries and runs; the simulator's
+ *     misses_per_acq of ticket drops by the data line's one miss.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+#include <locklab/mem.h>
+#include <locklab/workload.h>
+
+#include "testlib.h"
+
+#include "../sim/sim.h"
+
+#define TOPO "4socket"
+
+static const char *bindir;
+
+static void base_config(struct wl_config *c, unsigned cs_lines)
+{
+	*c = (struct wl_config){
+		.cs_ns = 50, .ncs_ns = 200, .cs_lines = cs_lines, .locks = 1, .runs = 1,
+		.pin = PIN_SOCKET, .pin_socket = 0, .pin_text = "socket:0",
+		.topo = TOPO, .seed = 7, .ops = 2000,
+	};
+}
+
+static uint64_t acquisitions(const struct wl_run *run)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < run->nthreads; i++)
+		n += run->threads[i].acquisitions;
+	return n;
+}
+
+/* The model's counters of the run just made (read before the teardown). */
+static struct coh_counters run_counters(void)
+{
+	return sim.snapped ? sim.snap : *coh_counters(sim.model);
+}
+
+static void must_run(struct wl_config *c, const char *lock, unsigned n, unsigned idx,
+		     struct wl_run *run, struct run_counters *cnt)
+{
+	char err[512] = "";
+
+	if (tl_run(c, lock_find(lock), n, idx, run, cnt, err, sizeof(err)))
+		fail_msg("%s t=%u: %s%s", lock, n, err, run->failure);
+}
+
+/* ------------------------------------------------------------ traffic */
+
+static void only_lock_and_queue_lines_miss(void **state)
+{
+	const char *locks[] = { "ticket", "mcs" };
+
+	for (unsigned l = 0; l < 2; l++) {
+		struct wl_config c;
+		struct wl_run run;
+		struct run_counters cnt;
+		struct coh_counters k;
+		uint64_t acq;
+
+		base_config(&c, 0);
+		must_run(&c, locks[l], 2, 0, &run, &cnt);
+		k = run_counters();
+		acq = acquisitions(&run);
+		assert_true(acq > 0);
+		assert_true(run.slots[0].data == NULL);
+		assert_int_equal(k.misses_by_tag[COH_TAG_OTHER], 0);
+		assert_int_equal(k.misses_by_tag[COH_TAG_DATA], 0);
+		assert_int_equal(k.invalidations[COH_TAG_OTHER], 0);
+		assert_int_equal(k.invalidations[COH_TAG_DATA], 0);
+		assert_int_equal(cnt.sim.misses, k.misses_by_tag[COH_TAG_LOCK] + k.misses_by_tag[COH_TAG_CTX]);
+		assert_int_equal(cnt.sim.lock_misses, k.misses_by_tag[COH_TAG_LOCK]);
+		if (!strcmp(locks[l], "ticket")) /* no queue nodes: the lock line only */
+			assert_int_equal(cnt.sim.misses, cnt.sim.lock_misses);
+		assert_true(cnt.sim.lock_misses > 0);
+		tl_done(&run);
+
+		/* one data line: the only other line that misses, once per
+		 * acquisition at most (it follows the lock) */
+		base_config(&c, 1);
+		must_run(&c, locks[l], 2, 0, &run, &cnt);
+		k = run_counters();
+		acq = acquisitions(&run);
+		assert_int_equal(k.misses_by_tag[COH_TAG_OTHER], 0);
+		assert_true(k.misses_by_tag[COH_TAG_DATA] > 0);
+		assert_true(k.misses_by_tag[COH_TAG_DATA] <= acq);
+		tl_done(&run);
+	}
+}
+
+/* Modelled accesses of one thread's ops acquisitions of lock with K lines. */
+static uint64_t accesses(const char *lock, unsigned cs_lines, unsigned read_pct)
+{
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+
+	base_config(&c, cs_lines);
+	c.read_pct = read_pct;
+	must_run(&c, lock, 1, 0, &run, &cnt);
+	assert_int_equal(acquisitions(&run), c.ops);
+	tl_done(&run);
+	return cnt.sim.accesses;
+}
+
+static void a_section_costs_its_data_only(void **state)
+{
+	const uint64_t ops = 2000;
+
+	for (unsigned k = 1; k <= 3; k++) {
+		assert_int_equal(accesses("ticket", k, 0) - accesses("ticket", 0, 0), k * ops);
+		assert_int_equal(accesses("mcs", k, 0) - accesses("mcs", 0, 0), k * ops);
+		/* all reads, then all writes, of a reader-writer lock */
+		assert_int_equal(accesses("qrwlock", k, 100) - accesses("qrwlock", 0, 100), k * ops);
+		assert_int_equal(accesses("qrwlock", k, 0) - accesses("qrwlock", 0, 0), k * ops);
+	}
+}
+
+/* ------------------------------------------------------------ the checker */
+
+/* A test-and-set that never waits for the word it sets: every thread
+ * walks in, after a modelled exchange. */
+struct careless_word {
+	uint64_t held;
+} ll_cacheline_aligned;
+
+static void careless_init(void *l, unsigned n)
+{
+	((struct careless_word *)l)->held = 0;
+}
+
+static void careless_take(void *l, void *ctx)
+{
+	(void)ll_xchg(&((struct careless_word *)l)->held, 1, LL_ACQUIRE);
+}
+
+static void careless_drop(void *l, void *ctx)
+{
+	ll_store(&((struct careless_word *)l)->held, 0, LL_RELEASE);
+}
+
+static const struct lock_algo careless = {
+	.name = "careless-tas",
+	.desc = "sets the word, never waits (test only)",
+	.kind = LOCK_MUTEX,
+	.lock_size = sizeof(struct careless_word),
+	.init = careless_init,
+	.lock = careless_take,
+	.unlock = careless_drop,
+};
+
+/* The simulator's checker sees two holders in the order it runs its
+ * threads: a section shows its overlap when it yields to another thread,
+ * at a miss on its data (docs/harness.md).  Two lines, as tests/both_mutex.c. */
+static void a_lock_that_excludes_nothing_is_caught(void **state)
+{
+	for (unsigned s = 0; s < 20; s++) {
+		struct wl_config c;
+		struct wl_run run;
+		struct run_counters cnt;
+		char err[512] = "";
+
+		base_config(&c, 2);
+		c.pin = PIN_COMPACT;
+		c.pin_text = "compact";
+		c.ops = 50;
+		c.ncs_ns = 100;
+		c.ncs_exp = true;
+		c.seed = 100 + s;
+		assert_true(tl_run(&c, &careless, 2 + s % 3, s, &run, &cnt, err, sizeof(err)));
+		assert_non_null(strstr(run.failure, "mutual exclusion violated"));
+		assert_non_null(strstr(run.failure, "careless-tas"));
+		tl_done(&run);
+	}
+}
+
+/* ------------------------------------------------------------ the binaries */
+
+/* Runs a shell command; its exit status, and its stdout in out. */
+static int shell(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0, got;
+	int st;
+
+	assert_non_null(p);
+	while (n + 1 < len && (got = fread(out + n, 1, len - 1 - n, p)) > 0)
+		n += got;
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Index of column name in the CSV header of out. */
+static unsigned csv_col(const char *out, const char *name)
+{
+	size_t len = strlen(name);
+	unsigned col = 0;
+
+	for (const char *p = out; *p && *p != '\n'; col++) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\n'))
+			return col;
+		p = strpbrk(p, ",\n");
+		if (!p || *p == '\n')
+			break;
+		p++;
+	}
+	fail_msg("no column %s", name);
+	return 0;
+}
+
+/* Field col of a CSV line. */
+static const char *csv_at(const char *line, unsigned col)
+{
+	for (unsigned i = 0; i < col && line; i++) {
+		line = strpbrk(line, ",\n");
+		line = line && *line == ',' ? line + 1 : NULL;
+	}
+	assert_non_null(line);
+	return line;
+}
+
+/* Column name of the first CSV row of lock in out, as a number. */
+static double csv_field(const char *out, const char *lock, const char *name)
+{
+	unsigned lc = csv_col(out, "lock"), col = csv_col(out, name);
+	size_t len = strlen(lock);
+
+	for (const char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		const char *f = csv_at(line + 1, lc);
+
+		if (!strncmp(f, lock, len) && f[len] == ',')
+			return strtod(csv_at(line + 1, col), NULL);
+	}
+	fail_msg("no row of %s", lock);
+	return 0;
+}
+
+static void bare_lock_loop_in_both_binaries(void **state)
+{
+	static char out[1 << 16];
+	char cmd[1024];
+	double m[2];
+
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s/locklab-sim run --topo %s --lock ticket,mcs --threads 2 --pin socket:0 "
+			 "--cs-lines %u --runs 1 --format csv",
+			 bindir, TOPO, 1 - k);
+		assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+		assert_int_equal(csv_field(out, "ticket", "cs_lines"), 1 - k);
+		m[k] = csv_field(out, "ticket", "misses_per_acq");
+	}
+	/* the data line's miss per handoff, and nothing of the harness */
+	if (!(m[0] - m[1] > 0.9 && m[0] - m[1] < 1.1))
+		fail_msg("ticket misses_per_acq: %.4f with one line, %.4f with none", m[0], m[1]);
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/locklab-native run --lock ticket,mcs --threads 2 --cs-lines 0 --duration 20 "
+		 "--runs 1 --format csv",
+		 bindir);
+	assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+	assert_int_equal(csv_field(out, "mcs", "cs_lines"), 0);
+	assert_true(csv_field(out, "mcs", "acquisitions") > 0);
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim run --lock ticket --cs-lines 4097 2>/dev/null",
+		 bindir);
+	assert_int_equal(shell(cmd, out, sizeof(out)), 2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(only_lock_and_queue_lines_miss),
+		cmocka_unit_test(a_section_costs_its_data_only),
+		cmocka_unit_test(a_lock_that_excludes_nothing_is_caught),
+		cmocka_unit_test(bare_lock_loop_in_both_binaries),
+	};
+	int rc;
+
+	bindir = argc > 1 ? argv[1] : "bin";
+	if (tl_backend_start(argv[0], TOPO))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	backend_fini();
+	return rc;
+}
