@@ -21,7 +21,6 @@
  * which does not follow raw stack switches: there each actor is a thread
  * (`thread` contexts: slower, still one actor at a time, deterministic).
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,17 +250,6 @@ void sim_end(void)
 
 /* ------------------------------------------------------------ options */
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
 int backend_init(int *argc, char **argv)
 {
 	return sim_init_simgrid(argc, argv);
@@ -281,7 +269,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		return 1;
 	}
 	if (!strcmp(opt, "--sim-quantum")) {
-		if (parse_u64(val, &v) || v > QUANTUM_MAX_NS) {
+		if (cli_parse_u64(val, &v) || v > QUANTUM_MAX_NS) {
 			snprintf(err, errlen, "--sim-quantum: '%s' is not a number of ns in 0..%llu", val,
 				 QUANTUM_MAX_NS);
 			return -1;
@@ -290,7 +278,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		return 1;
 	}
 	if (!strcmp(opt, "--watchdog")) {
-		if (parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
+		if (cli_parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
 			snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..86400000", val);
 			return -1;
 		}

@@ -5,13 +5,13 @@
  * sim/vm_sched.c's.  The model is described in sim/vm.h, the defaults and
  * their sources in docs/vm.md.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <simgrid/semaphore.h>
 
+#include <locklab/backend.h>
 #include <locklab/rng.h>
 
 #include "sim.h"
@@ -66,17 +66,6 @@ static const struct vm_opt opts[] = {
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
-}
-
 int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 {
 	if (!strcmp(opt, "--co-guests")) {
@@ -95,7 +84,7 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 
 		if (strcmp(opt, o->name))
 			continue;
-		if (parse_u64(val, &v) || v < o->lo || v > o->hi) {
+		if (cli_parse_u64(val, &v) || v < o->lo || v > o->hi) {
 			snprintf(err, errlen, "%s: '%s' is not a whole number in %llu..%llu", opt, val,
 				 (unsigned long long)o->lo, (unsigned long long)o->hi);
 			return -1;

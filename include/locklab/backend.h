@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lock.h"
@@ -59,6 +60,10 @@ struct explain_opts {
 	bool csv;
 	const char *out;
 };
+
+/* core/cli.c: strict number parsing for the backend's options too (the
+ * whole string a non-negative decimal integer that fits). */
+int cli_parse_u64(const char *s, uint64_t *out);
 
 /* core/explain_cli.c: parse explain's options (those of `run`, narrowed),
  * check them against the backend, and hand them to explain.  Returns the
