@@ -112,7 +112,8 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	ll_hist_free(&wr);
 }
 
-static void fill_result(struct run_result *r, const struct wl_run *run, const struct run_counters *c)
+static void fill_result(struct run_result *r, const struct wl_run *run,
+			const struct run_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
 	double acq[WL_MAX_THREADS];
