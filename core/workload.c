@@ -275,6 +275,7 @@ static void writer_section(struct wl_run *run, struct wl_thread *t, struct wl_lo
 	record_handoff(run, t, c, counted);
 	write_data(s, run->cfg->cs_lines, writes);
 	ll_delay_ns(run->cfg->cs_ns);
+	ll_sync();
 	if (peek(&c->owner) != me)
 		report_violation(run, t, "was inside when another writer entered");
 	poke(&c->writes, writes);
@@ -291,6 +292,7 @@ static void reader_section(struct wl_run *run, struct wl_thread *t, struct wl_lo
 		report_violation(run, t, "read while a writer was inside");
 	read_data(s, run->cfg->cs_lines);
 	ll_delay_ns(run->cfg->cs_ns);
+	ll_sync();
 	if (peek(&c->owner) != 0 || peek(&c->writes) != seen)
 		report_violation(run, t, "was reading when a writer entered");
 }

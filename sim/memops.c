@@ -347,6 +347,12 @@ void ll_delay_ns(uint64_t ns)
 		sim_pay(a); /* at once: a preemption then sees the phase it belongs to */
 }
 
+void ll_sync(void)
+{
+	if (sim.cur)
+		sim_pay(sim.cur);
+}
+
 uint64_t ll_now_ns(void)
 {
 	return sim_local_ps() / 1000;

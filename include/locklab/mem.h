@@ -49,6 +49,11 @@
  *   ll_cpu_relax()               pause
  *   ll_delay_ns(n)               n ns of local work (no shared memory)
  *   ll_now_ns()                  wall time natively, simulated time in sim
+ *   ll_sync()                    let the simulator catch up with the caller's
+ *                                owed local time, so other threads run until
+ *                                then (nothing natively); the harness calls it
+ *                                before its exit check, so a section with no
+ *                                shared access still overlaps a broken lock's
  *   ll_this_cpu()                the caller's index, 0 .. ll_nr_cpus()-1
  *   ll_this_node()               the caller's NUMA node (socket)
  *   ll_nr_cpus(), ll_nr_nodes()  threads in this run; nodes of the machine
@@ -96,7 +101,7 @@ enum ll_tag {
  *   ll_wait_change_until(p, seen, dl_ns)  the same, or until ll_now_ns()>=dl_ns
  *   ll_cpu_relax, ll_delay_ns, ll_now_ns, ll_this_cpu, ll_this_node,
  *   ll_nr_cpus, ll_nr_nodes, ll_alloc_on, ll_free, ll_park, ll_unpark,
- *   ll_mem_tag
+ *   ll_mem_tag, ll_sync
  */
 #include <ll_backend_mem.h>
 

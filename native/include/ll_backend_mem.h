@@ -54,6 +54,10 @@ static inline void ll_cpu_relax(void)
 #define ll_wait_change(p, seen) ((void)(seen), ll_cpu_relax())
 #define ll_wait_change_until(p, seen, dl) ((void)(seen), (void)(dl), ll_cpu_relax())
 
+static inline void ll_sync(void)
+{
+}
+
 static inline uint64_t ll_now_ns(void)
 {
 	struct timespec ts;

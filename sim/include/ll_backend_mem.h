@@ -48,5 +48,6 @@ void ll_free(void *p, size_t size);
 void ll_park(void);
 void ll_unpark(unsigned cpu);
 void ll_mem_tag(const void *p, size_t size, int tag);
+void ll_sync(void);
 
 #endif
