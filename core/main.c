@@ -152,11 +152,13 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
 	r->jain = ll_jain(acq, run->nthreads);
 	r->handoff_local_frac = per(local, handoffs);
+	result_count_threads(r, run);
 	if (r->is_rwlock)
 		r->readers_overlap_max = wl_max_readers(run);
 	fill_waits(r, run);
 	fill_sim(r, &c->sim);
 	fill_vm(r, &c->vm);
+	r->oversubscribed = c->oversubscribed;
 }
 
 static void progress(const struct cli_opts *o, size_t done, size_t total, const char *lock,

@@ -1,5 +1,5 @@
 /*
- * core/output.c - the table, the CSV and the JSON.
+ * core/output.c - the CSV and the JSON (the table: core/table.c).
  *
  * One column table drives both CSV and JSON, so they cannot drift apart.
  * Columns of the contract come first, in its order; locklab's own follow.
@@ -16,7 +16,6 @@
 
 #include <locklab/backend.h>
 #include <locklab/result.h>
-#include <locklab/stats.h>
 
 enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_BOOL };
 
@@ -96,6 +95,8 @@ static const struct col cols[] = {
 	SIMCOL("transfers_class1_per_acq", transfers_class_per_acq[1]),
 	SIMCOL("transfers_class2_per_acq", transfers_class_per_acq[2]),
 	SIMCOL("transfers_class3_per_acq", transfers_class_per_acq[3]),
+	COL("starved", C_UINT, starved),
+	COL("oversubscribed", C_BOOL, oversubscribed),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -330,146 +331,4 @@ int output_csv_file(const char *path, const struct output_set *o)
 int output_json_file(const char *path, const struct output_set *o)
 {
 	return write_text_atomic(path, json_of, o);
-}
-
-/* ------------------------------------------------------------ the table */
-
-static bool same_test(const struct run_result *a, const struct run_result *b)
-{
-	return !strcmp(a->lock, b->lock) && a->cs_ns == b->cs_ns && a->ncs_ns == b->ncs_ns &&
-	       a->ncs_exp == b->ncs_exp && a->cs_lines == b->cs_lines && a->locks == b->locks &&
-	       a->read_pct == b->read_pct;
-}
-
-static bool same_config(const struct run_result *a, const struct run_result *b)
-{
-	return same_test(a, b) && !strcmp(a->backend, b->backend) && !strcmp(a->topo, b->topo) &&
-	       a->threads == b->threads && a->vm.overcommit == b->vm.overcommit;
-}
-
-static void table_heading(FILE *f, const struct run_result *r)
-{
-	fprintf(f, "\n%s  cs=%lluns ncs=%s%lluns cs-lines=%u locks=%u", r->lock,
-		(unsigned long long)r->cs_ns, r->ncs_exp ? "exp:" : "", (unsigned long long)r->ncs_ns,
-		r->cs_lines, r->locks);
-	if (r->is_rwlock)
-		fprintf(f, " read-pct=%u", r->read_pct);
-	fprintf(f, "   (throughput, Macq/s)\n");
-	fprintf(f, "%-34s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
-}
-
-/* Rows [from, to) are the runs of one configuration. */
-static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to)
-{
-	static double x[4096];
-	size_t n = 0;
-	struct ll_summary s;
-	char label[192];
-
-	for (size_t i = from; i < to && n < 4096; i++)
-		x[n++] = rows[i].throughput_per_s / 1e6;
-	ll_summarize(x, n, &s);
-	if (rows[from].vm.has_vm)
-		snprintf(label, sizeof(label), "%s %s t=%u x%.2f", rows[from].backend,
-			 rows[from].topo, rows[from].threads, rows[from].vm.overcommit);
-	else
-		snprintf(label, sizeof(label), "%s %s t=%u", rows[from].backend, rows[from].topo,
-			 rows[from].threads);
-	if (n == 1) {
-		fprintf(f, "%-34s %12.4f   (single run: no variance)\n", label, s.mean);
-		return;
-	}
-	fprintf(f, "%-34s %12.4f %12.4f %12.4f %12.4f %12.4f", label, s.mean, s.variance, s.sigma,
-		s.max, s.min);
-	if (s.mean > 0)
-		fprintf(f, "  ( +- %.2f%% )", 100.0 * s.sigma / s.mean);
-	fputc('\n', f);
-}
-
-/* rwlocks: reads and writes of rows [from, to) on their own lines, so that
- * writer starvation shows: throughput and wait p99 are means over the runs,
- * the wait max is the largest of any run. */
-static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to)
-{
-	double rd = 0, wr = 0, rp99 = 0, wp99 = 0, rmax = 0, wmax = 0;
-	unsigned overlap = 0;
-	size_t n = to - from;
-
-	for (size_t i = from; i < to; i++) {
-		const struct run_result *r = &rows[i];
-		double s = r->duration_s > 0 ? r->duration_s : NAN;
-
-		rd += (double)r->reads / s / 1e6;
-		wr += (double)r->writes / s / 1e6;
-		rp99 += r->reads ? r->read_wait_p99_ns : 0;
-		wp99 += r->writes ? r->write_wait_p99_ns : 0;
-		rmax = fmax(rmax, r->reads ? r->read_wait_max_ns : 0);
-		wmax = fmax(wmax, r->writes ? r->write_wait_max_ns : 0);
-		if (r->readers_overlap_max > overlap)
-			overlap = r->readers_overlap_max;
-	}
-	fprintf(f, "%-34s %12.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns  overlap <= %u\n",
-		"    reads", rd / n, rp99 / n, rmax, overlap);
-	fprintf(f, "%-34s %12.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns\n", "    writes", wr / n,
-		wp99 / n, wmax);
-}
-
-/* --vm: the figures of rows [from, to) that explain the row, as means over
- * the runs (the simulator's hypervisor knows the phase; natively there
- * are the context switches and the parks). */
-static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, size_t to)
-{
-	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;
-	size_t n = to - from, nwake = 0;
-	const struct vm_counters *v0 = &rows[from].vm;
-
-	for (size_t i = from; i < to; i++) {
-		const struct vm_counters *v = &rows[i].vm;
-
-		pre += (double)v->preemptions;
-		hold += (double)v->holder_preemptions;
-		wait += (double)v->waiter_preemptions;
-		hl += isnan(rows[i].holder_lost_ns_per_acq) ? 0 : rows[i].holder_lost_ns_per_acq;
-		wl += isnan(rows[i].waiter_lost_ns_per_acq) ? 0 : rows[i].waiter_lost_ns_per_acq;
-		halts += (double)v->halts;
-		kicks += (double)v->kicks;
-		ple += (double)v->ple_exits;
-		if (v->wakes) {
-			wake += rows[i].wake_latency_ns;
-			nwake++;
-		}
-	}
-	if (v0->has_sched)
-		fprintf(f, "%-34s pcpus %u  preempted holding %.0f (%.1f ns/acq) waiting %.0f "
-			   "(%.1f ns/acq)  ple exits %.0f  halts %.0f  kicks %.0f",
-			"    vm", v0->pcpus, hold / n, hl / n, wait / n, wl / n, ple / n, halts / n,
-			kicks / n);
-	else
-		fprintf(f, "%-34s cpus %u  involuntary switches %.0f  halts %.0f  kicks %.0f", "    vm",
-			v0->pcpus, pre / n, halts / n, kicks / n);
-	if (nwake)
-		fprintf(f, "  wake %.0f ns", wake / (double)nwake);
-	fputc('\n', f);
-}
-
-void output_table(FILE *f, const struct output_set *o)
-{
-	size_t i = 0;
-
-	while (i < o->nrows) {
-		const struct run_result *r = &o->rows[i];
-
-		if (i == 0 || !same_test(&o->rows[i - 1], r))
-			table_heading(f, r);
-		size_t j = i + 1;
-
-		while (j < o->nrows && same_config(&o->rows[j], r))
-			j++;
-		table_row(f, o->rows, i, j);
-		if (r->is_rwlock)
-			table_rw_lines(f, o->rows, i, j);
-		if (r->vm.has_vm)
-			table_vm_line(f, o->rows, i, j);
-		i = j;
-	}
 }

@@ -126,16 +126,17 @@ void ll_summarize(const double *x, size_t n, struct ll_summary *out)
 	memset(out, 0, sizeof(*out));
 	out->n = n;
 	if (n == 0) {
-		out->mean = out->variance = out->sigma = out->max = out->min = NAN;
+		out->mean = out->variance = out->sigma = out->max = out->min = out->sem = NAN;
 		return;
 	}
 	gsl_set_error_handler_off();
 	out->mean = gsl_stats_mean(x, 1, n);
 	gsl_stats_minmax(&out->min, &out->max, x, 1, n);
 	if (n == 1) {
-		out->variance = out->sigma = NAN;
+		out->variance = out->sigma = out->sem = NAN;
 		return;
 	}
 	out->variance = gsl_stats_variance_m(x, 1, n, out->mean);
 	out->sigma = sqrt(out->variance);
+	out->sem = out->sigma / sqrt((double)n);
 }

@@ -3,7 +3,9 @@
  * run, for per-thread plots (plots/acquisitions.gp): how many acquisitions
  * each thread made, its waits, and how often it received the lock from a
  * thread of another socket.  Rows gather in memory and the file is written
- * whole at the end, as the other outputs are.
+ * whole at the end, as the other outputs are.  A thread still waiting when
+ * the run ended counts with its wait so far (core/workload.c).  Also the
+ * per-thread counts of a result row: starved threads, sockets served.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,27 @@
 static FILE *rows;
 static char *buf;
 static size_t len;
+
+void result_count_threads(struct run_result *r, const struct wl_run *run)
+{
+	uint64_t with_threads[WL_MAX_THREADS / 64] = { 0 }, served[WL_MAX_THREADS / 64] = { 0 };
+
+	r->starved = r->sockets = r->sockets_served = 0;
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+		unsigned s = t->node % WL_MAX_THREADS;
+
+		with_threads[s / 64] |= 1ull << (s % 64);
+		if (t->acquisitions)
+			served[s / 64] |= 1ull << (s % 64);
+		else
+			r->starved++;
+	}
+	for (unsigned w = 0; w < WL_MAX_THREADS / 64; w++) {
+		r->sockets += (unsigned)__builtin_popcountll(with_threads[w]);
+		r->sockets_served += (unsigned)__builtin_popcountll(served[w]);
+	}
+}
 
 int threads_csv_begin(void)
 {

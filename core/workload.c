@@ -43,6 +43,8 @@
  * Stopping: a duration run ends each thread after its first acquisition at
  * or past run->end_ns (the acquisition timestamp is taken anyway, so the
  * check costs nothing); acquisitions after end_ns are drained, not counted.
+ * A thread still acquiring at end_ns has its wait censored there: it counts
+ * as a wait of end_ns - t0 (in every wait figure), but not as an acquisition.
  * An --ops run ends each thread after cfg->ops acquisitions.  run->stop is a
  * harness flag (the watchdog's): it is not modelled memory.
  */
@@ -413,6 +415,16 @@ static void check_refcounts(struct wl_run *run)
 	}
 }
 
+/* A wait into the thread's histograms.  A thread still acquiring at
+ * end_ns is censored, not dropped: it counts with its wait so far. */
+static void record_wait(const struct wl_run *run, struct wl_thread *t, bool is_read, uint64_t ns)
+{
+	ll_hist_add(&t->wait, ns);
+	if (run->algo->kind != LOCK_RWLOCK)
+		return;
+	ll_hist_add(is_read ? &t->wait_read : &t->wait_write, ns);
+}
+
 bool wl_thread_done(struct wl_run *run, struct wl_thread *t)
 {
 	if (__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE))
@@ -454,19 +466,16 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 		__atomic_store_n(&t->last_progress_ns, t1, __ATOMIC_RELAXED);
 		if (run->end_ns && t1 >= run->end_ns) {
 			t->acquisitions_after++;
+			if (t0 < run->end_ns)
+				record_wait(run, t, is_read, run->end_ns - t0);
 			break;
 		}
 		t->acquisitions++;
-		ll_hist_add(&t->wait, t1 - t0);
-		if (run->algo->kind == LOCK_RWLOCK) {
-			if (is_read) {
-				t->reads++;
-				ll_hist_add(&t->wait_read, t1 - t0);
-			} else {
-				t->writes++;
-				ll_hist_add(&t->wait_write, t1 - t0);
-			}
-		}
+		if (run->algo->kind == LOCK_RWLOCK && is_read)
+			t->reads++;
+		else if (run->algo->kind == LOCK_RWLOCK)
+			t->writes++;
+		record_wait(run, t, is_read, t1 - t0);
 	}
 	__atomic_store_n(&t->finish_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_add_fetch(&run->threads_out, 1, __ATOMIC_ACQ_REL) == run->nthreads &&

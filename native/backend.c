@@ -175,7 +175,10 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 			if (wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]) > maxt)
 				maxt = wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]);
 	}
-	return native_pin_check(cfg, maxt, err, errlen);
+	if (native_pin_check(cfg, maxt, err, errlen))
+		return -1;
+	native_warn_oversubscribed(cfg);
+	return 0;
 }
 
 void backend_fini(void)
@@ -571,6 +574,7 @@ int backend_run(struct wl_run *run, struct run_counters *counters)
 
 	memset(counters, 0, sizeof(*counters));
 	counters->sim.has_sim = false;
+	counters->oversubscribed = native_oversubscribed(run->cfg, run->nthreads, run->vm_pcpus);
 	nr = malloc(sizeof(*nr));
 	if (!nr || nrun_init(nr, run)) {
 		free(nr);

@@ -102,6 +102,13 @@ void native_vm_thread_end(const struct wl_run *run, unsigned tid);
 /* After the run: what a process can see of it. */
 void native_vm_fill(const struct wl_run *run, struct vm_counters *k);
 
+/* ------------------------------------------------------------ oversub.c */
+
+/* More threads (vm_pcpus: pCPUs) than the CPUs the placement gives them? */
+bool native_oversubscribed(const struct wl_config *cfg, unsigned n, unsigned vm_pcpus);
+/* Once per process: a line on stderr when a configuration of cfg does. */
+void native_warn_oversubscribed(const struct wl_config *cfg);
+
 /* ------------------------------------------------------------ backend.c */
 
 /* The placement of the largest run so far (the last of equals), for the

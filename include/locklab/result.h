@@ -58,6 +58,10 @@ struct sim_counters {
 struct run_counters {
 	struct sim_counters sim;
 	struct vm_counters vm;
+	/* Either backend: threads outnumbered the CPUs they ran on, so they
+	 * waited for a CPU as well as for the lock (native only: the
+	 * simulator refuses more threads than the topology's cores). */
+	bool oversubscribed;
 };
 
 struct run_result {
@@ -83,8 +87,12 @@ struct run_result {
 	double read_wait_p99_ns, read_wait_max_ns;
 	double write_wait_p99_ns, write_wait_max_ns;
 	unsigned readers_overlap_max; /* most read sections seen overlapping */
+	/* Per-thread acquisitions (result_count_threads): threads with none,
+	 * sockets with a thread, and sockets with a thread that acquired. */
+	unsigned starved, sockets, sockets_served;
 	struct sim_counters sim;
 	struct vm_counters vm;
+	bool oversubscribed;          /* run_counters.oversubscribed */
 	/* derived from sim, per acquisition / release of the measured interval */
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
 	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
@@ -122,6 +130,8 @@ int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const 
 
 /* --threads-csv (core/threads_csv.c): a row per thread of each run. */
 struct wl_run;
+/* r->starved, r->sockets and r->sockets_served from run's threads. */
+void result_count_threads(struct run_result *r, const struct wl_run *run);
 int threads_csv_begin(void);
 void threads_csv_add(const struct wl_run *run, const struct run_result *r);
 int threads_csv_write(const char *path);

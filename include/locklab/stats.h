@@ -39,11 +39,13 @@ double ll_hist_mean(const struct ll_hist *h);
  * n == 0 or all-zero input. */
 double ll_jain(const double *x, size_t n);
 
-/* Over repetitions (GSL): mean, variance (sample, n-1), sigma, max, min.
- * With n == 1 the variance and sigma are reported as NaN ("single run"). */
+/* Over repetitions (GSL): mean, variance (sample, n-1), sigma, max, min,
+ * and the standard error of the mean sigma / sqrt(n) (what perf stat prints
+ * as "+-").  With n == 1 the variance, sigma and sem are NaN ("single run"). */
 struct ll_summary {
 	size_t n;
 	double mean, variance, sigma, max, min;
+	double sem;
 };
 void ll_summarize(const double *x, size_t n, struct ll_summary *out);
 

@@ -131,7 +131,7 @@ struct wl_thread {
 	uint64_t reads, writes;      /* rwlocks */
 	uint64_t handoffs, handoffs_local;
 	uint64_t *handoff_from; /* [nthreads]: handoffs received from each */
-	struct ll_hist wait;    /* wait times of counted acquisitions, ns */
+	struct ll_hist wait;    /* waits of counted acquisitions, + censored (ns) */
 	struct ll_hist wait_read, wait_write;
 	struct wl_span *read_spans; /* rwlocks: WL_READ_SPANS of them */
 	unsigned nread_spans;

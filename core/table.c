@@ -1,0 +1,295 @@
+/*
+ * core/table.c - the terminal table.
+ *
+ * lockperf's shape: a heading per test (lock and parameters), then a row per
+ * configuration (backend, topology, threads) with mean, variance, sigma, max
+ * and min of the throughput over the runs and, as perf stat prints it, the
+ * standard error of the mean as a share of the mean.  Next to them what says
+ * whether the throughput is the whole machine's: Jain's index, the threads
+ * that never acquired, the share of handoffs inside one socket, the p99 wait.
+ * A configuration that starves threads gets a line saying so under its row.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <locklab/result.h>
+#include <locklab/stats.h>
+
+#define MAX_RUNS 4096
+#define NUM_W 9
+#define LABEL_MIN 20
+
+/* What the extra columns and the verdict show of one configuration. */
+struct config_sum {
+	size_t runs;
+	double jain, local, p99; /* means over the runs (local: of those with handoffs) */
+	unsigned starved_min, starved_max, starved_runs, threads;
+	unsigned sockets, served_max; /* sockets with threads; most served in a run */
+	bool oversubscribed;
+};
+
+static bool same_test(const struct run_result *a, const struct run_result *b)
+{
+	return !strcmp(a->lock, b->lock) && a->cs_ns == b->cs_ns && a->ncs_ns == b->ncs_ns &&
+	       a->ncs_exp == b->ncs_exp && a->cs_lines == b->cs_lines && a->locks == b->locks &&
+	       a->read_pct == b->read_pct;
+}
+
+static bool same_config(const struct run_result *a, const struct run_result *b)
+{
+	return same_test(a, b) && !strcmp(a->backend, b->backend) && !strcmp(a->topo, b->topo) &&
+	       a->threads == b->threads && a->vm.overcommit == b->vm.overcommit;
+}
+
+/* The end of the configuration that starts at row i. */
+static size_t config_end(const struct output_set *o, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < o->nrows && same_config(&o->rows[j], &o->rows[i]))
+		j++;
+	return j;
+}
+
+static void summarize_config(const struct run_result *rows, size_t from, size_t to,
+			     struct config_sum *c)
+{
+	size_t nlocal = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->runs = to - from;
+	c->starved_min = UINT32_MAX;
+	c->threads = rows[from].threads;
+	for (size_t i = from; i < to; i++) {
+		const struct run_result *r = &rows[i];
+
+		c->jain += r->jain;
+		c->p99 += r->wait_p99_ns;
+		if (!isnan(r->handoff_local_frac)) {
+			c->local += r->handoff_local_frac;
+			nlocal++;
+		}
+		c->starved_min = r->starved < c->starved_min ? r->starved : c->starved_min;
+		c->starved_max = r->starved > c->starved_max ? r->starved : c->starved_max;
+		c->starved_runs += r->starved > 0;
+		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
+		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
+		c->oversubscribed |= r->oversubscribed;
+	}
+	c->jain /= (double)c->runs;
+	c->p99 /= (double)c->runs;
+	c->local = nlocal ? c->local / (double)nlocal : NAN;
+}
+
+static void config_label(const struct run_result *r, bool mark, char *buf, size_t len)
+{
+	if (r->vm.has_vm)
+		snprintf(buf, len, "%s %s t=%u%s x%.2f", r->backend, r->topo, r->threads,
+			 mark ? "*" : "", r->vm.overcommit);
+	else
+		snprintf(buf, len, "%s %s t=%u%s", r->backend, r->topo, r->threads, mark ? "*" : "");
+}
+
+/* The widest row label of the whole table, so that every column lines up. */
+static int label_width(const struct output_set *o)
+{
+	char label[192];
+	int w = LABEL_MIN;
+
+	for (size_t i = 0; i < o->nrows; i++) {
+		config_label(&o->rows[i], o->rows[i].oversubscribed, label, sizeof(label));
+		if ((int)strlen(label) > w)
+			w = (int)strlen(label);
+	}
+	return w;
+}
+
+/* A wait in the unit that keeps it short. */
+static void format_ns(double ns, char *buf, size_t len)
+{
+	if (ns < 1e4)
+		snprintf(buf, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+static void table_heading(FILE *f, const struct run_result *r, int w)
+{
+	fprintf(f, "\n%s  cs=%lluns ncs=%s%lluns cs-lines=%u locks=%u", r->lock,
+		(unsigned long long)r->cs_ns, r->ncs_exp ? "exp:" : "", (unsigned long long)r->ncs_ns,
+		r->cs_lines, r->locks);
+	if (r->is_rwlock)
+		fprintf(f, " read-pct=%u", r->read_pct);
+	fprintf(f, "   (throughput, Macq/s)\n");
+	fprintf(f, "%-*s %*s %*s %*s %*s %*s%15s  %6s %7s %6s %9s\n", w, "", NUM_W, "mean", NUM_W,
+		"variance", NUM_W, "sigma", NUM_W, "max", NUM_W, "min", "", "jain", "starved", "local",
+		"wait p99");
+}
+
+/* Throughput of rows [from, to): the lockperf columns and perf stat's +-. */
+static void throughput_cells(FILE *f, const struct run_result *rows, size_t from, size_t to)
+{
+	static double x[MAX_RUNS];
+	struct ll_summary s;
+	size_t n = 0;
+
+	for (size_t i = from; i < to && n < MAX_RUNS; i++)
+		x[n++] = rows[i].throughput_per_s / 1e6;
+	ll_summarize(x, n, &s);
+	if (n == 1) {
+		fprintf(f, " %*.4f  %-*s", NUM_W, s.mean, 4 * (NUM_W + 1) + 13,
+			"(single run: no variance)");
+		return;
+	}
+	fprintf(f, " %*.4f %*.4f %*.4f %*.4f %*.4f", NUM_W, s.mean, NUM_W, s.variance, NUM_W,
+		s.sigma, NUM_W, s.max, NUM_W, s.min);
+	if (s.mean > 0)
+		fprintf(f, "  ( +- %5.2f%% )", 100.0 * s.sem / s.mean);
+	else
+		fprintf(f, "%15s", "");
+}
+
+static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to,
+		      const struct config_sum *c, int w)
+{
+	char label[192], starved[32], local[16], p99[32];
+
+	config_label(&rows[from], c->oversubscribed, label, sizeof(label));
+	fprintf(f, "%-*s", w, label);
+	throughput_cells(f, rows, from, to);
+	snprintf(starved, sizeof(starved), "%u/%u", c->starved_max, c->threads);
+	if (isnan(c->local))
+		snprintf(local, sizeof(local), "-");
+	else
+		snprintf(local, sizeof(local), "%.1f%%", 100.0 * c->local);
+	format_ns(c->p99, p99, sizeof(p99));
+	fprintf(f, "  %6.4f %7s %6s %9s\n", c->jain, starved, local, p99);
+}
+
+/* Under a configuration whose runs left threads without the lock: how
+ * many, and, when no run served every socket, how many sockets it did. */
+static void table_verdict(FILE *f, const struct config_sum *c)
+{
+	if (!c->starved_max)
+		return;
+	if (c->starved_min == c->starved_max)
+		fprintf(f, "  ! %u of %u threads", c->starved_max, c->threads);
+	else if (!c->starved_min)
+		fprintf(f, "  ! up to %u of %u threads", c->starved_max, c->threads);
+	else
+		fprintf(f, "  ! %u to %u of %u threads", c->starved_min, c->starved_max, c->threads);
+	fprintf(f, " never acquired the lock");
+	if (c->starved_min != c->starved_max && !c->starved_min)
+		fprintf(f, " (in %u of %zu runs)", c->starved_runs, c->runs);
+	fprintf(f, " (Jain %.2f)", c->jain);
+	if (c->served_max == 1 && c->sockets > 1)
+		fprintf(f, ": throughput here is one socket's");
+	else if (c->served_max < c->sockets)
+		fprintf(f, ": throughput here is %u of %u sockets'", c->served_max, c->sockets);
+	fputc('\n', f);
+}
+
+/* rwlocks: reads and writes of rows [from, to) on their own lines, so that
+ * writer starvation shows: throughput and wait p99 are means over the runs,
+ * the wait max is the largest of any run. */
+static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
+{
+	double rd = 0, wr = 0, rp99 = 0, wp99 = 0, rmax = 0, wmax = 0;
+	unsigned overlap = 0;
+	size_t n = to - from;
+
+	for (size_t i = from; i < to; i++) {
+		const struct run_result *r = &rows[i];
+		double s = r->duration_s > 0 ? r->duration_s : NAN;
+
+		rd += (double)r->reads / s / 1e6;
+		wr += (double)r->writes / s / 1e6;
+		rp99 += r->reads ? r->read_wait_p99_ns : 0;
+		wp99 += r->writes ? r->write_wait_p99_ns : 0;
+		rmax = fmax(rmax, r->reads ? r->read_wait_max_ns : 0);
+		wmax = fmax(wmax, r->writes ? r->write_wait_max_ns : 0);
+		if (r->readers_overlap_max > overlap)
+			overlap = r->readers_overlap_max;
+	}
+	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns  overlap <= %u\n", w,
+		"    reads", NUM_W, rd / n, rp99 / n, rmax, overlap);
+	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns\n", w, "    writes", NUM_W,
+		wr / n, wp99 / n, wmax);
+}
+
+/* --vm: the figures of rows [from, to) that explain the row, as means over
+ * the runs (the simulator's hypervisor knows the phase; natively there
+ * are the context switches and the parks). */
+static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
+{
+	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;
+	size_t n = to - from, nwake = 0;
+	const struct vm_counters *v0 = &rows[from].vm;
+
+	for (size_t i = from; i < to; i++) {
+		const struct vm_counters *v = &rows[i].vm;
+
+		pre += (double)v->preemptions;
+		hold += (double)v->holder_preemptions;
+		wait += (double)v->waiter_preemptions;
+		hl += isnan(rows[i].holder_lost_ns_per_acq) ? 0 : rows[i].holder_lost_ns_per_acq;
+		wl += isnan(rows[i].waiter_lost_ns_per_acq) ? 0 : rows[i].waiter_lost_ns_per_acq;
+		halts += (double)v->halts;
+		kicks += (double)v->kicks;
+		ple += (double)v->ple_exits;
+		if (v->wakes) {
+			wake += rows[i].wake_latency_ns;
+			nwake++;
+		}
+	}
+	if (v0->has_sched)
+		fprintf(f, "%-*s pcpus %u  preempted holding %.0f (%.1f ns/acq) waiting %.0f "
+			   "(%.1f ns/acq)  ple exits %.0f  halts %.0f  kicks %.0f",
+			w, "    vm", v0->pcpus, hold / n, hl / n, wait / n, wl / n, ple / n, halts / n,
+			kicks / n);
+	else
+		fprintf(f, "%-*s cpus %u  involuntary switches %.0f  halts %.0f  kicks %.0f", w,
+			"    vm", v0->pcpus, pre / n, halts / n, kicks / n);
+	if (nwake)
+		fprintf(f, "  wake %.0f ns", wake / (double)nwake);
+	fputc('\n', f);
+}
+
+static void table_legend(FILE *f, bool oversubscribed)
+{
+	fprintf(f, "\n+-: standard error of the mean (sigma/sqrt(runs)).  jain, local (handoffs within one "
+		   "socket), wait p99:\nmeans over the runs; starved: threads that never acquired the "
+		   "lock, the most in one run.\n");
+	if (oversubscribed)
+		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
+}
+
+void output_table(FILE *f, const struct output_set *o)
+{
+	int w = label_width(o);
+	bool over = false;
+
+	for (size_t i = 0, j; i < o->nrows; i = j) {
+		const struct run_result *r = &o->rows[i];
+		struct config_sum c;
+
+		if (i == 0 || !same_test(&o->rows[i - 1], r))
+			table_heading(f, r, w);
+		j = config_end(o, i);
+		summarize_config(o->rows, i, j, &c);
+		over |= c.oversubscribed;
+		table_row(f, o->rows, i, j, &c, w);
+		if (r->is_rwlock)
+			table_rw_lines(f, o->rows, i, j, w);
+		if (r->vm.has_vm)
+			table_vm_line(f, o->rows, i, j, w);
+		table_verdict(f, &c);
+	}
+	if (o->nrows)
+		table_legend(f, over);
+}

@@ -1,0 +1,358 @@
+/*
+ * tests/both_table.c - what the user sees of a run: waits are censored, not
+ * dropped, and the table says when a lock starves threads.
+ *
+ * A gated lock keeps every thread but thread 0 out until the run has ended:
+ * each of them must count one wait of about the run's length, in its
+ * histogram (so in wait_max) and in the per-thread CSV, and the run must
+ * count them as starved.  The table and the CSV are checked on made-up
+ * rows: the standard error after the mean, the verdict under a starving
+ * configuration, the oversubscription mark; natively, two threads pinned
+ * to one cpu are an oversubscribed run.  In the simulator, argv[1] (the bin/
+ * directory) runs ttas at 32 threads on 4socket-ring end to end.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+#include <locklab/mem.h>
+#include <locklab/result.h>
+#include <locklab/stats.h>
+#include <locklab/workload.h>
+
+#include "testlib.h"
+
+static const char *bindir;
+static struct wl_run *gated_run;
+
+extern const struct lock_algo lock_tas;
+
+/* tas, except that only thread 0 may try before the run's end. */
+static void gated_lock(void *lock, void *ctx)
+{
+	uint64_t end;
+
+	while (ll_this_cpu() != 0 &&
+	       ll_now_ns() < (end = __atomic_load_n(&gated_run->end_ns, __ATOMIC_RELAXED)))
+		ll_delay_ns(end - ll_now_ns() < 1000 ? end - ll_now_ns() : 1000);
+	lock_tas.lock(lock, ctx);
+}
+
+static struct lock_algo gated;
+
+static void base_config(struct wl_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cs_ns = 50;
+	c->ncs_ns = 200;
+	c->cs_lines = 1;
+	c->locks = 1;
+	c->runs = 1;
+	c->duration_ms = 1;
+	c->pin = PIN_COMPACT;
+	c->pin_text = "compact";
+	c->topo = "4socket";
+	c->seed = 7;
+}
+
+static void fake_row(struct run_result *r, const char *lock, unsigned threads, unsigned run)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->backend, sizeof(r->backend), "sim");
+	snprintf(r->topo, sizeof(r->topo), "demo");
+	snprintf(r->lock, sizeof(r->lock), "%s", lock);
+	r->threads = threads;
+	r->cs_ns = 50;
+	r->ncs_ns = 200;
+	r->cs_lines = 1;
+	r->locks = 1;
+	r->run = run;
+	r->duration_s = 0.002;
+	r->jain = 1.0;
+	r->handoff_local_frac = NAN;
+	r->sockets = r->sockets_served = 1;
+}
+
+/* The per-thread CSV of run, read back: a row per thread. */
+static char *threads_csv_of(const struct wl_run *run, const struct run_result *r)
+{
+	char path[] = "/tmp/both_table.XXXXXX";
+	int fd = mkstemp(path);
+	static char buf[1 << 16];
+	FILE *f;
+	size_t n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(threads_csv_begin(), 0);
+	threads_csv_add(run, r);
+	assert_int_equal(threads_csv_write(path), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	unlink(path);
+	return buf;
+}
+
+static void gated_threads_wait_until_the_end(void **state)
+{
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+	struct run_result r;
+	char err[512] = "", *csv, *save = NULL, *line;
+	/* natively: one thread per cpu of this 2-cpu machine, and long enough
+	 * that starting the threads is a small part of the run */
+	unsigned n = tl_is_sim() ? 4 : 2, rows = 0;
+	uint64_t dur;
+	/* what a thread may have spent before it first asked: the start skew
+	 * and one non-critical section in the simulator; natively, wake-up */
+	uint64_t slack;
+
+	gated = lock_tas;
+	gated.name = "gated";
+	gated.lock = gated_lock;
+	base_config(&c);
+	if (!tl_is_sim())
+		c.duration_ms = 50;
+	dur = c.duration_ms * 1000000ull;
+	slack = tl_is_sim() ? 2000 : dur / 2;
+	gated_run = &run;
+	assert_int_equal(tl_run(&c, &gated, n, 0, &run, &cnt, err, sizeof(err)), 0);
+	assert_true(run.threads[0].acquisitions > 0);
+	for (unsigned i = 1; i < n; i++) {
+		const struct wl_thread *t = &run.threads[i];
+
+		assert_int_equal(t->acquisitions, 0);
+		assert_int_equal(t->wait.count, 1);
+		assert_true(t->wait.max <= dur);
+		assert_true(t->wait.max + slack >= dur);
+	}
+	memset(&r, 0, sizeof(r));
+	snprintf(r.backend, sizeof(r.backend), "%s", backend_name);
+	snprintf(r.topo, sizeof(r.topo), "t");
+	snprintf(r.lock, sizeof(r.lock), "gated");
+	r.threads = n;
+	r.acquisitions = run.threads[0].acquisitions;
+	result_count_threads(&r, &run);
+	assert_int_equal(r.starved, n - 1);
+	csv = threads_csv_of(&run, &r);
+	strtok_r(csv, "\n", &save); /* the header */
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		unsigned tid;
+		unsigned long long acq, wmax;
+		double mean;
+
+		assert_int_equal(sscanf(line, "%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+					"%*[^,],%*[^,],%u,%*[^,],%*[^,],%llu,%*[^,],%lf,%*[^,],%*[^,],%llu,",
+					&tid, &acq, &mean, &wmax), 4);
+		assert_int_equal(tid, rows++);
+		if (tid == 0)
+			continue;
+		assert_int_equal(acq, 0);
+		assert_int_equal(wmax, run.threads[tid].wait.max);
+		assert_true(mean + (double)slack >= (double)dur);
+	}
+	assert_int_equal(rows, n);
+	tl_done(&run);
+}
+
+static void sem_is_sigma_over_root_n(void **state)
+{
+	double x[] = { 1, 2, 3, 4 }, one = 5;
+	struct ll_summary s;
+
+	ll_summarize(x, 4, &s);
+	assert_true(fabs(s.sem - s.sigma / 2.0) < 1e-12);
+	assert_true(fabs(s.sigma - sqrt(5.0 / 3.0)) < 1e-12);
+	ll_summarize(&one, 1, &s);
+	assert_true(isnan(s.sem));
+}
+
+static char *table_of(const struct output_set *o)
+{
+	static char *buf;
+	size_t len;
+	FILE *f;
+
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	output_table(f, o);
+	fclose(f);
+	return buf;
+}
+
+static void table_tells_starvation(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	const double tput[3] = { 4.0e6, 5.0e6, 6.0e6 };
+	char *t;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fake_row(&r, "cohort", 32, i);
+		r.throughput_per_s = tput[i];
+		r.jain = 0.25;
+		r.starved = 24;
+		r.sockets = 4;
+		r.wait_p99_ns = 2.0e6;
+		r.handoff_local_frac = 1.0;
+		output_add(&o, &r);
+	}
+	fake_row(&r, "mcs", 8, 0);
+	r.throughput_per_s = 5.0e6;
+	r.wait_p99_ns = 1200;
+	r.oversubscribed = true;
+	output_add(&o, &r);
+	t = table_of(&o);
+	print_message("%s", t);
+	/* sigma 1, mean 5: the standard error is 1/sqrt(3) = 11.55% of it */
+	assert_non_null(strstr(t, "( +- 11.55% )"));
+	assert_non_null(strstr(t, " 0.2500   24/32 100.0%   2.00 ms\n"));
+	assert_non_null(strstr(t, "\n  ! 24 of 32 threads never acquired the lock (Jain 0.25): "
+				  "throughput here is one socket's\n"));
+	assert_non_null(strstr(t, "sim demo t=8* "));
+	assert_non_null(strstr(t, "(single run: no variance)"));
+	assert_non_null(strstr(t, "  1.0000     0/8      -   1200 ns\n"));
+	assert_non_null(strstr(t, "\n*: more threads than CPUs"));
+	output_free(&o);
+}
+
+static void verdict_counts_runs(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fake_row(&r, "ttas", 32, i);
+		r.throughput_per_s = 1e6;
+		r.starved = i == 1 ? 2 : 0;
+		r.sockets = 4;
+		r.sockets_served = 4;
+		output_add(&o, &r);
+	}
+	t = table_of(&o);
+	assert_non_null(strstr(t, "  ! up to 2 of 32 threads never acquired the lock (in 1 of 3 runs) "
+				  "(Jain 1.00)\n"));
+	assert_null(strstr(t, "*: more"));
+	output_free(&o);
+}
+
+static void csv_has_the_new_columns_last(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	fake_row(&r, "tas", 4, 0);
+	r.starved = 3;
+	r.oversubscribed = true;
+	output_add(&o, &r);
+	output_csv(f, &o);
+	fclose(f);
+	assert_non_null(strstr(buf, ",transfers_class3_per_acq,starved,oversubscribed\n"));
+	assert_non_null(strstr(buf, ",3,true\n"));
+	free(buf);
+	output_free(&o);
+}
+
+/* Natively, two threads on one cpu oversubscribe it; one thread does not.
+ * The simulator never oversubscribes. */
+static void oversubscribed_runs_are_marked(void **state)
+{
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+	char err[512] = "";
+
+	base_config(&c);
+	if (!tl_is_sim()) {
+		c.pin = PIN_LIST;
+		c.pin_list[0] = c.pin_list[1] = 0;
+		c.pin_list_len = 2;
+	}
+	assert_int_equal(tl_run(&c, &lock_tas, 2, 0, &run, &cnt, err, sizeof(err)), 0);
+	assert_int_equal(cnt.oversubscribed, !tl_is_sim());
+	tl_done(&run);
+	base_config(&c);
+	assert_int_equal(tl_run(&c, &lock_tas, 1, 0, &run, &cnt, err, sizeof(err)), 0);
+	assert_false(cnt.oversubscribed);
+	tl_done(&run);
+}
+
+/* The user's view: ttas at 32 threads on 4socket-ring starves threads,
+ * and each starved one shows its wait of about the whole run. */
+static void starved_ttas_end_to_end(void **state)
+{
+	char cmd[1024], line[4096], path[] = "/tmp/both_table_t.XXXXXX";
+	unsigned starved = 0, zero_rows = 0;
+	double wait_max = 0;
+	FILE *p;
+	int fd;
+
+	if (!tl_is_sim() || !bindir)
+		skip();
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo 4socket-ring --lock ttas --threads 32 --runs 1 "
+		 "--format csv --threads-csv %s | cut -d, -f17,41",
+		 bindir, path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_string_equal(line, "wait_max_ns,starved\n");
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_int_equal(sscanf(line, "%lf,%u", &wait_max, &starved), 2);
+	assert_int_equal(pclose(p), 0);
+	assert_true(starved > 0);
+	assert_true(wait_max > 1.9e6 && wait_max <= 2.0e6);
+	p = fopen(path, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long acq, wmax;
+
+		if (sscanf(line, "sim,4socket-ring,ttas,32,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+				 "%*[^,],%*[^,],%*[^,],%llu,%*[^,],%*[^,],%*[^,],%*[^,],%llu,",
+			   &acq, &wmax) == 2 && acq == 0) {
+			zero_rows++;
+			assert_true(wmax > 1900000 && wmax <= 2000000);
+		}
+	}
+	fclose(p);
+	unlink(path);
+	assert_int_equal(zero_rows, starved);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gated_threads_wait_until_the_end),
+		cmocka_unit_test(sem_is_sigma_over_root_n),
+		cmocka_unit_test(table_tells_starvation),
+		cmocka_unit_test(verdict_counts_runs),
+		cmocka_unit_test(csv_has_the_new_columns_last),
+		cmocka_unit_test(oversubscribed_runs_are_marked),
+		cmocka_unit_test(starved_ttas_end_to_end),
+	};
+	bindir = argc > 1 ? argv[1] : NULL;
+	if (tl_backend_start(argv[0], "4socket"))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
