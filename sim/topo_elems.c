@@ -11,6 +11,7 @@
  */
 #include "topo_internal.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,9 +155,7 @@ static int unit_attr(struct topo_ctx *x, const xmlNode *n, const char *name, enu
 
 static unsigned add_host(struct topo_desc *d, const char *name)
 {
-	d->hosts = realloc(d->hosts, (d->nhosts + 1) * sizeof(*d->hosts));
-	if (!d->hosts)
-		abort();
+	d->hosts = topo_grow(d->hosts, d->nhosts, &d->hosts_cap, sizeof(*d->hosts));
 	topo_strcpy(d->hosts[d->nhosts], TOPO_NAME_LEN, name);
 	return d->nhosts++;
 }
@@ -225,7 +224,7 @@ static struct topo_dsocket *new_socket(struct topo_ctx *x, struct topo_desc *d, 
 	if (copy_id(x, n, "id", s->id))
 		return NULL;
 	s->first_host = d->nhosts;
-	d->nsockets++;
+	topo_index_add(&d->socket_ix, d->sockets, sizeof(*s), d->nsockets++);
 	return s;
 }
 
@@ -362,17 +361,14 @@ static int read_link(struct topo_ctx *x, struct topo_desc *d, const xmlNode *n)
 
 	if (d->nlinks == TOPO_MAX_LINKS)
 		return node_fail(x, n, "more than %d socket links", TOPO_MAX_LINKS);
-	d->links = realloc(d->links, (d->nlinks + 1) * sizeof(*d->links));
-	if (!d->links)
-		abort();
+	d->links = topo_grow(d->links, d->nlinks, &d->links_cap, sizeof(*d->links));
 	l = &d->links[d->nlinks];
 	if (check_attrs(x, n, attrs, 3) || leaf(x, n) || copy_id(x, n, "id", l->id) ||
 	    unit_attr(x, n, "latency", UNIT_TIME, &l->lat_s) || unit_attr(x, n, "bandwidth", UNIT_BANDWIDTH, &l->bw))
 		return -1;
-	for (unsigned i = 0; i < d->nlinks; i++)
-		if (strcmp(d->links[i].id, l->id) == 0)
-			return node_fail(x, n, "link id %s given twice", l->id);
-	d->nlinks++;
+	if (topo_index_find(&d->link_ix, d->links, sizeof(*l), l->id) != UINT_MAX)
+		return node_fail(x, n, "link id %s given twice", l->id);
+	topo_index_add(&d->link_ix, d->links, sizeof(*l), d->nlinks++);
 	return 0;
 }
 
@@ -381,9 +377,9 @@ static int socket_index(struct topo_ctx *x, const struct topo_desc *d, const xml
 {
 	const char *v = attr(n, key);
 
-	for (*out = 0; *out < d->nsockets; (*out)++)
-		if (strcmp(d->sockets[*out].id, v) == 0)
-			return 0;
+	*out = topo_index_find(&d->socket_ix, d->sockets, sizeof(d->sockets[0]), v);
+	if (*out != UINT_MAX)
+		return 0;
 	return node_fail(x, n, "zoneRoute %s '%s' is not a socket zone declared before it", key, v);
 }
 
@@ -392,16 +388,15 @@ static int route_links(struct topo_ctx *x, const struct topo_desc *d, const xmlN
 	int rc = 0;
 
 	FOR_EACH_CHILD(c, n, rc) {
-		unsigned i = 0;
+		unsigned i;
 		if (!is(c, "link_ctn") || !attr(c, "id") || c->properties->next || leaf(x, c))
 			return node_fail(x, c, "<zoneRoute> holds only <link_ctn id=...>");
-		while (i < d->nlinks && strcmp(d->links[i].id, attr(c, "id")) != 0)
-			i++;
-		if (i == d->nlinks)
+		i = topo_index_find(&d->link_ix, d->links, sizeof(d->links[0]), attr(c, "id"));
+		if (i == UINT_MAX)
 			return node_fail(x, c, "zoneRoute from %s to %s: no socket link '%s' declared before it",
 					 d->sockets[r->src].id, d->sockets[r->dst].id, attr(c, "id"));
-		if (r->nlinks == TOPO_MAX_SOCKETS)
-			return node_fail(x, c, "a route of more than %d links", TOPO_MAX_SOCKETS);
+		if (r->nlinks == TOPO_MAX_ROUTE_LINKS)
+			return node_fail(x, c, "a route of more than %d links", TOPO_MAX_ROUTE_LINKS);
 		r->link[r->nlinks++] = i;
 	}
 	return rc;
@@ -415,9 +410,7 @@ static int read_zone_route(struct topo_ctx *x, struct topo_desc *d, const xmlNod
 
 	if (d->nroutes == TOPO_MAX_SOCKETS * TOPO_MAX_SOCKETS)
 		return node_fail(x, n, "more than %d zoneRoutes", TOPO_MAX_SOCKETS * TOPO_MAX_SOCKETS);
-	d->routes = realloc(d->routes, (d->nroutes + 1) * sizeof(*d->routes));
-	if (!d->routes)
-		abort();
+	d->routes = topo_grow(d->routes, d->nroutes, &d->routes_cap, sizeof(*d->routes));
 	r = memset(&d->routes[d->nroutes], 0, sizeof(*r));
 	if (check_attrs(x, n, attrs, 4) || socket_index(x, d, n, "src", &r->src) ||
 	    socket_index(x, d, n, "dst", &r->dst))

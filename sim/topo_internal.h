@@ -19,7 +19,9 @@
 
 #define TOPO_NAME_LEN 64
 #define TOPO_MAX_PROPS 32
-#define TOPO_MAX_LINKS 2048
+#define TOPO_MAX_LINKS 32768
+/* The most socket links on one route. */
+#define TOPO_MAX_ROUTE_LINKS 64
 /* The longest time a file may give, and the largest and smallest bandwidth
  * (topologies/README.md, "Ranges"). */
 #define TOPO_MAX_TIME_PS 1000000000000.0
@@ -61,10 +63,21 @@ struct topo_droute {
 	unsigned src, dst; /* sockets */
 	bool symmetrical;
 	unsigned nlinks;
-	unsigned link[TOPO_MAX_SOCKETS]; /* indices into links */
+	unsigned link[TOPO_MAX_ROUTE_LINKS]; /* indices into links */
 };
 
 enum topo_routing { ROUTING_FULL, ROUTING_FLOYD };
+
+/* sim/topo_index.c: elements by id (the id is each element's first member). */
+struct topo_index {
+	unsigned *slot;
+	size_t cap;
+	unsigned n;
+};
+void topo_index_add(struct topo_index *ix, const void *base, size_t stride, unsigned i);
+unsigned topo_index_find(const struct topo_index *ix, const void *base, size_t stride, const char *id);
+void topo_index_free(struct topo_index *ix);
+void *topo_grow(void *arr, unsigned n, unsigned *cap, size_t size);
 
 /* The machine as the file states it, every value checked. */
 struct topo_desc {
@@ -77,6 +90,8 @@ struct topo_desc {
 	char (*hosts)[TOPO_NAME_LEN]; /* [nhosts], socket by socket */
 	struct topo_dlink *links;     /* [nlinks] */
 	struct topo_droute *routes;   /* [nroutes] */
+	unsigned hosts_cap, links_cap, routes_cap;
+	struct topo_index socket_ix, link_ix;
 };
 
 /* sim/topo_xml.c: read and check the file; sim/topo_elems.c: its elements. */

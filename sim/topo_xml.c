@@ -122,5 +122,7 @@ void topo_desc_free(struct topo_desc *d)
 	free(d->hosts);
 	free(d->links);
 	free(d->routes);
+	topo_index_free(&d->socket_ix);
+	topo_index_free(&d->link_ix);
 	memset(d, 0, sizeof(*d));
 }

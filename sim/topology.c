@@ -202,9 +202,9 @@ static int append_hop(struct topo_ctx *x, const struct hop *h, unsigned *out, un
 {
 	for (unsigned k = 0; k < h->r->nlinks; k++) {
 		unsigned i = h->reversed ? h->r->nlinks - 1 - k : k;
-		if (*n == TOPO_MAX_SOCKETS)
+		if (*n == TOPO_MAX_ROUTE_LINKS)
 			return topo_fail(x, "the route from %s to %s is longer than %d links", from, to,
-					 TOPO_MAX_SOCKETS);
+					 TOPO_MAX_ROUTE_LINKS);
 		out[(*n)++] = h->r->link[i];
 	}
 	return 0;
@@ -239,11 +239,13 @@ static int route_of(struct topo_ctx *x, const struct topo_desc *d, const struct 
 
 static int fill_routes(struct topo_ctx *x, struct topo *t, const struct topo_desc *d, const struct route_table *rt)
 {
-	unsigned ns = t->nsockets, hop[TOPO_MAX_SOCKETS], n, total = 0;
+	unsigned ns = t->nsockets, hop[TOPO_MAX_ROUTE_LINKS], n, total = 0;
+
+	size_t cap = (size_t)ns * ns;
 
 	t->route_off = topo_calloc((size_t)ns * ns, sizeof(unsigned));
 	t->route_len = topo_calloc((size_t)ns * ns, sizeof(unsigned));
-	t->route_links = topo_calloc((size_t)ns * ns * TOPO_MAX_SOCKETS, sizeof(unsigned));
+	t->route_links = topo_calloc(cap, sizeof(unsigned));
 	for (unsigned a = 0; a < ns; a++) {
 		for (unsigned b = 0; b < ns; b++) {
 			t->route_off[a * ns + b] = total;
@@ -251,6 +253,12 @@ static int fill_routes(struct topo_ctx *x, struct topo *t, const struct topo_des
 				continue;
 			if (route_of(x, d, rt, a, b, hop, &n))
 				return -1;
+			if (total + n > cap) {
+				cap = 2 * cap + n;
+				t->route_links = realloc(t->route_links, cap * sizeof(unsigned));
+				if (!t->route_links)
+					abort();
+			}
 			memcpy(&t->route_links[total], hop, n * sizeof(unsigned));
 			t->route_len[a * ns + b] = n;
 			total += n;
@@ -376,8 +384,10 @@ static int check_class_zero(struct topo_ctx *x, struct topo *t)
 
 /* ================================================================ SimGrid */
 
-/* SimGrid's platform: the cores as hosts of one zone, nothing else.  The
- * names were checked (sim/topo_xml.c), so SimGrid cannot refuse it. */
+/* SimGrid's platform: the cores as hosts of one zone, nothing else: no
+ * routes either (routing None; a Full zone keeps a slot per pair of cores,
+ * and actors only sleep).  The names were checked (sim/topo_xml.c), so
+ * SimGrid cannot refuse it. */
 static int give_simgrid_hosts(struct topo_ctx *x, const struct topo *t, const struct topo_desc *d)
 {
 	int fd = memfd_create("locklab-platform", MFD_CLOEXEC);
@@ -390,7 +400,7 @@ static int give_simgrid_hosts(struct topo_ctx *x, const struct topo *t, const st
 		return topo_fail(x, "cannot hand the cores to SimGrid: %s", strerror(errno));
 	}
 	fprintf(f, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-		   "<platform version=\"4.1\">\n<zone id=\"%s\" routing=\"Full\">\n", d->root_id);
+		   "<platform version=\"4.1\">\n<zone id=\"%s\" routing=\"None\">\n", d->root_id);
 	for (unsigned c = 0; c < t->ncores; c++)
 		fprintf(f, "<host id=\"%s\" speed=\"1Gf\"/>\n", t->core_host[c]);
 	fprintf(f, "</zone>\n</platform>\n");

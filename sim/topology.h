@@ -18,8 +18,8 @@
 #include <stdint.h>
 
 #define TOPO_MAX_CLASSES 8
-#define TOPO_MAX_CORES 1024
-#define TOPO_MAX_SOCKETS 64
+#define TOPO_MAX_CORES 8192
+#define TOPO_MAX_SOCKETS 256
 
 enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
 /* State of the line when the request arrives, as ccbench names it;

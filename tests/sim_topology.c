@@ -388,7 +388,7 @@ static const struct {
 	{ "latency=\"40ns\"", "latency=\"40\"", "'40' has no unit" },
 	{ "bandwidth=\"62.4GBps\"", "bandwidth=\"1Bps\"", "bandwidth 1Bps is outside 1MBps..1PBps" },
 	{ "bandwidth=\"62.4GBps\"", "bandwidth=\"1e30Bps\"", "is outside 1MBps..1PBps" },
-	{ "radical=\"0-7\"", "radical=\"0-1000000\"", "1000001 cores, at most 1024" },
+	{ "radical=\"0-7\"", "radical=\"0-1000000\"", "1000001 cores, at most 8192" },
 	{ "radical=\"0-7\"", "radical=\"0-0x7\"", "is not a list of N or N-M" },
 	{ "radical=\"0-7\"", "radical=\"7-0\"", "is not a list of N or N-M" },
 	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"freq_ghz\" value=\"1e9\"",
@@ -497,6 +497,46 @@ static void test_floyd_chain(void **state)
 	free(ring);
 }
 
+/* The core limit (topologies/README.md, "Ranges"): 8192 cores load, one
+ * more does not. */
+static void test_core_limit(void **state)
+{
+	const char *from = "prefix=\"s0c0\" suffix=\"\" radical=\"0-7\"";
+	char path[256], *s = shipped_2socket(), *most;
+	struct loaded *l;
+	(void)state;
+
+	assert_int_equal(TOPO_MAX_CORES, 8192);
+	most = replace(s, from, "prefix=\"s0c0\" suffix=\"\" radical=\"0-8183\"");
+	write_tmp("most.xml", most, path, sizeof(path));
+	l = load_in_child(path);
+	if (l->rc)
+		fail_msg("%s", l->err);
+	assert_int_equal(l->t.ncores, TOPO_MAX_CORES);
+	assert_int_equal(l->t.core_socket[8183], 0);
+	assert_int_equal(l->t.core_socket[8184], 1);
+	assert_string_equal(l->last_host, "s1c07");
+	unload(l);
+	free(most);
+	expect_error("toomany.xml", replace(s, from, "prefix=\"s0c0\" suffix=\"\" radical=\"0-8184\""),
+		     "8193 cores, at most 8192");
+	free(s);
+}
+
+/* uv4096 (tools/gentopo.py, shape mesh2): 16 groups of 16 sockets. */
+static void test_uv4096(void **state)
+{
+	struct loaded *l = expect_machine("uv4096", 4096, 256, 4, PROTO_MESIF);
+	(void)state;
+	assert_int_equal(cls(l, 0, 15), 1);    /* inside a group: one link */
+	assert_int_equal(cls(l, 0, 16), 2);    /* socket 0 of the next group: one link across */
+	assert_int_equal(cls(l, 0, 17), 3);    /* two hops */
+	assert_int_equal(cls(l, 255, 0), 3);
+	assert_int_equal(l->t.class_lat_ps[3], l->t.class_lat_ps[1] + l->t.class_lat_ps[2]);
+	assert_int_equal(l->t.max_local_run, 16);
+	unload(l);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -528,6 +568,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_floyd_and_order),
 		cmocka_unit_test(test_floyd_chain),
+		cmocka_unit_test(test_core_limit),
+		cmocka_unit_test(test_uv4096),
 	};
 	int one = 1;
 	char *sg_argv[] = { argv[0], NULL };

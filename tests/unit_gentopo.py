@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""tools/gentopo.py: the shipped machines it wrote regenerate byte for byte
+from the command in their header; a machine of each shape (full, ring,
+mesh2) loads and runs (ccbench matches its table, MCS runs 64 threads); an
+8192-core machine loads; what the loader or the generator refuses is
+refused with exit status 2.
+
+usage: unit_gentopo.py BIN  (the directory holding locklab-sim)
+"""
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GENTOPO = os.path.join(ROOT, 'tools', 'gentopo.py')
+SHIPPED = ['uv4096']
+COSTS = ['-protocol', 'MESIF', '-row', 'lat.load.M=44', '-row', 'lat.load.S=18', '-row', 'lat.load.I=135',
+         '-row', 'lat.store.M=47', '-row', 'lat.store.S=47', '-row', 'lat.atomic.M=49',
+         '-row', 'lat.atomic.S=46', '-prop', 'hit.load=1.4', '-prop', 'pause=50']
+SHAPES = {
+    'full8': ['-sockets', '8', '-cores', '8', '-shape', 'full', '-link-lat', '40', '-link-bw', '20.8GBps'],
+    'ring6': ['-sockets', '6', '-cores', '16', '-shape', 'ring', '-link-lat', '40', '-link-bw', '16GBps'],
+    'mesh16': ['-sockets', '16', '-cores', '4', '-shape', 'mesh2', '-group', '4', '-link-lat', '40',
+               '-link-bw', '20.8GBps', '-group-lat', '100', '-group-bw', '6.7GBps'],
+}
+
+failures = []
+
+
+def check(what, ok, detail=''):
+    """One line per check; a failure also prints what the command said."""
+    print(('ok   ' if ok else 'FAIL ') + what + ('' if ok or not detail else '\n' + detail))
+    if not ok:
+        failures.append(what)
+
+
+def run(argv):
+    p = subprocess.run(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return p.returncode, p.stdout
+
+
+def gentopo(name, args, path):
+    return run([sys.executable, GENTOPO, '-name', name] + args + ['-o', path])
+
+
+def header_command(text):
+    """The command in a generated file's header, as argv."""
+    lines = text.split('\n')
+    start = next(i for i, l in enumerate(lines) if 'regenerate with' in l) + 1
+    cmd = ''
+    for l in lines[start:]:
+        cmd += l.strip()
+        if not cmd.endswith('\\'):
+            break
+        cmd = cmd[:-1] + ' '
+    return shlex.split(cmd)
+
+
+def test_regenerate():
+    for name in SHIPPED:
+        path = os.path.join(ROOT, 'topologies', name + '.xml')
+        with open(path) as f:
+            text = f.read()
+        argv = header_command(text)
+        check('%s: its header holds a gentopo command' % name, argv[0] == 'tools/gentopo.py', argv[0])
+        rc, out = run([sys.executable, os.path.join(ROOT, argv[0])] + argv[1:])
+        check('%s: the header command regenerates it byte for byte' % name, rc == 0 and out == text,
+              'rc=%d, %d of %d bytes' % (rc, len(out), len(text)))
+
+
+def loads(sim, path, what):
+    rc, out = run([sim, 'ccbench', '--topo', path])
+    check('%s: ccbench exits 0 and matches the table' % what,
+          rc == 0 and re.search(r'max error against the topology: 0\.00% .*ok', out), out[-2000:])
+    return out
+
+
+def test_shapes(sim, tmp):
+    table = {}
+    for name, args in sorted(SHAPES.items()):
+        path = os.path.join(tmp, name + '.xml')
+        rc, out = gentopo(name, args + COSTS, path)
+        check('%s: generated' % name, rc == 0, out)
+        if rc:
+            continue
+        table[name] = loads(sim, path, name)
+        rc, out = run([sim, 'run', '--topo', path, '--lock', 'mcs', '--threads', '64', '--ops', '10',
+                       '--runs', '1'])
+        check('%s: mcs runs 64 threads' % name, rc == 0, out)
+    out = table.get('ring6', '')
+    check('ring6: opposite sockets are 3 hops (classes 40, 80, 120 ns)', 'route 120 ns' in out, out[:600])
+    out = table.get('mesh16', '')
+    check('mesh16: classes 40 (group), 100 (across), 140 ns (two hops)',
+          all(('route %d ns' % c) in out for c in (40, 100, 140)), out[:600])
+
+
+def test_limits(sim, tmp):
+    path = os.path.join(tmp, 'big.xml')
+    rc, out = gentopo('big', SHAPES['mesh16'][2:] + ['-sockets', '256', '-cores', '32'] + COSTS, path)
+    check('256 x 32 generated', rc == 0, out)
+    out = loads(sim, path, '8192 cores')
+    check('8192 cores, 256 sockets', '8192 cores, 256 sockets' in out, out[:300])
+    rc, out = gentopo('over', SHAPES['full8'][2:] + ['-sockets', '257', '-cores', '1'] + COSTS, path)
+    rc, out = run([sim, 'ccbench', '--topo', path])
+    check('257 sockets refused', rc == 2 and 'more than 256 sockets' in out, out[-500:])
+    rc, out = gentopo('over', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '4097'] + COSTS, path)
+    rc, out = run([sim, 'ccbench', '--topo', path])
+    check('8194 cores refused', rc == 2 and '8194 cores, at most 8192' in out, out[-500:])
+    rc, out = gentopo('ring16', SHAPES['ring6'][2:] + ['-sockets', '16'] + COSTS, path)
+    check('a ring of 16 (8 classes) refused by the generator', rc == 2 and 'at most 7' in out, out)
+    rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=1,2,3'], path)
+    check('a row of the wrong length refused', rc == 2 and 'give 1' in out, out)
+
+
+def main():
+    sim = os.path.join(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else 'bin'), 'locklab-sim')
+    with tempfile.TemporaryDirectory(prefix='unit_gentopo.') as tmp:
+        test_regenerate()
+        test_shapes(sim, tmp)
+        test_limits(sim, tmp)
+    print('%d failed' % len(failures) if failures else 'all passed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""tools/gentopo.py: write a machine file (topologies/README.md) for a large
+machine: sockets x cores, wired fully connected, as a ring, or as a 2-level
+mesh (groups of sockets fully connected inside, socket i of each group linked
+to socket i of every other group, so that a route across groups takes at
+most two hops).
+
+Every number the file holds comes from an argument, and the command that
+wrote it is in its header.  Cost rows are given with --row KEY=V0[,V1,...]:
+one value per distance class, or the class-0 value alone, from which each
+other class is derived as V0 + 2 x the route latency of that class (a request
+there and the reply back over the route; an *assumed* model, stated in the
+file).  Scalar properties (hit.*, pause, ...) are given with --prop ID=VALUE.
+--cite TEXT adds a line to the header saying where the figures come from.
+
+usage: gentopo.py --name NAME --sockets S --cores C --shape full|ring|mesh2
+                  [--group G] --link-lat NS --link-bw BW [--group-lat NS]
+                  [--group-bw BW] --protocol P --row KEY=V... --prop ID=V...
+                  [--description TEXT] [--cite TEXT]... [-o FILE]
+"""
+
+import argparse
+import decimal
+import re
+import shlex
+import textwrap
+import sys
+
+D = decimal.Decimal
+ROW_KEYS = ['lat.%s.%s' % (op, st) for op in ('load', 'store', 'atomic') for st in 'MESI']
+SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer', 'msg.data_bytes',
+               'msg.ctrl_bytes', 'arbitration', 'arbitration.max_local_run']
+MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
+BW_RE = re.compile(r'^[0-9]+(\.[0-9]+)?([kMGTPE]i?)?[Bb]ps$')
+
+
+class GenError(Exception):
+    pass
+
+
+def number(text, what):
+    try:
+        v = D(text)
+    except decimal.InvalidOperation:
+        raise GenError('%s: %r is not a decimal number' % (what, text))
+    if not v.is_finite() or v < 0:
+        raise GenError('%s: %r must be a finite number >= 0' % (what, text))
+    return v
+
+
+def fmt(v):
+    """A decimal without exponent or trailing zeros: 12, 1.4, 0.25."""
+    s = format(v.normalize(), 'f')
+    return s.rstrip('0').rstrip('.') if '.' in s else s
+
+
+# ---------------------------------------------------------------- wiring
+
+class Machine:
+    """Sockets, links (a, b, latency ns, bandwidth) and one route per pair a < b."""
+
+    def __init__(self, nsockets):
+        self.nsockets = nsockets
+        self.links = {}    # (a, b), a < b -> (lat_ns, bw)
+        self.routes = {}   # (a, b), a < b -> [(x, y), ...] links from a to b
+
+    def link(self, a, b, lat, bw):
+        self.links[(min(a, b), max(a, b))] = (lat, bw)
+
+    def route(self, a, b, hops):
+        self.routes[(a, b)] = [(min(x, y), max(x, y)) for x, y in hops]
+
+    def route_lat(self, a, b):
+        return sum(self.links[l][0] for l in self.routes[(a, b)])
+
+
+def wire_full(m, lat, bw):
+    for a in range(m.nsockets):
+        for b in range(a + 1, m.nsockets):
+            m.link(a, b, lat, bw)
+            m.route(a, b, [(a, b)])
+
+
+def wire_ring(m, lat, bw):
+    s = m.nsockets
+    for a in range(s):
+        if s > 1 and (s > 2 or a == 0):
+            m.link(a, (a + 1) % s, lat, bw)
+    for a in range(s):
+        for b in range(a + 1, s):
+            d = b - a
+            if d <= s - d:   # clockwise; opposite sockets of an even ring too
+                path = list(range(a, b + 1))
+            else:
+                path = [a] + list(range(a - 1, -1, -1)) + list(range(s - 1, b - 1, -1))
+            m.route(a, b, list(zip(path, path[1:])))
+
+
+def wire_mesh2(m, group, lat, bw, glat, gbw):
+    """Groups of `group` sockets, fully connected inside; socket i of each
+    group linked to socket i of every other group.  Across groups, a to b
+    goes inside a's group to the socket with b's index, then across."""
+    s = m.nsockets
+    for a in range(s):
+        for b in range(a + 1, s):
+            ga, gb, ia, ib = a // group, b // group, a % group, b % group
+            if ga == gb:
+                m.link(a, b, lat, bw)
+            elif ia == ib:
+                m.link(a, b, glat, gbw)
+    for a in range(s):
+        for b in range(a + 1, s):
+            ga, ia, ib = a // group, a % group, b % group
+            if ga == b // group or ia == ib:
+                m.route(a, b, [(a, b)])
+            else:
+                mid = ga * group + ib
+                m.route(a, b, [(a, mid), (mid, b)])
+
+
+def classes_of(m):
+    """Route latencies in increasing order: class k + 1 is the k-th."""
+    lats = sorted({m.route_lat(a, b) for a, b in m.routes})
+    if lats and lats[0] == 0:
+        raise GenError('a route has zero latency: give the links a latency')
+    if len(lats) > MAX_CLASSES:
+        raise GenError('%d distinct route latencies (%s ns): at most %d (topologies/README.md)'
+                       % (len(lats), ' '.join(fmt(v) for v in lats), MAX_CLASSES))
+    return lats
+
+
+# ---------------------------------------------------------------- costs
+
+def rows_of(specs, class_lat):
+    """--row KEY=V0[,V1...] -> {KEY: ([values], derived?)}."""
+    n = len(class_lat) + 1
+    rows = {}
+    for spec in specs:
+        key, _, text = spec.partition('=')
+        if key not in ROW_KEYS:
+            raise GenError('--row %s: not one of %s' % (key, ', '.join(ROW_KEYS)))
+        if key in rows:
+            raise GenError('--row %s given twice' % key)
+        vals = [number(v, '--row ' + key) for v in re.split(r'[ ,]+', text.strip()) if v]
+        if len(vals) == 1 and n > 1:
+            rows[key] = ([vals[0]] + [vals[0] + 2 * c for c in class_lat], True)
+        elif len(vals) == n:
+            rows[key] = (vals, False)
+        else:
+            raise GenError('--row %s: %d values; give 1 (class 0, the rest derived) or %d (one per class)'
+                           % (key, len(vals), n))
+    return rows
+
+
+def props_of(specs):
+    props = {}
+    for spec in specs:
+        key, sep, val = spec.partition('=')
+        if not sep or key not in SCALAR_KEYS:
+            raise GenError('--prop %s: ID=VALUE with ID one of %s' % (spec, ', '.join(SCALAR_KEYS)))
+        if key in props:
+            raise GenError('--prop %s given twice' % key)
+        props[key] = val
+    return props
+
+
+# ---------------------------------------------------------------- output
+
+def recorded(argv):
+    """The command line as the header gives it: options with one dash, no
+    output option (the command writes the file to standard output), an
+    option and its value on one line, lines of about 100 characters."""
+    words, i = [], 0
+    while i < len(argv):
+        x = argv[i]
+        if x in ('-o', '--output'):
+            i += 2
+            continue
+        i += 1
+        if x.startswith('--output=') or (x.startswith('-o') and x != '-o'):
+            continue
+        w = shlex.quote(x[1:] if x.startswith('--') else x)
+        if x.startswith('-') and i < len(argv) and not argv[i].startswith('-'):
+            w += ' ' + shlex.quote(argv[i])
+            i += 1
+        words.append(w)
+    lines = ['tools/gentopo.py']
+    for w in words:
+        if len(lines[-1]) + len(w) > 100:
+            lines[-1] += ' \\'
+            lines.append('  ' + w)
+        else:
+            lines[-1] += ' ' + w
+    return lines
+
+
+def header(a, argv, class_lat, rows):
+    names = ['same socket'] + ['%s ns route' % fmt(c) for c in class_lat]
+    derived = [k for k in ROW_KEYS if k in rows and rows[k][1]]
+    wrap = lambda text, first='', rest='  ': textwrap.wrap(text, 100, initial_indent=first,
+                                                          subsequent_indent=rest)
+    lines = wrap('%s: %d sockets x %d cores = %d cores, %s.' % (a.name, a.sockets, a.cores,
+                                                               a.sockets * a.cores, shape_words(a)))
+    lines.append('Written by tools/gentopo.py; regenerate with (the file on standard output):')
+    lines += ['  ' + l for l in recorded(argv)]
+    lines.append('Every number below comes from that command; where it comes from:')
+    for c in a.cite:
+        lines += wrap(c, '  - ', '    ')
+    lines += wrap('Distance classes: ' + ', '.join('%d %s' % (i, n) for i, n in enumerate(names)) + '.')
+    if derived:
+        lines += wrap('Derived rows (%s): class 0 + 2 x the route latency of the class, a request there '
+                      'and the reply back (*assumed* model, topologies/README.md).' % ', '.join(derived))
+    lines.append('Clusters: speed, bw and lat are SimGrid\'s and never used (topologies/README.md).')
+    return '<!--\n' + ''.join('  %s\n' % l for l in lines) + '-->\n'
+
+
+def shape_words(a):
+    if a.shape == 'full':
+        return 'fully connected'
+    if a.shape == 'ring':
+        return 'a ring'
+    return ('a 2-level mesh of %d groups of %d sockets (fully connected inside, socket i linked to '
+            'socket i of every other group)' % (a.sockets // a.group, a.group))
+
+
+def emit(a, argv, m, class_lat, rows, props):
+    out = ["<?xml version='1.0'?>\n", '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n',
+           header(a, argv, class_lat, rows), '<platform version="4.1">\n',
+           '  <zone id="%s" routing="Full">\n' % a.name]
+    prop = '    <prop id="%s" value="%s"/>\n'
+    if a.description:
+        out.append(prop % ('description', a.description))
+    out.append(prop % ('protocol', a.protocol))
+    out.append(prop % ('unit', 'ns'))
+    for k in ROW_KEYS:
+        if k in rows:
+            out.append(prop % (k, ' '.join(fmt(v) for v in rows[k][0])))
+    for k in SCALAR_KEYS:
+        if k in props:
+            out.append(prop % (k, props[k]))
+    for s in range(a.sockets):
+        out.append('    <cluster id="s%d" prefix="s%dc" suffix="" radical="0-%d" speed="1Gf" bw="100GBps" '
+                   'lat="0ns" router_id="s%dr"/>\n' % (s, s, a.cores - 1, s))
+    for (x, y), (lat, bw) in sorted(m.links.items()):
+        out.append('    <link id="l%d_%d" bandwidth="%s" latency="%sns"/>\n' % (x, y, bw, fmt(lat)))
+    for (x, y), hops in sorted(m.routes.items()):
+        ctn = ''.join('<link_ctn id="l%d_%d"/>' % h for h in hops)
+        out.append('    <zoneRoute src="s%d" dst="s%d" gw_src="s%dr" gw_dst="s%dr">%s</zoneRoute>\n'
+                   % (x, y, x, y, ctn))
+    out.append('  </zone>\n</platform>\n')
+    return ''.join(out)
+
+
+def parse_args(argv):
+    """Each option is --NAME or -NAME: the header records the command with
+    one dash, as an XML comment cannot hold two in a row."""
+    p = argparse.ArgumentParser(prog='gentopo.py', description=__doc__.split('\n\n')[0],
+                                allow_abbrev=False)
+
+    def opt(name, **kw):
+        p.add_argument('-' + name, '--' + name, **kw)
+
+    opt('name', required=True, help='the root zone id (the file is NAME.xml)')
+    opt('sockets', type=int, required=True)
+    opt('cores', type=int, required=True, help='cores per socket')
+    opt('shape', choices=['full', 'ring', 'mesh2'], required=True)
+    opt('group', type=int, help='mesh2: sockets per group')
+    opt('link-lat', required=True, help='one-way latency of a link (ring, full) or of a '
+        'link inside a group (mesh2), in ns')
+    opt('link-bw', required=True, help='bandwidth per direction, SimGrid units (6.7GBps)')
+    opt('group-lat', help='mesh2: one-way latency of a link between groups, in ns')
+    opt('group-bw', help='mesh2: bandwidth per direction of a link between groups')
+    opt('protocol', required=True, choices=['MESI', 'MOESI', 'MESIF'])
+    opt('row', action='append', default=[], metavar='KEY=V0[,V1...]')
+    opt('prop', action='append', default=[], metavar='ID=VALUE')
+    opt('description', default='')
+    opt('cite', action='append', default=[], metavar='TEXT')
+    p.add_argument('-o', '--output', help='the file to write (default: standard output)')
+    return p.parse_args(argv)
+
+
+def check_args(a):
+    if a.sockets < 1 or a.cores < 1:
+        raise GenError('--sockets and --cores must be at least 1')
+    if not re.match(r'^[A-Za-z0-9_.-]{1,63}$', a.name):
+        raise GenError('--name %r: 1 to 63 letters, digits, _ . -' % a.name)
+    for t in [a.description] + a.cite + a.prop:
+        if re.search(r'[<>&"]|--', t):
+            raise GenError('%r: no < > & " or -- in text the file holds' % t)
+    for bw in (a.link_bw, a.group_bw):
+        if bw is not None and not BW_RE.match(bw):
+            raise GenError('bandwidth %r: a number with a unit such as 6.7GBps' % bw)
+    if a.shape == 'mesh2':
+        if not a.group or a.group < 1 or a.sockets % a.group:
+            raise GenError('mesh2 needs --group G dividing --sockets')
+        if a.group_lat is None or a.group_bw is None:
+            raise GenError('mesh2 needs --group-lat and --group-bw')
+    elif a.group or a.group_lat or a.group_bw:
+        raise GenError('--group, --group-lat and --group-bw are for --shape mesh2')
+
+
+def generate(argv):
+    a = parse_args(argv)
+    check_args(a)
+    m = Machine(a.sockets)
+    lat, bw = number(a.link_lat, '--link-lat'), a.link_bw
+    if a.shape == 'full':
+        wire_full(m, lat, bw)
+    elif a.shape == 'ring':
+        wire_ring(m, lat, bw)
+    else:
+        wire_mesh2(m, a.group, lat, bw, number(a.group_lat, '--group-lat'), a.group_bw)
+    class_lat = classes_of(m)
+    text = emit(a, argv, m, class_lat, rows_of(a.row, class_lat), props_of(a.prop))
+    return a, text
+
+
+def main(argv):
+    try:
+        a, text = generate(argv)
+    except GenError as e:
+        print('gentopo.py: %s' % e, file=sys.stderr)
+        return 2
+    if a.output:
+        with open(a.output, 'w') as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
