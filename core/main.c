@@ -73,6 +73,10 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->events_per_acq = per(c->events, r->acquisitions);
 	for (unsigned k = 0; k < SIM_CSV_CLASSES; k++)
 		r->transfers_class_per_acq[k] = per(c->transfers_by_class[k], r->acquisitions);
+	r->lock_misses_per_acq = per(c->lock_misses, r->acquisitions);
+	r->node_misses_per_acq = per(c->node_misses, r->acquisitions);
+	r->data_misses_per_acq = per(c->data_misses, r->acquisitions);
+	r->other_misses_per_acq = per(c->other_misses, r->acquisitions);
 }
 
 /* --vm: the figures per acquisition and per wake. */

@@ -331,6 +331,9 @@ static void fill_counters(struct sim_counters *c)
 	c->misses = k->misses;
 	c->lock_invalidations = k->invalidations[COH_TAG_LOCK];
 	c->lock_misses = k->misses_by_tag[COH_TAG_LOCK];
+	c->node_misses = k->misses_by_tag[COH_TAG_CTX];
+	c->data_misses = k->misses_by_tag[COH_TAG_DATA];
+	c->other_misses = k->misses_by_tag[COH_TAG_OTHER];
 	c->remote_transfers = k->remote_transfers;
 	c->line_queue_ps = k->queue_ps;
 	for (unsigned l = 0; links && l < sim.topo.nlinks; l++)
