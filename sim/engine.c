@@ -73,30 +73,30 @@ uint64_t sim_clock_ps(void)
 #define SIM_CFG_MAX 16
 
 /* SimGrid sees only our settings and the user's --simgrid-cfg ones (which
- * come later, so they win; sim/options.c checks them and takes them out of
- * argv).  SimGrid's own --cfg= and --log= stay in argv: no sub-command
- * takes them, so they are refused as unknown options. */
+ * come later, so they win, except the thread contexts an ASan build needs;
+ * sim/options.c checks them and takes them out of argv).  SimGrid's own
+ * --cfg= and --log= stay in argv: no sub-command takes them, so they are
+ * refused as unknown options. */
 int sim_init_simgrid(int *argc, char **argv)
 {
-	char *sg[SIM_CFG_MAX + 4];
-	int n = 0, first;
+	char *sg[SIM_CFG_MAX + 4], *taken[SIM_CFG_MAX];
+	int n = 0, first, ntaken, rc;
 
 	xbt_log_control_set("root.thres:critical");
 	sg[n++] = argv[0];
 	sg[n++] = "--cfg=surf/precision:1e-15";
-	if (SIM_ASAN)
-		sg[n++] = "--cfg=contexts/factory:thread";
 	first = n;
-	if (sim_take_simgrid_cfg(argc, argv, sg, &n, first + SIM_CFG_MAX)) {
-		while (n > first)
-			free(sg[--n]);
-		return 1;
-	}
+	rc = sim_take_simgrid_cfg(argc, argv, sg, &n, first + SIM_CFG_MAX);
+	ntaken = n - first;
+	memcpy(taken, sg + first, (size_t)ntaken * sizeof(*taken)); /* SimGrid edits sg */
+	if (SIM_ASAN)
+		sg[n++] = "--cfg=contexts/factory:thread"; /* after the user's: it wins */
 	sg[n] = NULL;
-	simgrid_init(&n, sg);
-	while (n > first)
-		free(sg[--n]);
-	return 0;
+	if (!rc)
+		simgrid_init(&n, sg);
+	while (ntaken)
+		free(taken[--ntaken]);
+	return rc;
 }
 
 int sim_load_topo(const char *arg, char *err, size_t errlen)
@@ -377,6 +377,10 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"cores\": %u, \"sockets\": %u, \"classes\": %u, \"protocol\": \"%s\"",
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
+	}
+	if (sim_arbitration_option()) {
+		fprintf(f, ", \"arbitration\": ");
+		output_json_string(f, sim_arbitration_option());
 	}
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
 		(unsigned long long)(sim.quantum_ps / 1000),

@@ -29,7 +29,7 @@ const char backend_usage[] =
 	"              --arbitration: replace the topology's rule for a contended line\n"
 	"                          (socket-first:N: at most N grants in a row to one socket)\n"
 	"              --simgrid-cfg: a SimGrid setting (repeatable): contexts/factory:raw|thread,\n"
-	"                          contexts/stack-size:KIB (64..1048576), contexts/guard-size:PAGES (0..64)\n"
+	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
 	"              --pin none places threads as compact does\n"
 	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
@@ -38,7 +38,7 @@ const char backend_usage[] =
 
 /* ------------------------------------------------------------ --arbitration */
 
-static bool arb_given;
+static const char *arb_given; /* the option's text */
 static enum topo_arbitration arb;
 static long arb_run = -1;
 
@@ -63,7 +63,7 @@ static int parse_arbitration(const char *val, char *err, size_t len)
 			 "(N in 1..%llu) or socket-first:unbounded", val, LOCAL_RUN_MAX);
 		return -1;
 	}
-	arb_given = true;
+	arb_given = val;
 	return 1;
 }
 
@@ -71,6 +71,11 @@ void sim_apply_arbitration(struct topo *t)
 {
 	if (arb_given)
 		topo_set_arbitration(t, arb, arb_run);
+}
+
+const char *sim_arbitration_option(void)
+{
+	return arb_given;
 }
 
 /* ------------------------------------------------------------ run options */
@@ -128,7 +133,7 @@ static const char *const factories[] = { "raw", "thread", NULL };
 
 static const struct sg_key sg_keys[] = {
 	{ "contexts/factory", factories, 0, 0 },
-	{ "contexts/stack-size", NULL, 64, 1048576 },   /* KiB */
+	{ "contexts/stack-size", NULL, 64, 65536 },     /* KiB */
 	{ "contexts/guard-size", NULL, 0, 64 },         /* pages */
 };
 

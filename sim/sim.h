@@ -211,5 +211,7 @@ extern const struct ll_command sim_ccbench_cmd;
  * loaded topology */
 int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room);
 void sim_apply_arbitration(struct topo *t);
+/* --arbitration as given, or NULL (the topology's rule) */
+const char *sim_arbitration_option(void);
 
 #endif
