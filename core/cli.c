@@ -456,6 +456,10 @@ int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t l
 			o->progress = true;
 			continue;
 		}
+		if (!strcmp(arg, "--fail-fast")) {
+			o->fail_fast = true;
+			continue;
+		}
 		if (eq) {
 			size_t n = (size_t)(eq - arg);
 

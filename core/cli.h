@@ -20,6 +20,7 @@ struct cli_opts {
 	const char *json; /* --json: also write JSON there */
 	const char *threads_csv; /* --threads-csv: a row per thread there */
 	bool progress;
+	bool fail_fast; /* --fail-fast: stop the sweep at the first failed run */
 };
 
 /* Parse `run` options (argv[0] is the first option).  Returns 0, or 2 with

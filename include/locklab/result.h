@@ -99,6 +99,10 @@ struct run_result {
 	double transfers_class_per_acq[SIM_CSV_CLASSES];
 	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
+	/* A run that failed (mutual exclusion violated, deadlock, no
+	 * progress): why; empty when it did not.  Only the columns naming
+	 * what was run are kept in its row. */
+	char failure[512];
 };
 
 #define LOCKLAB_VERSION "0.1.0"
