@@ -438,7 +438,7 @@ const struct ll_opt cli_run_opts[] = {
 	LL_VALUE("--cs"), LL_VALUE("--ncs"), LL_VALUE("--cs-lines"), LL_VALUE("--locks"), LL_VALUE("--read-pct"),
 	LL_VALUE("--duration"), LL_VALUE("--ops"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--seed"),
 	LL_VALUE("--format"), LL_VALUE("--out"), LL_VALUE("--csv"), LL_VALUE("--json"), LL_VALUE("--threads-csv"),
-	LL_FLAG("--progress"), LL_OPTS_END,
+	LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
 };
 
 int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,
@@ -459,6 +459,10 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
 		if (!strcmp(a.name, "--progress")) {
 			o->progress = true;
+			continue;
+		}
+		if (!strcmp(a.name, "--fail-fast")) {
+			o->fail_fast = true;
 			continue;
 		}
 		if (!strcmp(a.name, "--duration"))

@@ -21,6 +21,7 @@ struct cli_opts {
 	const char *json; /* --json: also write JSON there */
 	const char *threads_csv; /* --threads-csv: a row per thread there */
 	bool progress;
+	bool fail_fast; /* --fail-fast: stop the sweep at the first failed run */
 };
 
 /* Parse the options of `run` (argv[0] is the first option); cli_parse_cmd

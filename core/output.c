@@ -5,6 +5,9 @@
  * Columns of the contract come first, in its order; locklab's own follow.
  * A value that does not apply (a simulator counter in a native run, the
  * handoff share of a run without handoffs) is empty in CSV and null in JSON.
+ * A run that failed keeps the columns naming what was run and leaves the
+ * measured ones empty; a last column, failure, says why (it exists only in
+ * output that has a failed run).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +19,8 @@
 
 #include <locklab/backend.h>
 #include <locklab/result.h>
+
+#include "outfile.h"
 
 enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_BOOL };
 
@@ -33,24 +38,27 @@ struct col {
 	size_t off;
 	bool sim_only; /* empty unless the row has simulator counters */
 	enum col_vm vm;
+	bool key;      /* names what was run: kept in a failed run's row */
 };
 
-#define COL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_NO }
-#define SIMCOL(n, f) { n, C_F4, offsetof(struct run_result, f), true, VM_NO }
-#define VMCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY }
-#define SCHEDCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_SCHED }
+#define COL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_NO, false }
+#define KEYCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_NO, true }
+#define SIMCOL(n, f) { n, C_F4, offsetof(struct run_result, f), true, VM_NO, false }
+#define VMCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY, false }
+#define VMKEYCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY, true }
+#define SCHEDCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_SCHED, false }
 
 static const struct col cols[] = {
-	COL("backend", C_STR, backend),
-	COL("topo", C_STR, topo),
-	COL("lock", C_STR, lock),
-	COL("threads", C_UINT, threads),
-	COL("cs_ns", C_U64, cs_ns),
-	COL("ncs_ns", C_U64, ncs_ns),
-	COL("cs_lines", C_UINT, cs_lines),
-	COL("locks", C_UINT, locks),
-	COL("seed", C_U64, seed),
-	COL("run", C_UINT, run),
+	KEYCOL("backend", C_STR, backend),
+	KEYCOL("topo", C_STR, topo),
+	KEYCOL("lock", C_STR, lock),
+	KEYCOL("threads", C_UINT, threads),
+	KEYCOL("cs_ns", C_U64, cs_ns),
+	KEYCOL("ncs_ns", C_U64, ncs_ns),
+	KEYCOL("cs_lines", C_UINT, cs_lines),
+	KEYCOL("locks", C_UINT, locks),
+	KEYCOL("seed", C_U64, seed),
+	KEYCOL("run", C_UINT, run),
 	COL("duration_s", C_F4, duration_s),
 	COL("acquisitions", C_U64, acquisitions),
 	COL("throughput_per_s", C_F2, throughput_per_s),
@@ -68,8 +76,8 @@ static const struct col cols[] = {
 	SIMCOL("line_queue_ns_per_acq", line_queue_ns_per_acq),
 	SIMCOL("busiest_link_msgs_per_acq", busiest_link_msgs_per_acq),
 	/* --vm (docs/vm.md) */
-	VMCOL("overcommit", C_F2, vm.overcommit),
-	VMCOL("pcpus", C_UINT, vm.pcpus),
+	VMKEYCOL("overcommit", C_F2, vm.overcommit),
+	VMKEYCOL("pcpus", C_UINT, vm.pcpus),
 	VMCOL("preemptions", C_U64, vm.preemptions),
 	SCHEDCOL("holder_preemptions", C_U64, vm.holder_preemptions),
 	SCHEDCOL("waiter_preemptions", C_U64, vm.waiter_preemptions),
@@ -81,8 +89,8 @@ static const struct col cols[] = {
 	SCHEDCOL("ple_exits", C_U64, vm.ple_exits),
 	SCHEDCOL("ple_yields", C_U64, vm.ple_yields),
 	/* locklab's own */
-	COL("ncs_exp", C_BOOL, ncs_exp),
-	COL("read_pct", C_UINT, read_pct),
+	KEYCOL("ncs_exp", C_BOOL, ncs_exp),
+	KEYCOL("read_pct", C_UINT, read_pct),
 	COL("reads", C_U64, reads),
 	COL("writes", C_U64, writes),
 	COL("read_wait_p99_ns", C_F2, read_wait_p99_ns),
@@ -103,6 +111,12 @@ static const struct col cols[] = {
 	SIMCOL("other_misses_per_acq", other_misses_per_acq),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
+
+/* Room for the widest cell (a failure's reason). */
+#define CELL_MAX 560
+
+/* The last column, in output with a failed run only. */
+static const struct col failure_col = KEYCOL("failure", C_STR, failure);
 
 void output_add(struct output_set *o, const struct run_result *r)
 {
@@ -131,18 +145,29 @@ static bool is_rwlock_col(const struct col *c)
 	return !strncmp(c->name, "read", 4) || !strncmp(c->name, "write", 5);
 }
 
-static bool any_vm(const struct output_set *o)
+struct out_shape output_shape(const struct output_set *o)
 {
-	for (size_t i = 0; i < o->nrows; i++)
-		if (o->rows[i].vm.has_vm)
-			return true;
-	return false;
+	struct out_shape sh = { false, false };
+
+	for (size_t i = 0; i < o->nrows; i++) {
+		sh.vm |= o->rows[i].vm.has_vm;
+		sh.failed |= o->rows[i].failure[0] != 0;
+	}
+	return sh;
+}
+
+/* Column c of the output: the table's, then the failure column. */
+static const struct col *col_at(size_t c)
+{
+	return c < NCOLS ? &cols[c] : &failure_col;
 }
 
 /* Does the output have column c at all? */
-static bool shown(const struct col *c, bool vm)
+static bool shown(const struct col *c, struct out_shape sh)
 {
-	return c->vm == VM_NO || vm;
+	if (c == &failure_col)
+		return sh.failed;
+	return c->vm == VM_NO || sh.vm;
 }
 
 /* Format one cell; returns false when it is empty (does not apply). */
@@ -151,6 +176,10 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 	const char *p = (const char *)r + c->off;
 	double d;
 
+	if (r->failure[0] && !c->key)
+		return false;
+	if (c == &failure_col && !r->failure[0])
+		return false;
 	if (c->sim_only && !r->sim.has_sim)
 		return false;
 	if (c->vm != VM_NO && !r->vm.has_vm)
@@ -183,31 +212,59 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 	return false;
 }
 
-void output_csv(FILE *f, const struct output_set *o)
+/* A CSV field: quoted (RFC 4180) when it holds a comma, quote or newline. */
+static void csv_field(FILE *f, const char *s)
 {
-	char buf[256];
-	bool vm = any_vm(o), first = true;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
 
-	for (size_t c = 0; c < NCOLS; c++) {
-		if (!shown(&cols[c], vm))
+void output_csv_head(FILE *f, struct out_shape sh)
+{
+	bool first = true;
+
+	for (size_t c = 0; c <= NCOLS; c++) {
+		if (!shown(col_at(c), sh))
 			continue;
-		fprintf(f, "%s%s", first ? "" : ",", cols[c].name);
+		fprintf(f, "%s%s", first ? "" : ",", col_at(c)->name);
 		first = false;
 	}
 	fputc('\n', f);
-	for (size_t i = 0; i < o->nrows; i++) {
-		first = true;
-		for (size_t c = 0; c < NCOLS; c++) {
-			if (!shown(&cols[c], vm))
-				continue;
-			if (!first)
-				fputc(',', f);
-			first = false;
-			if (cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
-				fputs(buf, f);
-		}
-		fputc('\n', f);
+}
+
+void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh)
+{
+	char buf[CELL_MAX];
+	bool first = true;
+
+	for (size_t c = 0; c <= NCOLS; c++) {
+		if (!shown(col_at(c), sh))
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		if (cell(r, col_at(c), buf, sizeof(buf)))
+			csv_field(f, buf);
 	}
+	fputc('\n', f);
+}
+
+void output_csv(FILE *f, const struct output_set *o)
+{
+	struct out_shape sh = output_shape(o);
+
+	output_csv_head(f, sh);
+	for (size_t i = 0; i < o->nrows; i++)
+		output_csv_row(f, &o->rows[i], sh);
 }
 
 void output_json_string(FILE *f, const char *s)
@@ -232,8 +289,8 @@ void output_json_string(FILE *f, const char *s)
 
 void output_json(FILE *f, const struct output_set *o)
 {
-	char buf[256];
-	bool vm = any_vm(o);
+	char buf[CELL_MAX];
+	struct out_shape sh = output_shape(o);
 
 	fprintf(f, "{\n  \"locklab_version\": \"%s\",\n  \"environment\": {", LOCKLAB_VERSION);
 	if (o->cfg)
@@ -241,13 +298,15 @@ void output_json(FILE *f, const struct output_set *o)
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");
-		for (size_t c = 0; c < NCOLS; c++) {
-			if (!shown(&cols[c], vm))
+		for (size_t c = 0; c <= NCOLS; c++) {
+			const struct col *k = col_at(c);
+
+			if (!shown(k, sh))
 				continue;
-			fprintf(f, "%s\"%s\": ", c ? ", " : "", cols[c].name);
-			if (!cell(&o->rows[i], &cols[c], buf, sizeof(buf)))
+			fprintf(f, "%s\"%s\": ", c ? ", " : "", k->name);
+			if (!cell(&o->rows[i], k, buf, sizeof(buf)))
 				fputs("null", f);
-			else if (cols[c].type == C_STR)
+			else if (k->type == C_STR)
 				output_json_string(f, buf);
 			else
 				fputs(buf, f);
@@ -266,7 +325,9 @@ int write_file_atomic(const char *path, const char *buf, size_t len)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (outfile_may_replace(path))
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -1;
 	for (size_t done = 0; done < len;) {
@@ -279,11 +340,19 @@ int write_file_atomic(const char *path, const char *buf, size_t len)
 		}
 		done += (size_t)n;
 	}
-	if (fsync(fd) || close(fd)) {
+	if (fsync(fd)) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
 		fd = -1;
 		goto fail;
 	}
-	if (rename(tmp, path))
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	if (outfile_may_replace(path) || rename(tmp, path))
 		goto fail_unlinked;
 	return 0;
 fail:

@@ -10,7 +10,10 @@ gnuplot scripts next to this file (PNG and SVG of each).
                            [--only throughput,jain,...] [--no-sweeps]
                            [--overlay-native]
 
-Charts (NAME is the topology of each results/sim-NAME.csv):
+Charts (NAME is what follows sim- in each results/sim-NAME.csv: the topology
+and the hash of the sweep's arguments that `scons sim` names its files by,
+tools/results.py; the links sim-TOPO.csv and native-HOST.csv to the latest
+sweep are not charted twice):
 
   throughput-NAME   throughput against threads per lock.  Simulated and
                     native lines share a chart only for one machine:
@@ -45,6 +48,7 @@ import glob
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -536,21 +540,39 @@ def parse_args(argv):
     return a
 
 
+RUN_SUFFIX = re.compile(r'-[0-9a-f]{8}(-[0-9]+)?$')
+
+
+def result_files(results, kind):
+    """(NAME, path) of every results/KIND-NAME.csv that is a file of its
+    own (a symbolic link to the latest sweep is one of the others)."""
+    for p in sorted(glob.glob(os.path.join(results, kind + '-*.csv'))):
+        if not os.path.islink(p):
+            yield os.path.basename(p)[len(kind) + 1:-len('.csv')], p
+
+
+def machine_of(name):
+    """The topology or host of a result NAME: without the sweep's hash."""
+    return RUN_SUFFIX.sub('', name)
+
+
 def native_files(results):
-    """{HOST: rows} of every results/native-HOST.csv."""
-    out = {}
-    for p in sorted(glob.glob(os.path.join(results, 'native-*.csv'))):
-        out[os.path.basename(p)[len('native-'):-len('.csv')]] = read_csv(p)
-    return out
+    """{NAME: rows} of every results/native-NAME.csv (NAME: HOST-HASH),
+    oldest first."""
+    files = sorted(result_files(results, 'native'), key=lambda f: os.path.getmtime(f[1]))
+    return {name: read_csv(p) for name, p in files}
 
 
 def natives_for(name, natives, overlay):
     """The native rows that belong on the simulated chart NAME: those of
-    the same machine (NAME host-HOST), or all of them on request."""
+    the same machine (NAME host-HOST[-HASH]; of the newest native file of
+    that host), or all of them on request."""
     if overlay:
         return [r for rows in natives.values() for r in rows]
     if name.startswith('host-'):
-        return natives.get(name[len('host-'):], [])
+        host = machine_of(name)[len('host-'):]
+        mine = [n for n in natives if machine_of(n) == host]
+        return natives[mine[-1]] if mine else []
     return []
 
 
@@ -558,11 +580,10 @@ def file_charts(a, outdir, tmp):
     """The charts of sim-*.csv, native-*.csv and validate-*-sim.csv."""
     ok = True
     natives = native_files(a.results)
-    sims = sorted(glob.glob(os.path.join(a.results, 'sim-*.csv')))
+    sims = list(result_files(a.results, 'sim'))
     if not sims and not natives:
         print('no results/sim-*.csv or native-*.csv: run `scons sim` or `scons native` first')
-    for p in sims:
-        name = os.path.basename(p)[len('sim-'):-len('.csv')]
+    for name, p in sims:
         rows = read_csv(p)
         ok &= series_charts(name, rows + natives_for(name, natives, a.overlay_native),
                             outdir, tmp, a.only)

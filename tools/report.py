@@ -3,7 +3,9 @@
 a lockperf-style table per lock, the charts and the contention graphs; and
 an index of every page.
 
-`scons report TOPO=NAME` runs it on results/sim-NAME.csv; by hand:
+`scons report TOPO=NAME` runs it on the latest complete sweep of NAME
+(results/sim-NAME.csv, a link to results/sim-NAME-HASH.csv; README.md,
+result files); by hand:
 
     python3 tools/report.py --csv results/sim-4socket.csv
                             [--json FILE] [--threads-csv FILE]
@@ -480,6 +482,8 @@ def parse_args(argv):
     a = ap.parse_args(argv)
     if not os.path.isfile(a.csv):
         raise BadInput('--csv %s: no such file' % a.csv)
+    if os.path.islink(a.csv):  # results/sim-NAME.csv: the sweep it links to
+        a.csv = os.path.relpath(os.path.realpath(a.csv))
     here = os.path.dirname(a.csv) or '.'
     if a.json is None:
         guess = os.path.splitext(a.csv)[0] + '.json'

@@ -104,6 +104,10 @@ struct run_result {
 	double lock_misses_per_acq, node_misses_per_acq, data_misses_per_acq, other_misses_per_acq;
 	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
+	/* A run that failed (mutual exclusion violated, deadlock, no
+	 * progress): why; empty when it did not.  Only the columns naming
+	 * what was run are kept in its row. */
+	char failure[512];
 };
 
 #define LOCKLAB_VERSION "0.1.0"

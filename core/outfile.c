@@ -1,0 +1,191 @@
+/*
+ * core/outfile.c - result files: the checks an output path passes before
+ * the first run, the refusal to rename over anything but a regular file,
+ * and the journal of finished rows (core/outfile.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	return "not a regular file";
+}
+
+int outfile_may_replace(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return -1;
+	}
+	if (S_ISREG(st.st_mode))
+		return 0;
+	errno = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
+	return -1;
+}
+
+static int check_dir(const char *opt, const char *path, char *err, size_t len)
+{
+	char *copy = strdup(path);
+	const char *dir;
+	struct stat st;
+	int rc = 0;
+
+	if (!copy) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	dir = dirname(copy);
+	if (stat(dir, &st)) {
+		snprintf(err, len, "%s %s: directory %s: %s", opt, path, dir, strerror(errno));
+		rc = -1;
+	} else if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "%s %s: %s is not a directory", opt, path, dir);
+		rc = -1;
+	} else if (access(dir, W_OK | X_OK)) {
+		snprintf(err, len, "%s %s: directory %s is not writable: %s", opt, path, dir,
+			 strerror(errno));
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
+int outfile_check(const char *opt, const char *path, char *err, size_t len)
+{
+	char partial[4096];
+	struct stat st;
+
+	if (!path[0]) {
+		snprintf(err, len, "%s: an empty file name", opt);
+		return -1;
+	}
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "%s %s: %s; results go to regular files only", opt, path,
+			 kind_of(st.st_mode));
+		return -1;
+	}
+	if (check_dir(opt, path, err, len))
+		return -1;
+	if (snprintf(partial, sizeof(partial), "%s.partial", path) >= (int)sizeof(partial)) {
+		snprintf(err, len, "%s: file name too long", opt);
+		return -1;
+	}
+	if (!lstat(partial, &st)) {
+		snprintf(err, len, "%s %s: %s exists (the rows of a sweep that did not finish): "
+			 "move it away or remove it", opt, path, partial);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int reopen(struct journal *j, int flags)
+{
+	j->fd = open(j->partial, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC | flags, 0644);
+	return j->fd < 0 ? -1 : 0;
+}
+
+/* Rows from..o->nrows-1, with the header first when head. */
+static int append_rows(struct journal *j, const struct output_set *o, size_t from, bool head)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return -1;
+	if (head)
+		output_csv_head(m, j->sh);
+	for (size_t i = from; i < o->nrows; i++)
+		output_csv_row(m, &o->rows[i], j->sh);
+	if (fclose(m)) {
+		free(buf);
+		return -1;
+	}
+	rc = write_all(j->fd, buf, len);
+	free(buf);
+	return rc || fdatasync(j->fd) ? -1 : 0;
+}
+
+int journal_open(struct journal *j, const char *path)
+{
+	struct output_set none = { 0 };
+
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	if (snprintf(j->partial, sizeof(j->partial), "%s.partial", path) >= (int)sizeof(j->partial)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (reopen(j, O_CREAT | O_EXCL))
+		return -1;
+	return append_rows(j, &none, 0, true);
+}
+
+static void csv_of(FILE *f, const void *o)
+{
+	output_csv(f, o);
+}
+
+int journal_sync(struct journal *j, const struct output_set *o)
+{
+	struct out_shape sh = output_shape(o);
+
+	if (j->fd < 0)
+		return -1;
+	if (sh.vm == j->sh.vm && sh.failed == j->sh.failed) {
+		if (append_rows(j, o, j->rows, false))
+			return -1;
+	} else {
+		/* new columns: the whole file again, replaced at once */
+		close(j->fd);
+		j->fd = -1;
+		if (write_text_atomic(j->partial, csv_of, o) || reopen(j, 0))
+			return -1;
+		j->sh = sh;
+	}
+	j->rows = o->nrows;
+	return 0;
+}
+
+void journal_close(struct journal *j, bool remove)
+{
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	if (remove)
+		unlink(j->partial);
+}

@@ -1,0 +1,54 @@
+/*
+ * core/outfile.h - result files: what may be written (core/outfile.c), and
+ * the journal of finished rows a sweep keeps while it runs.
+ */
+#ifndef CORE_OUTFILE_H
+#define CORE_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <locklab/result.h>
+
+/* Which optional columns a CSV has (core/output.c). */
+struct out_shape {
+	bool vm;     /* the --vm columns */
+	bool failed; /* the failure column */
+};
+
+struct out_shape output_shape(const struct output_set *o);
+void output_csv_head(FILE *f, struct out_shape sh);
+void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh);
+
+/* Can opt's path be written before anything runs: a regular file or none
+ * yet (never a directory, symbolic link, device, FIFO or socket) in an
+ * existing writable directory, with no PATH.partial left by a sweep that
+ * did not finish.  0, or -1 with one line (no newline) in err. */
+int outfile_check(const char *opt, const char *path, char *err, size_t len);
+
+/* 0 when path is absent or a regular file; else -1 with errno set
+ * (a rename never replaces what is not a regular file). */
+int outfile_may_replace(const char *path);
+
+/*
+ * A CSV that grows as runs finish: PATH.partial holds the header and a row
+ * per finished run, on disk (fsync) before the next run starts, always what
+ * output_csv prints of the rows so far.  Should the process die, the rows
+ * are there; when the sweep ends, PATH is written whole and the journal
+ * removed.  Each returns 0, or -1 with errno set.
+ */
+struct journal {
+	char partial[4096];
+	int fd;               /* -1: not open */
+	size_t rows;          /* rows in the file */
+	struct out_shape sh;  /* columns of the file */
+};
+
+int journal_open(struct journal *j, const char *path);
+/* Brings the file up to date with o's rows. */
+int journal_sync(struct journal *j, const struct output_set *o);
+/* Closes the journal; with remove, deletes it (PATH has been written). */
+void journal_close(struct journal *j, bool remove);
+
+#endif

@@ -1,0 +1,456 @@
+/*
+ * core/sweep.c - `run` of both binaries: the sweep over locks, thread
+ * counts, overcommits and repetitions, a result row per run, and the
+ * result files.
+ *
+ * Nothing finished is lost: each run's row is on disk (FILE.partial, see
+ * core/outfile.h) before the next starts; a run that fails leaves a row
+ * saying why and the sweep goes on (--fail-fast stops it); SIGINT or
+ * SIGTERM stops it after the run in progress (a second one ends the
+ * process at once, the journal keeping the rows), and the rows so far are
+ * written as if the sweep had ended there.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <locklab/backend.h>
+#include <locklab/lock.h>
+#include <locklab/result.h>
+#include <locklab/rng.h>
+#include <locklab/stats.h>
+#include <locklab/workload.h>
+
+#include "outfile.h"
+#include "sweep.h"
+
+static double per(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : NAN;
+}
+
+static void fill_sim(struct run_result *r, const struct sim_counters *c)
+{
+	r->sim = *c;
+	if (!c->has_sim)
+		return;
+	r->misses_per_acq = per(c->misses, r->acquisitions);
+	/* every counted acquisition is followed by its release */
+	r->invalidations_per_release = per(c->lock_invalidations, r->acquisitions);
+	r->remote_transfers_per_acq = per(c->remote_transfers, r->acquisitions);
+	r->line_queue_ns_per_acq = per(c->line_queue_ps, r->acquisitions) / 1000.0;
+	r->busiest_link_msgs_per_acq = per(c->busiest_link_msgs, r->acquisitions);
+	r->events_per_acq = per(c->events, r->acquisitions);
+	for (unsigned k = 0; k < SIM_CSV_CLASSES; k++)
+		r->transfers_class_per_acq[k] = per(c->transfers_by_class[k], r->acquisitions);
+	r->lock_misses_per_acq = per(c->lock_misses, r->acquisitions);
+	r->node_misses_per_acq = per(c->node_misses, r->acquisitions);
+	r->data_misses_per_acq = per(c->data_misses, r->acquisitions);
+	r->other_misses_per_acq = per(c->other_misses, r->acquisitions);
+}
+
+/* --vm: the figures per acquisition and per wake. */
+static void fill_vm(struct run_result *r, const struct vm_counters *v)
+{
+	r->vm = *v;
+	if (!v->has_vm)
+		return;
+	r->holder_lost_ns_per_acq = per(v->holder_lost_ps, r->acquisitions) / 1000.0;
+	r->waiter_lost_ns_per_acq = per(v->waiter_lost_ps, r->acquisitions) / 1000.0;
+	r->wake_latency_ns = per(v->wake_ps, v->wakes) / 1000.0;
+}
+
+static void fill_waits(struct run_result *r, const struct wl_run *run)
+{
+	struct ll_hist all, rd, wr;
+
+	if (ll_hist_init(&all) || ll_hist_init(&rd) || ll_hist_init(&wr)) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		ll_hist_merge(&all, &run->threads[i].wait);
+		ll_hist_merge(&rd, &run->threads[i].wait_read);
+		ll_hist_merge(&wr, &run->threads[i].wait_write);
+	}
+	r->wait_mean_ns = ll_hist_mean(&all);
+	r->wait_p50_ns = ll_hist_quantile(&all, 0.50);
+	r->wait_p99_ns = ll_hist_quantile(&all, 0.99);
+	r->wait_max_ns = (double)all.max;
+	r->read_wait_p99_ns = ll_hist_quantile(&rd, 0.99);
+	r->read_wait_max_ns = (double)rd.max;
+	r->write_wait_p99_ns = ll_hist_quantile(&wr, 0.99);
+	r->write_wait_max_ns = (double)wr.max;
+	ll_hist_free(&all);
+	ll_hist_free(&rd);
+	ll_hist_free(&wr);
+}
+
+static void fill_result(struct run_result *r, const struct wl_run *run,
+			const struct run_counters *c)
+{
+	const struct wl_config *cfg = run->cfg;
+	double acq[WL_MAX_THREADS];
+	uint64_t handoffs = 0, local = 0;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->backend, sizeof(r->backend), "%s", backend_name);
+	snprintf(r->topo, sizeof(r->topo), "%s", backend_topo_name(cfg));
+	snprintf(r->lock, sizeof(r->lock), "%s", run->algo->name);
+	r->threads = run->nthreads;
+	r->cs_ns = cfg->cs_ns;
+	r->ncs_ns = cfg->ncs_ns;
+	r->ncs_exp = cfg->ncs_exp;
+	r->cs_lines = cfg->cs_lines;
+	r->locks = cfg->locks;
+	r->read_pct = cfg->read_pct;
+	r->is_rwlock = run->algo->kind == LOCK_RWLOCK;
+	r->seed = cfg->seed;
+	r->run = run->run_index;
+	r->duration_s = (double)(run->stop_ns - run->start_ns) / 1e9;
+	r->acq_min = UINT64_MAX;
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+
+		r->acquisitions += t->acquisitions;
+		r->reads += t->reads;
+		r->writes += t->writes;
+		acq[i] = (double)t->acquisitions;
+		if (t->acquisitions < r->acq_min)
+			r->acq_min = t->acquisitions;
+		if (t->acquisitions > r->acq_max)
+			r->acq_max = t->acquisitions;
+		handoffs += t->handoffs;
+		local += t->handoffs_local;
+	}
+	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
+	r->jain = ll_jain(acq, run->nthreads);
+	r->handoff_local_frac = per(local, handoffs);
+	result_count_threads(r, run);
+	if (r->is_rwlock)
+		r->readers_overlap_max = wl_max_readers(run);
+	fill_waits(r, run);
+	fill_sim(r, &c->sim);
+	fill_vm(r, &c->vm);
+	r->oversubscribed = c->oversubscribed;
+}
+
+static void progress(const struct cli_opts *o, size_t done, size_t total, const char *lock,
+		     unsigned threads)
+{
+	const int width = 30;
+	int fill = total ? (int)(width * done / total) : width;
+
+	if (!o->progress)
+		return;
+	if (done == total) {
+		fprintf(stderr, "\r[%.*s] %zu/%zu done%*s\n", width, "==============================",
+			done, total, 20, "");
+		fflush(stderr);
+		return;
+	}
+	fprintf(stderr, "\r[%.*s%*s] %zu/%zu %-16s t=%-4u", fill,
+		"==============================", width - fill, "", done, total, lock, threads);
+	fflush(stderr);
+}
+
+/* The signal that asked the sweep to stop, or 0. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* With once, a second signal takes its default action. */
+static void catch_stop(bool once)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART | (once ? SA_RESETHAND : 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The row of a run that failed: what was run, and why it failed. */
+static void fill_failed(struct run_result *r, const struct wl_run *run)
+{
+	const struct wl_config *cfg = run->cfg;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->backend, sizeof(r->backend), "%s", backend_name);
+	snprintf(r->topo, sizeof(r->topo), "%s", backend_topo_name(cfg));
+	snprintf(r->lock, sizeof(r->lock), "%s", run->algo->name);
+	r->threads = run->nthreads;
+	r->cs_ns = cfg->cs_ns;
+	r->ncs_ns = cfg->ncs_ns;
+	r->ncs_exp = cfg->ncs_exp;
+	r->cs_lines = cfg->cs_lines;
+	r->locks = cfg->locks;
+	r->read_pct = cfg->read_pct;
+	r->is_rwlock = run->algo->kind == LOCK_RWLOCK;
+	r->seed = cfg->seed;
+	r->run = run->run_index;
+	r->vm.has_vm = cfg->vm_vcpus != 0;
+	r->vm.overcommit = run->overcommit;
+	r->vm.pcpus = run->vm_pcpus;
+	snprintf(r->failure, sizeof(r->failure), "%s", run->failure[0] ? run->failure : "run failed");
+}
+
+/* One run of one lock at one thread count (and, with --vm, overcommit
+ * cfg->overcommit[x]), its row added to out; returns 0, or 1 when it
+ * failed (one line on stderr). */
+static int one_run(const struct wl_config *cfg, const struct lock_algo *a, unsigned nthreads,
+		   unsigned x, unsigned r, struct output_set *out)
+{
+	struct wl_run *run = calloc(1, sizeof(*run));
+	struct run_counters c;
+	struct run_result res;
+	int failed;
+
+	memset(&c, 0, sizeof(c));
+	if (run)
+		run->threads = calloc(nthreads, sizeof(*run->threads));
+	if (!run || !run->threads) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
+	run->cfg = cfg;
+	run->algo = a;
+	run->nthreads = nthreads;
+	run->run_index = r;
+	run->seed = run_seed(cfg->seed, r);
+	if (cfg->vm_vcpus) {
+		run->overcommit = cfg->overcommit[x];
+		run->vm_pcpus = wl_vm_pcpus(cfg->vm_vcpus, run->overcommit);
+	}
+	failed = backend_run(run, &c) || run->failed;
+	if (failed) {
+		fill_failed(&res, run);
+		fprintf(stderr, "locklab-%s: %s\n", backend_name, res.failure);
+		fflush(stderr);
+	} else {
+		fill_result(&res, run, &c);
+		threads_csv_add(run, &res);
+	}
+	output_add(out, &res);
+	/* natively the threads of a run the watchdog gave up on may still
+	 * use it: its memory stays */
+	if (failed && !strcmp(backend_name, "native"))
+		return 1;
+	wl_teardown(run);
+	free(run->threads);
+	free(run);
+	return failed;
+}
+
+/* The table of the runs that did not fail, then a line per failed run. */
+static void print_table(FILE *f, const struct output_set *out)
+{
+	struct output_set ok = *out;
+	struct run_result *rows = malloc((out->nrows + 1) * sizeof(*rows));
+	bool head = false;
+
+	if (!rows) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
+	ok.rows = rows;
+	ok.nrows = 0;
+	for (size_t i = 0; i < out->nrows; i++)
+		if (!out->rows[i].failure[0])
+			rows[ok.nrows++] = out->rows[i];
+	output_table(f, &ok);
+	for (size_t i = 0; i < out->nrows; i++) {
+		const struct run_result *r = &out->rows[i];
+
+		if (!r->failure[0])
+			continue;
+		if (!head)
+			fprintf(f, "\nfailed runs (not in the table):\n");
+		head = true;
+		fprintf(f, "%-16s t=%-4u run %-3u %s\n", r->lock, r->threads, r->run, r->failure);
+	}
+	free(rows);
+}
+
+static void table_of(FILE *f, const void *out)
+{
+	print_table(f, out);
+}
+
+static void csv_of(FILE *f, const void *out)
+{
+	output_csv(f, out);
+}
+
+static void json_of(FILE *f, const void *out)
+{
+	output_json(f, out);
+}
+
+/* path written whole with what fn prints; 1 and a line when it cannot be. */
+static int write_one(const char *path, void (*fn)(FILE *, const void *), const struct output_set *out)
+{
+	if (!write_text_atomic(path, fn, out))
+		return 0;
+	fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, path,
+		errno == EEXIST ? "not a regular file" : strerror(errno));
+	return 1;
+}
+
+/* The CSV files a sweep journals: --csv, and --out in CSV. */
+struct sweep_files {
+	const char *csv[2];
+	struct journal j[2];
+	unsigned ncsv;
+};
+
+static int write_outputs(const struct cli_opts *o, const struct output_set *out,
+			 struct sweep_files *sf)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < sf->ncsv; i++) {
+		int e = write_one(sf->csv[i], csv_of, out);
+
+		journal_close(&sf->j[i], !e);
+		if (e)
+			fprintf(stderr, "locklab-%s: the rows are kept in %s\n", backend_name,
+				sf->j[i].partial);
+		rc |= e;
+	}
+	if (o->json)
+		rc |= write_one(o->json, json_of, out);
+	if (o->out && o->format == FMT_JSON)
+		rc |= write_one(o->out, json_of, out);
+	if (o->out && o->format == FMT_TABLE)
+		rc |= write_one(o->out, table_of, out);
+	if (!o->out && o->format == FMT_CSV)
+		output_csv(stdout, out);
+	if (!o->out && o->format == FMT_JSON)
+		output_json(stdout, out);
+	if (o->format == FMT_TABLE && !o->out)
+		print_table(stdout, out);
+	if (o->threads_csv && threads_csv_write(o->threads_csv)) {
+		fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, o->threads_csv,
+			strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
+/* Every output path checked, the CSV journals open: 0, else the exit status. */
+static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
+{
+	const char *opts[] = { "--out", "--csv", "--json", "--threads-csv" };
+	const char *paths[] = { o->out, o->csv, o->json, o->threads_csv };
+	char err[4400];
+
+	for (unsigned i = 0; i < 4; i++)
+		if (paths[i] && outfile_check(opts[i], paths[i], err, sizeof(err))) {
+			fprintf(stderr, "locklab-%s: %s\n", backend_name, err);
+			return 2;
+		}
+	memset(sf, 0, sizeof(*sf));
+	if (o->csv)
+		sf->csv[sf->ncsv++] = o->csv;
+	if (o->out && o->format == FMT_CSV && !(o->csv && !strcmp(o->csv, o->out)))
+		sf->csv[sf->ncsv++] = o->out;
+	for (unsigned i = 0; i < sf->ncsv; i++)
+		if (journal_open(&sf->j[i], sf->csv[i])) {
+			fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name,
+				sf->j[i].partial, strerror(errno));
+			while (i--)
+				journal_close(&sf->j[i], true);
+			return 1;
+		}
+	if (o->threads_csv && threads_csv_begin()) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		return 1;
+	}
+	return 0;
+}
+
+/* Each journal brought up to date; one that cannot be is closed (its
+ * rows stay in memory for the result file) after a line saying so. */
+static int sync_journals(struct sweep_files *sf, const struct output_set *out)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < sf->ncsv; i++) {
+		if (sf->j[i].fd < 0 || !journal_sync(&sf->j[i], out))
+			continue;
+		fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, sf->j[i].partial,
+			strerror(errno));
+		journal_close(&sf->j[i], false);
+		rc = 1;
+	}
+	return rc;
+}
+
+/* Where the rows went, for the line that ends an interrupted sweep. */
+static void print_kept(const struct cli_opts *o, const struct sweep_files *sf, size_t done,
+		       size_t total)
+{
+	fprintf(stderr, "locklab-%s: interrupted: %zu of %zu configurations finished, kept in ",
+		backend_name, done, total);
+	if (o->csv)
+		fprintf(stderr, "%s", o->csv);
+	if (o->out)
+		fprintf(stderr, "%s%s", o->csv ? ", " : "", o->out);
+	if (o->json)
+		fprintf(stderr, "%s%s", o->csv || o->out ? ", " : "", o->json);
+	if (o->threads_csv)
+		fprintf(stderr, "%s%s", o->csv || o->out || o->json ? ", " : "", o->threads_csv);
+	fprintf(stderr, "%s\n", o->csv || o->out || o->json || o->threads_csv ? "" : "the output");
+}
+
+int sweep_run(struct cli_opts *o)
+{
+	struct output_set out;
+	struct sweep_files sf;
+	size_t total, done = 0, failed = 0;
+	unsigned nx = o->cfg.vm_vcpus ? o->cfg.novercommit : 1;
+	int rc = open_outputs(o, &sf), io;
+
+	if (rc)
+		return rc;
+	memset(&out, 0, sizeof(out));
+	out.cfg = &o->cfg;
+	total = (size_t)o->cfg.nalgos * o->cfg.nthreads * nx * o->cfg.runs;
+	stop_signal = 0;
+	catch_stop(true);
+	for (size_t i = 0; i < total && !stop_signal && !(failed && o->fail_fast); i++) {
+		unsigned r = (unsigned)(i % o->cfg.runs), x = (unsigned)(i / o->cfg.runs % nx);
+		unsigned t = (unsigned)(i / o->cfg.runs / nx % o->cfg.nthreads);
+		unsigned a = (unsigned)(i / o->cfg.runs / nx / o->cfg.nthreads);
+
+		progress(o, done, total, o->cfg.algos[a]->name, o->cfg.threads[t]);
+		failed += (size_t)one_run(&o->cfg, o->cfg.algos[a], o->cfg.threads[t], x, r, &out);
+		done++;
+		rc |= sync_journals(&sf, &out);
+	}
+	catch_stop(false); /* the files are written whole, whatever comes */
+	if (done == total)
+		progress(o, done, total, "done", 0);
+	else if (o->progress)
+		fputc('\n', stderr);
+	io = write_outputs(o, &out, &sf) | rc;
+	output_free(&out);
+	if (stop_signal) {
+		print_kept(o, &sf, done, total);
+		return SWEEP_SIGNALLED + stop_signal;
+	}
+	if (failed && done > 1)
+		fprintf(stderr, "locklab-%s: %zu of %zu runs failed%s\n", backend_name, failed, done,
+			done < total ? " (--fail-fast: the sweep stopped at the first)" : "");
+	return io ? 1 : failed ? 3 : 0;
+}

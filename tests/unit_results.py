@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""tools/results.py, as `scons sim` uses it: two sweeps with different
+locks keep both results, the same sweep again is kept beside the first,
+results/index.csv has a line per run, results/sim-TOPO.csv links to the
+latest complete sweep, a file of the former naming is kept, and an
+interrupted sweep keeps its rows without moving the link.  SCons refuses
+an unknown variable with one line naming it and exit status 2.
+
+usage: unit_results.py BIN  (the directory holding locklab-sim)
+"""
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import results  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print('FAIL: %s' % what)
+
+
+def index(res):
+    with open(os.path.join(res, 'index.csv'), newline='') as f:
+        return list(csv.DictReader(f))
+
+
+def sweep(binary, lock):
+    return [binary, 'run', '--topo', '2socket', '--lock', lock, '--threads', '2', '--runs', '1',
+            '--duration', '1']
+
+
+def two_locks_keep_both(binary, res):
+    check(results.run_sweep(res, 'sim', '2socket', sweep(binary, 'tas')) == 0, 'tas sweep ran')
+    check(results.run_sweep(res, 'sim', '2socket', sweep(binary, 'mcs')) == 0, 'mcs sweep ran')
+    check(results.run_sweep(res, 'sim', '2socket', sweep(binary, 'tas')) == 0, 'tas again ran')
+    files = sorted(f for f in os.listdir(res) if f.endswith('.csv') and f != 'index.csv'
+                   and not os.path.islink(os.path.join(res, f)))
+    check(len(files) == 3, 'three result files, not %s' % files)
+    locks = sorted(open(os.path.join(res, f)).read().splitlines()[1].split(',')[2] for f in files)
+    check(locks == ['mcs', 'tas', 'tas'], 'both locks kept: %s' % locks)
+    rows = index(res)
+    check([r['status'] for r in rows] == ['ok'] * 3, 'three ok lines in the index: %s' % rows)
+    check(all(r['rows'] == '1' and r['files'].endswith('.json') for r in rows), 'index rows/files')
+    link = os.path.join(res, 'sim-2socket.csv')
+    check(os.path.islink(link) and os.path.realpath(link) ==
+          os.path.realpath(os.path.join(res, rows[-1]['files'].split()[0])), 'latest link')
+
+
+def former_file_is_kept(binary, res):
+    old = os.path.join(res, 'sim-2socket.csv')
+    os.unlink(old)  # the link, as if the file were of the former naming
+    with open(old, 'w') as f:
+        f.write('backend,topo,lock\nsim,2socket,old\n')
+    check(results.run_sweep(res, 'sim', '2socket', sweep(binary, 'ttas')) == 0, 'ttas sweep ran')
+    kept = [f for f in os.listdir(res) if f.startswith('sim-2socket-old-')]
+    check(len(kept) == 1 and 'old' in open(os.path.join(res, kept[0])).read(),
+          'the former file kept: %s' % kept)
+
+
+def interrupted_keeps_rows(binary, res):
+    before = os.path.realpath(os.path.join(res, 'sim-2socket.csv'))
+    argv = [binary, 'run', '--topo', '4socket', '--lock', 'tas,ttas,mcs', '--threads', '16,32',
+            '--runs', '4']
+    stem = results.free_stem(res, 'sim-4socket', argv[2:])
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, 'tools', 'results.py'), res, 'sim',
+                          '4socket', '--'] + argv, stdout=subprocess.DEVNULL)
+    for _ in range(6000):
+        if os.path.exists(stem + '.csv.partial') and \
+           len(open(stem + '.csv.partial').read().splitlines()) >= 2:
+            break
+        time.sleep(0.01)
+    # the sweep, not the recording script, gets the signal
+    subprocess.call(['pkill', '-INT', '-P', str(p.pid)])
+    check(p.wait() == 130, 'interrupted: exit status 130')
+    last = index(res)[-1]
+    check(last['status'] == 'interrupted' and int(last['rows']) >= 1,
+          'index line of the interrupted sweep: %s' % last)
+    check(os.path.realpath(os.path.join(res, 'sim-2socket.csv')) == before, 'link unmoved')
+    check(not os.path.exists(os.path.join(res, 'sim-4socket.csv')), 'no link to a partial sweep')
+
+
+def scons_refuses_unknown_variables():
+    if not shutil.which('scons'):
+        print('scons not on PATH: the SCons check skipped')
+        return
+    p = subprocess.run(['scons', '-Q', '-C', ROOT, 'sim', 'THREAD=8'], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith('locklab:')]
+    check(p.returncode == 2 and len(lines) == 1 and 'THREAD ' in lines[0] and 'THREADS' in lines[0],
+          'scons sim THREAD=8: %d, %r' % (p.returncode, p.stdout))
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    binary = os.path.join(os.path.abspath(argv[1]), 'locklab-sim')
+    with tempfile.TemporaryDirectory(prefix='locklab-results-') as tmp:
+        res = os.path.join(tmp, 'results')
+        two_locks_keep_both(binary, res)
+        former_file_is_kept(binary, res)
+        interrupted_keeps_rows(binary, res)
+    scons_refuses_unknown_variables()
+    print('unit_results: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'all passed'))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""tools/results.py - where `scons sim` and `scons native` put their result
+files, and the record of every run: nothing is ever replaced.
+
+A sweep's files are named by what was run: KIND-NAME-HASH.csv and .json
+(KIND sim or native, NAME the topology or the host), HASH the first 8 hex
+digits of the SHA-1 of the normalized arguments (the options sorted, each
+with its value).  The same arguments again get KIND-NAME-HASH-2, -3, ...,
+so an earlier sweep stays as it was.  Every run appends a line to
+results/index.csv (time, command, files, rows, status: ok, failed,
+interrupted or exit N), written in one append and flushed to disk.  After
+a sweep that finished with every run done, KIND-NAME.csv and .json (the
+names the docs use) become symbolic links to its files: the latest
+complete sweep of that topology or host.
+
+Used by SConstruct; by hand (what a SCons action does):
+
+    python3 tools/results.py RESULTS KIND NAME -- BINARY run ARGS...
+"""
+
+import csv
+import hashlib
+import io
+import os
+import subprocess
+import sys
+import time
+
+INDEX_COLUMNS = ['time', 'command', 'files', 'rows', 'status']
+
+
+def normalized(args):
+    """The options of ARGS as sorted 'option value' pairs (flags alone)."""
+    pairs, i = [], 0
+    while i < len(args):
+        if i + 1 < len(args) and not args[i + 1].startswith('--'):
+            pairs.append('%s %s' % (args[i], args[i + 1]))
+            i += 2
+        else:
+            pairs.append(args[i])
+            i += 1
+    return sorted(pairs)
+
+
+def args_hash(args):
+    return hashlib.sha1('\n'.join(normalized(args)).encode()).hexdigest()[:8]
+
+
+def free_stem(results, prefix, args):
+    """results/PREFIX-HASH, or -2, -3 ... : the first with no file of its own."""
+    base = os.path.join(results, '%s-%s' % (prefix, args_hash(args)))
+    stem, n = base, 1
+    while any(os.path.lexists(stem + ext) for ext in ('.csv', '.json', '.csv.partial')):
+        n += 1
+        stem = '%s-%d' % (base, n)
+    return stem
+
+
+def csv_rows(path):
+    try:
+        with open(path, newline='') as f:
+            return max(sum(1 for _ in csv.reader(f)) - 1, 0)
+    except OSError:
+        return 0
+
+
+def status_word(rc):
+    return {0: 'ok', 3: 'failed', 130: 'interrupted', 143: 'interrupted'}.get(rc, 'exit %d' % rc)
+
+
+def append_index(results, command, files, rows, status):
+    """One line in results/index.csv, in one write, on disk before return."""
+    path = os.path.join(results, 'index.csv')
+    line = io.StringIO()
+    csv.writer(line, lineterminator='\n').writerow(
+        [time.strftime('%Y-%m-%dT%H:%M:%S%z'), command, ' '.join(files), rows, status])
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+        text = ','.join(INDEX_COLUMNS) + '\n' + line.getvalue()
+    except FileExistsError:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        text = line.getvalue()
+    try:
+        os.write(fd, text.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def link_latest(results, prefix, stem):
+    """PREFIX.csv and .json -> the files of stem (replaced only if links)."""
+    for ext in ('.csv', '.json'):
+        link = os.path.join(results, prefix + ext)
+        if not os.path.exists(stem + ext):
+            continue
+        if os.path.lexists(link) and not os.path.islink(link):
+            # a file of the former naming: kept under a name of its own
+            os.replace(link, free_stem(results, prefix + '-old', []) + ext)
+        tmp = link + '.tmp.%d' % os.getpid()
+        os.symlink(os.path.basename(stem + ext), tmp)
+        os.replace(tmp, link)
+
+
+def latest(results, prefix):
+    """The file the docs' name PREFIX.csv stands for, or None."""
+    link = os.path.join(results, prefix + '.csv')
+    return os.path.realpath(link) if os.path.exists(link) else None
+
+
+def run_sweep(results, kind, name, argv):
+    """Run ARGV (a `run` command without output files) writing
+    results/KIND-NAME-HASH.{csv,json}; record it; its exit status."""
+    os.makedirs(results, exist_ok=True)
+    prefix = '%s-%s' % (kind, name)
+    stem = free_stem(results, prefix, argv[2:])
+    files = [stem + '.csv', stem + '.json']
+    full = argv + ['--csv', files[0], '--json', files[1]]
+    print(' '.join(full))
+    sys.stdout.flush()
+    rc = subprocess.call(full)
+    kept = [f for f in files if os.path.exists(f)]
+    append_index(results, ' '.join(argv), kept, csv_rows(files[0]), status_word(rc))
+    if rc == 0:
+        link_latest(results, prefix, stem)
+    if kept:
+        print('locklab: %s (%s; results/index.csv lists every run)' %
+              (' and '.join(kept), status_word(rc)))
+    return rc
+
+
+def main(argv):
+    if len(argv) < 5 or argv[3] != '--':
+        sys.stderr.write('usage: results.py RESULTS KIND NAME -- BINARY run ARGS...\n')
+        return 2
+    return run_sweep(argv[0], argv[1], argv[2], argv[4:])
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
