@@ -4,26 +4,26 @@
  * Each node (socket) has one home agent.  A miss that its own socket
  * cannot settle (coh_held_in_socket) goes through the line's home, and
  * the home agent serves the requests for all the lines homed on its node
- * one after another in arrival order (a FIFO: requests reach it in
- * simulated-time order, but for those admitted late and for probes, which
- * reserve ahead, that order is an approximation), each occupying it for home_occ ps
- * (the topology's `home.occupancy`).  A miss starts when both its line is
- * free and the agent has served it: only the part of the agent's queue
- * that outlasts the line's is added (coh_result.home_wait_ps), so an idle
- * machine still costs exactly the table.  Misses settled inside a socket
- * never reach the home.
+ * one after another in arrival order, each occupying it for home_occ ps
+ * (the topology's `home.occupancy`).  Requests reach it in simulated-time
+ * order; a request admitted late (socket-first) and a probe, which takes
+ * its turn ahead of time, make that order an approximation.  A miss
+ * starts when both its line is free and the agent has served it: only the
+ * part of the agent's queue that outlasts the line's is added
+ * (coh_result.home_wait_ps), so an idle machine still costs exactly the
+ * table.  Misses settled inside a socket never reach the home.
  *
  * Probes: a home that does not know every copy (the topology's
  * `directory`) probes every socket.  Under `broadcast` every miss through
  * the home does; under `probe-filter` (AMD HT Assist) only a store or
- * atomic that must destroy copies it does not track: a shared line with
- * more than one other copy.  Each probe goes from the home to a socket
+ * atomic through the home that must destroy copies it does not track: a
+ * shared line with more than one other copy.  Each probe goes from the home to a socket
  * (a control message), occupies that node's agent (the home's own agent
  * has the request already), and the socket answers the requester (a control
  * message); the miss completes when the last answer is in, so their waits
- * for links and agents add the worst one.
- * The socket the data or ownership comes from already has the request, and
- * the requester's socket missed: neither is probed.
+ * for links and agents add the worst one.  The socket the data or
+ * ownership comes from already has the request, and the requester's socket
+ * missed: neither is probed.
  *
  * Either mechanism is switched off by coh_set_home_agents() or
  * coh_set_probes(); off, the model is as without it.
@@ -96,7 +96,8 @@ bool coh_probes_broadcast(const struct coh_model *m, const struct line *l, unsig
 	case DIR_BROADCAST:
 		return through_home(m, l, sc, op);
 	case DIR_PROBE_FILTER:
-		return op != COH_LOAD && l->state == L_S && ninval > 1;
+		return op != COH_LOAD && l->state == L_S && ninval > 1 &&
+		       through_home(m, l, sc, op);
 	default:
 		return false;
 	}

@@ -69,7 +69,7 @@ static double measure(const char *topo, const struct lock_algo *a, enum wl_lock_
 {
 	struct wl_config c;
 	struct wl_run run;
-	struct sim_counters k;
+	struct run_counters k;
 	char err[512] = "";
 	double t;
 
