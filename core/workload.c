@@ -5,7 +5,8 @@
  * knows each line's home node, and accessed only through <locklab/mem.h>):
  *
  *   slots[i].lock   the lock object of lock i, home: node 0 (or the node of
- *                   thread 0 when every thread is on one node)
+ *                   thread 0 when every thread is on one node); with
+ *                   lock_home spread, node i modulo the nodes
  *   slots[i].data   cs_lines lines of protected data, same home (none when
  *                   cs_lines is 0: a bare lock loop)
  *   threads[t].ctx  one context per lock, on the thread's node
@@ -65,9 +66,12 @@ static void set_phase(struct wl_thread *t, int phase)
 	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);
 }
 
-static unsigned lock_home_node(const struct wl_run *run)
+static unsigned lock_home_node(const struct wl_run *run, unsigned lock)
 {
 	unsigned n0 = run->threads[0].node;
+
+	if (run->cfg->lock_home == WL_HOME_SPREAD)
+		return lock % ll_nr_nodes();
 
 	for (unsigned i = 1; i < run->nthreads; i++)
 		if (run->threads[i].node != n0)
@@ -140,9 +144,9 @@ static struct wl_check *alloc_check(void)
 	return c;
 }
 
-static int setup_slot(struct wl_run *run, struct wl_lock_slot *s)
+static int setup_slot(struct wl_run *run, struct wl_lock_slot *s, unsigned lock)
 {
-	s->home_node = lock_home_node(run);
+	s->home_node = lock_home_node(run, lock);
 	s->lock = ll_alloc_on(lock_bytes(run), s->home_node);
 	s->check = alloc_check();
 	if (!s->lock || !s->check)
@@ -168,7 +172,7 @@ int wl_setup(struct wl_run *run)
 	if (!run->slots)
 		return -1;
 	for (unsigned l = 0; l < cfg->locks; l++)
-		if (setup_slot(run, &run->slots[l]))
+		if (setup_slot(run, &run->slots[l], l))
 			return -1;
 	for (unsigned i = 0; i < run->nthreads; i++)
 		if (setup_thread(run, &run->threads[i], i))

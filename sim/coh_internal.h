@@ -2,7 +2,8 @@
  * sim/coh_internal.h - what the parts of the coherence model share: the
  * directory entry of a line, the model, and the calls between the line
  * table (coh_lines.c), the socket links (coh_links.c), the protocol
- * (coh_protocol.c) and arbitration (coh_arbitration.c).  Not for the rest
+ * (coh_protocol.c), arbitration (coh_arbitration.c) and the home agents
+ * and probes (coh_home.c).  Not for the rest
  * of the simulator: it uses coherence.h.
  *
  * The directory entry of a line:
@@ -100,6 +101,11 @@ struct coh_model {
 	struct link_dir *ldir;    /* [nlinks * 2] */
 	uint64_t *occ_ctrl, *occ_data; /* ps a message occupies each link */
 
+	/* home agents and probes (coh_home.c) */
+	uint64_t *agent_free;     /* [nsockets]: when each node's home agent is free */
+	uint64_t home_occ;        /* ps a request occupies an agent; 0: off */
+	enum topo_directory directory; /* DIR_FULL: probes off */
+
 	uint64_t req; /* misses so far: names a miss's reservations */
 	struct coh_counters c;
 };
@@ -172,5 +178,15 @@ bool coh_held_in_socket(const struct coh_model *m, const struct line *l, unsigne
 			enum coh_op op);
 void coh_serve(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
 	       uint64_t arrival, uint64_t paid, uint64_t admitted, struct coh_result *r);
+
+/* coh_home.c */
+void coh_home_init(struct coh_model *m);
+void coh_home_free(struct coh_model *m);
+uint64_t coh_home_queue(struct coh_model *m, const struct line *l, unsigned sc,
+			enum coh_op op, uint64_t t);
+bool coh_probes_broadcast(const struct coh_model *m, const struct line *l, unsigned sc,
+			  enum coh_op op, unsigned ninval);
+uint64_t coh_probe_all(struct coh_model *m, unsigned home, unsigned sc, unsigned skip,
+		       uint64_t t0);
 
 #endif

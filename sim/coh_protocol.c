@@ -278,6 +278,9 @@ static void count_miss(struct coh_model *m, const struct line *l, const struct c
 	c->queue_ps += r->queue_ps;
 	c->queue_ps_by_tag[l->tag] += r->queue_ps;
 	c->link_wait_ps += r->link_wait_ps;
+	c->home_wait_ps += r->home_wait_ps;
+	c->home_wait_ps_by_tag[l->tag] += r->home_wait_ps;
+	c->probe_wait_ps += r->probe_wait_ps;
 	c->invalidations[l->tag] += r->invalidations;
 }
 
@@ -291,25 +294,29 @@ static inline uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 /*
  * A miss that arrived at `now` having travelled `paid` ps on the way, and
  * was admitted at `admitted` (>= now; later when it waited for admission).
- * It starts when the line is free (busy-until) and costs the topology's
+ * It starts when the line is free (busy-until) and its home's agent has
+ * served it (coh_home.c; it queued there on arrival), and costs the topology's
  * latency for (operation, state found, distance class from c's socket to
  * where the data or ownership comes from: plan_miss), plus a fan-out charge
  * per invalidated copy past the first, less the travel already paid (at
  * least 1 ps is left, so that completions keep the order of service), plus
- * any time its messages wait for busy socket links.  The line is busy until
- * it completes.
+ * any time it waits for busy socket links and for broadcast probes.  The line
+ * is busy until it completes.
  */
 static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
 			uint64_t now, uint64_t paid, uint64_t admitted, struct coh_result *r)
 {
 	const struct topo *t = m->t;
 	unsigned sc = socket_of(m, core);
-	uint64_t start = max3(now, l->busy_until, admitted);
-	uint64_t cost, wait = 0, arrive;
+	uint64_t line_free = max3(now, l->busy_until, admitted), start = line_free;
+	uint64_t cost, wait = 0, probe_wait = 0, home_done, arrive;
 	struct plan p;
 
 	m->req++;
 	plan_miss(m, l, core, op, &p);
+	home_done = now + coh_home_queue(m, l, sc, op, now);
+	if (home_done > start)
+		start = home_done;
 	cost = t->lat_ps[op][p.state][p.dist];
 	if (p.state == TOPO_S && p.ninval > 1)
 		cost += (uint64_t)(p.ninval - 1) * t->inval_ps_per_sharer;
@@ -319,12 +326,17 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 		wait += coh_msg_send(m, sc, p.src_socket, false, start, &arrive);
 		wait += coh_msg_send(m, p.src_socket, sc, !p.reply_ctrl, arrive, NULL);
 	}
-	wait += send_invalidations(m, l, core, &p, start);
+	if (coh_probes_broadcast(m, l, sc, op, p.ninval))
+		probe_wait = coh_probe_all(m, l->home, sc, p.src_socket, start);
+	else
+		wait += send_invalidations(m, l, core, &p, start);
 
 	r->start_ps = start;
-	r->queue_ps = start - now;
+	r->queue_ps = line_free - now;
+	r->home_wait_ps = start - line_free;
 	r->link_wait_ps = wait;
-	r->done_ps = start + cost + wait;
+	r->probe_wait_ps = probe_wait;
+	r->done_ps = start + cost + wait + probe_wait;
 	r->dist_class = p.dist;
 	r->state = p.state;
 	r->invalidations = p.ninval;

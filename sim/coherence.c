@@ -3,7 +3,8 @@
  * and freeing it, and what tests and tools see of it and set in it: a
  * line's directory entry, a forced state, the counters.  Its parts: the
  * line table (coh_lines.c), the socket links (coh_links.c), the protocol
- * (coh_protocol.c) and arbitration (coh_arbitration.c).
+ * (coh_protocol.c), arbitration (coh_arbitration.c), and the home agents
+ * and probes (coh_home.c).
  */
 #include "coh_internal.h"
 
@@ -21,6 +22,7 @@ struct coh_model *coh_create(const struct topo *t)
 	m->line_bytes = (m->line_bytes + 7) & ~(size_t)7;
 	coh_lines_init(m);
 	coh_links_init(m);
+	coh_home_init(m);
 	return m;
 }
 
@@ -30,6 +32,7 @@ void coh_destroy(struct coh_model *m)
 		return;
 	coh_lines_free(m);
 	coh_links_free(m);
+	coh_home_free(m);
 	free(m);
 }
 

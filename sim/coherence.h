@@ -27,6 +27,14 @@
  * every request is admitted on arrival; under `socket-first` the socket
  * that holds a line serves its own cores first, and a request from
  * elsewhere that finds the line busy waits (coh_arbitration.c).
+ *
+ * Home agents and probes (the topology's `home.occupancy` and `directory`,
+ * coh_home.c): a miss that goes through its line's home queues on arrival
+ * at the home node's agent, which serves the requests for all the lines
+ * homed there one at a time, and starts no earlier than that agent has
+ * served it; a home without a full directory probes every socket, and the
+ * miss waits for the probes' links and agents.  Only waits are added: an
+ * idle machine costs the table.
  */
 #ifndef SIM_COHERENCE_H
 #define SIM_COHERENCE_H
@@ -48,8 +56,11 @@ enum coh_tag { COH_TAG_OTHER = 0, COH_TAG_LOCK = 1, COH_TAG_DATA = 2, COH_TAG_CT
 struct coh_result {
 	uint64_t start_ps;  /* the request got the line (after queueing) */
 	uint64_t done_ps;   /* the access completes: value read/written then */
-	uint64_t queue_ps;  /* start - arrival: time behind earlier requests */
+	uint64_t queue_ps;  /* time behind earlier requests for the line */
 	uint64_t link_wait_ps; /* extra time waiting for busy socket links */
+	uint64_t home_wait_ps;  /* start - arrival - queue_ps: the home agent's queue
+				   past the line's (0 with home agents off) */
+	uint64_t probe_wait_ps; /* extra time waiting for broadcast probes' links, agents */
 	bool hit;
 	unsigned dist_class;    /* distance class of the transfer (0 on a hit) */
 	enum topo_state state;  /* state the line was in, as seen by the request */
@@ -69,6 +80,11 @@ struct coh_counters {
 	uint64_t deferred;                  /* requests that waited for admission */
 	uint64_t deferred_ps;               /* their time from arrival to admission */
 	uint64_t bound_grants;              /* of those, admitted by max_local_run */
+	uint64_t home_requests;             /* misses served by a home agent */
+	uint64_t home_wait_ps;              /* sum of home_wait_ps */
+	uint64_t home_wait_ps_by_tag[COH_NTAGS];
+	uint64_t probes;                    /* broadcast probes sent */
+	uint64_t probe_wait_ps;             /* sum of probe_wait_ps */
 	uint64_t *link_msgs;                /* [topo->nlinks], both directions */
 	uint64_t *link_bytes;
 };
@@ -77,6 +93,12 @@ struct coh_model;
 
 struct coh_model *coh_create(const struct topo *t);
 void coh_destroy(struct coh_model *m);
+
+/* Switch home-agent occupancy, or broadcast probes, on (as the topology
+ * says) or off (no home agent takes time; no probes: as a full
+ * directory).  Both are on after coh_create; call before any access. */
+void coh_set_home_agents(struct coh_model *m, bool on);
+void coh_set_probes(struct coh_model *m, bool on);
 
 /* Memory [addr, addr+size) has its home at node (socket) and holds tag.
  * Lines never registered have home 0 and tag OTHER. */
@@ -96,9 +118,10 @@ uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr
 
 /* A request by core that arrives at arrival_ps after travelling
  * travel_paid_ps: costed against the state at arrival; start = max(arrival,
- * busy-until), done = start + (latency - travel_paid) + link waits, where
- * the difference is at least 1 ps when anything was paid (a hit: arrival +
- * hit latency); queue_ps = start - arrival.  Fills r; advances the state. */
+ * busy-until, home agent done), done = start + (latency - travel_paid) +
+ * link and probe waits, where the difference is at least 1 ps when
+ * anything was paid (a hit: arrival + hit latency); queue_ps + home_wait_ps
+ * = start - arrival.  Fills r; advances the state. */
 void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r);
 

@@ -1,6 +1,7 @@
 /*
  * sim/topo_costs.c - the cost properties of the root zone (protocol, unit,
- * the lat.* table, hits, pause, fan-out, message sizes, arbitration) into
+ * the lat.* table, hits, pause, fan-out, message sizes, arbitration, home
+ * agents and directory) into
  * struct topo, each value checked against topologies/README.md.
  */
 #include "topo_internal.h"
@@ -19,7 +20,7 @@ bool topo_prop_known(const char *id)
 	static const char *const plain[] = {
 		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
-		"arbitration", "arbitration.max_local_run",
+		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
 	};
 	char key[32];
 
@@ -56,7 +57,8 @@ static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, dou
 		if (topo_decimal(x, key, tok, &d))
 			rc = -1;
 		else if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0 ||
-				   strncmp(key, "arbitration", 11) == 0))
+				   strncmp(key, "arbitration", 11) == 0 ||
+				   strcmp(key, "home.occupancy") == 0))
 			rc = topo_fail(x, "%s: negative value %s", key, tok);
 		else if (d < 0)
 			rc = topo_fail(x, "%s: negative latency %s", key, tok);
@@ -285,6 +287,28 @@ void topo_set_arbitration(struct topo *t, enum topo_arbitration a, long max_loca
 		t->max_local_run = max_local_run < 0 ? largest_socket(t) : (unsigned)max_local_run;
 }
 
+/* home.occupancy = a time in the file's unit (default 0: home agents take
+ * no time); directory = full | probe-filter | broadcast (default full). */
+static int read_home(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "directory");
+	double d = 0;
+	bool given;
+
+	t->directory = DIR_FULL;
+	if (v && strcasecmp(v, "probe-filter") == 0)
+		t->directory = DIR_PROBE_FILTER;
+	else if (v && strcasecmp(v, "broadcast") == 0)
+		t->directory = DIR_BROADCAST;
+	else if (v && strcasecmp(v, "full") != 0)
+		return topo_fail(x, "unknown directory '%s' (full, probe-filter or broadcast)", v);
+	if (prop_number(x, "home.occupancy", &d, &given) ||
+	    check_time(x, t, "home.occupancy", d))
+		return -1;
+	t->home_occ_ps = to_ps(t, d);
+	return 0;
+}
+
 int topo_read_costs(struct topo_ctx *x, struct topo *t)
 {
 	static const char *const hit_names[TOPO_NOPS] = { "hit.load", "hit.store", "hit.atomic" };
@@ -320,6 +344,8 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	return read_arbitration(x, t);
+	if (read_arbitration(x, t))
+		return -1;
+	return read_home(x, t);
 }
 

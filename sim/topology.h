@@ -30,6 +30,11 @@ enum topo_protocol { PROTO_MESI = 0, PROTO_MOESI = 1, PROTO_MESIF = 2 };
  * sim/coherence.h, "Arbitration"): arrival order, or the holder's socket
  * first. */
 enum topo_arbitration { ARB_FIFO = 0, ARB_SOCKET_FIRST = 1 };
+/* What the home knows of a line's copies (topologies/README.md, "Home
+ * agents and probes"): every copy (no broadcast), an Opteron-style probe
+ * filter (a store to a shared line probes every socket), or nothing (every
+ * request through the home probes every socket). */
+enum topo_directory { DIR_FULL = 0, DIR_PROBE_FILTER = 1, DIR_BROADCAST = 2 };
 
 struct topo_link {
 	char name[64];
@@ -67,6 +72,13 @@ struct topo {
 	 * (ARB_FIFO) in a topology built by hand. */
 	enum topo_arbitration arbitration;
 	unsigned max_local_run;
+
+	/* Home agents and probes (properties `home.occupancy` and
+	 * `directory`): the time a request occupies its home node's agent (0:
+	 * home agents take no time), and what the home knows of the copies.
+	 * Zero (off, DIR_FULL) in a topology built by hand. */
+	uint64_t home_occ_ps;
+	enum topo_directory directory;
 
 	/* Socket links and the route between each pair of sockets. */
 	unsigned nlinks;

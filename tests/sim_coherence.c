@@ -998,6 +998,148 @@ static void test_socket_first_unbounded_and_settled(void **state)
 	coh_destroy(m);
 }
 
+/* ------------------------------------------------ home agents and probes */
+
+/* The ring with home agents of occupancy occ_ns and a directory dir. */
+static struct coh_model *model_home(uint64_t occ_ns, enum topo_directory dir)
+{
+	build_ring(PROTO_MESI);
+	T.home_occ_ps = occ_ns * NS;
+	T.directory = dir;
+	return coh_create(&T);
+}
+
+static struct coh_result arrived_at(struct coh_model *m, unsigned core, uintptr_t a,
+				    enum coh_op op, uint64_t now)
+{
+	struct coh_result r;
+
+	coh_access_arrived(m, core, a, op, now, 0, &r);
+	return r;
+}
+
+/*
+ * Home agents of 20 ns; lines 0-2 homed on socket 0, line 3 on socket 1.
+ * The agent of socket 0 serves, in arrival order:
+ *   t=0   core 2 loads line 0 (I, 1 hop)   agent [0, 20)   start 0, done 500
+ *   t=5   core 4 loads line 1 (I, 2 hops)  agent [20, 40)  waits 15: start 20,
+ *                                                          done 20 + 600
+ *   t=10  core 6 loads line 0 (E, busy until 500)   agent [40, 60): hidden
+ *         behind the line, start 500, queue 490, home wait 0
+ *   t=15  core 1 loads line 2 (I, home socket)      agent [60, 80): waits
+ *         45, start 60, done 60 + 400
+ *   t=15  core 0 loads line 3 (home socket 1)  its own agent: no wait
+ *   t=600 core 3 loads line 0: socket 1 holds a copy, the home is not asked
+ * Off (coh_set_home_agents false): core 4's load starts at 5, done 605.
+ */
+static void test_home_agent_queue(void **state)
+{
+	struct coh_model *m = model_home(20, DIR_FULL);
+	const struct coh_counters *k = coh_counters(m);
+	struct coh_result r;
+	(void)state;
+
+	coh_set_home(m, line(3), COH_LINE_SIZE, 1, COH_TAG_OTHER);
+	r = arrived_at(m, 2, line(0), COH_LOAD, 0);
+	assert_int_equal(r.start_ps, 0);
+	assert_int_equal(r.home_wait_ps, 0);
+	assert_int_equal(r.done_ps, 500 * NS);
+	r = arrived_at(m, 4, line(1), COH_LOAD, 5 * NS);
+	assert_int_equal(r.queue_ps, 0);
+	assert_int_equal(r.home_wait_ps, 15 * NS);
+	assert_int_equal(r.start_ps, 20 * NS);
+	assert_int_equal(r.link_wait_ps, 0);
+	assert_int_equal(r.done_ps, 620 * NS);
+	r = arrived_at(m, 6, line(0), COH_LOAD, 10 * NS);
+	assert_int_equal(r.start_ps, 500 * NS);
+	assert_int_equal(r.queue_ps, 490 * NS);
+	assert_int_equal(r.home_wait_ps, 0);
+	r = arrived_at(m, 1, line(2), COH_LOAD, 15 * NS);
+	assert_int_equal(r.home_wait_ps, 45 * NS);
+	assert_int_equal(r.start_ps, 60 * NS);
+	assert_int_equal(r.done_ps, 460 * NS);
+	r = arrived_at(m, 0, line(3), COH_LOAD, 15 * NS);
+	assert_int_equal(r.home_wait_ps, 0);
+	assert_int_equal(r.start_ps, 15 * NS);
+	assert_int_equal(k->home_requests, 5);
+	r = arrived_at(m, 3, line(0), COH_LOAD, 600 * NS);
+	assert_false(r.hit);
+	assert_int_equal(r.dist_class, 0);
+	assert_int_equal(k->home_requests, 5);
+	assert_int_equal(k->home_wait_ps, 60 * NS);
+	assert_int_equal(k->home_wait_ps_by_tag[COH_TAG_OTHER], 60 * NS);
+	coh_destroy(m);
+
+	m = model_home(20, DIR_FULL);
+	coh_set_home_agents(m, false);
+	r = arrived_at(m, 2, line(0), COH_LOAD, 0);
+	r = arrived_at(m, 4, line(1), COH_LOAD, 5 * NS);
+	assert_int_equal(r.home_wait_ps, 0);
+	assert_int_equal(r.start_ps, 5 * NS);
+	assert_int_equal(r.done_ps, 605 * NS);
+	assert_int_equal(coh_counters(m)->home_requests, 0);
+	coh_destroy(m);
+}
+
+/*
+ * A probe filter, home agents of 50 ns.  Core 7 loads line 5 (homed on
+ * socket 3, uncached) at 0: a load, no probe; socket 3's agent [0, 50).
+ * Core 0 stores line 0 (home 0), shared by cores 2, 4, 6 (sockets 1, 2, 3)
+ * at 0: the filter does not know the sharers, so the home probes every
+ * socket but the requester's and the source's (core 4's socket 2, the
+ * farthest sharer): sockets 1 and 3, 1 hop, arriving at 41 ns (1 ns on the
+ * link, 40 ns latency).  Socket 3's agent is busy until 50: that probe
+ * waits 9 ns.  Cost: store S, 2 hops, 320 + 2 x 7 = 334 ns; done 334 + 9.
+ * Probes off: no probe, the invalidations go as with a full directory,
+ * done 334.  Broadcast (no directory): a load of an uncached line probes
+ * too; the probe filter does not.
+ */
+static void test_probes(void **state)
+{
+	static const unsigned sharers[] = { 2, 4, 6 };
+	struct coh_model *m = model_home(50, DIR_PROBE_FILTER);
+	const struct coh_counters *k = coh_counters(m);
+	struct coh_result r;
+	(void)state;
+
+	coh_set_home(m, line(5), COH_LINE_SIZE, 3, COH_TAG_OTHER);
+	r = arrived_at(m, 7, line(5), COH_LOAD, 0);
+	assert_int_equal(r.done_ps, 400 * NS);
+	assert_int_equal(k->probes, 0);
+	coh_force_state(m, line(0), TOPO_S, sharers, 3);
+	r = arrived_at(m, 0, line(0), COH_STORE, 0);
+	assert_int_equal(r.dist_class, 2);
+	assert_int_equal(r.home_wait_ps, 0);
+	assert_int_equal(r.link_wait_ps, 0);
+	assert_int_equal(r.probe_wait_ps, 9 * NS);
+	assert_int_equal(r.done_ps, 343 * NS);
+	assert_int_equal(k->probes, 2);
+	assert_int_equal(k->probe_wait_ps, 9 * NS);
+	assert_int_equal(k->home_requests, 2);
+	coh_destroy(m);
+
+	m = model_home(50, DIR_PROBE_FILTER);
+	coh_set_probes(m, false);
+	coh_set_home(m, line(5), COH_LINE_SIZE, 3, COH_TAG_OTHER);
+	r = arrived_at(m, 7, line(5), COH_LOAD, 0);
+	coh_force_state(m, line(0), TOPO_S, sharers, 3);
+	r = arrived_at(m, 0, line(0), COH_STORE, 0);
+	assert_int_equal(r.probe_wait_ps, 0);
+	assert_int_equal(r.done_ps, 334 * NS);
+	assert_int_equal(coh_counters(m)->probes, 0);
+	coh_destroy(m);
+
+	m = model_home(0, DIR_BROADCAST);
+	r = arrived_at(m, 2, line(0), COH_LOAD, 0);
+	assert_int_equal(r.done_ps, 500 * NS);
+	assert_int_equal(coh_counters(m)->probes, 2); /* sockets 2 and 3 */
+	coh_destroy(m);
+	m = model_home(0, DIR_PROBE_FILTER);
+	r = arrived_at(m, 2, line(0), COH_LOAD, 0);
+	assert_int_equal(coh_counters(m)->probes, 0);
+	coh_destroy(m);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1018,6 +1160,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_socket_first_waits_for_idle),
 		cmocka_unit_test(test_socket_first_bound),
 		cmocka_unit_test(test_socket_first_unbounded_and_settled),
+		cmocka_unit_test(test_home_agent_queue),
+		cmocka_unit_test(test_probes),
 	};
 	(void)argc;
 	(void)argv;

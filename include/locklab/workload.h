@@ -35,6 +35,12 @@ enum pin_policy {
 	PIN_NONE,        /* let the OS (or the simulator's default) place */
 };
 
+/* Where the locks of a run (--locks N) have their home node. */
+enum wl_lock_home {
+	WL_HOME_SAME = 0, /* every lock on node 0 (or on the node of all threads) */
+	WL_HOME_SPREAD,   /* lock i on node i modulo the nodes */
+};
+
 /* Everything the user chose; filled by core/cli.c. */
 struct wl_config {
 	const struct lock_algo *algos[WL_MAX_LIST];
@@ -47,6 +53,7 @@ struct wl_config {
 	bool ncs_exp;      /* exponential with mean ncs_ns */
 	unsigned cs_lines; /* 0: a bare lock loop */
 	unsigned locks;    /* >= 1 */
+	enum wl_lock_home lock_home;
 	unsigned read_pct; /* rwlocks: share of reads, 0..100 */
 	uint64_t duration_ms; /* 0 when ops is used */
 	uint64_t ops;         /* acquisitions per thread, 0 when duration */
