@@ -35,6 +35,7 @@
 #include "observe.h"
 #include "report/report.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -63,11 +64,15 @@ const char backend_usage[] =
 	"                          (default max(10, 1000 x (cs + ncs) / 1e6); 0 = off)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
 	"              --pin none places threads as compact does\n"
+	"              [--memory-model sc|tso|pso]: store buffers (default: the topology's;\n"
+	"                          docs/storebuf.md)\n"
 	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
 	"                          (and the waits-for graph of a deadlock): docs/graphs.md\n"
 	VM_USAGE
 	"       locklab-sim explain --lock L --threads N [run options]\n"
 	"              where the handoff time goes, and how unfair the lock is (docs/graphs.md)\n"
+	"       locklab-sim check [--lock L] [--seeds N] [--seed S] [--memory-model tso|pso]\n"
+	"              every lock under weak memory with adversarial store-buffer drains\n"
 	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
 	"              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n";
 
@@ -286,6 +291,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		return 1;
 	}
 	rc = report_parse_option(opt, val, err, errlen);
+	rc = rc ? rc : sb_parse_option(opt, val, err, errlen);
 	return rc ? rc : vm_parse_option(opt, val, err, errlen);
 }
 
@@ -305,6 +311,7 @@ static void thread_fn(void *arg)
 	if (sim_vm)
 		vm_actor_start(sim.cur); /* its vCPU may have to wait for its pCPU */
 	wl_thread_main(run, sim.cur->idx);
+	sb_drain_all(sim.cur); /* its last stores become visible as it leaves */
 }
 
 static uint64_t progress_bound(const struct wl_config *cfg)
@@ -455,6 +462,8 @@ int backend_command(const char *cmd, int argc, char **argv)
 		return sim_ccbench(argc, argv);
 	if (!strcmp(cmd, "explain"))
 		return explain_command(argc, argv, sim_explain);
+	if (!strcmp(cmd, "check"))
+		return sim_check_command(argc, argv);
 	return -1;
 }
 
