@@ -203,8 +203,10 @@ static bool must_pay(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 	return op == COH_STORE && sim.nline_waiters && *coh_line_user(sim.model, addr & SIM_LINE_MASK);
 }
 
-/* Let simulated time pass for an access; returns when it may be performed. */
-static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
+/* Let simulated time pass for an access; returns when it may be performed.
+ * A drain of the store buffer is not told to the observer (tell false):
+ * its time overlaps the core's own, and sim/storebuf.c tells the stall. */
+static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bool tell)
 {
 	struct coh_result r;
 	uint64_t travel;
@@ -217,15 +219,18 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 		coh_access(sim.model, a->core, addr, op, t, &r);
 		if (r.done_ps > t)
 			a->owed_ps += r.done_ps - t;
-		SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
+		if (tell)
+			SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
 		return;
 	}
 	sim_pay(a);
 	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
-	SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
+	if (tell)
+		SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
 	sim_sleep_until(a, sim.now_ps + travel);
 	present(a, addr, op, travel, &r);
-	SIM_OBSERVE(miss, a->idx, addr, op, &r);
+	if (tell)
+		SIM_OBSERVE(miss, a->idx, addr, op, &r);
 	sim_sleep_until(a, r.done_ps);
 	if (sim.nadmit)
 		admit_due(a, addr); /* the line may be idle now */
@@ -242,23 +247,23 @@ uint64_t sim_load(const volatile void *p, unsigned size)
 		sb_drain_due(a);
 		if (sb_forward(a, p, size, &v))
 			return v;
-		timed_access(a, (uintptr_t)p, COH_LOAD);
+		timed_access(a, (uintptr_t)p, COH_LOAD, true);
 	}
 	return mem_read(p, size);
 }
 
 /* A store performed through the coherence model now (sc, or a drain of the
  * store buffer, sim/storebuf.c). */
-void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v)
+void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, bool drain)
 {
-	timed_access(a, (uintptr_t)p, COH_STORE);
+	timed_access(a, (uintptr_t)p, COH_STORE, !drain);
 	mem_write(p, size, v);
 	sim_after_write((uintptr_t)p);
 }
 
 void sim_prefetch_now(struct sim_actor *a, const volatile void *p)
 {
-	timed_access(a, (uintptr_t)p, COH_STORE);
+	timed_access(a, (uintptr_t)p, COH_STORE, false);
 }
 
 void sim_prefetchw(const volatile void *p)
@@ -276,7 +281,7 @@ void sim_store(volatile void *p, unsigned size, uint64_t v, int ord)
 		return;
 	}
 	if (!sb_store(a, p, size, v, ord))
-		sim_store_now(a, p, size, v);
+		sim_store_now(a, p, size, v, false);
 }
 
 /* The new value of a read-modify-write, in the operand's width; *wrote is
@@ -312,7 +317,7 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
 
 	if (a) {
 		sb_drain_all(a); /* a locked instruction drains the store buffer */
-		timed_access(a, (uintptr_t)p, COH_RMW);
+		timed_access(a, (uintptr_t)p, COH_RMW, true);
 	}
 	cur = mem_read(p, size) & mask;
 	nv = rmw_result(op, cur, v, old, mask, &wrote);

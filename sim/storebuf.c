@@ -180,7 +180,7 @@ static void drain_entry(struct sim_actor *a, const struct sb_entry *e)
 	if (e->prefetch)
 		sim_prefetch_now(a, e->p);
 	else
-		sim_store_now(a, e->p, e->size, e->v);
+		sim_store_now(a, e->p, e->size, e->v, true);
 	end = sim.now_ps + a->owed_ps;
 	if (end > target) {
 		stall_ps += end - target;

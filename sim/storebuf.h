@@ -35,9 +35,10 @@ void sb_fence(struct sim_actor *a, int ord);
 bool sb_prefetchw(struct sim_actor *a, const volatile void *p);
 uint64_t sb_stall_ps(void); /* drain time the cores waited for, this run */
 
-/* sim/memops.c: a store, or a write miss with no store (a prefetch),
- * performed through the coherence model now. */
-void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v);
+/* sim/memops.c: a store (drain: from the buffer, untold to the observer),
+ * or a write miss with no store (a prefetch), performed now through the
+ * coherence model. */
+void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, bool drain);
 void sim_prefetch_now(struct sim_actor *a, const volatile void *p);
 
 /* sim/check.c: one run of lock a under model m with adversarial drains,
