@@ -4,7 +4,7 @@
 # and needs no network.
 set -e
 PKGS="build-essential pkg-config scons libsimgrid-dev libgsl-dev libgraphviz-dev graphviz \
-libhwloc-dev hwloc libxml2-dev libcmocka-dev libck-dev gnuplot-nox chromium"
+libhwloc-dev hwloc libxml2-dev libcmocka-dev libck-dev gnuplot-nox chromium slurm-wlm munge"
 missing=""
 for p in $PKGS; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -19,6 +19,13 @@ echo "deps.sh: installing:$missing"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
+# slurm-wlm and munge start their services on install: keep them stopped (the
+# Slurm test starts its own daemons), also where there is no init system.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q --no-install-recommends $missing

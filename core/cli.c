@@ -1,9 +1,9 @@
 /*
  * core/cli.c - parsing and checking the options of `run`.
  *
- * Every option takes `--opt VALUE` or `--opt=VALUE`.  Anything wrong gets one
- * line naming the option and the problem; the caller exits 2.  Options core
- * does not know go to the backend (--topo, --watchdog ...).
+ * The one parser (core/args.c) splits the line; anything wrong gets one
+ * line naming the option and the problem, and the caller exits 2.  Options
+ * core does not know go to the backend (--topo, --watchdog ...).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/args.h>
 #include <locklab/backend.h>
 #include <locklab/lock.h>
 
@@ -62,22 +63,24 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 			  unsigned *out, unsigned max, unsigned *n, char *err, size_t len)
 {
-	char buf[1024], *save = NULL;
+	char *buf = strdup(val), *save = NULL;
+	int rc = 0;
 
-	if (strlen(val) >= sizeof(buf))
-		return fail(err, len, "%s: list too long", opt);
-	strcpy(buf, val);
+	if (!buf)
+		return fail(err, len, "%s: out of memory", opt);
 	*n = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
-		int rc = parse_num(opt, tok, lo, hi, &v, err, len);
 
-		if (rc)
-			return rc;
-		if (*n == max)
-			return fail(err, len, "%s: more than %u entries", opt, max);
-		out[(*n)++] = (unsigned)v;
+		rc = parse_num(opt, tok, lo, hi, &v, err, len);
+		if (!rc && *n == max)
+			rc = fail(err, len, "%s: more than %u entries", opt, max);
+		if (!rc)
+			out[(*n)++] = (unsigned)v;
 	}
+	free(buf);
+	if (rc)
+		return rc;
 	if (*n == 0 || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
 		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
 	return 0;
@@ -159,7 +162,7 @@ static int parse_ncs(const char *val, struct wl_config *c, char *err, size_t len
 	return parse_num("--ncs", num, 0, MAX_NS, &c->ncs_ns, err, len);
 }
 
-static int parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
+int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
 {
 	uint64_t v;
 
@@ -238,26 +241,24 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat)", val);
 }
 
-/* The value of --preset on the line, or NULL; 2 when given twice or bare. */
-static int find_preset(int argc, char **argv, const char **val, char *err, size_t len)
+/* The value of --preset on the line, or NULL; 2 when given twice, or when
+ * the line does not parse (the one line says why). */
+static int find_preset(const struct ll_command *cmd, int argc, char **argv, const char **val,
+		       char *err, size_t len)
 {
-	*val = NULL;
-	for (int i = 0; i < argc; i++) {
-		const char *v;
+	struct ll_args a;
+	int rc;
 
-		if (!strncmp(argv[i], "--preset=", 9))
-			v = argv[i] + 9;
-		else if (!strcmp(argv[i], "--preset") && i + 1 < argc)
-			v = argv[++i];
-		else if (!strcmp(argv[i], "--preset"))
-			return fail(err, len, "--preset: needs a value");
-		else
+	*val = NULL;
+	ll_args_init(&a, cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
+		if (strcmp(a.name, "--preset"))
 			continue;
 		if (*val)
 			return fail(err, len, "--preset: given twice");
-		*val = v;
+		*val = a.val;
 	}
-	return 0;
+	return rc == LL_ARG_BAD ? 2 : 0;
 }
 
 static void set_defaults(struct cli_opts *o)
@@ -341,7 +342,7 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		return rc;
 	}
 	if (!strcmp(opt, "--pin"))
-		return parse_pin(val, c, err, len);
+		return cli_parse_pin(val, c, err, len);
 	if (!strcmp(opt, "--seed"))
 		return parse_num(opt, val, 0, UINT64_MAX, &c->seed, err, len);
 	if (!strcmp(opt, "--format"))
@@ -432,56 +433,54 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 	return 0;
 }
 
-int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+const struct ll_opt cli_run_opts[] = {
+	LL_VALUE("--lock"), LL_VALUE("--preset"), LL_VALUE("--threads"), LL_VALUE("--vm"), LL_VALUE("--overcommit"),
+	LL_VALUE("--cs"), LL_VALUE("--ncs"), LL_VALUE("--cs-lines"), LL_VALUE("--locks"), LL_VALUE("--read-pct"),
+	LL_VALUE("--duration"), LL_VALUE("--ops"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--seed"),
+	LL_VALUE("--format"), LL_VALUE("--out"), LL_VALUE("--csv"), LL_VALUE("--json"), LL_VALUE("--threads-csv"),
+	LL_FLAG("--progress"), LL_OPTS_END,
+};
+
+int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,
+		  char *err, size_t len)
 {
 	bool duration_given = false, threads_given = false;
+	struct ll_args a;
 	const char *preset;
 	int rc;
 
 	set_defaults(o);
-	rc = find_preset(argc, argv, &preset, err, len);
+	rc = find_preset(cmd, argc, argv, &preset, err, len);
 	if (!rc && preset)
 		rc = apply_preset(preset, &o->cfg, err, len);
 	if (rc)
 		return rc;
-	for (int i = 0; i < argc; i++) {
-		char opt[64];
-		const char *val;
-		const char *arg = argv[i];
-		const char *eq = strchr(arg, '=');
-
-		if (strncmp(arg, "--", 2))
-			return fail(err, len, "unexpected argument '%s' (options start with --)", arg);
-		if (!strcmp(arg, "--progress")) {
+	ll_args_init(&a, cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
+		if (!strcmp(a.name, "--progress")) {
 			o->progress = true;
 			continue;
 		}
-		if (eq) {
-			size_t n = (size_t)(eq - arg);
-
-			if (n >= sizeof(opt))
-				return fail(err, len, "unknown option '%.40s...'", arg);
-			memcpy(opt, arg, n);
-			opt[n] = 0;
-			val = eq + 1;
-		} else {
-			if (strlen(arg) >= sizeof(opt))
-				return fail(err, len, "unknown option '%.40s...'", arg);
-			strcpy(opt, arg);
-			if (i + 1 >= argc)
-				return fail(err, len, "%s: needs a value", opt);
-			val = argv[++i];
-		}
-		if (!strcmp(opt, "--duration"))
+		if (!strcmp(a.name, "--duration"))
 			duration_given = true;
-		if (!strcmp(opt, "--threads"))
+		if (!strcmp(a.name, "--threads"))
 			threads_given = true;
-		rc = parse_one(opt, val, o, err, len);
-
-		if (rc < 0)
-			return fail(err, len, "unknown option '%s'", opt);
+		rc = parse_one(a.name, a.val, o, err, len);
+		if (rc < 0) {
+			ll_args_unknown(&a, err, len);
+			return 2;
+		}
 		if (rc)
 			return rc;
 	}
+	if (rc == LL_ARG_BAD)
+		return 2;
 	return check_config(o, duration_given, threads_given, err, len);
+}
+
+int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)
+{
+	static const struct ll_command run = { .name = "run", .opts = cli_run_opts, .open = true };
+
+	return cli_parse_cmd(&run, argc, argv, o, err, len);
 }

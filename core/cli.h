@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <locklab/args.h>
 #include <locklab/workload.h>
 
 enum out_format { FMT_TABLE = 0, FMT_CSV, FMT_JSON };
@@ -22,9 +23,16 @@ struct cli_opts {
 	bool progress;
 };
 
-/* Parse `run` options (argv[0] is the first option).  Returns 0, or 2 with
- * one line (no newline) in err. */
+/* Parse the options of `run` (argv[0] is the first option); cli_parse_cmd
+ * those of a sub-command that takes run's (explain), named in messages.
+ * Returns 0, or 2 with one line (no newline) in err.  `--help` was dealt
+ * with before (core/main.c). */
 int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t errlen);
+int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,
+		  char *errbuf, size_t errlen);
+
+/* --pin POLICY into c (filelock's --pin too): 0, or 2 with one line in err. */
+int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t errlen);
 
 /* Strict number parsing for every option of both backends: the whole string
  * must be a non-negative decimal integer that fits. */

@@ -20,13 +20,14 @@
 #include <locklab/stats.h>
 #include <locklab/workload.h>
 
+#include <locklab/args.h>
+
 #include "cli.h"
 
-static void usage(FILE *f)
+static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: locklab-%s list\n"
-		"       locklab-%s run [--lock A,B] [--threads 1,2,4] [--cs NS] [--ncs NS|exp:NS]\n"
+		"usage: locklab-%s run [--lock A,B] [--threads 1,2,4] [--cs NS] [--ncs NS|exp:NS]\n"
 		"              [--cs-lines K] [--locks L] [--read-pct P] [--duration MS | --ops N]\n"
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
@@ -35,17 +36,47 @@ static void usage(FILE *f)
 		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
 		"                                        docs/rwlocks.md; other options override it)\n"
 		"%s",
-		backend_name, backend_name, backend_usage);
+		backend_name, backend_usage);
 }
 
-static void die_bad_input(const char *msg)
+static void list_usage(FILE *f)
 {
-	fprintf(stderr, "locklab-%s: %s\n", backend_name, msg);
+	fprintf(f, "usage: locklab-%s list\n"
+		   "              the locks this binary runs: name, kind, description\n", backend_name);
+}
+
+static void version_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-%s version  (or --version)\n", backend_name);
+}
+
+static void help_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-%s help [COMMAND]  (or COMMAND --help)\n", backend_name);
+}
+
+static void die_bad_input(const char *cmd, const char *msg)
+{
+	ll_bad(cmd, "%s", msg);
 	exit(2);
 }
 
-static int cmd_list(void)
+static const struct ll_command list_cmd, run_cmd;
+
+/* A sub-command without options: anything on its line is refused. */
+static void no_options(const struct ll_command *cmd, int argc, char **argv)
 {
+	struct ll_args a;
+	char err[256];
+
+	ll_args_init(&a, cmd, argc, argv);
+	if (ll_args_next(&a, err, sizeof(err)) == LL_ARG_BAD)
+		die_bad_input(cmd->name, err);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	no_options(&list_cmd, argc, argv);
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 
@@ -73,6 +104,10 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->events_per_acq = per(c->events, r->acquisitions);
 	for (unsigned k = 0; k < SIM_CSV_CLASSES; k++)
 		r->transfers_class_per_acq[k] = per(c->transfers_by_class[k], r->acquisitions);
+	r->lock_misses_per_acq = per(c->lock_misses, r->acquisitions);
+	r->node_misses_per_acq = per(c->node_misses, r->acquisitions);
+	r->data_misses_per_acq = per(c->data_misses, r->acquisitions);
+	r->other_misses_per_acq = per(c->other_misses, r->acquisitions);
 }
 
 /* --vm: the figures per acquisition and per wake. */
@@ -272,10 +307,10 @@ static int cmd_run(int argc, char **argv)
 	size_t total, done = 0;
 	unsigned nx;
 
-	if (cli_parse_run(argc, argv, &o, err, sizeof(err)))
-		die_bad_input(err);
+	if (cli_parse_cmd(&run_cmd, argc, argv, &o, err, sizeof(err)))
+		die_bad_input("run", err);
 	if (backend_check(&o.cfg, err, sizeof(err)))
-		die_bad_input(err);
+		die_bad_input("run", err);
 	memset(&out, 0, sizeof(out));
 	out.cfg = &o.cfg;
 	if (o.threads_csv && threads_csv_begin()) {
@@ -306,31 +341,123 @@ static int cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/* ------------------------------------------------------------ dispatch */
+
+static const struct ll_opt no_opts[] = { LL_OPTS_END };
+
+static int cmd_version(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+
+static const struct ll_command list_cmd = {
+	.name = "list", .main = cmd_list, .usage = list_usage, .opts = no_opts,
+};
+static const struct ll_command run_cmd = {
+	.name = "run", .main = cmd_run, .usage = run_usage, .opts = cli_run_opts, .open = true,
+};
+static const struct ll_command version_cmd = {
+	.name = "version", .main = cmd_version, .usage = version_usage, .opts = no_opts,
+};
+static const struct ll_command help_cmd = {
+	.name = "help", .main = cmd_help, .usage = help_usage, .opts = no_opts,
+};
+
+/* Every sub-command of this binary, in the order the usage lists them. */
+static const struct ll_command *command_at(size_t i)
+{
+	static const struct ll_command *const core_commands[] = { &list_cmd, &run_cmd };
+	size_t ncore = sizeof(core_commands) / sizeof(core_commands[0]), nb = 0;
+
+	if (i < ncore)
+		return core_commands[i];
+	while (backend_commands[nb])
+		nb++;
+	if (i < ncore + nb)
+		return backend_commands[i - ncore];
+	if (i == ncore + nb)
+		return &version_cmd;
+	return i == ncore + nb + 1 ? &help_cmd : NULL;
+}
+
+static const struct ll_command *find_command(const char *name)
+{
+	const struct ll_command *c;
+
+	for (size_t i = 0; (c = command_at(i)); i++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void full_usage(FILE *f)
+{
+	const struct ll_command *c;
+
+	for (size_t i = 0; (c = command_at(i)); i++)
+		c->usage(f);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	no_options(&version_cmd, argc, argv);
+	printf("locklab-%s %s\n", backend_name, LOCKLAB_VERSION);
+	return 0;
+}
+
+static int unknown_command(const char *name)
+{
+	const struct ll_command *c;
+
+	fprintf(stderr, "locklab-%s: unknown command '%.60s' (commands:", backend_name, name);
+	for (size_t i = 0; (c = command_at(i)); i++)
+		fprintf(stderr, "%s %s", i ? "," : "", c->name);
+	fprintf(stderr, ")\n");
+	return 2;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct ll_command *c;
+
+	if (argc > 1)
+		die_bad_input("help", "give at most one command");
+	if (argc == 1 && !(c = find_command(argv[0])))
+		return unknown_command(argv[0]);
+	if (argc == 1)
+		c->usage(stdout);
+	else
+		full_usage(stdout);
+	return 0;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	const struct ll_command *c;
+
+	if (argc < 2) {
+		full_usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cmd_help(0, NULL);
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc - 2, argv + 2);
+	c = find_command(argv[1]);
+	if (!c)
+		return unknown_command(argv[1]);
+	if (ll_args_want_help(c, argc - 2, argv + 2)) {
+		c->usage(stdout);
+		return 0;
+	}
+	return c->main(argc - 2, argv + 2);
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
 
 	if (backend_init(&argc, argv))
 		return 2;
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (!strcmp(argv[1], "list"))
-		rc = cmd_list();
-	else if (!strcmp(argv[1], "run"))
-		rc = cmd_run(argc - 2, argv + 2);
-	else if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		rc = 0;
-	} else {
-		rc = backend_command(argv[1], argc - 2, argv + 2);
-		if (rc < 0) {
-			fprintf(stderr, "locklab-%s: unknown command '%s' (try: list, run, help)\n",
-				backend_name, argv[1]);
-			rc = 2;
-		}
-	}
+	rc = dispatch(argc, argv);
 	backend_fini();
 	return rc;
 }

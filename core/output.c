@@ -97,6 +97,10 @@ static const struct col cols[] = {
 	SIMCOL("transfers_class3_per_acq", transfers_class_per_acq[3]),
 	COL("starved", C_UINT, starved),
 	COL("oversubscribed", C_BOOL, oversubscribed),
+	SIMCOL("lock_misses_per_acq", lock_misses_per_acq),
+	SIMCOL("node_misses_per_acq", node_misses_per_acq),
+	SIMCOL("data_misses_per_acq", data_misses_per_acq),
+	SIMCOL("other_misses_per_acq", other_misses_per_acq),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 

@@ -54,12 +54,7 @@ const char backend_name[] = "native";
 const uint64_t backend_default_duration_ms = 200;
 const char backend_usage[] =
 	"              [--watchdog MS]  fail a run without progress for MS ms\n"
-	"                               (0: off; default 5000, or 10x --duration)\n"
-	"       locklab-native calibrate [--reps N] [--out FILE.xml] [--from FILE.calib.csv]\n"
-	"       locklab-native validate-report --native FILE --sim FILE [--csv FILE] [--report FILE]\n"
-	"       locklab-native filelock --test flock|posix|lease --procs N --shared|--private\n"
-	"              [--iterations N] [--runs R] [--pin POLICY] [--dir DIR] [--csv FILE]\n"
-	"              (docs/validate.md)\n";
+	"                               (0: off; default 5000, or 10x --duration)\n";
 
 static uint64_t watchdog_ms = WATCHDOG_DEFAULT;
 

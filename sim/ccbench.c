@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/args.h>
 #include <locklab/mem.h>
 
 #include "sim.h"
@@ -226,34 +227,36 @@ static double cc_print_csv(const struct cc_bench *b)
 	return maxerr;
 }
 
-static int cc_args(int argc, char **argv, const char **topo, bool *csv)
-{
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *val = NULL;
-		size_t n = strcspn(a, "=");
+static const struct ll_opt cc_opts[] = { LL_VALUE("--topo"), LL_VALUE("--format"), LL_OPTS_END };
 
-		if (a[n] == '=')
-			val = a + n + 1;
-		else if (i + 1 < argc)
-			val = argv[i + 1], i++;
-		if (!strncmp(a, "--topo", n) && n == 6 && val && *val) {
-			*topo = val;
-		} else if (!strncmp(a, "--format", n) && n == 8 && val) {
-			if (strcmp(val, "table") && strcmp(val, "csv")) {
-				fprintf(stderr, "locklab-sim: ccbench --format: '%s' is not table or csv\n", val);
-				return 2;
-			}
-			*csv = !strcmp(val, "csv");
-		} else {
-			fprintf(stderr, "locklab-sim: ccbench: %s '%.*s'\n",
-				val ? "unknown option" : "option needs a value:", (int)n, a);
-			return 2;
-		}
-	}
-	return 0;
+static void cc_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
+		   "              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n");
 }
 
-int sim_ccbench(int argc, char **argv)
+static int cc_args(int argc, char **argv, const char **topo, bool *csv)
+{
+	struct ll_args a;
+	char err[256];
+	int rc;
+
+	ll_args_init(&a, &sim_ccbench_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		if (!strcmp(a.name, "--topo")) {
+			if (!*a.val)
+				return ll_bad("ccbench", "--topo: empty name");
+			*topo = a.val;
+		} else if (strcmp(a.val, "table") && strcmp(a.val, "csv")) {
+			return ll_bad("ccbench", "--format: '%s' is not table or csv", a.val);
+		} else {
+			*csv = !strcmp(a.val, "csv");
+		}
+	}
+	return rc == LL_ARG_BAD ? ll_bad("ccbench", "%s", err) : 0;
+}
+
+static int sim_ccbench(int argc, char **argv)
 {
 	const char *topo = sim.topo_arg_opt ? sim.topo_arg_opt : SIM_DEFAULT_TOPO;
 	bool csv = false;
@@ -285,3 +288,7 @@ int sim_ccbench(int argc, char **argv)
 	free(b);
 	return maxerr <= CC_LIMIT_PCT ? 0 : 1;
 }
+
+const struct ll_command sim_ccbench_cmd = {
+	.name = "ccbench", .main = sim_ccbench, .usage = cc_usage, .opts = cc_opts,
+};

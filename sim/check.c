@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/args.h>
 #include <locklab/backend.h>
 #include <locklab/rng.h>
 
@@ -19,6 +20,7 @@
 #define CHECK_THREADS 4
 #define CHECK_OPS 40
 #define CHECK_SEEDS 20
+#define CHECK_SEEDS_MAX 100000ull
 #define CHECK_DELAY_PS 2000000ull /* up to 2 us before a store may drain */
 
 static void check_config(struct wl_config *c, const struct lock_algo *a, uint64_t seed)
@@ -83,35 +85,55 @@ struct check_opts {
 	int model; /* -1: tso and pso */
 };
 
-static int parse(int argc, char **argv, struct check_opts *o)
+static const struct ll_opt check_opts_list[] = {
+	LL_VALUE("--lock"), LL_VALUE("--seeds"), LL_VALUE("--seed"), LL_VALUE("--memory-model"),
+	LL_VALUE("--topo"), LL_OPTS_END,
+};
+
+static void check_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-sim check [--lock L] [--seeds N] [--seed S] [--memory-model tso|pso]\n"
+		   "              [--topo NAME|FILE]\n"
+		   "              every lock under weak memory with adversarial store-buffer drains\n"
+		   "              (docs/storebuf.md)\n");
+}
+
+static int parse_one(const struct ll_args *a, struct check_opts *o)
 {
 	enum topo_memory_model m;
 	char err[256];
 
-	for (int i = 0; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!v) {
-			fprintf(stderr, "locklab-sim: check: %s needs a value\n", argv[i]);
-			return 2;
-		}
-		if (!strcmp(argv[i], "--lock"))
-			o->lock = v;
-		else if (!strcmp(argv[i], "--seeds") && !cli_parse_u64(v, &o->nseeds) && o->nseeds)
-			;
-		else if (!strcmp(argv[i], "--seed") && !cli_parse_u64(v, &o->seed))
-			o->one_seed = true;
-		else if (!strcmp(argv[i], "--memory-model") && !sb_model_by_name(v, &m))
-			o->model = (int)m;
-		else if (!strcmp(argv[i], "--topo") && backend_parse_option(argv[i], v, err, sizeof(err)) == 1)
-			;
-		else {
-			fprintf(stderr, "locklab-sim: check: bad option %s %s\n", argv[i], v);
-			return 2;
-		}
-		i++;
+	if (!strcmp(a->name, "--lock"))
+		o->lock = a->val;
+	else if (!strcmp(a->name, "--seeds")) {
+		if (cli_parse_u64(a->val, &o->nseeds) || !o->nseeds || o->nseeds > CHECK_SEEDS_MAX)
+			return ll_bad("check", "--seeds: '%s' is not a number in 1..%llu", a->val,
+				      CHECK_SEEDS_MAX);
+	} else if (!strcmp(a->name, "--seed")) {
+		if (cli_parse_u64(a->val, &o->seed))
+			return ll_bad("check", "--seed: '%s' is not a number", a->val);
+		o->one_seed = true;
+	} else if (!strcmp(a->name, "--memory-model")) {
+		if (sb_model_by_name(a->val, &m) || m == TOPO_MM_SC)
+			return ll_bad("check", "--memory-model: '%s' is not tso or pso", a->val);
+		o->model = (int)m;
+	} else if (backend_parse_option(a->name, a->val, err, sizeof(err)) != 1) {
+		return ll_bad("check", "%s", err);
 	}
 	return 0;
+}
+
+static int parse(int argc, char **argv, struct check_opts *o)
+{
+	struct ll_args a;
+	char err[256];
+	int rc;
+
+	ll_args_init(&a, &sim_check_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT)
+		if (parse_one(&a, o))
+			return 2;
+	return rc == LL_ARG_BAD ? ll_bad("check", "%s", err) : 0;
 }
 
 /* Every seed of one lock under one model; returns the violations. */
@@ -140,7 +162,7 @@ static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 	return 0;
 }
 
-int sim_check_command(int argc, char **argv)
+static int sim_check(int argc, char **argv)
 {
 	struct check_opts o = { .nseeds = CHECK_SEEDS, .model = -1 };
 	unsigned bad = 0, nlocks = 0;
@@ -160,8 +182,11 @@ int sim_check_command(int argc, char **argv)
 		fflush(stdout);
 	}
 	if (!nlocks) {
-		fprintf(stderr, "locklab-sim: check: no lock '%s'\n", o.lock);
-		return 2;
+		return ll_bad("check", "--lock: no lock '%s'", o.lock);
 	}
 	return bad ? 1 : 0;
 }
+
+const struct ll_command sim_check_cmd = {
+	.name = "check", .main = sim_check, .usage = check_usage, .opts = check_opts_list,
+};

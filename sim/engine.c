@@ -51,31 +51,10 @@
 
 #define WATCHDOG_MIN_PS 10000000000ull /* 10 ms */
 #define WATCHDOG_CS_FACTOR 1000ull
-#define QUANTUM_MAX_NS 1000000ull
 
 const char backend_name[] = "sim";
 const uint64_t backend_default_duration_ms = 2; /* simulated: the default sweep stays fast */
 const struct lock_algo *const backend_locks[] = { NULL };
-const char backend_usage[] =
-	"       locklab-sim run ... [--topo NAME|FILE] [--sim-quantum NS] [--watchdog MS]\n"
-	"              --topo: a machine under topologies/ or a platform file (default " SIM_DEFAULT_TOPO ")\n"
-	"              --sim-quantum: local time a thread may run ahead before it yields (default 100 ns)\n"
-	"              --watchdog: fail a run with no acquisition for MS simulated ms\n"
-	"                          (default max(10, 1000 x (cs + ncs) / 1e6); 0 = off)\n"
-	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
-	"              --pin none places threads as compact does\n"
-	"              [--memory-model sc|tso|pso]: store buffers (default: the topology's;\n"
-	"                          docs/storebuf.md)\n"
-	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
-	"                          (and the waits-for graph of a deadlock): docs/graphs.md\n"
-	VM_USAGE
-	"       locklab-sim explain --lock L --threads N [run options]\n"
-	"              where the handoff time goes, and how unfair the lock is (docs/graphs.md)\n"
-	"       locklab-sim check [--lock L] [--seeds N] [--seed S] [--memory-model tso|pso]\n"
-	"              every lock under weak memory with adversarial store-buffer drains\n"
-	"       locklab-sim ccbench [--topo NAME|FILE] [--format table|csv]\n"
-	"              cache-line transfer latencies by state and distance (SOSP'13 ccbench)\n";
-
 const struct sim_observer *sim_observer;
 
 struct sim_state sim = {
@@ -92,39 +71,33 @@ uint64_t sim_clock_ps(void)
 	return (uint64_t)llround(simgrid_get_clock() * 1e12) - sim.base_ps;
 }
 
-static bool is_simgrid_arg(const char *a)
-{
-	return !strncmp(a, "--cfg=", 6) || !strncmp(a, "--log=", 6);
-}
+#define SIM_CFG_MAX 16
 
-/* SimGrid sees only our settings and the user's --cfg= and --log=
- * arguments (which come later, so they win); those are taken out of argv. */
+/* SimGrid sees only our settings and the user's --simgrid-cfg ones (which
+ * come later, so they win, except the thread contexts an ASan build needs;
+ * sim/options.c checks them and takes them out of argv).  SimGrid's own
+ * --cfg= and --log= stay in argv: no sub-command takes them, so they are
+ * refused as unknown options. */
 int sim_init_simgrid(int *argc, char **argv)
 {
-	char **sg = calloc((size_t)*argc + 8, sizeof(char *));
-	int n = 0, m = 1;
+	char *sg[SIM_CFG_MAX + 4], *taken[SIM_CFG_MAX];
+	int n = 0, first, ntaken, rc;
 
-	if (!sg) {
-		fprintf(stderr, "locklab-sim: out of memory\n");
-		return 1;
-	}
 	xbt_log_control_set("root.thres:critical");
 	sg[n++] = argv[0];
 	sg[n++] = "--cfg=surf/precision:1e-15";
+	first = n;
+	rc = sim_take_simgrid_cfg(argc, argv, sg, &n, first + SIM_CFG_MAX);
+	ntaken = n - first;
+	memcpy(taken, sg + first, (size_t)ntaken * sizeof(*taken)); /* SimGrid edits sg */
 	if (SIM_ASAN)
-		sg[n++] = "--cfg=contexts/factory:thread";
-	for (int i = 1; i < *argc; i++) {
-		if (is_simgrid_arg(argv[i]))
-			sg[n++] = argv[i];
-		else
-			argv[m++] = argv[i];
-	}
-	argv[m] = NULL;
-	*argc = m;
+		sg[n++] = "--cfg=contexts/factory:thread"; /* after the user's: it wins */
 	sg[n] = NULL;
-	simgrid_init(&n, sg);
-	free(sg);
-	return 0;
+	if (!rc)
+		simgrid_init(&n, sg);
+	while (ntaken)
+		free(taken[--ntaken]);
+	return rc;
 }
 
 int sim_load_topo(const char *arg, char *err, size_t errlen)
@@ -140,6 +113,7 @@ int sim_load_topo(const char *arg, char *err, size_t errlen)
 	}
 	if (topo_load(&sim.topo, arg, err, errlen))
 		return -1;
+	sim_apply_arbitration(&sim.topo);
 	sim.hosts = calloc(sim.topo.ncores, sizeof(sg_host_t));
 	if (!sim.hosts || !sim.topo.core_host) {
 		snprintf(err, errlen, "--topo %s: no hosts for the cores", arg);
@@ -260,41 +234,6 @@ int backend_init(int *argc, char **argv)
 	return sim_init_simgrid(argc, argv);
 }
 
-int backend_parse_option(const char *opt, const char *val, char *err, size_t errlen)
-{
-	uint64_t v;
-	int rc;
-
-	if (!strcmp(opt, "--topo")) {
-		if (!*val) {
-			snprintf(err, errlen, "--topo: empty name");
-			return -1;
-		}
-		sim.topo_arg_opt = val;
-		return 1;
-	}
-	if (!strcmp(opt, "--sim-quantum")) {
-		if (cli_parse_u64(val, &v) || v > QUANTUM_MAX_NS) {
-			snprintf(err, errlen, "--sim-quantum: '%s' is not a number of ns in 0..%llu", val,
-				 QUANTUM_MAX_NS);
-			return -1;
-		}
-		sim.quantum_ps = v * 1000;
-		return 1;
-	}
-	if (!strcmp(opt, "--watchdog")) {
-		if (cli_parse_u64(val, &v) || v > 24ull * 3600 * 1000) {
-			snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..86400000", val);
-			return -1;
-		}
-		sim.watchdog_ps = v * 1000000000ull;
-		return 1;
-	}
-	rc = report_parse_option(opt, val, err, errlen);
-	rc = rc ? rc : sb_parse_option(opt, val, err, errlen);
-	return rc ? rc : vm_parse_option(opt, val, err, errlen);
-}
-
 const char *sim_topo_of(const struct wl_config *cfg)
 {
 	if (cfg && cfg->topo)
@@ -338,6 +277,9 @@ static void fill_counters(struct sim_counters *c)
 	c->misses = k->misses;
 	c->lock_invalidations = k->invalidations[COH_TAG_LOCK];
 	c->lock_misses = k->misses_by_tag[COH_TAG_LOCK];
+	c->node_misses = k->misses_by_tag[COH_TAG_CTX];
+	c->data_misses = k->misses_by_tag[COH_TAG_DATA];
+	c->other_misses = k->misses_by_tag[COH_TAG_OTHER];
 	c->remote_transfers = k->remote_transfers;
 	c->line_queue_ps = k->queue_ps;
 	for (unsigned l = 0; links && l < sim.topo.nlinks; l++)
@@ -441,6 +383,10 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
 	}
+	if (sim_arbitration_option()) {
+		fprintf(f, ", \"arbitration\": ");
+		output_json_string(f, sim_arbitration_option());
+	}
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0));
@@ -454,17 +400,6 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 const char *backend_topo_name(const struct wl_config *cfg)
 {
 	return sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg);
-}
-
-int backend_command(const char *cmd, int argc, char **argv)
-{
-	if (!strcmp(cmd, "ccbench"))
-		return sim_ccbench(argc, argv);
-	if (!strcmp(cmd, "explain"))
-		return explain_command(argc, argv, sim_explain);
-	if (!strcmp(cmd, "check"))
-		return sim_check_command(argc, argv);
-	return -1;
 }
 
 void backend_fini(void)

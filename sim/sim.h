@@ -146,6 +146,8 @@ struct sim_state {
 
 extern struct sim_state sim;
 
+struct ll_command;
+
 /* engine.c */
 int sim_init_simgrid(int *argc, char **argv);
 int sim_load_topo(const char *arg, char *err, size_t errlen);
@@ -202,7 +204,14 @@ void sim_describe_line(uintptr_t addr, char *buf, size_t len);
 void sim_allocs_reset(void);
 size_t sim_round_line(size_t size);
 
-/* ccbench.c */
-int sim_ccbench(int argc, char **argv);
+/* ccbench.c: the `ccbench` sub-command */
+extern const struct ll_command sim_ccbench_cmd;
+
+/* options.c: --simgrid-cfg out of argv into sg; --arbitration onto a
+ * loaded topology */
+int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room);
+void sim_apply_arbitration(struct topo *t);
+/* --arbitration as given, or NULL (the topology's rule) */
+const char *sim_arbitration_option(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <locklab/args.h>
 #include <locklab/lock.h>
 
 #include "topology.h"
@@ -46,6 +47,6 @@ void sim_prefetch_now(struct sim_actor *a, const volatile void *p);
  * the run could not be made. */
 int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t seed, char *why,
 		  size_t len);
-int sim_check_command(int argc, char **argv);
+extern const struct ll_command sim_check_cmd;
 
 #endif

@@ -292,6 +292,15 @@ static int read_arbitration(struct topo_ctx *x, struct topo *t)
 	return 0;
 }
 
+void topo_set_arbitration(struct topo *t, enum topo_arbitration a, long max_local_run)
+{
+	t->arbitration = a;
+	if (a != ARB_SOCKET_FIRST)
+		t->max_local_run = 0;
+	else
+		t->max_local_run = max_local_run < 0 ? largest_socket(t) : (unsigned)max_local_run;
+}
+
 int topo_read_costs(struct topo_ctx *x, struct topo *t)
 {
 	static const char *const hit_names[TOPO_NOPS] = { "hit.load", "hit.store", "hit.atomic" };

@@ -111,6 +111,9 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
  * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
 void topo_free(struct topo *t);
+/* --arbitration: replace the topology's rule; max_local_run < 0 for the
+ * default run (the cores of the largest socket), 0 for unbounded. */
+void topo_set_arbitration(struct topo *t, enum topo_arbitration a, long max_local_run);
 
 static inline unsigned topo_class(const struct topo *t, unsigned core_a, unsigned core_b)
 {

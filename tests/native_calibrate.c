@@ -367,12 +367,12 @@ static void test_calibrate_bad_input(void **state)
 
 	(void)state;
 	assert_int_equal(call_quiet(native_calibrate_main, 2, reps_low), 2);
-	expect_log("--reps '5'");
+	expect_log("--reps: '5'");
 	assert_int_equal(call_quiet(native_calibrate_main, 2, reps_text), 2);
 	assert_int_equal(call_quiet(native_calibrate_main, 2, topo), 2);
 	expect_log("never goes under topologies/");
 	assert_int_equal(call_quiet(native_calibrate_main, 1, unknown), 2);
-	expect_log("unknown option '--bogus'");
+	expect_log("--bogus: unknown option");
 	assert_int_equal(call_quiet(native_calibrate_main, 1, no_value), 2);
 	assert_int_equal(call_quiet(native_calibrate_main, 2, from_missing), 2);
 	expect_log("No such file");
@@ -519,7 +519,7 @@ static void test_report_bad_input(void **state)
 	assert_int_equal(call_quiet(native_validate_report_main, 4, bad_num), 2);
 	expect_log("badnum.csv:2");
 	assert_int_equal(call_quiet(native_validate_report_main, 5, unknown), 2);
-	expect_log("unknown option '--what'");
+	expect_log("--what: unknown option");
 }
 
 /* ------------------------------------------------------ end to end */

@@ -133,13 +133,13 @@ static void test_bad_input(void **state)
 	char *dir[] = { "--dir", "/nonexistent/locklab", "--iterations", "10", "--runs", "1" };
 
 	(void)state;
-	expect_bad(2, procs0, "--procs '0'");
+	expect_bad(2, procs0, "--procs: '0'");
 	expect_bad(2, test_x, "unknown test 'spin'");
-	expect_bad(2, iters, "--iterations 'lots'");
+	expect_bad(2, iters, "--iterations: 'lots'");
 	expect_bad(4, pin, "socket:99");
 	expect_bad(2, pin_text, "--pin: 'diagonal'");
-	expect_bad(2, unknown, "unknown option '--threads'");
-	expect_bad(1, dangling, "--runs needs a value");
+	expect_bad(2, unknown, "--threads: unknown option");
+	expect_bad(1, dangling, "--runs: needs a value");
 	expect_bad(6, dir, "cannot make a directory in /nonexistent/locklab");
 }
 

@@ -13,7 +13,8 @@
  *      refuses what it cannot explain (exit 2, one line);
  *   4. `run --graphs DIR` writes the machine and handoff graphs; the DOT
  *      files parse (agread) with the expected nodes and edges, the SVG files
- *      are SVG with those nodes, the PNG files are PNG;
+ *      are SVG with those nodes and a legend, the PNG files are PNG; above
+ *      32 threads the handoff graph has a node per socket and stays narrow;
  *   5. a deadlock writes the waits-for graph: who waits on which line;
  *   6. the chart scripts run on small CSV files (plots/plots.py and
  *      gnuplot), and `run --threads-csv` writes a row per thread.
@@ -289,6 +290,26 @@ static Agraph_t *read_dot(const char *path)
 	return g;
 }
 
+/* Nodes of g but those of its legend. */
+static unsigned graph_nodes(Agraph_t *g)
+{
+	unsigned n = 0;
+
+	for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v))
+		n += strncmp(agnameof(v), "legend", 6) != 0;
+	return n;
+}
+
+/* The SVG's width in points. */
+static double svg_width_pt(const char *svg)
+{
+	const char *w = strstr(svg, "<svg width=\"");
+
+	if (!w)
+		fail_msg("no width attribute on <svg>");
+	return strtod(w + strlen("<svg width=\""), NULL);
+}
+
 static void expect_svg(const char *path, const char *const *titles)
 {
 	char *s = slurp(path, NULL);
@@ -302,6 +323,17 @@ static void expect_svg(const char *path, const char *const *titles)
 		if (!strstr(s, t))
 			fail_msg("%s lacks node %s", path, *titles);
 	}
+	free(s);
+}
+
+/* The graph's legend, titled with what its node colour means. */
+static void expect_legend(const char *path, const char *meaning)
+{
+	char *s = slurp(path, NULL), want[160];
+
+	sfmt(want, sizeof(want), "legend: node colour = %s", meaning);
+	if (!strstr(s, want))
+		fail_msg("%s lacks \"%s\"", path, want);
 	free(s);
 }
 
@@ -323,7 +355,7 @@ static void expect_machine(const char *stem)
 
 	sfmt(path, sizeof(path), "%s-machine.dot", stem);
 	g = read_dot(path);
-	assert_int_equal(agnnodes(g), 4 + 32); /* sockets and cores */
+	assert_int_equal(graph_nodes(g), 4 + 32); /* sockets and cores */
 	assert_non_null(agnode(g, "socket0", 0));
 	assert_non_null(agnode(g, "c31", 0));
 	assert_non_null(agsubg(g, "cluster_socket3", 0));
@@ -337,6 +369,7 @@ static void expect_machine(const char *stem)
 	agclose(g);
 	sfmt(path, sizeof(path), "%s-machine.svg", stem);
 	expect_svg(path, (const char *const[]){ "socket0", "socket3", "c0", "c31", NULL });
+	expect_legend(path, "share of the run spent waiting");
 	sfmt(path, sizeof(path), "%s-machine.png", stem);
 	expect_png(path);
 }
@@ -349,12 +382,13 @@ static void expect_handoff(const char *stem, unsigned threads)
 	sfmt(path, sizeof(path), "%s-handoff.dot", stem);
 	g = read_dot(path);
 	assert_true(agisdirected(g));
-	assert_int_equal(agnnodes(g), threads);
+	assert_int_equal(graph_nodes(g), threads);
 	assert_true(agnedges(g) > 0);
 	assert_non_null(agnode(g, "t0", 0));
 	agclose(g);
 	sfmt(path, sizeof(path), "%s-handoff.svg", stem);
 	expect_svg(path, (const char *const[]){ "t0", "t7", NULL });
+	expect_legend(path, "share of the run spent waiting");
 	sfmt(path, sizeof(path), "%s-handoff.png", stem);
 	expect_png(path);
 }
@@ -373,6 +407,38 @@ static void test_graphs(void **state)
 		sfmt(stem, sizeof(stem), "%s/graph-%s-%s-8", dir, TOPO, *l);
 		expect_handoff(stem, 8);
 	}
+}
+
+/* 80 threads on 8socket: a node per socket, self-loops for the handoffs
+ * inside one, a width a screen can show. */
+static void test_socket_graph(void **state)
+{
+	char dir[300], path[512];
+	unsigned loops = 0;
+	Agraph_t *g;
+	char *svg;
+
+	sfmt(dir, sizeof(dir), "%s/graphs80", tl_tmpdir());
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo 8socket --lock mcs --threads 80 "
+				     "--runs 1 --duration 1 --graphs %s", bindir, dir), 0);
+	sfmt(path, sizeof(path), "%s/graph-8socket-mcs-80-handoff.dot", dir);
+	g = read_dot(path);
+	assert_true(graph_nodes(g) > 1 && graph_nodes(g) <= 8);
+	assert_non_null(agnode(g, "s0", 0));
+	assert_null(agnode(g, "t0", 0));
+	for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
+		for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e))
+			loops += aghead(e) == agtail(e) && strstr(agget(e, "xlabel"), "%)");
+	assert_true(loops > 0);
+	agclose(g);
+	sfmt(path, sizeof(path), "%s/graph-8socket-mcs-80-handoff.svg", dir);
+	expect_svg(path, (const char *const[]){ "s0", "s7", NULL });
+	expect_legend(path, "share of the run spent waiting");
+	svg = slurp(path, NULL);
+	print_message("  80-thread handoff graph: %.0f pt wide\n", svg_width_pt(svg));
+	assert_true(svg_width_pt(svg) < 3000);
+	assert_non_null(strstr(svg, "handoffs between sockets"));
+	free(svg);
 }
 
 static void test_waits_graph(void **state)
@@ -413,6 +479,7 @@ static void test_waits_graph(void **state)
 	agclose(g);
 	sfmt(path, sizeof(path), "%s/graph-%s-never-3-waits.svg", dir, TOPO);
 	expect_svg(path, (const char *const[]){ "t0", "t2", NULL });
+	expect_legend(path, "what the thread was doing");
 }
 
 /* ------------------------------------------------ 6: charts */
@@ -487,6 +554,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_explain_command),
 		cmocka_unit_test(test_explain_bad_input),
 		cmocka_unit_test(test_graphs),
+		cmocka_unit_test(test_socket_graph),
 		cmocka_unit_test(test_waits_graph),
 		cmocka_unit_test(test_threads_csv),
 		cmocka_unit_test(test_charts),

@@ -11,13 +11,18 @@
  *     and the checker, the handoff record and the timestamps none;
  *   - a lock that excludes nothing is still caught, seed after seed;
  *   - --cs-lines 0 is accepted by both binaries and runs; the simulator's
- *     misses_per_acq of ticket drops by the data line's one miss.
+ *     misses_per_acq of ticket drops by the data line's one miss;
+ *   - the user sees it: the CSV's misses per acquisition by line
+ *     (lock_, node_, data_, other_misses_per_acq) and explain's section
+ *     "misses per acquisition by line" show misses on the lock's and queue
+ *     nodes' lines only, and the data line's one miss once it is there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +298,67 @@ static void bare_lock_loop_in_both_binaries(void **state)
 	assert_int_equal(shell(cmd, out, sizeof(out)), 2);
 }
 
+/* The figure after `label` in explain's section of misses by line. */
+static double explain_line(const char *out, const char *label)
+{
+	const char *sec = strstr(out, "misses per acquisition by line: lock word, queue nodes, "
+				      "protected data, other\n");
+	char key[64];
+	const char *p;
+
+	if (!sec)
+		fail_msg("explain has no section of misses by line");
+	snprintf(key, sizeof(key), "\n  %s ", label);
+	p = strstr(sec, key);
+	if (!p)
+		fail_msg("explain's section of misses by line has no %s", label);
+	return strtod(p + strlen(key), NULL);
+}
+
+static void only_lock_lines_miss_says_the_cli(void **state)
+{
+	static char out[1 << 16];
+	static const char *const locks[] = { "ticket", "mcs" };
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock ticket,mcs --threads 2 --pin socket:0 "
+		 "--cs-lines 0 --runs 1 --format csv",
+		 bindir, TOPO);
+	assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		const char *l = locks[i];
+		double all = csv_field(out, l, "misses_per_acq");
+		double lock = csv_field(out, l, "lock_misses_per_acq");
+		double node = csv_field(out, l, "node_misses_per_acq");
+
+		assert_true(lock > 0.5);
+		assert_true(csv_field(out, l, "data_misses_per_acq") == 0);
+		assert_true(csv_field(out, l, "other_misses_per_acq") == 0);
+		if (lock + node < all - 0.0003 || lock + node > all + 0.0003)
+			fail_msg("%s: lock %.4f + node %.4f misses against %.4f in all", l, lock, node,
+				 all);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd),
+			 "%s/locklab-sim explain --topo %s --lock %s --threads 2 --pin socket:0 "
+			 "--cs-lines 0 --runs 1",
+			 bindir, TOPO, locks[i]);
+		assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+		assert_true(explain_line(out, "lock word") > 0.5);
+		assert_true(explain_line(out, "protected data") == 0);
+		assert_true(explain_line(out, "other") == 0);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock ticket --threads 2 --pin socket:0 "
+		 "--cs-lines 1 --runs 1 --format csv",
+		 bindir, TOPO);
+	assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+	if (fabs(csv_field(out, "ticket", "data_misses_per_acq") - 1) > 0.1)
+		fail_msg("ticket with one data line: %.4f data misses per acquisition",
+			 csv_field(out, "ticket", "data_misses_per_acq"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,6 +366,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_section_costs_its_data_only),
 		cmocka_unit_test(a_lock_that_excludes_nothing_is_caught),
 		cmocka_unit_test(bare_lock_loop_in_both_binaries),
+		cmocka_unit_test(only_lock_lines_miss_says_the_cli),
 	};
 	int rc;
 

@@ -1,6 +1,7 @@
 /*
  * tests/unit_cli.c - bad input to either binary: exit status 2 and exactly
- * one line on stderr that names the problem.  Also `list` and `help`.
+ * one line on stderr that names the problem.  Also `list`, `--help` after
+ * every sub-command, `--version`, and the command list of the hint.
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,9 +37,14 @@ static void bad_input_native(void **state)
 	BAD(p, "--pin", "run", "--lock", "ticket", "--pin", "list:0", "--threads", "2");
 	BAD(p, "--format", "run", "--lock", "ticket", "--format", "xml");
 	BAD(p, "exclude", "run", "--lock", "ticket", "--ops", "10", "--duration", "10");
-	BAD(p, "unknown option '--bogus'", "run", "--bogus", "1");
-	BAD(p, "needs a value", "run", "--lock");
+	BAD(p, "run: --bogus: unknown option", "run", "--bogus", "1");
+	BAD(p, "run: --lock: needs a value", "run", "--lock");
+	BAD(p, "--progress: takes no value", "run", "--progress=1");
 	BAD(p, "unknown command", "frobnicate");
+	BAD(p, "list: --x: unknown option", "list", "--x");
+	BAD(p, "filelock: --threads: unknown option", "filelock", "--threads", "2");
+	BAD(p, "calibrate: --reps: ", "calibrate", "--reps", "5");
+	BAD(p, "validate-report: --what: unknown option", "validate-report", "--what");
 }
 
 static void bad_input_sim(void **state)
@@ -50,6 +56,113 @@ static void bad_input_sim(void **state)
 	BAD(p, "nosuchmachine", "run", "--topo", "nosuchmachine", "--lock", "ticket");
 	/* 4socket has 32 cores */
 	BAD(p, "32", "run", "--topo", "4socket", "--lock", "ticket", "--threads", "33");
+	BAD(p, "ccbench: --format: 'x'", "ccbench", "--format", "x");
+	BAD(p, "explain: --bogus: unknown option", "explain", "--bogus", "1");
+}
+
+/* SimGrid's own options are not passed through; --simgrid-cfg is checked. */
+static void simgrid_options(void **state)
+{
+	const char *p = "locklab-sim";
+	struct tl_proc o;
+	const char *const ok[] = { "run", "--topo", "1socket", "--lock", "mcs", "--threads", "2",
+				   "--runs", "1", "--simgrid-cfg", "contexts/stack-size:128", NULL };
+
+	BAD(p, "list: --cfg: unknown option", "list", "--cfg=bogus:1");
+	BAD(p, "run: --cfg: unknown option", "run", "--cfg=contexts/stack-size:1");
+	BAD(p, "run: --log: unknown option", "run", "--log=root.thres:debug");
+	BAD(p, "ccbench: --cfg: unknown option", "ccbench", "--cfg=bogus:1");
+	BAD(p, "--simgrid-cfg: contexts/stack-size", "run", "--simgrid-cfg",
+	    "contexts/stack-size:1");
+	BAD(p, "--simgrid-cfg: 'network/model:x'", "run", "--simgrid-cfg", "network/model:x");
+	BAD(p, "--simgrid-cfg: contexts/factory", "list", "--simgrid-cfg=contexts/factory:ucontext");
+	BAD(p, "--simgrid-cfg: needs a value", "run", "--simgrid-cfg");
+	assert_int_equal(tl_bin(&o, bindir, p, ok), 0);
+	tl_proc_free(&o);
+}
+
+static void arbitration_option(void **state)
+{
+	const char *p = "locklab-sim";
+
+	BAD(p, "run: --arbitration: 'lifo'", "run", "--arbitration", "lifo");
+	BAD(p, "--arbitration: 'socket-first:0'", "run", "--arbitration", "socket-first:0");
+	BAD(p, "--arbitration: 'socket-first:x'", "run", "--arbitration=socket-first:x");
+	BAD(p, "--arbitration: 'fifo:2'", "explain", "--arbitration", "fifo:2");
+	BAD(p, "--arbitration: needs a value", "run", "--arbitration");
+}
+
+/* `PROG CMD --help` and `PROG CMD -h`: exit 0, the usage of CMD on stdout. */
+static void expect_help(const char *prog, const char *cmd, const char *flag)
+{
+	struct tl_proc o;
+	const char *const a[] = { cmd, "--lock", "ticket", flag, NULL };
+	char want[64];
+
+	snprintf(want, sizeof(want), "usage: %s %s", prog, cmd);
+	assert_int_equal(tl_bin(&o, bindir, prog, a), 0);
+	if (!strstr(o.out, want))
+		fail_msg("%s %s %s: no '%s' in: %s", prog, cmd, flag, want, o.out);
+	tl_proc_free(&o);
+}
+
+static const char *const native_cmds[] = { "list", "run", "calibrate", "validate-report",
+					    "filelock", "version", "help", NULL };
+static const char *const sim_cmds[] = { "list", "run", "explain", "ccbench", "version", "help",
+					NULL };
+
+static void help_after_every_command(void **state)
+{
+	for (const char *const *c = native_cmds; *c; c++) {
+		expect_help("locklab-native", *c, "--help");
+		expect_help("locklab-native", *c, "-h");
+	}
+	for (const char *const *c = sim_cmds; *c; c++) {
+		expect_help("locklab-sim", *c, "--help");
+		expect_help("locklab-sim", *c, "-h");
+	}
+}
+
+static void expect_hint(const char *prog, const char *const *cmds)
+{
+	struct tl_proc o;
+	const char *const a[] = { "frobnicate", NULL };
+
+	assert_int_equal(tl_bin(&o, bindir, prog, a), 2);
+	for (; *cmds; cmds++)
+		if (!strstr(o.err, *cmds))
+			fail_msg("%s: the hint does not name %s: %s", prog, *cmds, o.err);
+	tl_proc_free(&o);
+}
+
+static void version_and_hint(void **state)
+{
+	const char *const progs[] = { "locklab-native", "locklab-sim" };
+	const char *const forms[][2] = { { "--version", NULL }, { "version", NULL } };
+
+	for (int i = 0; i < 2; i++)
+		for (int f = 0; f < 2; f++) {
+			struct tl_proc o;
+
+			assert_int_equal(tl_bin(&o, bindir, progs[i], forms[f]), 0);
+			assert_non_null(strstr(o.out, progs[i]));
+			assert_non_null(strstr(o.out, "0."));
+			tl_proc_free(&o);
+		}
+	expect_hint("locklab-native", native_cmds);
+	expect_hint("locklab-sim", sim_cmds);
+}
+
+/* filelock checks its own options: a list of 2 cpus for 2 processes. */
+static void filelock_pin_list(void **state)
+{
+	struct tl_proc o;
+	const char *const a[] = { "filelock", "--pin", "list:0,1", "--procs", "2", "--test", "flock",
+				  "--shared", "--iterations", "10", "--runs", "1", NULL };
+
+	assert_int_equal(tl_bin(&o, bindir, "locklab-native", a), 0);
+	assert_non_null(strstr(o.out, "pin=list:0,1"));
+	tl_proc_free(&o);
 }
 
 static void list_prints_catalogue(void **state)
@@ -73,6 +186,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bad_input_native),
 		cmocka_unit_test(bad_input_sim),
 		cmocka_unit_test(list_prints_catalogue),
+		cmocka_unit_test(simgrid_options),
+		cmocka_unit_test(arbitration_option),
+		cmocka_unit_test(help_after_every_command),
+		cmocka_unit_test(version_and_hint),
+		cmocka_unit_test(filelock_pin_list),
 	};
 	bindir = argc > 1 ? argv[1] : "bin";
 	return cmocka_run_group_tests(tests, NULL, NULL);

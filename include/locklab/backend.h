@@ -47,10 +47,9 @@ int backend_run(struct wl_run *run, struct run_counters *counters);
 void backend_env_json(FILE *f, const struct wl_config *cfg);
 const char *backend_topo_name(const struct wl_config *cfg);
 
-/* The backend's own sub-commands (ccbench, calibrate).  Returns -1 when cmd
- * is not one of them, else the exit status. */
-int backend_command(const char *cmd, int argc, char **argv);
-/* One line per backend sub-command for the usage text. */
+/* The backend's own sub-commands (ccbench, calibrate ...) are its
+ * backend_commands[] (locklab/args.h).  backend_usage: the lines of the
+ * backend's own `run` options, for run's usage. */
 extern const char backend_usage[];
 
 /* `explain` (the simulator's): one configuration of one mutex, its report
@@ -68,7 +67,9 @@ int cli_parse_u64(const char *s, uint64_t *out);
 /* core/explain_cli.c: parse explain's options (those of `run`, narrowed),
  * check them against the backend, and hand them to explain.  Returns the
  * exit status (2 on bad input, with one line on stderr). */
-int explain_command(int argc, char **argv, int (*explain)(const struct explain_opts *o));
+struct ll_command;
+int explain_command(const struct ll_command *cmd, int argc, char **argv,
+		    int (*explain)(const struct explain_opts *o));
 
 /* Locks only this backend can run (the pthread references natively);
  * NULL-terminated. */

@@ -43,6 +43,9 @@ struct sim_counters {
 	uint64_t misses;              /* coherence misses, all threads, all lines */
 	uint64_t lock_invalidations;  /* invalidation messages on lock-tagged lines */
 	uint64_t lock_misses;         /* coherence misses on lock-tagged lines */
+	uint64_t node_misses;         /* ... on queue-node (per-thread context) lines */
+	uint64_t data_misses;         /* ... on the protected data's lines */
+	uint64_t other_misses;        /* ... on untagged lines */
 	uint64_t remote_transfers;    /* line transfers that crossed a socket link */
 	uint64_t line_queue_ps;       /* time requests waited behind others on a busy line */
 	uint64_t busiest_link_msgs;   /* messages on the most loaded socket link */
@@ -97,6 +100,8 @@ struct run_result {
 	double misses_per_acq, invalidations_per_release, remote_transfers_per_acq;
 	double line_queue_ns_per_acq, busiest_link_msgs_per_acq, events_per_acq;
 	double transfers_class_per_acq[SIM_CSV_CLASSES];
+	/* misses_per_acq by what the line holds */
+	double lock_misses_per_acq, node_misses_per_acq, data_misses_per_acq, other_misses_per_acq;
 	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
 };

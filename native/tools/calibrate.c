@@ -15,6 +15,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include <locklab/args.h>
 #include <locklab/backend.h>
 #include <locklab/result.h>
 
@@ -36,35 +37,51 @@ static int bad(const char *fmt, ...)
 	return 2;
 }
 
+static const struct ll_opt cal_opts[] = {
+	LL_VALUE("--reps"), LL_VALUE("--out"), LL_VALUE("--from"), LL_FLAG("--progress"), LL_OPTS_END,
+};
+
+static void cal_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-native calibrate [--reps N] [--out FILE.xml] [--from FILE.calib.csv]\n"
+		   "              [--progress]  measure this machine for the simulator (docs/validate.md)\n");
+}
+
+const struct ll_command native_calibrate_cmd = {
+	.name = "calibrate", .main = native_calibrate_main, .usage = cal_usage, .opts = cal_opts,
+};
+
+/* 0, 1 after --help, or 2 after one line on stderr. */
 static int parse_opts(int argc, char **argv, struct cal_opts *o)
 {
+	struct ll_args a;
+	char err[256];
 	uint64_t v;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->reps = CAL_DEFAULT_REPS;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--progress")) {
+	ll_args_init(&a, &native_calibrate_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		if (!strcmp(a.name, "--progress"))
 			o->progress = true;
-			continue;
-		}
-		if (strcmp(a, "--reps") && strcmp(a, "--out") && strcmp(a, "--from"))
-			return bad("unknown option '%s' (--reps, --out, --from, --progress)", a);
-		if (!val || !*val)
-			return bad("%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--out")) {
-			o->out = val;
-		} else if (!strcmp(a, "--from")) {
-			o->from = val;
-		} else {
-			if (cli_parse_u64(val, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
-				return bad("--reps '%s': a whole number from 10 to 100000", val);
+		else if (!*a.val)
+			return bad("%s: needs a value", a.name);
+		else if (!strcmp(a.name, "--out"))
+			o->out = a.val;
+		else if (!strcmp(a.name, "--from"))
+			o->from = a.val;
+		else if (cli_parse_u64(a.val, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
+			return bad("--reps: '%s' is not a whole number from %u to %u", a.val,
+				   CAL_MIN_REPS, CAL_MAX_REPS);
+		else
 			o->reps = (unsigned)v;
-		}
 	}
-	return 0;
+	if (rc == LL_ARG_HELP) {
+		cal_usage(stdout);
+		return 1;
+	}
+	return rc == LL_ARG_BAD ? bad("%s", err) : 0;
 }
 #if CAL_X86
 
@@ -333,7 +350,7 @@ int native_calibrate_main(int argc, char **argv)
 	int rc = parse_opts(argc, argv, &o);
 
 	if (rc)
-		return rc;
+		return rc == 1 ? 0 : rc; /* 1: --help */
 	if (o.out && calib_check_out_path(o.out, err, sizeof(err))) {
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;

@@ -1,21 +1,12 @@
 /*
  * native/tools/commands.c - the sub-commands of locklab-native beyond
- * `list` and `run` (core/main.c hands them over through backend_command):
+ * `list` and `run` (core/main.c finds them in backend_commands):
  * calibrate, validate-report and filelock (docs/validate.md).
  */
-#include <string.h>
-
-#include <locklab/backend.h>
+#include <locklab/args.h>
 
 #include "validate.h"
 
-int backend_command(const char *cmd, int argc, char **argv)
-{
-	if (!strcmp(cmd, "calibrate"))
-		return native_calibrate_main(argc, argv);
-	if (!strcmp(cmd, "validate-report"))
-		return native_validate_report_main(argc, argv);
-	if (!strcmp(cmd, "filelock"))
-		return native_filelock_main(argc, argv);
-	return -1;
-}
+const struct ll_command *const backend_commands[] = {
+	&native_calibrate_cmd, &native_vreport_cmd, &native_filelock_cmd, NULL,
+};

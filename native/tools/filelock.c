@@ -454,7 +454,7 @@ int native_filelock_main(int argc, char **argv)
 	memset(res, 0, sizeof(res));
 	rc = fl_parse_opts(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc == 1 ? 0 : rc; /* 1: --help */
 	if (native_pin_check(&o.pin.cfg, o.procs, err, sizeof(err)))
 		return fl_bad("%s", err);
 	memset(&r, 0, sizeof(r));

@@ -36,7 +36,8 @@ struct fl_opts {
 __attribute__((format(printf, 1, 2)))
 int fl_bad(const char *fmt, ...);
 
-/* The options after `filelock`: 0, or 2 after one line on stderr. */
+/* The options after `filelock`: 0, 1 after --help, or 2 after one line
+ * on stderr. */
 int fl_parse_opts(int argc, char **argv, struct fl_opts *o);
 
 #endif

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <locklab/args.h>
+
 #include "filelock.h"
+#include "validate.h"
 
 const char *const fl_test_names[FL_NTESTS] = { "flock", "posix", "lease" };
 
@@ -48,17 +51,16 @@ static int parse_tests(const char *val, struct fl_opts *o)
 static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
 {
 	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return fl_bad("%s '%s': a whole number from 1 to %llu", opt, val,
+		return fl_bad("%s: '%s' is not a whole number from 1 to %llu", opt, val,
 			      (unsigned long long)max);
 	return 0;
 }
 
 static int parse_pin(const char *val, struct fl_opts *o)
 {
-	char *av[2] = { (char *)"--pin", (char *)val };
 	char err[300];
 
-	if (cli_parse_run(2, av, &o->pin, err, sizeof(err)))
+	if (cli_parse_pin(val, &o->pin.cfg, err, sizeof(err)))
 		return fl_bad("%s", err);
 	o->pin_text = val;
 	return 0;
@@ -96,37 +98,65 @@ static int parse_valued(const char *a, const char *v, struct fl_opts *o)
 		return parse_count(a, v, 86400, &o->timeout_s);
 	if (!strcmp(a, "--iterations"))
 		return parse_count(a, v, 1000000000ull, &o->iterations);
-	return fl_bad("unknown option '%s' (--test, --procs, --shared, --private, --iterations, "
-		      "--runs, --pin, --dir, --csv, --timeout)", a);
+	return 0;
 }
 
-int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
+static const struct ll_opt fl_opts_table[] = {
+	LL_VALUE("--test"), LL_VALUE("--procs"), LL_FLAG("--shared"), LL_FLAG("--private"),
+	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--dir"), LL_VALUE("--csv"), LL_VALUE("--timeout"),
+	LL_OPTS_END,
+};
+
+static void fl_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-native filelock [--test flock,posix,lease] [--procs N] [--shared|--private]\n"
+		   "              [--iterations N] [--runs R] [--pin POLICY] [--dir DIR] [--csv FILE]\n"
+		   "              [--timeout S]  file locks between processes (docs/validate.md)\n");
+}
+
+const struct ll_command native_filelock_cmd = {
+	.name = "filelock", .main = native_filelock_main, .usage = fl_usage, .opts = fl_opts_table,
+};
+
+static void set_defaults(struct fl_opts *o)
 {
 	const struct native_machine *m = native_machine();
-	bool any = false;
-	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->iterations = FL_DEFAULT_ITERS;
 	o->runs = FL_DEFAULT_RUNS;
 	o->timeout_s = FL_DEFAULT_TIMEOUT_S;
 	o->procs = m ? m->npus : 2;
+}
+
+int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
+{
+	struct ll_args a;
+	char err[256];
+	bool any = false;
+	int rc;
+
+	set_defaults(o);
 	if (parse_pin("compact", o))
 		return 2;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--shared") || !strcmp(a, "--private")) {
-			*(a[2] == 's' ? &o->shared : &o->private) = true;
+	ll_args_init(&a, &native_filelock_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		if (!a.val) {
+			*(a.name[2] == 's' ? &o->shared : &o->private) = true;
 			continue;
 		}
-		if (i + 1 >= argc || !*argv[i + 1])
-			return fl_bad("%s needs a value", a);
-		rc = parse_valued(a, argv[i + 1], o);
+		if (!*a.val)
+			return fl_bad("%s: needs a value", a.name);
+		rc = parse_valued(a.name, a.val, o);
 		if (rc)
 			return rc;
-		i++;
 	}
+	if (rc == LL_ARG_HELP) {
+		fl_usage(stdout);
+		return 1;
+	}
+	if (rc == LL_ARG_BAD)
+		return fl_bad("%s", err);
 	for (int i = 0; i < FL_NTESTS; i++)
 		any |= o->test[i];
 	if (!any)

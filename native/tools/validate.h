@@ -114,4 +114,9 @@ double vreport_spearman(const double *x, const double *y, size_t n);
 /* filelock.c */
 int native_filelock_main(int argc, char **argv);
 
+/* The sub-commands (their options and usage: calibrate.c, vreport.c,
+ * filelock_opts.c) */
+struct ll_command;
+extern const struct ll_command native_calibrate_cmd, native_vreport_cmd, native_filelock_cmd;
+
 #endif

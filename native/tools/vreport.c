@@ -32,6 +32,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include <locklab/args.h>
 #include <locklab/result.h>
 #include <locklab/stats.h>
 
@@ -347,28 +348,52 @@ static int vr_bad(const char *fmt, ...)
 	return 2;
 }
 
+static const struct ll_opt vr_opts[] = {
+	LL_VALUE("--native"), LL_VALUE("--sim"), LL_VALUE("--csv"), LL_VALUE("--report"), LL_FLAG("--quiet"), LL_OPTS_END,
+};
+
+static void vr_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-native validate-report --native FILE --sim FILE [--csv FILE]\n"
+		   "              [--report FILE] [--quiet]  compare a native and a simulated sweep "
+		   "(docs/validate.md)\n");
+}
+
+const struct ll_command native_vreport_cmd = {
+	.name = "validate-report", .main = native_validate_report_main, .usage = vr_usage,
+	.opts = vr_opts,
+};
+
+/* 0, 1 after --help, or 2 after one line on stderr. */
 static int vr_parse(int argc, char **argv, struct vr_opts *o)
 {
-	memset(o, 0, sizeof(*o));
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		const char **slot = !strcmp(a, "--native") ? &o->native
-				    : !strcmp(a, "--sim")  ? &o->sim
-				    : !strcmp(a, "--csv")  ? &o->csv
-				    : !strcmp(a, "--report") ? &o->report
-							     : NULL;
+	struct ll_args a;
+	char err[256];
+	int rc;
 
-		if (!strcmp(a, "--quiet")) {
+	memset(o, 0, sizeof(*o));
+	ll_args_init(&a, &native_vreport_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		const char **slot = !strcmp(a.name, "--native") ? &o->native
+				    : !strcmp(a.name, "--sim")  ? &o->sim
+				    : !strcmp(a.name, "--csv")  ? &o->csv
+				    : !strcmp(a.name, "--report") ? &o->report
+								  : NULL;
+
+		if (!slot) {
 			o->quiet = true;
 			continue;
 		}
-		if (!slot)
-			return vr_bad("unknown option '%s' (--native, --sim, --csv, --report, --quiet)", a);
-		if (!v || !*v)
-			return vr_bad("%s needs a file", a);
-		*slot = v;
-		i++;
+		if (!*a.val)
+			return vr_bad("%s: needs a file", a.name);
+		*slot = a.val;
 	}
+	if (rc == LL_ARG_HELP) {
+		vr_usage(stdout);
+		return 1;
+	}
+	if (rc == LL_ARG_BAD)
+		return vr_bad("%s", err);
 	if (!o->native || !o->sim)
 		return vr_bad("--native FILE and --sim FILE are both needed");
 	return 0;
@@ -422,7 +447,7 @@ int native_validate_report_main(int argc, char **argv)
 	int rc = vr_parse(argc, argv, &o);
 
 	if (rc)
-		return rc;
+		return rc == 1 ? 0 : rc; /* 1: --help */
 	if (vr_read_csv(o.native, &t, false, err, sizeof(err)) ||
 	    vr_read_csv(o.sim, &t, true, err, sizeof(err))) {
 		free(t.e);

@@ -1,10 +1,12 @@
 /*
  * sim/report/draw.c - what the contention graphs share: graphviz attribute
- * setters, thread and socket nodes, titles, and the writing of a graph as
- * DOT (before layout), SVG and PNG.
+ * setters, thread and socket nodes, titles, legends, the colour of waiting,
+ * counts with unit prefixes, and the writing of a graph as DOT (before
+ * layout), SVG and PNG.
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +132,60 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 	}
 	agclose(g);
 	return rc;
+}
+
+void draw_legend(Agraph_t *g, const char *title, const struct draw_key *keys, unsigned n)
+{
+	Agraph_t *sub = agsubg(g, (char *)"cluster_legend", 1);
+	Agnode_t *above = NULL;
+
+	draw_setf(sub, "label", "legend: %s", title);
+	draw_set(sub, "style", "dashed");
+	draw_set(sub, "fontname", "Helvetica");
+	draw_set(sub, "fontsize", "12");
+	for (unsigned i = 0; i < n; i++) {
+		Agnode_t *k = draw_node(sub, "legend%u", i);
+
+		draw_set(k, "label", keys[i].text);
+		draw_set(k, "fontname", "Helvetica");
+		draw_set(k, "fontsize", "11");
+		if (keys[i].fill) {
+			draw_set(k, "shape", "box");
+			draw_set(k, "style", "filled,rounded");
+			draw_set(k, "fillcolor", keys[i].fill);
+		} else {
+			draw_set(k, "shape", "plaintext");
+			draw_set(k, "fontcolor", keys[i].edge);
+		}
+		if (above)
+			draw_set(agedge(g, above, k, NULL, 1), "style", "invis");
+		above = k;
+	}
+}
+
+void draw_wait_colour(char *buf, size_t len, double waited)
+{
+	double w = waited < 0 ? 0 : waited > 1 ? 1 : waited;
+
+	/* the hue falls with the square root of the time not waiting, so
+	 * that 90% and 100% look apart */
+	snprintf(buf, len, "%.3f %.3f %.3f", 0.33 * sqrt(1 - w), 0.6, 1.0);
+}
+
+const char *draw_count(char *buf, size_t len, double n)
+{
+	static const char prefix[] = " kMGT";
+	unsigned p = 0;
+
+	while (n >= 999.5 && p + 1 < sizeof(prefix) - 1) {
+		n /= 1000;
+		p++;
+	}
+	if (!p)
+		snprintf(buf, len, "%.0f", n);
+	else
+		snprintf(buf, len, n < 9.995 ? "%.2f%c" : n < 99.95 ? "%.1f%c" : "%.0f%c", n, prefix[p]);
+	return buf;
 }
 
 void draw_fini(void)

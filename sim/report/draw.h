@@ -24,4 +24,20 @@ void draw_threads_by_core(const struct wl_run *run, int *thread_of);
 int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *kind);
 void draw_fini(void);
 
+/* One entry of a graph's legend: a node filled with `fill`, or (fill
+ * NULL) a line of text in the colour `edge`. */
+struct draw_key {
+	const char *fill;
+	const char *edge;
+	const char *text;
+};
+
+/* The legend of g: a cluster titled "legend: " title, its keys stacked. */
+void draw_legend(Agraph_t *g, const char *title, const struct draw_key *keys, unsigned n);
+/* The fill of a thread that spent the share `waited` of the run waiting
+ * for the lock: green (never) through yellow to red (always). */
+void draw_wait_colour(char *buf, size_t len, double waited);
+/* n with a unit prefix: 950, 12.3k, 4.56M, 1.20G. */
+const char *draw_count(char *buf, size_t len, double n);
+
 #endif

@@ -131,6 +131,25 @@ static void verdict(FILE *f, const struct xp_report *r)
 	fprintf(f, ".\n");
 }
 
+static const char *const line_names[XP_NLINES] = {
+	[XP_LINE_LOCK] = "lock word", [XP_LINE_NODE] = "queue nodes",
+	[XP_LINE_DATA] = "protected data", [XP_LINE_OTHER] = "other",
+};
+
+static const char *const line_keys[XP_NLINES] = {
+	[XP_LINE_LOCK] = "lock", [XP_LINE_NODE] = "node",
+	[XP_LINE_DATA] = "data", [XP_LINE_OTHER] = "other",
+};
+
+/* misses_per_acq split by what the missed line holds. */
+static void print_line_misses(FILE *f, const struct xp_report *r)
+{
+	fprintf(f, "misses per acquisition by line: lock word, queue nodes, protected data, other\n");
+	for (unsigned i = 0; i < XP_NLINES; i++)
+		fprintf(f, "  %-16s %8.2f\n", line_names[i], r->line_misses_per_acq[i]);
+	fputc('\n', f);
+}
+
 static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
 	char buf[96];
@@ -170,6 +189,7 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
 		   "messages\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
+	print_line_misses(f, r);
 	verdict(f, r);
 }
 
@@ -193,6 +213,8 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_cv,%.4f\njain,%.4f\nstarved,%u\n",
 		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_cv, r->jain,
 		r->starved);
+	for (unsigned i = 0; i < XP_NLINES; i++)
+		fprintf(f, "%s_misses_per_acq,%.4f\n", line_keys[i], r->line_misses_per_acq[i]);
 }
 
 static int write_report(const struct explain_opts *o, const struct xp_report *r)

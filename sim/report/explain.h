@@ -55,6 +55,9 @@ enum xp_part {
 	XP_PARKED,         /* parked: replaced by the waker's segments */
 };
 
+/* What a missed line holds, as the CSV's *_misses_per_acq columns. */
+enum xp_line { XP_LINE_LOCK, XP_LINE_NODE, XP_LINE_DATA, XP_LINE_OTHER, XP_NLINES };
+
 struct xp_report {
 	unsigned runs;
 	uint64_t handoffs;         /* handoffs attributed (all runs) */
@@ -78,6 +81,8 @@ struct xp_report {
 	uint64_t acq_min, acq_max;
 	unsigned starved; /* threads without a counted acquisition, the last run */
 	double misses_per_acq, remote_per_acq, busiest_link_per_acq;
+	/* misses_per_acq by what the line holds: XP_LINE_* */
+	double line_misses_per_acq[XP_NLINES];
 };
 
 struct xp_state;

@@ -3,18 +3,20 @@
  * process with libcgraph and laid out and rendered with libgvc (draw.c);
  * the waits-for graph is waits.c's.
  *
- * Colours are HSV triples, which graphviz takes as "H S V" in [0,1]:
- *   cores    green (hue 0.33) for a thread that never waited, through
- *            yellow, to red (hue 0) for one that waited the whole run (the
- *            hue falls with the square root of the time not waiting, so
- *            that 90% and 100% look apart);
- *            white, dashed, for a core without a thread;
- *   links    blue (hue 0.66) for the quietest link, to red for the
- *            busiest; width 1 to 8 points by messages per acquisition,
- *            relative to the busiest link;
- *   handoffs blue inside a socket, red across sockets; width by count
- *            relative to the heaviest edge.  Only the 4 x threads heaviest
- *            edges are drawn (the title says how many there were).
+ * One colour meaning per kind of graph, named in its legend (a cluster
+ * "legend"); colours are HSV triples, which graphviz takes as "H S V":
+ *   machine  node fill: the share of the run the core's thread spent
+ *            waiting for the lock, green (never) through yellow to red
+ *            (always) (draw_wait_colour); white, dashed, for a core
+ *            without a thread; links: blue, deeper and wider (1 to 8
+ *            points) by messages per acquisition, relative to the busiest;
+ *   handoff  node fill: waiting, as above; edges blue inside a socket,
+ *            purple across sockets, wider by count relative to the
+ *            heaviest edge.  Up to GRAPH_MAX_THREADS threads a node is a
+ *            thread, and only the 4 x threads heaviest edges are drawn
+ *            (the title says how many there were); above, a node is a
+ *            socket, its self-loop the handoffs inside it, and every edge
+ *            is drawn, labelled with its count and share.
  *
  * Edge labels are `xlabel`s, placed after layout: graphviz 2.42's dot
  * corrupts its heap freeing the layout of labelled edges between nodes of
@@ -38,6 +40,10 @@
 #include "graphs.h"
 
 #define STEM_MAX (PATH_MAX - 32)
+/* Above this many threads the handoff graph has a node per socket. */
+#define GRAPH_MAX_THREADS 32
+#define HUE_INSIDE 0.6
+#define HUE_ACROSS 0.8
 
 static char graphs_dir[STEM_MAX];
 static bool graphs_on;
@@ -63,6 +69,33 @@ static uint64_t run_acquisitions(const struct wl_run *run)
 	return n;
 }
 
+/* The share of the measured run thread t spent waiting for the lock. */
+static double waited(const struct wl_run *run, unsigned t)
+{
+	double dur = (double)(run->stop_ns - run->start_ns) * 1000;
+
+	return dur > 0 ? clamp01((double)sim_explain_wait_ps(t, run->stop_ns * 1000) / dur) : 0;
+}
+
+/* The legend of node colour (waiting) and of one or two kinds of edge. */
+static void wait_legend(Agraph_t *g, const char *title, const char *edge1, const char *text1,
+			const char *edge2, const char *text2)
+{
+	char c[3][48];
+	struct draw_key k[5] = {
+		{ c[0], NULL, "never waited" },
+		{ c[1], NULL, "waited 50% of the run" },
+		{ c[2], NULL, "waited the whole run" },
+		{ NULL, edge1, text1 },
+		{ NULL, edge2, text2 },
+	};
+
+	draw_wait_colour(c[0], sizeof(c[0]), 0);
+	draw_wait_colour(c[1], sizeof(c[1]), 0.5);
+	draw_wait_colour(c[2], sizeof(c[2]), 1);
+	draw_legend(g, title, k, edge2 ? 5 : 4);
+}
+
 /* ------------------------------------------------------------ machine */
 
 /* The socket's cores in rows of four under its socket node (invisible
@@ -70,8 +103,6 @@ static uint64_t run_acquisitions(const struct wl_run *run)
 static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s,
 			  const struct wl_run *run, const int *thread_of)
 {
-	double dur = (double)(run->stop_ns - run->start_ns) * 1000;
-	uint64_t stop_ps = run->stop_ns * 1000;
 	Agnode_t *above[4] = { sock, sock, sock, sock };
 	unsigned k = 0;
 	char col[48];
@@ -85,12 +116,14 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 		draw_set(n, "shape", "box");
 		draw_set(n, "style", t >= 0 ? "filled,rounded" : "dashed,rounded");
 		if (t >= 0) {
-			double w = dur > 0 ? clamp01((double)sim_explain_wait_ps((unsigned)t, stop_ps) / dur) : 0;
+			double w = waited(run, (unsigned)t);
+			char acq[16];
 
-			hsv(col, sizeof(col), 0.33 * sqrt(1 - w), 0.6, 1.0);
+			draw_wait_colour(col, sizeof(col), w);
 			draw_set(n, "fillcolor", col);
-			draw_setf(n, "label", "core %u: t%d\n%llu acq\n%.0f%% waiting", c, t,
-				  (unsigned long long)run->threads[t].acquisitions, 100 * w);
+			draw_setf(n, "label", "core %u: t%d\n%s acq\n%.0f%% waiting", c, t,
+				  draw_count(acq, sizeof(acq), (double)run->threads[t].acquisitions),
+				  100 * w);
 		} else {
 			draw_setf(n, "label", "core %u\nidle", c);
 		}
@@ -115,7 +148,7 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 		double rel = max ? (double)m / (double)max : 0;
 		Agedge_t *e = agedge(g, sock[lk->a], sock[lk->b], NULL, 1);
 
-		hsv(col, sizeof(col), 0.66 * (1 - rel), 0.85, 0.9);
+		hsv(col, sizeof(col), 0.66, 0.2 + 0.8 * rel, 0.9);
 		draw_set(e, "color", col);
 		draw_setf(e, "penwidth", "%.2f", 1 + 7 * rel);
 		draw_setf(e, "xlabel", "%s\n%.2f msg/acq", lk->name, acq ? (double)m / (double)acq : 0.0);
@@ -132,13 +165,14 @@ static Agraph_t *machine_graph(const struct wl_run *run)
 	const uint64_t *msgs = sim.snapped ? sim.snap_links : k->link_msgs;
 	uint64_t acq = run_acquisitions(run);
 	Agraph_t *g = agopen("machine", Agundirected, NULL);
-	char text[256];
+	char text[384], cnt[16];
 
 	draw_threads_by_core(run, thread_of);
 	snprintf(text, sizeof(text),
 		 "%s on %s, %u threads: core colour = share of the run spent waiting,\n"
-		 "link width and colour = messages per acquisition (%llu acquisitions)",
-		 run->algo->name, sim.topo.name, run->nthreads, (unsigned long long)acq);
+		 "link width and depth of blue = messages per acquisition (%s acquisitions)",
+		 run->algo->name, sim.topo.name, run->nthreads,
+		 draw_count(cnt, sizeof(cnt), (double)acq));
 	draw_title(g, text);
 	draw_set(g, "fontname", "Helvetica");
 	draw_set(g, "nodesep", "0.15");
@@ -156,6 +190,8 @@ static Agraph_t *machine_graph(const struct wl_run *run)
 		machine_cores(g, sub, sock[s], s, run, thread_of);
 	}
 	machine_links(g, sock, msgs, acq);
+	wait_legend(g, "node colour = share of the run spent waiting", "0.660 1.000 0.900",
+		    "link: wider, deeper blue = more messages per acquisition", NULL, NULL);
 	return g;
 }
 
@@ -201,67 +237,184 @@ static size_t collect_handoffs(const struct wl_run *run, struct hedge *e, uint64
 static void handoff_nodes(Agraph_t *g, const struct wl_run *run, Agnode_t **tn)
 {
 	Agraph_t *sub[TOPO_MAX_SOCKETS] = { NULL };
-	uint64_t max = 0;
-	char col[48];
+	char col[48], acq[16];
 
-	for (unsigned i = 0; i < run->nthreads; i++)
-		max = run->threads[i].acquisitions > max ? run->threads[i].acquisitions : max;
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
 		unsigned s = t->node < TOPO_MAX_SOCKETS ? t->node : 0;
-		double rel = max ? (double)t->acquisitions / (double)max : 0;
+		double w = waited(run, i);
 
 		if (!sub[s])
 			sub[s] = draw_socket(g, s);
 		tn[i] = draw_node(sub[s], "t%u", i);
-		hsv(col, sizeof(col), 0.0, 0.7 * rel, 1.0);
+		draw_wait_colour(col, sizeof(col), w);
 		draw_set(tn[i], "style", "filled");
 		draw_set(tn[i], "fillcolor", col);
-		draw_setf(tn[i], "label", "t%u\ncore %u\n%llu acq", i, t->cpu,
-			  (unsigned long long)t->acquisitions);
+		draw_set(tn[i], "fontname", "Helvetica");
+		draw_setf(tn[i], "label", "t%u\ncore %u\n%s acq\n%.0f%% waiting", i, t->cpu,
+			  draw_count(acq, sizeof(acq), (double)t->acquisitions), 100 * w);
 	}
+}
+
+static void handoff_edge(Agedge_t *ed, double rel, bool same)
+{
+	char col[48];
+
+	hsv(col, sizeof(col), same ? HUE_INSIDE : HUE_ACROSS, 0.3 + 0.7 * rel, 0.85);
+	draw_set(ed, "color", col);
+	draw_setf(ed, "penwidth", "%.2f", 0.5 + 5.5 * rel);
+	draw_setf(ed, "weight", "%llu", (unsigned long long)(1 + 10 * rel));
+	draw_set(ed, "fontname", "Helvetica");
+	draw_set(ed, "fontsize", "10");
+}
+
+static void handoff_legend(Agraph_t *g, const char *loop)
+{
+	char in[48], across[48];
+
+	hsv(in, sizeof(in), HUE_INSIDE, 1.0, 0.85);
+	hsv(across, sizeof(across), HUE_ACROSS, 1.0, 0.85);
+	wait_legend(g, "node colour = share of the run spent waiting", in, loop, across,
+		    "purple edge: handoffs across sockets (wider = more)");
+}
+
+static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
+			  uint64_t local, const char *edges)
+{
+	char text[320], cnt[16];
+
+	snprintf(text, sizeof(text), "%s on %s, %u threads: %s\n%s handoffs, %.1f%% inside one socket%s",
+		 run->algo->name, sim.topo.name, run->nthreads, what,
+		 draw_count(cnt, sizeof(cnt), (double)total),
+		 total ? 100.0 * (double)local / (double)total : 0.0, edges);
+	draw_title(g, text);
+	draw_set(g, "fontname", "Helvetica");
+}
+
+static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hedge *e, size_t n,
+				      uint64_t total, uint64_t local)
+{
+	size_t keep = n < 4 * (size_t)run->nthreads ? n : 4 * (size_t)run->nthreads;
+	Agnode_t **tn = calloc(run->nthreads ? run->nthreads : 1, sizeof(*tn));
+	Agraph_t *g;
+	char edges[96], cnt[16];
+
+	if (!tn)
+		return NULL;
+	g = agopen("handoff", Agdirected, NULL);
+	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu edges", keep, n);
+	handoff_title(g, run, "who handed the lock to whom", total, local, edges);
+	handoff_nodes(g, run, tn);
+	for (size_t i = 0; i < keep; i++) {
+		bool same = run->threads[e[i].from].node == run->threads[e[i].to].node;
+		Agedge_t *ed = agedge(g, tn[e[i].from], tn[e[i].to], NULL, 1);
+
+		handoff_edge(ed, e[0].n ? (double)e[i].n / (double)e[0].n : 0, same);
+		draw_set(ed, "xlabel", draw_count(cnt, sizeof(cnt), (double)e[i].n));
+	}
+	handoff_legend(g, "blue edge: handoffs inside a socket (wider = more)");
+	free(tn);
+	return g;
+}
+
+/* The threads of each socket: how many, their acquisitions and waiting. */
+struct hsock {
+	unsigned threads;
+	uint64_t acq;
+	double waited;
+	Agnode_t *node;
+};
+
+static void socket_nodes(Agraph_t *g, const struct wl_run *run, struct hsock *hs)
+{
+	char col[48], acq[16], name[64];
+
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		struct hsock *h = &hs[run->threads[i].node < TOPO_MAX_SOCKETS ? run->threads[i].node : 0];
+
+		h->threads++;
+		h->acq += run->threads[i].acquisitions;
+		h->waited += waited(run, i);
+	}
+	for (unsigned s = 0; s < TOPO_MAX_SOCKETS; s++) {
+		struct hsock *h = &hs[s];
+		double w = h->threads ? h->waited / h->threads : 0;
+
+		if (!h->threads)
+			continue;
+		h->node = draw_node(g, "s%u", s);
+		draw_wait_colour(col, sizeof(col), w);
+		draw_set(h->node, "style", "filled");
+		draw_set(h->node, "fillcolor", col);
+		draw_set(h->node, "fontname", "Helvetica");
+		if (sim.topo.socket_name)
+			snprintf(name, sizeof(name), "%s", sim.topo.socket_name[s]);
+		else
+			snprintf(name, sizeof(name), "socket %u", s);
+		draw_setf(h->node, "label", "%s\n%u threads, %s acq\n%.0f%% waiting (mean)", name,
+			  h->threads, draw_count(acq, sizeof(acq), (double)h->acq), 100 * w);
+	}
+}
+
+/* Above GRAPH_MAX_THREADS: a node per socket, an edge per pair of sockets
+ * that handed the lock over (a self-loop: inside the socket). */
+static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hedge *e, size_t n,
+				      uint64_t total, uint64_t local)
+{
+	static uint64_t between[TOPO_MAX_SOCKETS][TOPO_MAX_SOCKETS];
+	struct hsock *hs = calloc(TOPO_MAX_SOCKETS, sizeof(*hs));
+	uint64_t max = 0;
+	unsigned nsock = sim.topo.nsockets < TOPO_MAX_SOCKETS ? sim.topo.nsockets : TOPO_MAX_SOCKETS;
+	Agraph_t *g;
+	char cnt[16];
+
+	if (!hs)
+		return NULL;
+	memset(between, 0, sizeof(between));
+	for (size_t i = 0; i < n; i++) {
+		unsigned a = run->threads[e[i].from].node, b = run->threads[e[i].to].node;
+
+		if (a < nsock && b < nsock)
+			between[a][b] += e[i].n;
+	}
+	for (unsigned a = 0; a < nsock; a++)
+		for (unsigned b = 0; b < nsock; b++)
+			max = between[a][b] > max ? between[a][b] : max;
+	g = agopen("handoff", Agdirected, NULL);
+	handoff_title(g, run, "handoffs between sockets (a node per socket)", total, local, "");
+	socket_nodes(g, run, hs);
+	for (unsigned a = 0; a < nsock; a++)
+		for (unsigned b = 0; b < nsock; b++) {
+			Agedge_t *ed;
+
+			if (!between[a][b] || !hs[a].node || !hs[b].node)
+				continue;
+			ed = agedge(g, hs[a].node, hs[b].node, NULL, 1);
+			handoff_edge(ed, max ? (double)between[a][b] / (double)max : 0, a == b);
+			draw_setf(ed, "xlabel", "%s (%.1f%%)",
+				  draw_count(cnt, sizeof(cnt), (double)between[a][b]),
+				  total ? 100.0 * (double)between[a][b] / (double)total : 0.0);
+		}
+	handoff_legend(g, "blue loop: handoffs inside a socket (wider = more)");
+	free(hs);
+	return g;
 }
 
 static Agraph_t *handoff_graph(const struct wl_run *run)
 {
-	size_t cap = (size_t)run->nthreads * run->nthreads, n, keep;
+	size_t cap = (size_t)run->nthreads * run->nthreads, n;
 	struct hedge *e = malloc((cap ? cap : 1) * sizeof(*e));
-	Agnode_t **tn = calloc(run->nthreads ? run->nthreads : 1, sizeof(*tn));
 	uint64_t total, local;
 	Agraph_t *g;
-	char text[320], col[48];
 
-	if (!e || !tn) {
-		free(e);
-		free(tn);
+	if (!e)
 		return NULL;
-	}
 	n = collect_handoffs(run, e, &total, &local);
-	keep = n < 4 * (size_t)run->nthreads ? n : 4 * (size_t)run->nthreads;
-	g = agopen("handoff", Agdirected, NULL);
-	snprintf(text, sizeof(text),
-		 "%s on %s, %u threads: who handed the lock to whom\n"
-		 "%llu handoffs, %.1f%% inside one socket; the %zu heaviest of %zu edges",
-		 run->algo->name, sim.topo.name, run->nthreads, (unsigned long long)total,
-		 total ? 100.0 * (double)local / (double)total : 0.0, keep, n);
-	draw_title(g, text);
-	draw_set(g, "fontname", "Helvetica");
-	handoff_nodes(g, run, tn);
-	for (size_t i = 0; i < keep; i++) {
-		double rel = e[0].n ? (double)e[i].n / (double)e[0].n : 0;
-		bool same = run->threads[e[i].from].node == run->threads[e[i].to].node;
-		Agedge_t *ed = agedge(g, tn[e[i].from], tn[e[i].to], NULL, 1);
-
-		hsv(col, sizeof(col), same ? 0.6 : 0.0, 0.3 + 0.7 * rel, 0.85);
-		draw_set(ed, "color", col);
-		draw_setf(ed, "penwidth", "%.2f", 0.5 + 5.5 * rel);
-		draw_setf(ed, "weight", "%llu", (unsigned long long)(1 + 10 * rel));
-		draw_setf(ed, "xlabel", "%llu", (unsigned long long)e[i].n);
-		draw_set(ed, "fontname", "Helvetica");
-		draw_set(ed, "fontsize", "10");
-	}
+	if (run->nthreads > GRAPH_MAX_THREADS)
+		g = socket_handoff_graph(run, e, n, total, local);
+	else
+		g = thread_handoff_graph(run, e, n, total, local);
 	free(e);
-	free(tn);
 	return g;
 }
 

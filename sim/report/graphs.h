@@ -4,11 +4,15 @@
  *
  *   machine   cores clustered by socket, each coloured by the share of the
  *             run its thread spent waiting for the lock; the socket links,
- *             their width and colour by messages per acquisition;
- *   handoff   threads clustered by socket; an edge A -> B weighs how often
- *             A handed the lock to B;
+ *             their width and depth of blue by messages per acquisition;
+ *   handoff   threads clustered by socket, coloured as in machine; an edge
+ *             A -> B weighs how often A handed the lock to B; above 32
+ *             threads a node per socket, a self-loop for the handoffs
+ *             inside it;
  *   waits     after a deadlock (or a run without progress): who waits on
  *             which line, whose context or lock the line is, who holds it.
+ *
+ * Every graph carries a legend naming what its colours mean.
  *
  * Each graph is written as DIR/graph-TOPO-LOCK-THREADS-KIND.{dot,svg,png}.
  * The DOT file is the graph before layout (re-render it with `dot`/`fdp`).

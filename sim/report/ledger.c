@@ -89,6 +89,7 @@ struct xp_state {
 	uint64_t acquisitions;
 	double duration_s;
 	uint64_t misses, remote, busiest;
+	uint64_t line_misses[XP_NLINES];
 	/* the last run's per-thread figures */
 	struct xp_report last;
 };
@@ -537,6 +538,10 @@ void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c)
 	x->misses += c->misses;
 	x->remote += c->remote_transfers;
 	x->busiest += c->busiest_link_msgs;
+	x->line_misses[XP_LINE_LOCK] += c->lock_misses;
+	x->line_misses[XP_LINE_NODE] += c->node_misses;
+	x->line_misses[XP_LINE_DATA] += c->data_misses;
+	x->line_misses[XP_LINE_OTHER] += c->other_misses;
 	thread_spread(run, &x->last);
 	free_run(x);
 }
@@ -574,4 +579,6 @@ void sim_explain_report(struct xp_report *rep)
 	rep->misses_per_acq = per((double)x->misses, x->acquisitions);
 	rep->remote_per_acq = per((double)x->remote, x->acquisitions);
 	rep->busiest_link_per_acq = per((double)x->busiest, x->acquisitions);
+	for (unsigned i = 0; i < XP_NLINES; i++)
+		rep->line_misses_per_acq[i] = per((double)x->line_misses[i], x->acquisitions);
 }

@@ -37,6 +37,22 @@ static struct {
 	struct wf_line *lines;
 } wf;
 
+#define FILL_HOLDING "0.0 0.5 1.0"
+#define FILL_RUNNING "0.33 0.3 1.0"
+#define FILL_BLOCKED "0.13 0.4 1.0"
+
+static void waits_legend(Agraph_t *g)
+{
+	static const struct draw_key k[] = {
+		{ FILL_HOLDING, NULL, "holds the lock" },
+		{ FILL_RUNNING, NULL, "running, or left the run" },
+		{ FILL_BLOCKED, NULL, "blocked: waits on a line or in ll_park" },
+		{ NULL, "red", "red edge: lock line held by" },
+	};
+
+	draw_legend(g, "node colour = what the thread was doing", k, sizeof(k) / sizeof(k[0]));
+}
+
 static Agraph_t *waits_graph(const struct wl_run *run)
 {
 	Agraph_t *g = agopen("waits", Agdirected, NULL);
@@ -65,11 +81,11 @@ static Agraph_t *waits_graph(const struct wl_run *run)
 			  wf.t[i].block == SIM_EXITED ? ", left" : "");
 		draw_set(tn[i], "style", "filled");
 		if (ph == PH_HOLDING)
-			draw_set(tn[i], "fillcolor", "0.0 0.5 1.0");
+			draw_set(tn[i], "fillcolor", FILL_HOLDING);
 		else if (wf.t[i].block == SIM_RUNNING || wf.t[i].block == SIM_EXITED)
-			draw_set(tn[i], "fillcolor", "0.33 0.3 1.0");
+			draw_set(tn[i], "fillcolor", FILL_RUNNING);
 		else
-			draw_set(tn[i], "fillcolor", "0.13 0.4 1.0");
+			draw_set(tn[i], "fillcolor", FILL_BLOCKED);
 		if (ph == PH_HOLDING)
 			draw_set(tn[i], "shape", "doublecircle");
 	}
@@ -114,6 +130,7 @@ static Agraph_t *waits_graph(const struct wl_run *run)
 			draw_set(e, "xlabel", wf.t[i].block == SIM_PARKED_ADMIT ? "waits for admission to" :
 									   "waits on");
 	}
+	waits_legend(g);
 	free(tn);
 	return g;
 }

@@ -1,0 +1,112 @@
+/*
+ * core/args.c - the one option parser of every sub-command
+ * (include/locklab/args.h): split `--opt VALUE` and `--opt=VALUE`, know
+ * flags, spot `--help`/`-h`, and phrase what is wrong.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include <locklab/args.h>
+#include <locklab/backend.h>
+
+void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, char **argv)
+{
+	memset(a, 0, sizeof(*a));
+	a->cmd = cmd;
+	a->argc = argc;
+	a->argv = argv;
+}
+
+static const struct ll_opt *find_opt(const struct ll_command *cmd, const char *name)
+{
+	for (const struct ll_opt *o = cmd->opts; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+static int bad(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int bad(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return LL_ARG_BAD;
+}
+
+static int unknown(const struct ll_args *a, const char *name, char *err, size_t len)
+{
+	return bad(err, len, "%.60s: unknown option (locklab-%s %s --help lists them)", name,
+		   backend_name, a->cmd->name);
+}
+
+int ll_args_next(struct ll_args *a, char *err, size_t len)
+{
+	const struct ll_opt *o;
+	const char *arg, *eq;
+	size_t n;
+
+	if (a->i >= a->argc)
+		return LL_ARG_END;
+	arg = a->argv[a->i++];
+	if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+		return LL_ARG_HELP;
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return bad(err, len, "'%.60s': unexpected argument (options start with --)", arg);
+	eq = strchr(arg, '=');
+	n = eq ? (size_t)(eq - arg) : strlen(arg);
+	if (n >= sizeof(a->namebuf))
+		return unknown(a, arg, err, len);
+	memcpy(a->namebuf, arg, n);
+	a->namebuf[n] = 0;
+	a->name = a->namebuf;
+	a->val = NULL;
+	o = find_opt(a->cmd, a->name);
+	if (!o && !a->cmd->open)
+		return unknown(a, a->name, err, len);
+	if (o && o->flag) {
+		if (eq)
+			return bad(err, len, "%s: takes no value", a->name);
+		return LL_ARG_OPT;
+	}
+	if (eq)
+		a->val = eq + 1;
+	else if (a->i < a->argc)
+		a->val = a->argv[a->i++];
+	else
+		return bad(err, len, "%s: needs a value", a->name);
+	return LL_ARG_OPT;
+}
+
+void ll_args_unknown(const struct ll_args *a, char *err, size_t len)
+{
+	unknown(a, a->name, err, len);
+}
+
+bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv)
+{
+	struct ll_args a;
+	char err[8];
+	int rc;
+
+	ll_args_init(&a, cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) != LL_ARG_END)
+		if (rc == LL_ARG_HELP)
+			return true;
+	return false;
+}
+
+int ll_bad(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "locklab-%s: %s: ", backend_name, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}

@@ -1,0 +1,67 @@
+/*
+ * locklab/args.h - the one option parser of both binaries' sub-commands.
+ *
+ * A sub-command is a table entry: its name, its entry point, its usage and
+ * its options.  Every option takes `--opt VALUE` or `--opt=VALUE` unless the
+ * table marks it a flag; `--help` and `-h` anywhere among the options ask
+ * for the sub-command's usage.  Every problem is one line on stderr,
+ * `locklab-BACKEND: CMD: --opt: what is wrong`, and exit status 2.
+ */
+#ifndef LOCKLAB_ARGS_H
+#define LOCKLAB_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct ll_opt {
+	const char *name; /* "--threads" */
+	bool flag;        /* takes no value */
+};
+
+#define LL_VALUE(n) { .name = (n), .flag = false }
+#define LL_FLAG(n) { .name = (n), .flag = true }
+#define LL_OPTS_END { .name = NULL }
+
+struct ll_command {
+	const char *name;
+	int (*main)(int argc, char **argv); /* the options after the name */
+	void (*usage)(FILE *f);
+	const struct ll_opt *opts; /* ends with { NULL } */
+	bool open; /* options not in opts take a value (the backend's run options) */
+};
+
+enum { LL_ARG_BAD = -1, LL_ARG_END = 0, LL_ARG_OPT = 1, LL_ARG_HELP = 2 };
+
+struct ll_args {
+	const struct ll_command *cmd;
+	int argc, i;
+	char **argv;
+	const char *name; /* the option just read */
+	const char *val;  /* its value; NULL for a flag */
+	char namebuf[64];
+};
+
+void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, char **argv);
+
+/* The next option: LL_ARG_OPT (a->name, a->val), LL_ARG_END, LL_ARG_HELP,
+ * or LL_ARG_BAD with one line in err. */
+int ll_args_next(struct ll_args *a, char *err, size_t errlen);
+
+/* The option just read is not the sub-command's: say so in err. */
+void ll_args_unknown(const struct ll_args *a, char *err, size_t errlen);
+
+/* Whether `--help` or `-h` stands among the options. */
+bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv);
+
+/* One line on stderr, `locklab-BACKEND: CMD: message`; returns 2. */
+__attribute__((format(printf, 2, 3)))
+int ll_bad(const char *cmd, const char *fmt, ...);
+
+/* The backend's own sub-commands, NULL-terminated. */
+extern const struct ll_command *const backend_commands[];
+
+/* core/cli.c: the options of `run` (and `explain`) core knows. */
+extern const struct ll_opt cli_run_opts[];
+
+#endif
