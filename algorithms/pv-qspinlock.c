@@ -228,7 +228,13 @@ static void pvq_wait_head(struct pvq_lock *l, struct pvq_node *node)
  * head while I hold the lock, so it is hashed for my unlock to kick. */
 static void pvq_kick_node(struct pvq_lock *l, struct pvq_node *next)
 {
-	/* [halted] -> [hashed]; pairs with the fence in pvq_wait_node */
+	/*
+	 * [halted] -> [hashed].  smp_mb__before_atomic(): my release store
+	 * of next->locked must be ordered before this read of next->state
+	 * whether the cas succeeds or fails; pairs with the fence in
+	 * pvq_wait_node (state stored, then locked read).
+	 */
+	ll_fence(LL_SEQ_CST);
 	if (ll_cas(&next->state, PVQ_HALTED, PVQ_HASHED, LL_ACQ_REL) != PVQ_HALTED)
 		return;
 	ll_store(&l->w.locked, (uint8_t)PVQ_SLOW, LL_RELAXED); /* (*,*,1) -> (*,*,SLOW) */
@@ -294,6 +300,13 @@ static void pvq_unlock(void *lock, void *ctx)
 	/* (*,*,1) -> (*,*,0); pairs with the acquires of locked in lock */
 	if (ll_cas(&l->w.locked, (uint8_t)QS_LOCKED_VAL, 0, LL_RELEASE) == QS_LOCKED_VAL)
 		return;
+	/*
+	 * smp_rmb(): a failed cas orders nothing; the SLOW byte it read must
+	 * come before the hash entry's reads.  Pairs with the release store
+	 * of he->node in pvq_hash, made before the byte was set to SLOW
+	 * (pvq_wait_head, pvq_kick_node).
+	 */
+	ll_fence(LL_ACQUIRE);
 	node = pvq_unhash(l);
 	ll_store(&l->w.locked, 0, LL_RELEASE); /* (*,*,SLOW) -> (*,*,0), then kick */
 	if (node)

@@ -20,8 +20,11 @@
  *            +------------+-------------+   ticket t, t mod nslots == k,
  *                                            that is halting; 0: none
  *
- * At most nslots (= threads) tickets are out at once, so the slot of
- * ticket t belongs to t's holder alone until t is released.
+ * At most threads tickets are out at once and nslots is the power of two
+ * at or above that (so that t mod nslots stays right when the 32-bit
+ * ticket wraps), so the slot of ticket t belongs to t's holder alone until
+ * t is released.  Two slots per cpu are allocated; nslots uses at most
+ * that many.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -51,7 +54,7 @@ struct pvt_slot {
 
 static struct pvt_slot *pvt_slot(struct pvt_lock *l, uint32_t ticket, uint32_t nslots)
 {
-	return (struct pvt_slot *)(l + 1) + ticket % nslots;
+	return (struct pvt_slot *)(l + 1) + (ticket & (nslots - 1));
 }
 
 static void pvt_init(void *lock, unsigned ncpus)
@@ -60,7 +63,9 @@ static void pvt_init(void *lock, unsigned ncpus)
 
 	l->next = 0;
 	l->owner = 0;
-	l->nslots = ncpus ? ncpus : 1;
+	l->nslots = 1;
+	while (l->nslots < ncpus)
+		l->nslots <<= 1;
 }
 
 /* The slow path: announce the halt in my ticket's slot, re-check, halt.
@@ -72,11 +77,14 @@ static bool pvt_halt(struct pvt_lock *l, uint32_t me)
 	bool mine;
 
 	/*
-	 * slot(t): 0 -> me + 1, then read owner.  Full barrier; pairs with
-	 * the fetch_add of owner, then read of the slot, in pvt_unlock: one
-	 * of us sees the other's write, so no wake-up is lost.
+	 * slot(t): 0 -> me + 1, then read owner.  A seq_cst RMW followed by
+	 * a plain load is no full barrier in C11: smp_mb() between them;
+	 * pairs with the smp_mb() after the fetch_add of owner in
+	 * pvt_unlock: one of us sees the other's write, so no wake-up is
+	 * lost.
 	 */
 	(void)ll_xchg(&s->cpu1, ll_this_cpu() + 1, LL_SEQ_CST);
+	ll_fence(LL_SEQ_CST);
 	mine = ll_load(&l->owner, LL_ACQUIRE) == me;
 	if (!mine)
 		ll_park(); /* a kick before the park is remembered */
@@ -111,11 +119,15 @@ static void pvt_unlock(void *lock, void *ctx)
 {
 	struct pvt_lock *l = lock;
 	/*
-	 * (n, o) -> (n, o+1), then read slot(o+1) and kick.  Full barrier, as
-	 * the kernel's add_smp; pairs with the xchg of the slot in pvt_halt.
+	 * (n, o) -> (n, o+1), then read slot(o+1) and kick.  smp_mb() after
+	 * the add, as the kernel's add_smp; pairs with the smp_mb() after
+	 * the xchg of the slot in pvt_halt.
 	 */
 	uint32_t o = ll_fetch_add(&l->owner, 1, LL_SEQ_CST) + 1;
-	uint32_t c = ll_load(&pvt_slot(l, o, ll_load(&l->nslots, LL_RELAXED))->cpu1, LL_RELAXED);
+	uint32_t c;
+
+	ll_fence(LL_SEQ_CST);
+	c = ll_load(&pvt_slot(l, o, ll_load(&l->nslots, LL_RELAXED))->cpu1, LL_RELAXED);
 
 	if (c)
 		ll_unpark(c - 1);
@@ -126,7 +138,7 @@ const struct lock_algo lock_pv_ticket = {
 	.desc = "paravirtual ticket lock: spin, then halt; the unlocker kicks the next ticket (Linux 3.12, 2013)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct pvt_lock),
-	.lock_size_per_cpu = sizeof(struct pvt_slot),
+	.lock_size_per_cpu = 2 * sizeof(struct pvt_slot), /* nslots <= 2 x cpus */
 	.init = pvt_init,
 	.lock = pvt_lock,
 	.unlock = pvt_unlock,

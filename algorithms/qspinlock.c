@@ -96,6 +96,8 @@ static void qspin_queue(struct qspin_lock *l)
 		/* acquire; pairs with the release of next->locked by prev */
 		ll_wait_until(&node->locked, VAL != 0);
 		next = ll_load(&node->next, LL_ACQUIRE);
+		if (next)
+			ll_prefetchw(next); /* its locked flag is mine to write soon */
 	}
 
 	/*

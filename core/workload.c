@@ -223,11 +223,16 @@ void wl_teardown(struct wl_run *run)
 
 static void report_violation(struct wl_run *run, struct wl_thread *t, const char *what)
 {
+	unsigned o = 0; /* the other thread: one holding it too */
+
+	while (o < run->nthreads && (o == t->tid || __atomic_load_n(&run->threads[o].phase,
+								   __ATOMIC_RELAXED) != PH_HOLDING))
+		o++;
 	t->violations++;
 	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL) == 0)
 		snprintf(run->failure, sizeof(run->failure),
-			 "mutual exclusion violated: lock '%s', thread %u %s", run->algo->name, t->tid,
-			 what);
+			 "mutual exclusion violated: lock '%s', thread %u %s (thread %d holding)",
+			 run->algo->name, t->tid, what, o < run->nthreads ? (int)o : -1);
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
 }
 

@@ -11,6 +11,10 @@
  * (herding is the model's, not scripted).  If the copy was invalidated the
  * call returns at once and the caller's re-read misses (sim/memops.c).
  *
+ * Under tso and pso (sim/storebuf.c) a thread drains its store buffer
+ * before it waits, parks or kicks; a waiter is woken when a store drains
+ * (sim_after_write is called then), not when it enters the buffer.
+ *
  * Parking.  ll_park/ll_unpark are halt and kick: a kick that comes first
  * is remembered.  A halt costs SIM_HALT_PS before the thread sleeps, a kick
  * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
@@ -27,6 +31,7 @@
 
 #include "observe.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 void sim_resume_actor(struct sim_actor *w)
@@ -205,6 +210,7 @@ void ll_park(void)
 
 	if (!a)
 		return;
+	sb_drain_all(a);
 	sim_owe(a, sim_vm ? vm_halt_ps() : SIM_HALT_PS, SIM_OBS_PARK);
 	sim_pay(a);
 	if (a->kick_pending) {
@@ -226,8 +232,10 @@ void ll_unpark(unsigned cpu)
 	if (cpu >= sim.nactors)
 		return;
 	w = &sim.actors[cpu];
-	if (a)
+	if (a) {
+		sb_drain_all(a); /* a wake-up is a full barrier */
 		sim_pay(a);
+	}
 	if (w->block == SIM_PARKED_KICK) {
 		if (sim_vm)
 			vm_on_kick(w);

@@ -35,6 +35,7 @@
 #include "observe.h"
 #include "report/report.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -249,6 +250,7 @@ static void thread_fn(void *arg)
 	if (sim_vm)
 		vm_actor_start(sim.cur); /* its vCPU may have to wait for its pCPU */
 	wl_thread_main(run, sim.cur->idx);
+	sb_drain_all(sim.cur); /* its last stores become visible as it leaves */
 }
 
 static uint64_t progress_bound(const struct wl_config *cfg)

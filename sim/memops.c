@@ -43,6 +43,7 @@
 
 #include "observe.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 static uint64_t width_mask(unsigned size)
@@ -202,8 +203,10 @@ static bool must_pay(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 	return op == COH_STORE && sim.nline_waiters && *coh_line_user(sim.model, addr & SIM_LINE_MASK);
 }
 
-/* Let simulated time pass for an access; returns when it may be performed. */
-static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
+/* Let simulated time pass for an access; returns when it may be performed.
+ * A drain of the store buffer is not told to the observer (tell false):
+ * its time overlaps the core's own, and sim/storebuf.c tells the stall. */
+static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bool tell)
 {
 	struct coh_result r;
 	uint64_t travel;
@@ -216,15 +219,18 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 		coh_access(sim.model, a->core, addr, op, t, &r);
 		if (r.done_ps > t)
 			a->owed_ps += r.done_ps - t;
-		SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
+		if (tell)
+			SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
 		return;
 	}
 	sim_pay(a);
 	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
-	SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
+	if (tell)
+		SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
 	sim_sleep_until(a, sim.now_ps + travel);
 	present(a, addr, op, travel, &r);
-	SIM_OBSERVE(miss, a->idx, addr, op, &r);
+	if (tell)
+		SIM_OBSERVE(miss, a->idx, addr, op, &r);
 	sim_sleep_until(a, r.done_ps);
 	if (sim.nadmit)
 		admit_due(a, addr); /* the line may be idle now */
@@ -235,13 +241,38 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 uint64_t sim_load(const volatile void *p, unsigned size)
 {
 	struct sim_actor *a = sim.cur;
+	uint64_t v;
 
-	if (a)
-		timed_access(a, (uintptr_t)p, COH_LOAD);
+	if (a) {
+		sb_drain_due(a);
+		if (sb_forward(a, p, size, &v))
+			return v;
+		timed_access(a, (uintptr_t)p, COH_LOAD, true);
+	}
 	return mem_read(p, size);
 }
 
-void sim_store(volatile void *p, unsigned size, uint64_t v)
+/* A store performed through the coherence model now (sc, or a drain of the
+ * store buffer, sim/storebuf.c). */
+void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, bool drain)
+{
+	timed_access(a, (uintptr_t)p, COH_STORE, !drain);
+	mem_write(p, size, v);
+	sim_after_write((uintptr_t)p);
+}
+
+void sim_prefetch_now(struct sim_actor *a, const volatile void *p)
+{
+	timed_access(a, (uintptr_t)p, COH_STORE, false);
+}
+
+void sim_prefetchw(const volatile void *p)
+{
+	if (sim.cur)
+		(void)sb_prefetchw(sim.cur, p);
+}
+
+void sim_store(volatile void *p, unsigned size, uint64_t v, int ord)
 {
 	struct sim_actor *a = sim.cur;
 
@@ -249,9 +280,8 @@ void sim_store(volatile void *p, unsigned size, uint64_t v)
 		mem_write(p, size, v);
 		return;
 	}
-	timed_access(a, (uintptr_t)p, COH_STORE);
-	mem_write(p, size, v);
-	sim_after_write((uintptr_t)p);
+	if (!sb_store(a, p, size, v, ord))
+		sim_store_now(a, p, size, v, false);
 }
 
 /* The new value of a read-modify-write, in the operand's width; *wrote is
@@ -285,8 +315,10 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
 	uint64_t mask = width_mask(size), cur, nv;
 	bool wrote;
 
-	if (a)
-		timed_access(a, (uintptr_t)p, COH_RMW);
+	if (a) {
+		sb_drain_all(a); /* a locked instruction drains the store buffer */
+		timed_access(a, (uintptr_t)p, COH_RMW, true);
+	}
 	cur = mem_read(p, size) & mask;
 	nv = rmw_result(op, cur, v, old, mask, &wrote);
 	if (wrote) {
@@ -297,10 +329,12 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
 	return cur;
 }
 
-/* Sequentially consistent: a fence orders nothing more, and costs nothing
- * beyond the accesses around it. */
-void sim_fence(void)
+/* Under sc a fence orders nothing more, and costs nothing beyond the
+ * accesses around it; under tso and pso it drains the store buffer. */
+void sim_fence(int ord)
 {
+	if (sim.cur)
+		sb_fence(sim.cur, ord);
 }void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint64_t deadline_ns)
 {
 	struct sim_actor *a = sim.cur;
@@ -310,6 +344,7 @@ void sim_fence(void)
 
 	if (!a)
 		return;
+	sb_drain_all(a); /* before it waits, its own stores become visible */
 	sim_pay(a);
 	if (sim.now_ps >= dl_ps)
 		return;
@@ -349,8 +384,10 @@ void ll_delay_ns(uint64_t ns)
 
 void ll_sync(void)
 {
-	if (sim.cur)
+	if (sim.cur) {
+		sb_drain_due(sim.cur);
 		sim_pay(sim.cur);
+	}
 }
 
 uint64_t ll_now_ns(void)

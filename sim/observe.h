@@ -19,7 +19,7 @@
 
 /* Local time a thread owes: work (hits, pauses, the lock's own code) or
  * the halt, kick and wake-up of ll_park/ll_unpark. */
-enum sim_obs_local { SIM_OBS_WORK, SIM_OBS_PARK };
+enum sim_obs_local { SIM_OBS_WORK, SIM_OBS_PARK, SIM_OBS_STOREBUF };
 
 struct sim_observer {
 	void (*local)(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what);

@@ -1,8 +1,9 @@
 /*
  * sim/options.c - the simulator's own command line: its `run` options
  * (--topo, --sim-quantum, --watchdog, --arbitration, the VM and graph
- * options), the SimGrid settings a user may give (--simgrid-cfg, checked
- * against an allow-list), and its sub-commands explain and ccbench.
+ * options, --memory-model), the SimGrid settings a user may give
+ * (--simgrid-cfg, checked against an allow-list), and its sub-commands
+ * explain, ccbench and check.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "report/report.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 #define QUANTUM_MAX_NS 1000000ull
@@ -32,6 +34,8 @@ const char backend_usage[] =
 	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
 	"              --pin none places threads as compact does\n"
+	"              [--memory-model sc|tso|pso]: store buffers (default: the topology's;\n"
+	"                          docs/storebuf.md)\n"
 	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
 	"                          (and the waits-for graph of a deadlock): docs/graphs.md\n"
 	VM_USAGE;
@@ -118,6 +122,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 	if (!strcmp(opt, "--arbitration"))
 		return parse_arbitration(val, err, errlen);
 	rc = report_parse_option(opt, val, err, errlen);
+	rc = rc ? rc : sb_parse_option(opt, val, err, errlen);
 	return rc ? rc : vm_parse_option(opt, val, err, errlen);
 }
 
@@ -227,4 +232,5 @@ static const struct ll_command explain_cmd = {
 	.open = true,
 };
 
-const struct ll_command *const backend_commands[] = { &explain_cmd, &sim_ccbench_cmd, NULL };
+const struct ll_command *const backend_commands[] = { &explain_cmd, &sim_ccbench_cmd,
+						      &sim_check_cmd, NULL };

@@ -21,6 +21,7 @@ bool topo_prop_known(const char *id)
 		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
+		"memory_model",
 	};
 	char key[32];
 
@@ -105,6 +106,22 @@ static int read_protocol(struct topo_ctx *x, struct topo *t)
 		t->protocol = PROTO_MESIF;
 	else
 		return topo_fail(x, "unknown protocol '%s' (MESI, MOESI or MESIF)", v);
+	return 0;
+}
+
+/* Optional: sc (the default), tso (x86) or pso (sim/storebuf.c). */
+static int read_memory_model(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "memory_model");
+
+	if (!v || strcasecmp(v, "sc") == 0)
+		t->memory_model = TOPO_MM_SC;
+	else if (strcasecmp(v, "tso") == 0)
+		t->memory_model = TOPO_MM_TSO;
+	else if (strcasecmp(v, "pso") == 0)
+		t->memory_model = TOPO_MM_PSO;
+	else
+		return topo_fail(x, "unknown memory_model '%s' (sc, tso or pso)", v);
 	return 0;
 }
 
@@ -315,7 +332,8 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	double hit[TOPO_NOPS], v;
 	bool given;
 
-	if (read_protocol(x, t) || read_unit(x, t) || read_latencies(x, t))
+	if (read_protocol(x, t) || read_memory_model(x, t) || read_unit(x, t) ||
+	    read_latencies(x, t))
 		return -1;
 	if (prop_number(x, "hit.load", &hit[TOPO_LOAD], &given))
 		return -1;

@@ -26,6 +26,7 @@ enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
  * TOPO_I means "not cached anywhere: from memory at the home node". */
 enum topo_state { TOPO_M = 0, TOPO_E = 1, TOPO_S = 2, TOPO_I = 3, TOPO_NSTATES = 4 };
 enum topo_protocol { PROTO_MESI = 0, PROTO_MOESI = 1, PROTO_MESIF = 2 };
+enum topo_memory_model { TOPO_MM_SC = 0, TOPO_MM_TSO = 1, TOPO_MM_PSO = 2 };
 /* Who is served first among the requests waiting for a line (see
  * sim/coherence.h, "Arbitration"): arrival order, or the holder's socket
  * first. */
@@ -47,6 +48,7 @@ struct topo {
 	char name[128]; /* file name without directory and .xml */
 	char path[512];
 	enum topo_protocol protocol;
+	enum topo_memory_model memory_model; /* sim/storebuf.c */
 	double freq_ghz;
 
 	unsigned ncores, nsockets;

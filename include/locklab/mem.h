@@ -23,12 +23,22 @@
  *   ll_xchg(p, v, ord)           returns the previous value
  *   ll_fetch_add/or/and(p,v,ord) return the previous value
  *   ll_fence(ord)                smp_mb() and friends
+ *   ll_prefetchw(p)              prefetchw: start taking p's line exclusive
+ *                                without waiting (natively
+ *                                __builtin_prefetch(p, 1); in the simulator
+ *                                a write miss drained in the background
+ *                                under tso and pso, nothing under sc)
  *
  * p may point to any naturally aligned 8-, 16-, 32- or 64-bit integer; the
  * operations are type-generic like the kernel's.  ord is one of LL_RELAXED,
  * LL_ACQUIRE, LL_RELEASE, LL_ACQ_REL, LL_SEQ_CST.  The native backend honours
- * it; the simulator is sequentially consistent and ignores it (a simulated
- * access happens at one instant of simulated time, in a single global order).
+ * it.  The simulator's --memory-model sc ignores it (a simulated access
+ * happens at one instant of simulated time, in a single global order); tso
+ * and pso (the default on x86-class topologies) buffer plain stores per
+ * core, so a store followed by a load of another address may be reordered
+ * unless a seq_cst fence or a locked read-modify-write lies between them,
+ * and under pso stores to different lines may become visible out of order
+ * unless a release store or fence orders them (docs/storebuf.md).
  *
  * Waiting:
  *
@@ -96,7 +106,7 @@ enum ll_tag {
 /*
  * The backend supplies, as macros or static inline functions:
  *   ll_load, ll_store, ll_cas, ll_xchg, ll_fetch_add, ll_fetch_or,
- *   ll_fetch_and, ll_fence,
+ *   ll_fetch_and, ll_fence, ll_prefetchw,
  *   ll_wait_change(p, seen)               wait until *p may differ from seen
  *   ll_wait_change_until(p, seen, dl_ns)  the same, or until ll_now_ns()>=dl_ns
  *   ll_cpu_relax, ll_delay_ns, ll_now_ns, ll_this_cpu, ll_this_node,

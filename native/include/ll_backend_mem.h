@@ -38,6 +38,7 @@ extern int ll__tsan_fence_word;
 #else
 #define ll_fence(ord) __atomic_thread_fence(ord)
 #endif
+#define ll_prefetchw(p) __builtin_prefetch((const void *)(p), 1)
 
 static inline void ll_cpu_relax(void)
 {

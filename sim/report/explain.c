@@ -50,7 +50,7 @@ static const char *part_key(unsigned p, char *buf, size_t len)
 	static const char *const keys[] = {
 		[XP_IDLE] = "idle",   [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
 		[XP_LINK] = "link",   [XP_DATA] = "data",   [XP_LOCAL] = "local",
-		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_OTHER] = "other",
+		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_STOREBUF] = "storebuf", [XP_OTHER] = "other",
 	};
 
 	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
@@ -71,6 +71,7 @@ static const char *part_name(unsigned p, char *buf, size_t len)
 		[XP_LOCAL] = "local work (hits, pauses)",
 		[XP_BACKOFF] = "backoff delays",
 		[XP_PARK] = "halt, kick and wake-up",
+		[XP_STOREBUF] = "store-buffer stall",
 		[XP_OTHER] = "waits not traced further",
 	};
 	unsigned k = p - XP_XFER;

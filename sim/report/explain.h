@@ -48,6 +48,7 @@ enum xp_part {
 	XP_LOCAL,   /* hits, pauses, local work of the lock and release code */
 	XP_BACKOFF, /* delays taken while acquiring */
 	XP_PARK,    /* halt, kick and wake-up of parked threads */
+	XP_STOREBUF, /* waiting for the store buffer to drain (tso, pso) */
 	XP_OTHER,   /* waits not traced further (depth, timeouts, still parked) */
 	XP_NPARTS,
 	XP_CS = XP_NPARTS, /* a critical delay (never inside a handoff) */

@@ -354,7 +354,9 @@ void xp_local(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what)
 	struct xp_thread *t = observe(tid, from);
 
 	if (t)
-		seg_append(t, from, to, what == SIM_OBS_PARK ? XP_PARK : XP_LOCAL, -1, false);
+		seg_append(t, from, to,
+			   what == SIM_OBS_PARK ? XP_PARK : what == SIM_OBS_STOREBUF ? XP_STOREBUF : XP_LOCAL,
+			   -1, false);
 }
 
 void xp_delay(unsigned tid, uint64_t from, uint64_t to)

@@ -1,0 +1,339 @@
+/*
+ * sim/storebuf.c - the store buffer of each simulated core under the tso
+ * and pso memory models (--memory-model, or the topology's memory_model).
+ *
+ *      core --store--> [ s5 | s4 | s3 | s2 | s1 ] --drain--> coherence model,
+ *             (retires                 oldest ^               memory, waiters
+ *              as a hit)
+ *      core <--load--- forwarded from the newest entry of the same address
+ *                      (a hit), else from memory: a load passes older stores
+ *                      of other addresses (the store->load reordering)
+ *
+ * A plain store (ll_store, relaxed or release) retires into the buffer at
+ * the cost of a store hit and the core goes on.  An entry may drain from its
+ * ready time: the instant of the store, or later under the check's
+ * adversarial delays (sb_set_adversary).  Drains happen at the core's next
+ * memory operation, ll_sync, park, kick or exit, each at its own instant:
+ * the store is performed through the coherence model there (sim/memops.c),
+ * and only then do other threads see it and parked waiters wake.  The
+ * core's local work after the store overlaps the drain; a drain that ends
+ * after the core's own time makes it wait (the store-buffer stall).  Drains
+ * are issued one at a time (one line-fill buffer; Skylake has 12, Intel
+ * 64 and IA-32 Architectures Optimization Reference Manual, 2.2.5.1: the
+ * overlap of several store misses is not modelled).
+ *
+ * Drain order.  tso: oldest first.  pso: an entry may pass older entries of
+ * other lines, unless it is a release store, which waits for every older
+ * entry; a fence stronger than acquire drains all.  Locked read-modify-
+ * writes, seq_cst fences, waits (ll_wait_until), ll_park and ll_unpark
+ * drain the whole buffer first and pay the drain.  A full buffer drains its
+ * oldest entry.
+ *
+ * sc (and any run in a virtual machine, and ccbench) has no buffer: every hook returns
+ * at once and the simulator behaves as before.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/mem.h>
+
+#include "observe.h"
+#include "sim.h"
+#include "storebuf.h"
+#include "vm.h"
+
+/* Store-buffer entries per core: Skylake's 56 (Intel Optimization
+ * Reference Manual, table 2-6). */
+#define SB_ENTRIES 56
+
+struct sb_entry {
+	volatile void *p;
+	unsigned size;
+	bool ordered;  /* a release store: drains after every older entry */
+	bool prefetch; /* ll_prefetchw: a write miss, no value */
+	uint64_t v;
+	uint64_t ready_ps;
+};
+
+struct sb {
+	unsigned n;
+	struct sb_entry e[SB_ENTRIES];
+};
+
+static int model_opt = -1;
+static struct sb *bufs;
+static unsigned nbufs;
+static const void *bufs_actors, *bufs_run; /* the run the buffers belong to */
+static uint64_t bufs_base;
+static uint64_t adv_seed, adv_max_ps, adv_state;
+static uint64_t stall_ps;
+
+static const char *const model_names[] = { "sc", "tso", "pso" };
+
+const char *sb_model_name(enum topo_memory_model m)
+{
+	return m <= TOPO_MM_PSO ? model_names[m] : "?";
+}
+
+int sb_model_by_name(const char *name, enum topo_memory_model *m)
+{
+	for (unsigned i = 0; i <= TOPO_MM_PSO; i++)
+		if (!strcmp(name, model_names[i])) {
+			*m = (enum topo_memory_model)i;
+			return 0;
+		}
+	return -1;
+}
+
+void sb_set_model(int m)
+{
+	model_opt = m;
+}
+
+int sb_parse_option(const char *opt, const char *val, char *err, size_t errlen)
+{
+	enum topo_memory_model m;
+
+	if (strcmp(opt, "--memory-model"))
+		return 0;
+	if (sb_model_by_name(val, &m)) {
+		snprintf(err, errlen, "--memory-model: '%s' is not sc, tso or pso", val);
+		return -1;
+	}
+	model_opt = (int)m;
+	return 1;
+}
+
+enum topo_memory_model sb_model(void)
+{
+	if (model_opt >= 0)
+		return (enum topo_memory_model)model_opt;
+	return sim.topo_loaded ? sim.topo.memory_model : TOPO_MM_SC;
+}
+
+void sb_set_adversary(uint64_t seed, uint64_t max_ps)
+{
+	adv_seed = seed;
+	adv_max_ps = max_ps;
+}
+
+uint64_t sb_stall_ps(void)
+{
+	return stall_ps;
+}
+
+/* splitmix64: the adversary's delays, reproducible from the seed. */
+static uint64_t adv_next(void)
+{
+	uint64_t z = (adv_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The buffers of the current run: made afresh when a new run starts. */
+static struct sb *sb_of(struct sim_actor *a)
+{
+	if (bufs_actors != sim.actors || bufs_run != sim.run || bufs_base != sim.base_ps ||
+	    nbufs < sim.nactors) {
+		free(bufs);
+		bufs = calloc(sim.nactors ? sim.nactors : 1, sizeof(*bufs));
+		if (!bufs) {
+			fprintf(stderr, "locklab-sim: out of memory\n");
+			exit(1);
+		}
+		nbufs = sim.nactors;
+		bufs_actors = sim.actors;
+		bufs_run = sim.run;
+		bufs_base = sim.base_ps;
+		adv_state = adv_seed;
+		stall_ps = 0;
+	}
+	return &bufs[a->idx];
+}
+
+/* Only the workload's runs buffer: ccbench and the tests' bare actors
+ * measure the coherence model itself. */
+static bool buffering(void)
+{
+	return sim.run && !sim_vm && sb_model() != TOPO_MM_SC;
+}
+
+static uintptr_t line_of(const volatile void *p)
+{
+	return (uintptr_t)p & SIM_LINE_MASK;
+}
+
+/* Perform entry e at its instant (its ready time, or now if the core's own
+ * time comes first): the core's local time overlaps the drain. */
+static void drain_entry(struct sim_actor *a, const struct sb_entry *e)
+{
+	uint64_t target = sim.now_ps + a->owed_ps;
+	uint64_t at = e->ready_ps < target ? e->ready_ps : target;
+	uint64_t end;
+
+	if (at < sim.now_ps)
+		at = sim.now_ps;
+	a->owed_ps = at - sim.now_ps;
+	if (e->prefetch)
+		sim_prefetch_now(a, e->p);
+	else
+		sim_store_now(a, e->p, e->size, e->v, true);
+	end = sim.now_ps + a->owed_ps;
+	if (end > target) {
+		stall_ps += end - target;
+		SIM_OBSERVE(local, a->idx, target, end, SIM_OBS_STOREBUF);
+		target = end;
+	}
+	a->owed_ps = target - sim.now_ps;
+}
+
+/* May entry j drain now, before the older entries still buffered? */
+static bool may_pass(const struct sb *b, unsigned j)
+{
+	if (j == 0)
+		return true;
+	if (sb_model() != TOPO_MM_PSO || b->e[j].ordered)
+		return false;
+	for (unsigned i = 0; i < j; i++)
+		if (line_of(b->e[i].p) == line_of(b->e[j].p))
+			return false;
+	return true;
+}
+
+/* The entry to drain next among those ready by limit, or -1. */
+static int pick(const struct sb *b, uint64_t limit)
+{
+	int best = -1;
+
+	for (unsigned j = 0; j < b->n; j++) {
+		if (b->e[j].ready_ps > limit || !may_pass(b, j))
+			continue;
+		if (best < 0 || b->e[j].ready_ps < b->e[best].ready_ps)
+			best = (int)j;
+	}
+	return best;
+}
+
+static void drain_one(struct sim_actor *a, struct sb *b, unsigned j)
+{
+	struct sb_entry e = b->e[j];
+
+	memmove(&b->e[j], &b->e[j + 1], (b->n - j - 1) * sizeof(b->e[0]));
+	b->n--;
+	drain_entry(a, &e);
+}
+
+static void drain_until(struct sim_actor *a, uint64_t limit)
+{
+	struct sb *b = sb_of(a);
+	int j;
+
+	while (b->n && (j = pick(b, limit)) >= 0)
+		drain_one(a, b, (unsigned)j);
+}
+
+void sb_drain_due(struct sim_actor *a)
+{
+	if (buffering())
+		drain_until(a, sim.now_ps + a->owed_ps);
+}
+
+void sb_drain_all(struct sim_actor *a)
+{
+	if (buffering())
+		drain_until(a, UINT64_MAX);
+}
+
+void sb_fence(struct sim_actor *a, int ord)
+{
+	if (ord != LL_RELAXED && ord != LL_ACQUIRE)
+		sb_drain_all(a);
+}
+
+bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, int ord)
+{
+	struct sb *b;
+	struct sb_entry *e;
+	uint64_t t;
+
+	if (!buffering())
+		return false;
+	sb_drain_due(a);
+	b = sb_of(a);
+	if (b->n == SB_ENTRIES)
+		drain_one(a, b, 0);
+	t = sim.now_ps + a->owed_ps;
+	e = &b->e[b->n++];
+	e->p = p;
+	e->size = size;
+	e->v = v;
+	e->prefetch = false;
+	e->ordered = ord == LL_RELEASE || ord == LL_SEQ_CST;
+	e->ready_ps = t + (adv_max_ps ? adv_next() % adv_max_ps : 0);
+	if (sb_model() == TOPO_MM_TSO && b->n > 1 && e->ready_ps < e[-1].ready_ps)
+		e->ready_ps = e[-1].ready_ps;
+	a->owed_ps += sim.topo.hit_ps[TOPO_STORE];
+	SIM_OBSERVE(hit, a->idx, (uintptr_t)p, t, t + sim.topo.hit_ps[TOPO_STORE]);
+	if (ord == LL_SEQ_CST)
+		sb_drain_all(a);
+	return true;
+}
+
+static bool overlaps(const struct sb_entry *e, uintptr_t p, unsigned size)
+{
+	uintptr_t q = (uintptr_t)e->p;
+
+	return q < p + size && p < q + e->size;
+}
+
+bool sb_forward(struct sim_actor *a, const volatile void *p, unsigned size, uint64_t *v)
+{
+	struct sb *b;
+	uint64_t t;
+
+	if (!buffering())
+		return false;
+	b = sb_of(a);
+	for (unsigned i = b->n; i-- > 0;) {
+		const struct sb_entry *e = &b->e[i];
+
+		if (e->prefetch || !overlaps(e, (uintptr_t)p, size))
+			continue;
+		if (e->p != p || e->size != size) {
+			sb_drain_all(a); /* a partial overlap: the load waits */
+			return false;
+		}
+		t = sim.now_ps + a->owed_ps;
+		a->owed_ps += sim.topo.hit_ps[TOPO_LOAD];
+		SIM_OBSERVE(hit, a->idx, (uintptr_t)p, t, t + sim.topo.hit_ps[TOPO_LOAD]);
+		*v = e->v;
+		return true;
+	}
+	return false;
+}
+
+/* ll_prefetchw: the line's write miss starts in the background, as a
+ * buffered entry with no value (under sc there is no background: none). */
+bool sb_prefetchw(struct sim_actor *a, const volatile void *p)
+{
+	struct sb *b;
+	struct sb_entry *e;
+
+	if (!buffering())
+		return false;
+	b = sb_of(a);
+	if (b->n == SB_ENTRIES)
+		return false;
+	e = &b->e[b->n++];
+	memset(e, 0, sizeof(*e));
+	e->p = (volatile void *)p;
+	e->size = 1;
+	e->prefetch = true;
+	e->ready_ps = sim.now_ps + a->owed_ps;
+	if (b->n > 1 && e->ready_ps < e[-1].ready_ps)
+		e->ready_ps = e[-1].ready_ps;
+	return true;
+}
