@@ -278,14 +278,15 @@ def run_command(binary, machine, argv, fn, column):
 def run_entry(binary, e):
     """Runs both commands of e; returns a result dict."""
     res = {'id': e['id']}
-    try:
-        b, wb = run_command(binary, e['machine'], e['argv']['baseline'],
-                            e['fn'], e['column'])
-        v, wv = run_command(binary, e['machine'], e['argv']['variant'],
-                            e['fn'], e['column'])
-    except RuntimeError as err:
-        res.update(failed=str(err), passed=False)
-        return res
+    vals = {}
+    for k in ('baseline', 'variant'):
+        try:
+            vals[k] = run_command(binary, e['machine'], e['argv'][k],
+                                  e['fn'], e['column'])
+        except RuntimeError as err:
+            res.update(failed='%s: %s' % (k, err), passed=False)
+            return res
+    (b, wb), (v, wv) = vals['baseline'], vals['variant']
     res.update(baseline=b, variant=v, wall=wb + wv)
     if e['rule'] == 'variance':
         res['sim'] = (b, v)
