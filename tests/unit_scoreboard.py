@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""tools/scoreboard.py: the entry parser (a good file; each kind of malformed
+entry is one line on stderr and exit status 2), the three rules on made-up
+numbers at their boundaries, and the board of tests/fixtures/scoreboard run
+end to end through the real locklab-sim.
+
+usage: unit_scoreboard.py BIN  (the directory holding locklab-sim)
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(ROOT, 'tools', 'scoreboard.py')
+FIXTURE = os.path.join(ROOT, 'tests', 'fixtures', 'scoreboard')
+sys.path.insert(0, os.path.join(ROOT, 'tools'))
+import scoreboard as sb  # noqa: E402
+
+GOOD = """# a comment
+id        = 001-good
+source    = seed 001, table 2
+machine   = 1socket
+baseline  = run --lock ticket --threads 2
+variant   = run --lock mcs --threads 2
+metric    = throughput_per_s
+published = +64.2%
+rule      = change
+mapping   = jobs per minute is a rate:
+            throughput_per_s
+
+# between entries
+id        = 001-neutral
+source    = seed 001
+machine   = 1socket
+baseline  = run --lock ticket
+variant   = run --lock mcs
+metric    = inv(throughput_per_s)
+published = -1.4%
+rule      = neutral
+lacks     = nothing
+
+id        = 001-var
+source    = seed 001
+machine   = 1socket
+baseline  = run --lock ticket --pin none --runs 5
+variant   = run --lock ticket --pin socket:0 --runs 5
+metric    = cv(throughput_per_s)
+published = 112% / 4%
+rule      = variance
+"""
+
+ENTRY = dict(l.split('=', 1) for l in """id=002-x
+source=s
+machine=1socket
+baseline=run --lock ticket
+variant=run --lock mcs
+metric=throughput_per_s
+published=+20%
+rule=change""".split('\n'))
+
+failures = []
+
+
+def check(what, ok, detail=''):
+    print(('ok   ' if ok else 'FAIL ') + what + ('' if ok or not detail else '\n' + detail))
+    if not ok:
+        failures.append(what)
+
+
+def entry_text(**change):
+    """ENTRY with keys changed (None drops a key), as .sb text."""
+    e = dict(ENTRY)
+    e.update(change)
+    return ''.join('%s = %s\n' % (k, v) for k, v in e.items() if v is not None)
+
+
+def tool(board, *args, bindir=None):
+    argv = [sys.executable, TOOL, '--board', board] + list(args)
+    if bindir:
+        argv += ['--bin', bindir]
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+
+
+def write_board(tmp, name, files):
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    for fname, text in files.items():
+        with open(os.path.join(d, fname), 'w') as f:
+            f.write(text)
+    return d
+
+
+def test_good(tmp):
+    d = write_board(tmp, 'good', {'001-x.sb': GOOD})
+    p = tool(d, '--list')
+    ids = [l.split()[0] for l in p.stdout.splitlines()]
+    check('a good file lists its 3 entries', p.returncode == 0 and
+          ids == ['001-good', '001-neutral', '001-var'], p.stdout + p.stderr)
+    es = sb.parse_file(os.path.join(d, '001-x.sb'), os.path.join(ROOT, 'topologies'))
+    check('continuation lines join with one space',
+          es[0]['mapping'] == 'jobs per minute is a rate: throughput_per_s')
+    check('published parsed', abs(es[0]['pub'] - 0.642) < 1e-12 and
+          abs(es[1]['pub'] + 0.014) < 1e-12 and es[2]['pub'] == (1.12, 0.04))
+    check('metrics parsed', [(e['fn'], e['column']) for e in es] ==
+          [('mean', 'throughput_per_s'), ('inv', 'throughput_per_s'),
+           ('cv', 'throughput_per_s')])
+    p = tool(d, '--list', '--only', '001-var')
+    check('--only selects', p.returncode == 0 and p.stdout.split()[0] == '001-var')
+    p = tool(d, '--list', '--only', 'nope')
+    check('--only of an unknown id: status 2', p.returncode == 2)
+
+
+MALFORMED = {
+    'unknown key': entry_text() + 'colour = red\n',
+    'missing key': entry_text(metric=None),
+    'key twice': entry_text() + 'rule = change\n',
+    'bad id': entry_text(id='Lockref'),
+    'unknown rule': entry_text(rule='better'),
+    'unsigned published': entry_text(published='20%'),
+    'published not a percentage': entry_text(published='+20'),
+    'neutral over 5%': entry_text(rule='neutral'),
+    'change under 5%': entry_text(published='+4.9%'),
+    'variance with one value': entry_text(rule='variance', metric='cv(throughput_per_s)',
+                                          published='0.5'),
+    'variance without cv()': entry_text(rule='variance', published='0.5 / 0.1'),
+    'cv() outside variance': entry_text(metric='cv(throughput_per_s)'),
+    'bad metric': entry_text(metric='mean(throughput_per_s)'),
+    'unknown machine': entry_text(machine='no-such-box'),
+    'forbidden option': entry_text(variant='run --lock mcs --topo 2socket'),
+    'forbidden --format=': entry_text(variant='run --lock mcs --format=csv'),
+    'command without subcommand': entry_text(baseline='--lock ticket'),
+    'unbalanced quote': entry_text(baseline='run --lock "ticket'),
+    'line without =': entry_text() + 'just words\n',
+    'continuation first': '  leading continuation\n' + entry_text(),
+}
+
+
+def test_malformed(tmp):
+    for i, (what, text) in enumerate(sorted(MALFORMED.items())):
+        d = write_board(tmp, 'bad%d' % i, {'002-x.sb': text})
+        p = tool(d, '--list')
+        lines = p.stderr.strip().splitlines()
+        check('malformed (%s): one line, status 2' % what,
+              p.returncode == 2 and len(lines) == 1 and '002-x.sb:' in lines[0]
+              and p.stdout == '', 'rc=%d\n%s' % (p.returncode, p.stderr))
+    d = write_board(tmp, 'dupid', {'002-a.sb': entry_text(), '002-b.sb': entry_text()})
+    p = tool(d, '--list')
+    check('an id in two files: one line, status 2',
+          p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
+          'given twice' in p.stderr, p.stderr)
+
+
+def test_rules():
+    ch = sb.judge_change
+    check('change +64%: +32% and +128% pass', ch(0.64, 0.32)[0] and ch(0.64, 1.28)[0])
+    check('change +64%: +31% and +129% fail', not ch(0.64, 0.31)[0] and not ch(0.64, 1.29)[0])
+    check('change +64%: -64% and 0 fail', not ch(0.64, -0.64)[0] and not ch(0.64, 0.0)[0])
+    check('change -20%: -10% and -40% pass, -9% and -41% fail',
+          ch(-0.2, -0.1)[0] and ch(-0.2, -0.4)[0] and not ch(-0.2, -0.09)[0]
+          and not ch(-0.2, -0.41)[0])
+    check('change error is simulated / published', abs(ch(0.64, 0.32)[1] - 0.5) < 1e-12)
+    ne = sb.judge_neutral
+    check('neutral: +-15% pass', ne(-0.014, 0.15)[0] and ne(-0.014, -0.15)[0])
+    check('neutral: +15.1% and -15.1% fail', not ne(-0.014, 0.151)[0] and not ne(-0.014, -0.151)[0])
+    check('neutral error is in points', abs(ne(-0.014, -0.072)[1] + 0.058) < 1e-12)
+    va = sb.judge_variance
+    check('variance: order kept, larger within 2x pass',
+          va((1.12, 0.04), (0.56, 0.1))[0] and va((1.12, 0.04), (2.24, 0.5))[0]
+          and va((0.04, 1.12), (0.01, 0.6))[0])
+    check('variance: larger beyond 2x fails',
+          not va((1.12, 0.04), (0.55, 0.1))[0] and not va((1.12, 0.04), (2.25, 0.1))[0])
+    check('variance: order reversed or tied fails',
+          not va((1.12, 0.04), (0.1, 1.0))[0] and not va((1.12, 0.04), (0.8, 0.8))[0])
+    check('variance error is larger / larger', abs(va((1.0, 0.1), (0.5, 0.2))[1] - 0.5) < 1e-12)
+
+
+def test_end_to_end(tmp, bindir):
+    res = os.path.join(tmp, 'res')
+    p = tool(FIXTURE, '--results', res, '--no-chart', bindir=bindir)
+    out = p.stdout.splitlines()
+    check('fixture board runs: status 0', p.returncode == 0, p.stdout + p.stderr)
+    check('one row per entry and the count', len(out) == 5 and
+          out[-1].endswith('of 3 pass'), p.stdout)
+    path = os.path.join(res, 'scoreboard.csv')
+    if not os.path.exists(path):
+        check('results/scoreboard.csv written', False)
+        return
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    check('scoreboard.csv: 3 rows', [r['id'] for r in rows] ==
+          ['900-ticket-mcs', '900-ticket-mcs-time', '900-ncs-variance'])
+    npass = sum(r['pass'] == 'true' for r in rows)
+    check('the count is the rows that pass', out[-1] == '%d of 3 pass' % npass, out[-1])
+    for r in rows:
+        b, v = float(r['baseline']), float(r['variant'])
+        if r['rule'] == 'variance':
+            pub = sb.parse_published('variance', r['published'], '')
+            ok, _ = sb.judge('variance', pub, (b, v))
+        else:
+            ok, _ = sb.judge(r['rule'], float(r['published_change']), (v - b) / b)
+        check('%s: pass column follows the rule' % r['id'], ok == (r['pass'] == 'true'))
+    check('no temporary file left', os.listdir(res) == ['scoreboard.csv'], str(os.listdir(res)))
+    d = write_board(tmp, 'fails', {'002-x.sb': entry_text(variant='run --lock no-such-lock')})
+    p = tool(d, '--results', res, '--no-chart', bindir=bindir)
+    check('a failing command: its row says error, FAIL, status 1',
+          p.returncode == 1 and 'error' in p.stdout and 'FAIL' in p.stdout and
+          p.stdout.splitlines()[-1] == '0 of 1 pass', p.stdout + p.stderr)
+    p = tool(FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs',
+             bindir=os.path.join(tmp, 'nobin'))
+    check('a missing binary: status 2', p.returncode == 2, p.stderr)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    bindir = os.path.abspath(sys.argv[1])
+    with tempfile.TemporaryDirectory(prefix='unit_scoreboard.') as tmp:
+        test_good(tmp)
+        test_malformed(tmp)
+        test_rules()
+        test_end_to_end(tmp, bindir)
+    print('%d failed' % len(failures) if failures else 'all passed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

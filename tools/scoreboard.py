@@ -1,0 +1,491 @@
+#!/usr/bin/env python3
+"""tools/scoreboard.py - run the scoreboard: every published figure of the seeds
+(scoreboard/*.sb, format in scoreboard/README.md) rendered by locklab-sim, and
+judged against its published value by the rules of scoreboard/README.md.
+
+usage: scoreboard.py [--list] [--only ID,...] [--board DIR] [--bin DIR]
+                     [--results DIR] [--jobs N] [--no-chart]
+
+  --list      print the entries (id, rule, published, machine) and exit
+  --only      run only these entries
+  --board     the directory of *.sb files (default scoreboard/)
+  --bin       the directory of locklab-sim (default bin/)
+  --results   where scoreboard.csv and the chart go (default results/)
+  --jobs      commands run at once (default: the number of CPUs)
+  --no-chart  write no chart
+
+Prints one row per entry (id, published, simulated, error, pass/fail), then
+"N of M pass". Exit status 0 when every entry ran, 1 when a command failed
+or the chart could not be drawn, 2 on a malformed entry or bad arguments.
+"""
+
+import concurrent.futures
+import math
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+KEYS = ('id', 'source', 'machine', 'baseline', 'variant', 'metric',
+        'published', 'rule', 'mapping', 'lacks')
+REQUIRED = KEYS[:8]
+RULES = ('change', 'neutral', 'variance')
+FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
+             '--threads-csv', '--graphs', '--progress')
+ONE_CONFIG = ('lock', 'threads', 'overcommit')
+NEUTRAL_BAND = 0.05
+NEUTRAL_PASS = 0.15
+FACTOR = 2.0
+EPS = 1e-9
+
+ID_RE = re.compile(r'^[0-9]{3}-[a-z0-9][a-z0-9.-]*$')
+PCT_RE = re.compile(r'^([+-])(\d+(?:\.\d+)?)%$')
+NUM_RE = re.compile(r'^(\d+(?:\.\d+)?)(%?)$')
+METRIC_RE = re.compile(r'^(?:(inv|cv)\(([a-z0-9_]+)\)|([a-z0-9_]+))$')
+
+
+class EntryError(Exception):
+    """One malformed entry: its message is FILE:LINE: text."""
+
+
+# ---- parsing ---------------------------------------------------------------
+
+def parse_percent(text):
+    """'+64.2%' -> 0.642; None when malformed (the sign is required)."""
+    m = PCT_RE.match(text)
+    if not m:
+        return None
+    v = float(m.group(2)) / 100.0
+    return -v if m.group(1) == '-' else v
+
+
+def parse_cv(text):
+    """'0.12' or '12%' -> 0.12; None when malformed."""
+    m = NUM_RE.match(text.strip())
+    if not m:
+        return None
+    v = float(m.group(1))
+    return v / 100.0 if m.group(2) else v
+
+
+def parse_published(rule, text, where):
+    if rule == 'variance':
+        parts = text.split('/')
+        vals = [parse_cv(p) for p in parts] if len(parts) == 2 else [None]
+        if None in vals:
+            raise EntryError('%s: published: want two sigma/mean values '
+                             '"A / B", got %r' % (where, text))
+        return tuple(vals)
+    v = parse_percent(text)
+    if v is None:
+        raise EntryError('%s: published: want a signed percentage like '
+                         '+64.2%%, got %r' % (where, text))
+    if rule == 'neutral' and abs(v) >= NEUTRAL_BAND:
+        raise EntryError('%s: published: %s is not neutral (|change| < 5%%):'
+                         ' use rule = change' % (where, text))
+    if rule == 'change' and abs(v) < NEUTRAL_BAND:
+        raise EntryError('%s: published: %s is under 5%%: use rule = neutral'
+                         % (where, text))
+    return v
+
+
+def parse_command(key, text, where):
+    try:
+        argv = shlex.split(text)
+    except ValueError as e:
+        raise EntryError('%s: %s: %s' % (where, key, e))
+    if not argv or argv[0].startswith('-'):
+        raise EntryError('%s: %s: must start with a subcommand (run, ...)'
+                         % (where, key))
+    for a in argv:
+        opt = a.split('=', 1)[0]
+        if opt in FORBIDDEN:
+            raise EntryError('%s: %s: %s is the runner\'s to give'
+                             % (where, key, opt))
+    return argv
+
+
+def check_entry(e, where, topodir):
+    for k in REQUIRED:
+        if k not in e:
+            raise EntryError('%s: entry %s has no %s'
+                             % (where, e.get('id', '?'), k))
+    if not ID_RE.match(e['id']):
+        raise EntryError('%s: id: %r is not NNN-name (lowercase, digits, '
+                         '-, .)' % (where, e['id']))
+    if e['rule'] not in RULES:
+        raise EntryError('%s: rule: %r is not change, neutral or variance'
+                         % (where, e['rule']))
+    m = METRIC_RE.match(e['metric'])
+    if not m:
+        raise EntryError('%s: metric: %r is not COLUMN, inv(COLUMN) or '
+                         'cv(COLUMN)' % (where, e['metric']))
+    e['fn'] = m.group(1) or 'mean'
+    e['column'] = m.group(2) or m.group(3)
+    if (e['rule'] == 'variance') != (e['fn'] == 'cv'):
+        raise EntryError('%s: metric: a variance entry, and only one, takes '
+                         'cv(COLUMN)' % where)
+    if not os.path.isfile(os.path.join(topodir, e['machine'] + '.xml')):
+        raise EntryError('%s: machine: no topologies/%s.xml'
+                         % (where, e['machine']))
+    e['pub'] = parse_published(e['rule'], e['published'], where)
+    e['argv'] = {k: parse_command(k, e[k], where)
+                 for k in ('baseline', 'variant')}
+
+
+def parse_file(path, topodir):
+    """The entries of one .sb file, in order; raises EntryError."""
+    entries, cur, last = [], None, None
+    with open(path, encoding='utf-8') as f:
+        lines = f.read().split('\n')
+    for n, raw in enumerate(lines + [''], 1):
+        line = raw.rstrip()
+        where = '%s:%d' % (path, n)
+        if line.startswith('#'):
+            continue
+        if not line:
+            if cur is not None:
+                check_entry(cur, cur['where'], topodir)
+                entries.append(cur)
+            cur, last = None, None
+            continue
+        if line[0] in ' \t':
+            if last is None:
+                raise EntryError('%s: a continuation line with no key above'
+                                 % where)
+            cur[last] += ' ' + line.strip()
+            continue
+        key, eq, value = line.partition('=')
+        key = key.strip()
+        if not eq or not key:
+            raise EntryError('%s: want "key = value", got %r' % (where, line))
+        if key not in KEYS:
+            raise EntryError('%s: unknown key %r' % (where, key))
+        if cur is None:
+            cur = {'where': where, 'file': os.path.basename(path)}
+        if key in cur:
+            raise EntryError('%s: %s given twice in one entry' % (where, key))
+        cur[key], last = value.strip(), key
+    return entries
+
+
+def parse_board(board, topodir):
+    files = sorted(f for f in os.listdir(board) if f.endswith('.sb'))
+    entries, seen = [], {}
+    for f in files:
+        for e in parse_file(os.path.join(board, f), topodir):
+            if e['id'] in seen:
+                raise EntryError('%s: id %s given twice (first at %s)'
+                                 % (e['where'], e['id'], seen[e['id']]))
+            seen[e['id']] = e['where']
+            entries.append(e)
+    return entries
+
+
+# ---- rules -----------------------------------------------------------------
+
+def within_factor(x, ref):
+    """Same sign as ref and x/ref in [1/FACTOR, FACTOR], ends included."""
+    if ref == 0:
+        return False
+    r = x / ref
+    return 1.0 / FACTOR - EPS <= r <= FACTOR + EPS
+
+
+def judge_change(pub, sim):
+    """(passed, error): error is simulated / published."""
+    return within_factor(sim, pub), sim / pub
+
+
+def judge_neutral(pub, sim):
+    """(passed, error): error is simulated - published."""
+    return abs(sim) <= NEUTRAL_PASS + EPS, sim - pub
+
+
+def judge_variance(pub, sim):
+    """pub, sim: (baseline cv, variant cv). (passed, error): error is the
+    larger simulated / the larger published."""
+    pb, pv = pub
+    sb, sv = sim
+    order = (pb > pv) - (pb < pv)
+    same = order == (sb > sv) - (sb < sv)
+    big_pub, big_sim = max(pb, pv), max(sb, sv)
+    err = big_sim / big_pub if big_pub else float('inf')
+    return same and within_factor(big_sim, big_pub), err
+
+
+def judge(rule, pub, sim):
+    return {'change': judge_change, 'neutral': judge_neutral,
+            'variance': judge_variance}[rule](pub, sim)
+
+
+# ---- running ---------------------------------------------------------------
+
+def read_csv_rows(path):
+    import csv
+    with open(path, newline='') as f:
+        return list(csv.DictReader(f))
+
+
+def metric_value(fn, column, rows):
+    vals = [float(r[column]) for r in rows]
+    mean = sum(vals) / len(vals)
+    if fn == 'mean':
+        return mean
+    if fn == 'inv':
+        return 1.0 / mean if mean else float('inf')
+    if len(vals) < 2:
+        raise ValueError('cv() needs at least 2 runs')
+    var = sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
+    return math.sqrt(var) / mean if mean else float('inf')
+
+
+def run_command(binary, machine, argv, fn, column):
+    """Runs one command; returns (value, wall seconds); raises RuntimeError."""
+    fd, out = tempfile.mkstemp(prefix='scoreboard-', suffix='.csv')
+    os.close(fd)
+    cmd = [binary, argv[0], '--topo', machine] + argv[1:] + \
+          ['--format', 'csv', '--out', out]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        wall = time.monotonic() - t0
+        if p.returncode != 0:
+            msg = (p.stderr.strip().splitlines() or ['no message'])[-1]
+            raise RuntimeError('exit %d: %s' % (p.returncode, msg))
+        rows = read_csv_rows(out)
+    finally:
+        os.unlink(out)
+    if not rows:
+        raise RuntimeError('no rows')
+    if column not in rows[0]:
+        raise RuntimeError('no column %s' % column)
+    for c in ONE_CONFIG:
+        if c in rows[0] and len({r[c] for r in rows}) > 1:
+            raise RuntimeError('more than one %s: one configuration only' % c)
+    try:
+        return metric_value(fn, column, rows), wall
+    except (ValueError, ZeroDivisionError) as e:
+        raise RuntimeError('%s: %s' % (column, e))
+
+
+def run_entry(binary, e):
+    """Runs both commands of e; returns a result dict."""
+    res = {'id': e['id']}
+    vals = {}
+    for k in ('baseline', 'variant'):
+        try:
+            vals[k] = run_command(binary, e['machine'], e['argv'][k],
+                                  e['fn'], e['column'])
+        except RuntimeError as err:
+            res.update(failed='%s: %s' % (k, err), passed=False)
+            return res
+    (b, wb), (v, wv) = vals['baseline'], vals['variant']
+    res.update(baseline=b, variant=v, wall=wb + wv)
+    if e['rule'] == 'variance':
+        res['sim'] = (b, v)
+    else:
+        res['sim'] = (v - b) / b if b else float('inf')
+    res['passed'], res['error'] = judge(e['rule'], e['pub'], res['sim'])
+    return res
+
+
+# ---- printing --------------------------------------------------------------
+
+def fmt_pct(x):
+    return '%+.1f%%' % (100.0 * x)
+
+
+def fmt_sim(rule, sim):
+    if rule == 'variance':
+        return '%.3f / %.3f' % sim
+    return fmt_pct(sim)
+
+
+def fmt_error(rule, err):
+    if rule == 'neutral':
+        return '%+.1f pt' % (100.0 * err)
+    return 'x%.2f' % err
+
+
+def board_rows(entries, results):
+    rows = []
+    for e in entries:
+        r = results[e['id']]
+        if 'failed' in r:
+            rows.append((e['id'], e['published'], 'error', r['failed'],
+                         'FAIL'))
+            continue
+        rows.append((e['id'], e['published'], fmt_sim(e['rule'], r['sim']),
+                     fmt_error(e['rule'], r['error']),
+                     'pass' if r['passed'] else 'FAIL'))
+    return rows
+
+
+def print_board(entries, results):
+    head = ('id', 'published', 'simulated', 'error', 'result')
+    rows = board_rows(entries, results)
+    w = [max(len(x[i]) for x in rows + [head]) for i in range(4)]
+    line = '%-*s  %*s  %*s  %*s  %s'
+    print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3],
+                  head[4]))
+    for x in rows:
+        print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
+    npass = sum(1 for e in entries if results[e['id']]['passed'])
+    print('%d of %d pass' % (npass, len(entries)), flush=True)
+
+
+CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
+            'baseline,variant,simulated_change,error,pass,wall_s')
+
+
+def csv_field(x):
+    x = str(x)
+    if any(c in x for c in ',"\n'):
+        x = '"' + x.replace('"', '""') + '"'
+    return x
+
+
+def as_change(rule, x):
+    """A change, or for a variance entry the change of sigma/mean."""
+    if rule != 'variance':
+        return x
+    return (x[1] - x[0]) / x[0] if x[0] else float('inf')
+
+
+def csv_line(e, r):
+    pub_change = '%.6f' % as_change(e['rule'], e['pub'])
+    if 'failed' in r:
+        vals = ['', '', '', '', 'false', '']
+    else:
+        sim = '%.6f' % as_change(e['rule'], r['sim'])
+        vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
+                '%.6f' % r['error'], 'true' if r['passed'] else 'false',
+                '%.2f' % r['wall']]
+    return ','.join(csv_field(x) for x in
+                    [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
+                     e['published'], pub_change] + vals)
+
+
+def write_csv(path, entries, results):
+    """Writes the whole file under a temporary name, then renames it."""
+    d = os.path.dirname(path) or '.'
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix='.scoreboard-', suffix='.tmp')
+    with os.fdopen(fd, 'w') as f:
+        f.write(CSV_HEAD + '\n')
+        for e in entries:
+            f.write(csv_line(e, results[e['id']]) + '\n')
+    os.replace(tmp, path)
+
+
+def draw_chart(csvpath, out):
+    """plots/scoreboard.gp: published vs simulated change; False on failure."""
+    script = os.path.join(ROOT, 'plots', 'scoreboard.gp')
+    argv = ['gnuplot', '-e', "datafile='%s'; out='%s'" % (csvpath, out),
+            script]
+    try:
+        p = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        sys.stderr.write('scoreboard: cannot run gnuplot: %s\n' % e)
+        return False
+    if p.returncode != 0:
+        sys.stderr.write('scoreboard: gnuplot failed:\n%s' % p.stderr)
+        return False
+    return True
+
+
+# ---- main ------------------------------------------------------------------
+
+def usage_error(msg):
+    sys.stderr.write('scoreboard: %s\n' % msg)
+    sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
+    sys.exit(2)
+
+
+def parse_args(argv):
+    opts = {'board': os.path.join(ROOT, 'scoreboard'),
+            'bin': os.path.join(ROOT, 'bin'),
+            'results': os.path.join(ROOT, 'results'),
+            'jobs': os.cpu_count() or 1, 'only': None, 'list': False,
+            'chart': True}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == '--list':
+            opts['list'] = True
+        elif a == '--no-chart':
+            opts['chart'] = False
+        elif a in ('--only', '--board', '--bin', '--results', '--jobs'):
+            if i + 1 >= len(argv):
+                usage_error('%s needs a value' % a)
+            i += 1
+            opts[a[2:]] = argv[i]
+        elif a in ('-h', '--help'):
+            print(__doc__.split('\n\n')[1])
+            sys.exit(0)
+        else:
+            usage_error('unknown argument %r' % a)
+        i += 1
+    try:
+        opts['jobs'] = int(opts['jobs'])
+        if opts['jobs'] < 1:
+            raise ValueError
+    except ValueError:
+        usage_error('--jobs: want a whole number >= 1')
+    return opts
+
+
+def select(entries, only):
+    if only is None:
+        return entries
+    want = [x for x in only.split(',') if x]
+    ids = {e['id'] for e in entries}
+    for w in want:
+        if w not in ids:
+            usage_error('--only: no entry %s' % w)
+    return [e for e in entries if e['id'] in want]
+
+
+def list_entries(entries):
+    for e in entries:
+        print('%s  %s  %s  %s' % (e['id'], e['rule'], e['published'],
+                                  e['machine']))
+
+
+def main(argv):
+    opts = parse_args(argv)
+    try:
+        entries = parse_board(opts['board'], os.path.join(ROOT, 'topologies'))
+    except (EntryError, OSError) as e:
+        sys.stderr.write('scoreboard: %s\n' % e)
+        return 2
+    entries = select(entries, opts['only'])
+    if opts['list']:
+        list_entries(entries)
+        return 0
+    binary = os.path.join(os.path.abspath(opts['bin']), 'locklab-sim')
+    if not os.access(binary, os.X_OK):
+        sys.stderr.write('scoreboard: no %s (build it: scons)\n' % binary)
+        return 2
+    with concurrent.futures.ProcessPoolExecutor(opts['jobs']) as pool:
+        futs = {e['id']: pool.submit(run_entry, binary, e) for e in entries}
+        results = {k: f.result() for k, f in futs.items()}
+    print_board(entries, results)
+    csvpath = os.path.join(opts['results'], 'scoreboard.csv')
+    write_csv(csvpath, entries, results)
+    ok = all('failed' not in r for r in results.values())
+    if opts['chart'] and entries:
+        ok &= draw_chart(csvpath, os.path.join(opts['results'], 'scoreboard'))
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
