@@ -63,6 +63,8 @@ void ll_hist_add(struct ll_hist *h, uint64_t v)
 
 void ll_hist_merge(struct ll_hist *into, const struct ll_hist *from)
 {
+	if (!from->count) /* also one never initialised (no buckets) */
+		return;
 	for (unsigned b = 0; b < LL_HIST_BUCKETS; b++) {
 		uint64_t s = (uint64_t)into->buckets[b] + from->buckets[b];
 
