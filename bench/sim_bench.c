@@ -14,6 +14,11 @@
  *     section's length.  Target: largest / smallest <= 1.5.
  *  3. Wall time of the default sweep `scons sim TOPO=4socket` (every mutex,
  *     threads 1..32).  Target < 60 s.
+ *  4. A large machine: MCS at 4096 threads on uv4096 (4096 cores), --ops
+ *     100: wall time and the child's maximum resident set.  Targets < 10 s
+ *     and < 512 MiB.
+ *  5. TTAS at 4096 threads on uv4096 for 2 ms simulated: wall time.
+ *     Target < 60 s.
  *
  * Each line ends "target met" or "target missed"; the exit status is 0
  * unless something failed to run.
@@ -21,7 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <simgrid/engine.h>
 
@@ -188,6 +196,66 @@ static int bench_sweep(const char *bindir)
 	return 0;
 }
 
+/* ------------------------------------------------ 4, 5. a large machine */
+
+/* Run bindir/locklab-sim with args (stdout to /dev/null) as a child: its
+ * wall seconds, CPU seconds (user + system) and maximum resident set (MiB),
+ * from its own rusage. */
+static int child_run(const char *bindir, char *const args[], double *wall, double *cpu,
+		     double *rss_mib)
+{
+	char path[1024];
+	struct rusage ru;
+	double t0 = wall_now();
+	int status;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/locklab-sim", bindir);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execv(path, args);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		return -1;
+	*wall = wall_now() - t0;
+	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	*rss_mib = (double)ru.ru_maxrss / 1024.0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "sim_bench: %s %s %s failed (status %d)\n", path, args[1], args[5],
+			status);
+		return -1;
+	}
+	return 0;
+}
+
+static int bench_large(const char *bindir)
+{
+	char *mcs[] = { "locklab-sim", "run", "--topo", "uv4096", "--lock", "mcs", "--threads",
+			"4096", "--ops", "100", "--runs", "1", NULL };
+	char *ttas[] = { "locklab-sim", "run", "--topo", "uv4096", "--lock", "ttas", "--threads",
+			 "4096", "--duration", "2", "--runs", "1", NULL };
+	double wall, cpu, rss;
+
+	if (child_run(bindir, mcs, &wall, &cpu, &rss))
+		return -1;
+	printf("4. MCS at 4096 threads on uv4096, --ops 100: %.1f s wall (%.1f s CPU), %.0f MiB max "
+	       "RSS (targets < 10 s, < 512 MiB): %s\n", wall, cpu, rss,
+	       wall < 10 && rss < 512 ? "target met" : "target missed");
+	if (child_run(bindir, ttas, &wall, &cpu, &rss))
+		return -1;
+	printf("5. TTAS at 4096 threads on uv4096, 2 ms simulated: %.1f s wall (%.1f s CPU), %.0f MiB "
+	       "max RSS (target < 60 s): %s\n", wall, cpu, rss,
+	       wall < 60 ? "target met" : "target missed");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char *sg_argv[] = { argv[0], NULL };
@@ -210,6 +278,8 @@ int main(int argc, char **argv)
 	rc |= bench_events_per_acq("ticket");
 	fflush(stdout);
 	rc |= bench_sweep(argv[1]);
+	fflush(stdout);
+	rc |= bench_large(argv[1]);
 	backend_fini();
 	return rc ? 1 : 0;
 }

@@ -37,22 +37,41 @@ int ll_hist_init(struct ll_hist *h)
 {
 	memset(h, 0, sizeof(*h));
 	h->min = UINT64_MAX;
-	h->buckets = calloc(LL_HIST_BUCKETS, sizeof(uint32_t));
-	return h->buckets ? 0 : -1;
+	h->chunk = calloc(LL_HIST_CHUNKS, sizeof(*h->chunk));
+	return h->chunk ? 0 : -1;
 }
 
 void ll_hist_free(struct ll_hist *h)
 {
-	free(h->buckets);
-	h->buckets = NULL;
+	for (unsigned c = 0; h->chunk && c < LL_HIST_CHUNKS; c++)
+		free(h->chunk[c]);
+	free(h->chunk);
+	h->chunk = NULL;
+}
+
+/* Chunk c, allocated now if it was not yet; NULL when out of memory (its
+ * values then count in count, sum, min and max only). */
+static uint32_t *chunk_of(struct ll_hist *h, unsigned c)
+{
+	if (!h->chunk[c])
+		h->chunk[c] = calloc(LL_HIST_SUB, sizeof(uint32_t));
+	return h->chunk[c];
+}
+
+static uint32_t bucket_count(const struct ll_hist *h, unsigned b)
+{
+	const uint32_t *c = h->chunk[b / LL_HIST_SUB];
+
+	return c ? c[b % LL_HIST_SUB] : 0;
 }
 
 void ll_hist_add(struct ll_hist *h, uint64_t v)
 {
 	unsigned b = bucket_of(v);
+	uint32_t *c = chunk_of(h, b / LL_HIST_SUB);
 
-	if (h->buckets[b] != UINT32_MAX)
-		h->buckets[b]++;
+	if (c && c[b % LL_HIST_SUB] != UINT32_MAX)
+		c[b % LL_HIST_SUB]++;
 	h->count++;
 	h->sum = (h->sum + v < h->sum) ? UINT64_MAX : h->sum + v;
 	if (v > h->max)
@@ -61,12 +80,24 @@ void ll_hist_add(struct ll_hist *h, uint64_t v)
 		h->min = v;
 }
 
+static void merge_chunk(uint32_t *into, const uint32_t *from)
+{
+	for (unsigned i = 0; i < LL_HIST_SUB; i++) {
+		uint64_t s = (uint64_t)into[i] + from[i];
+
+		into[i] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+	}
+}
+
 void ll_hist_merge(struct ll_hist *into, const struct ll_hist *from)
 {
-	for (unsigned b = 0; b < LL_HIST_BUCKETS; b++) {
-		uint64_t s = (uint64_t)into->buckets[b] + from->buckets[b];
+	if (!from->count) /* also one never initialised (no chunks) */
+		return;
+	for (unsigned c = 0; c < LL_HIST_CHUNKS; c++) {
+		uint32_t *to;
 
-		into->buckets[b] = s > UINT32_MAX ? UINT32_MAX : (uint32_t)s;
+		if (from->chunk[c] && (to = chunk_of(into, c)))
+			merge_chunk(to, from->chunk[c]);
 	}
 	into->count += from->count;
 	into->sum = (into->sum + from->sum < into->sum) ? UINT64_MAX : into->sum + from->sum;
@@ -89,7 +120,7 @@ double ll_hist_quantile(const struct ll_hist *h, double q)
 	uint64_t seen = 0;
 
 	for (unsigned b = 0; b < LL_HIST_BUCKETS; b++) {
-		seen += h->buckets[b];
+		seen += bucket_count(h, b);
 		if (seen >= rank) {
 			uint64_t v = bucket_low(b);
 

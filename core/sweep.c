@@ -94,8 +94,13 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 			const struct run_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
-	double acq[WL_MAX_THREADS];
+	double *acq = calloc(run->nthreads ? run->nthreads : 1, sizeof(*acq));
 	uint64_t handoffs = 0, local = 0;
+
+	if (!acq) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->backend, sizeof(r->backend), "%s", backend_name);
@@ -129,6 +134,7 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	}
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
 	r->jain = ll_jain(acq, run->nthreads);
+	free(acq);
 	r->handoff_local_frac = per(local, handoffs);
 	result_count_threads(r, run);
 	if (r->is_rwlock)

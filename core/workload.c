@@ -100,8 +100,7 @@ static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 
 	t->tid = tid;
 	t->ctx = calloc(cfg->locks, sizeof(void *));
-	t->handoff_from = calloc(run->nthreads, sizeof(uint64_t));
-	if (!t->ctx || !t->handoff_from)
+	if (!t->ctx)
 		return -1;
 	for (unsigned l = 0; l < cfg->locks; l++) {
 		size_t sz = run->algo->ctx_size ? run->algo->ctx_size : 1;
@@ -111,9 +110,11 @@ static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 			return -1;
 		ll_mem_tag(t->ctx[l], sz, LL_TAG_CTX);
 	}
-	if (ll_hist_init(&t->wait) || ll_hist_init(&t->wait_read) || ll_hist_init(&t->wait_write))
+	if (ll_hist_init(&t->wait))
 		return -1;
 	if (run->algo->kind == LOCK_RWLOCK) {
+		if (ll_hist_init(&t->wait_read) || ll_hist_init(&t->wait_write))
+			return -1;
 		t->read_spans = calloc(WL_READ_SPANS, sizeof(*t->read_spans));
 		if (!t->read_spans)
 			return -1;
@@ -208,8 +209,7 @@ void wl_teardown(struct wl_run *run)
 				ll_free(t->ctx[l], run->algo->ctx_size ? run->algo->ctx_size : 1);
 		free(t->ctx);
 		t->ctx = NULL;
-		free(t->handoff_from);
-		t->handoff_from = NULL;
+		wl_handoff_free(&t->handoff_from);
 		ll_hist_free(&t->wait);
 		ll_hist_free(&t->wait_read);
 		ll_hist_free(&t->wait_write);
@@ -254,7 +254,7 @@ static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_ch
 
 	if (counted && prev >= 0 && (unsigned)prev != t->tid) {
 		t->handoffs++;
-		t->handoff_from[prev]++;
+		(void)wl_handoff_add(&t->handoff_from, (unsigned)prev);
 		if (run->threads[prev].node == t->node)
 			t->handoffs_local++;
 	}

@@ -87,6 +87,7 @@ static void delay_calibrate_once(void)
 
 void native_delay_calibrate(void)
 {
+	native_clock_calibrate();
 	pthread_once(&delay_once, delay_calibrate_once);
 }
 

@@ -50,6 +50,14 @@ void native_park_stats(unsigned tid, uint64_t *halts, uint64_t *kicks, uint64_t 
 void native_delay_calibrate(void);
 double native_delay_iters_per_us(void);
 
+/* ------------------------------------------------------------- clock.c */
+
+/* Calibrate ll_now_ns's cycle counter (once per process; the delay loop's
+ * calibration does it first): afterwards ll_now_ns() reads the counter when
+ * native_clock_is_tsc(), clock_gettime otherwise. */
+void native_clock_calibrate(void);
+bool native_clock_is_tsc(void);
+
 /* --------------------------------------------------------------- topo.c */
 
 struct native_socket {

@@ -302,7 +302,7 @@ static int run_failed(struct wl_run *run, const char *msg)
 int backend_run(struct wl_run *run, struct run_counters *c)
 {
 	const struct wl_config *cfg = run->cfg;
-	unsigned cores[WL_MAX_THREADS];
+	static unsigned cores[WL_MAX_THREADS]; /* one run at a time, one thread */
 	char err[256];
 
 	if (sim_load_topo(sim_topo_of(cfg), err, sizeof(err)))

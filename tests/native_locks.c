@@ -63,12 +63,12 @@ struct shared {
 struct stress {
 	const struct lock_algo *algo;
 	void *lock;
-	void *ctx[WL_MAX_THREADS];
+	void **ctx; /* [nthreads] */
 	unsigned nthreads;
 	unsigned ops;
 	unsigned duration_ms; /* 0: every thread does all ops */
 	int stop;             /* atomic: set by the main thread */
-	uint64_t done[WL_MAX_THREADS];
+	uint64_t *done; /* [nthreads] */
 	bool trymix;
 	pthread_barrier_t start;
 	struct shared *sh;
@@ -166,10 +166,12 @@ static void stress_run(const struct lock_algo *a, unsigned nthreads, unsigned op
 {
 	struct stress s = { .algo = a, .nthreads = nthreads, .ops = ops,
 			    .duration_ms = duration_ms, .trymix = trymix };
-	pthread_t th[WL_MAX_THREADS];
-	struct worker w[WL_MAX_THREADS];
+	pthread_t *th = zalloc(nthreads * sizeof(*th));
+	struct worker *w = zalloc(nthreads * sizeof(*w));
 	uint64_t total = 0, tries = 0;
 
+	s.ctx = zalloc(nthreads * sizeof(*s.ctx));
+	s.done = zalloc(nthreads * sizeof(*s.done));
 	s.sh = zalloc(sizeof(*s.sh));
 	s.lock = lock_new(a, nthreads);
 	for (unsigned i = 0; i < nthreads; i++)
@@ -212,7 +214,11 @@ static void stress_run(const struct lock_algo *a, unsigned nthreads, unsigned op
 	lock_free(a, s.lock);
 	for (unsigned i = 0; i < nthreads; i++)
 		free(s.ctx[i]);
+	free(s.ctx);
+	free(s.done);
 	free(s.sh);
+	free(w);
+	free(th);
 }
 
 static void pinned_two(void **state)

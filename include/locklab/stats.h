@@ -17,13 +17,16 @@
 #define LL_HIST_LINEAR 1024u
 /* 1024 exact buckets, then 128 per octave from 2^10 up to 2^64 */
 #define LL_HIST_BUCKETS (LL_HIST_LINEAR + (64 - 10) * LL_HIST_SUB)
+/* Buckets come in chunks of LL_HIST_SUB, each allocated at its first value:
+ * a histogram holds the few octaves its waits fall in. */
+#define LL_HIST_CHUNKS (LL_HIST_BUCKETS / LL_HIST_SUB)
 
 struct ll_hist {
 	uint64_t count;
 	uint64_t sum; /* saturating */
 	uint64_t max;
 	uint64_t min;
-	uint32_t *buckets; /* LL_HIST_BUCKETS, allocated by ll_hist_init */
+	uint32_t **chunk; /* [LL_HIST_CHUNKS] by ll_hist_init; NULL: all zero */
 };
 
 int ll_hist_init(struct ll_hist *h);

@@ -24,7 +24,7 @@
 #include "lock.h"
 #include "stats.h"
 
-#define WL_MAX_THREADS 1024
+#define WL_MAX_THREADS 8192
 #define WL_MAX_LIST 64
 
 enum pin_policy {
@@ -127,6 +127,23 @@ struct wl_span {
 /* Where a thread stands in the workload loop (wl_thread.phase). */
 enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
 
+/* Handoffs one thread received, by the giver's tid: an open-addressing
+ * map holding only the givers seen (core/handoff.c), so memory follows
+ * the handoff pairs that happened rather than threads squared. */
+struct wl_handoff_pair {
+	unsigned from; /* giver's tid + 1; 0 marks a free slot */
+	uint64_t n;
+};
+
+struct wl_handoff_map {
+	struct wl_handoff_pair *slot;
+	unsigned cap, used; /* cap: 0 or a power of two */
+};
+
+/* Count one handoff from tid `from`; -1 when out of memory (not counted). */
+int wl_handoff_add(struct wl_handoff_map *m, unsigned from);
+void wl_handoff_free(struct wl_handoff_map *m);
+
 /* Per-thread record; written only by its thread, read after the run. */
 struct wl_thread {
 	unsigned tid;
@@ -137,9 +154,9 @@ struct wl_thread {
 	uint64_t acquisitions_after; /* completed after the stop (drained) */
 	uint64_t reads, writes;      /* rwlocks */
 	uint64_t handoffs, handoffs_local;
-	uint64_t *handoff_from; /* [nthreads]: handoffs received from each */
-	struct ll_hist wait;    /* waits of counted acquisitions, + censored (ns) */
-	struct ll_hist wait_read, wait_write;
+	struct wl_handoff_map handoff_from; /* handoffs received, by giver */
+	struct ll_hist wait; /* waits of counted acquisitions, + censored (ns) */
+	struct ll_hist wait_read, wait_write; /* rwlocks only */
 	struct wl_span *read_spans; /* rwlocks: WL_READ_SPANS of them */
 	unsigned nread_spans;
 	uint64_t violations;

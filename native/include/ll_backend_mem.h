@@ -1,6 +1,7 @@
 /*
  * Native backend of <locklab/mem.h>: every operation is an inline __atomic
- * builtin on real memory; waiting is a pause loop; time is CLOCK_MONOTONIC.
+ * builtin on real memory; waiting is a pause loop; time is CLOCK_MONOTONIC,
+ * read from the calibrated cycle counter where it is invariant (native/clock.c).
  * The out-of-line parts live in native/mem.c.
  */
 #ifndef LL_BACKEND_MEM_H
@@ -10,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #define ll_load(p, ord) __atomic_load_n((p), (ord))
 #define ll_store(p, v, ord) __atomic_store_n((p), (v), (ord))
@@ -59,9 +64,27 @@ static inline void ll_sync(void)
 {
 }
 
+/* The cycle counter as CLOCK_MONOTONIC nanoseconds: ns = base_ns +
+ * (ticks since base_tsc) * mult / 2^32; set once, before the threads start,
+ * by native_clock_calibrate() (native/clock.c). */
+struct ll_tsc_clock {
+	uint64_t base_tsc, base_ns, mult;
+	bool on;
+} ll_cacheline_aligned;
+extern struct ll_tsc_clock ll__tsc;
+
 static inline uint64_t ll_now_ns(void)
 {
 	struct timespec ts;
+
+#if defined(__x86_64__)
+	if (__builtin_expect(ll__tsc.on, 1)) {
+		int64_t d = (int64_t)(__rdtsc() - ll__tsc.base_tsc);
+
+		d = d > 0 ? d : 0;
+		return ll__tsc.base_ns + (uint64_t)(((unsigned __int128)d * ll__tsc.mult) >> 32);
+	}
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }

@@ -219,18 +219,31 @@ static size_t collect_handoffs(const struct wl_run *run, struct hedge *e, uint64
 	size_t n = 0;
 
 	*total = *local = 0;
-	for (unsigned b = 0; b < run->nthreads; b++)
-		for (unsigned a = 0; run->threads[b].handoff_from && a < run->nthreads; a++) {
-			uint64_t c = run->threads[b].handoff_from[a];
+	for (unsigned b = 0; b < run->nthreads; b++) {
+		const struct wl_handoff_map *m = &run->threads[b].handoff_from;
 
-			if (!c)
+		for (unsigned i = 0; i < m->cap; i++) {
+			unsigned a = m->slot[i].from - 1;
+			uint64_t c = m->slot[i].n;
+
+			if (!m->slot[i].from || !c)
 				continue;
 			e[n++] = (struct hedge){ .from = a, .to = b, .n = c };
 			*total += c;
 			if (run->threads[a].node == run->threads[b].node)
 				*local += c;
 		}
+	}
 	qsort(e, n, sizeof(*e), cmp_hedge);
+	return n;
+}
+
+static size_t handoff_pairs(const struct wl_run *run)
+{
+	size_t n = 0;
+
+	for (unsigned b = 0; b < run->nthreads; b++)
+		n += run->threads[b].handoff_from.used;
 	return n;
 }
 
@@ -402,7 +415,7 @@ static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hed
 
 static Agraph_t *handoff_graph(const struct wl_run *run)
 {
-	size_t cap = (size_t)run->nthreads * run->nthreads, n;
+	size_t cap = handoff_pairs(run), n;
 	struct hedge *e = malloc((cap ? cap : 1) * sizeof(*e));
 	uint64_t total, local;
 	Agraph_t *g;

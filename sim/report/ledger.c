@@ -500,9 +500,11 @@ void sim_explain_disarm(void)
 
 static void thread_spread(const struct wl_run *run, struct xp_report *r)
 {
-	double acq[WL_MAX_THREADS], sum = 0, sq = 0;
 	unsigned n = run->nthreads;
+	double *acq = calloc(n ? n : 1, sizeof(*acq)), sum = 0, sq = 0;
 
+	if (!acq)
+		return;
 	r->acq_min = UINT64_MAX;
 	r->acq_max = 0;
 	r->starved = 0;
@@ -521,6 +523,7 @@ static void thread_spread(const struct wl_run *run, struct xp_report *r)
 	r->acq_cv = n > 1 && r->acq_mean > 0 ? sqrt(sq / (n - 1)) / r->acq_mean : 0;
 	r->jain = ll_jain(acq, n);
 	r->threads = n;
+	free(acq);
 }
 
 void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c)
