@@ -388,7 +388,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"arbitration\": ");
 		output_json_string(f, sim_arbitration_option());
 	}
-	sim_switch_json(f);
+	sim_switch_json(f, cfg);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0));

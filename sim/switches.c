@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "sim.h"
 #include "switches.h"
 
 enum { SW_HOME, SW_PROBES, SW_SMT, SW_N };
@@ -43,9 +44,13 @@ void sim_switch_model(struct coh_model *m)
 		coh_set_probes(m, false);
 }
 
-void sim_switch_json(FILE *f)
+void sim_switch_json(FILE *f, const struct wl_config *cfg)
 {
 	for (int i = 0; i < SW_N; i++)
 		if (sw_off[i])
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
+	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
+		fprintf(f, ", \"smt\": %u", sim.topo.smt);
+	if (cfg && cfg->lock_home == WL_HOME_SPREAD)
+		fprintf(f, ", \"lock_home\": \"spread\"");
 }

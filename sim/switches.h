@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <locklab/workload.h>
+
 #include "coherence.h"
 
 struct sim_actor;
@@ -20,8 +22,9 @@ int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
 void sim_switch_topo(struct topo *t);
 /* --home-agents off, --probes off: on a new model. */
 void sim_switch_model(struct coh_model *m);
-/* The switches given off, as JSON members (", \"smt\": \"off\"", ...). */
-void sim_switch_json(FILE *f);
+/* The switches given off, a machine's smt, and --lock-home spread, as
+ * members of the JSON topology object (", \"smt\": \"off\"", ...). */
+void sim_switch_json(FILE *f, const struct wl_config *cfg);
 
 /* The local time a delay of d_ps starting at start_ps takes on actor a's
  * hardware thread: the part that overlaps a sibling's delay runs at
