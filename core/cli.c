@@ -322,6 +322,12 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		c->cs_lines = (unsigned)v;
 		return rc;
 	}
+	if (!strcmp(opt, "--lock-home")) {
+		c->lock_home = !strcmp(val, "spread") ? WL_HOME_SPREAD : WL_HOME_SAME;
+		if (strcmp(val, "same") && strcmp(val, "spread"))
+			return fail(err, len, "--lock-home: '%s' is not same or spread", val);
+		return 0;
+	}
 	if (!strcmp(opt, "--locks")) {
 		rc = parse_num(opt, val, 1, MAX_LOCKS, &v, err, len);
 		c->locks = (unsigned)v;
@@ -436,6 +442,7 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 const struct ll_opt cli_run_opts[] = {
 	LL_VALUE("--lock"), LL_VALUE("--preset"), LL_VALUE("--threads"), LL_VALUE("--vm"), LL_VALUE("--overcommit"),
 	LL_VALUE("--cs"), LL_VALUE("--ncs"), LL_VALUE("--cs-lines"), LL_VALUE("--locks"), LL_VALUE("--read-pct"),
+	LL_VALUE("--lock-home"),
 	LL_VALUE("--duration"), LL_VALUE("--ops"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--seed"),
 	LL_VALUE("--format"), LL_VALUE("--out"), LL_VALUE("--csv"), LL_VALUE("--json"), LL_VALUE("--threads-csv"),
 	LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,

@@ -54,6 +54,7 @@ static void admit(struct coh_model *m, struct line *l, unsigned core, enum coh_o
 void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 			uint64_t arrival_ps, uint64_t travel_paid_ps, struct coh_result *r)
 {
+	core = phys_core(m, core);
 	admit(m, coh_line_get(m, addr), core, op, arrival_ps, travel_paid_ps, arrival_ps, false, r);
 }
 
@@ -120,6 +121,7 @@ bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op
 {
 	struct line *l = coh_line_get(m, addr);
 
+	core = phys_core(m, core);
 	if (admit_now(m, l, core, op, arrival_ps)) {
 		admit(m, l, core, op, arrival_ps, travel_paid_ps, arrival_ps, false, r);
 		return true;

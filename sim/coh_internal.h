@@ -118,6 +118,13 @@ static inline unsigned socket_of(const struct coh_model *m, unsigned core)
 	return m->t->core_socket[core];
 }
 
+/* The physical core of hardware thread `core` (its first thread): caches
+ * are per core, so siblings share the line's copy (sim/topology.h, SMT). */
+static inline unsigned phys_core(const struct coh_model *m, unsigned core)
+{
+	return m->t->core_phys ? m->t->core_phys[core] : core;
+}
+
 static inline unsigned class_between(const struct coh_model *m, unsigned sa, unsigned sb)
 {
 	return m->t->socket_class[sa * m->t->nsockets + sb];

@@ -369,6 +369,7 @@ bool coh_access_if_hit(struct coh_model *m, unsigned core, uintptr_t addr, enum 
 {
 	struct line *l = coh_line_lookup(m, addr);
 
+	core = phys_core(m, core);
 	if (!l || !coh_holds(m, l, core, op))
 		return false;
 	coh_serve(m, l, core, op, now_ps, 0, now_ps, r);
@@ -379,7 +380,7 @@ bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enu
 {
 	const struct line *l = coh_line_lookup(m, addr);
 
-	return l && coh_holds(m, l, core, op);
+	return l && coh_holds(m, l, phys_core(m, core), op);
 }
 
 uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr_t addr,
@@ -389,6 +390,7 @@ uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr
 	unsigned sc = socket_of(m, core), home;
 	enum coh_tag tag;
 
+	core = phys_core(m, core);
 	if (l && (coh_holds(m, l, core, op) || coh_held_in_socket(m, l, sc, op)))
 		return 0;
 	if (l)

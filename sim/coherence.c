@@ -50,12 +50,12 @@ void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
 	case TOPO_M:
 	case TOPO_E:
 		l->state = st == TOPO_M ? L_M : L_E;
-		l->owner = (int32_t)cores[0];
+		l->owner = (int32_t)phys_core(m, cores[0]);
 		break;
 	case TOPO_S:
 		l->state = L_S;
 		for (unsigned i = 0; i < ncores; i++)
-			sharer_add(m, l, cores[i]);
+			sharer_add(m, l, phys_core(m, cores[i]));
 		break;
 	default:
 		break;

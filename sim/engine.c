@@ -33,6 +33,7 @@
 #include <locklab/backend.h>
 
 #include "observe.h"
+#include "switches.h"
 #include "report/report.h"
 #include "sim.h"
 #include "storebuf.h"
@@ -114,6 +115,7 @@ int sim_load_topo(const char *arg, char *err, size_t errlen)
 	if (topo_load(&sim.topo, arg, err, errlen))
 		return -1;
 	sim_apply_arbitration(&sim.topo);
+	sim_switch_topo(&sim.topo);
 	sim.hosts = calloc(sim.topo.ncores, sizeof(sg_host_t));
 	if (!sim.hosts || !sim.topo.core_host) {
 		snprintf(err, errlen, "--topo %s: no hosts for the cores", arg);
@@ -171,6 +173,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	free(sim.snap_links);
 	sim.snap_links = NULL;
 	sim.model = coh_create(&sim.topo);
+	sim_switch_model(sim.model);
 	sim.actors = calloc(n ? n : 1, sizeof(*sim.actors));
 	if (sim.topo.nlinks)
 		sim.snap_links = calloc(sim.topo.nlinks, sizeof(uint64_t));
@@ -387,6 +390,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"arbitration\": ");
 		output_json_string(f, sim_arbitration_option());
 	}
+	sim_switch_json(f, cfg);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0));

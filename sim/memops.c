@@ -44,6 +44,7 @@
 #include "observe.h"
 #include "sim.h"
 #include "storebuf.h"
+#include "switches.h"
 #include "vm.h"
 
 static uint64_t width_mask(unsigned size)
@@ -377,7 +378,7 @@ void ll_delay_ns(uint64_t ns)
 	if (!a)
 		return;
 	SIM_OBSERVE(delay, a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ns * 1000);
-	a->owed_ps += ns * 1000;
+	a->owed_ps += sim_smt_delay_ps(a, sim.now_ps + a->owed_ps, ns * 1000);
 	if (sim_vm)
 		sim_pay(a); /* at once: a preemption then sees the phase it belongs to */
 }

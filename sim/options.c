@@ -1,8 +1,8 @@
 /*
  * sim/options.c - the simulator's own command line: its `run` options
- * (--topo, --sim-quantum, --watchdog, --arbitration, the VM and graph
- * options, --memory-model), the SimGrid settings a user may give
- * (--simgrid-cfg, checked against an allow-list), and its sub-commands
+ * (--topo, --sim-quantum, --watchdog, --arbitration, the mechanism switches,
+ * the VM and graph options, --memory-model), the SimGrid settings a user may
+ * give (--simgrid-cfg, checked against an allow-list), and its sub-commands
  * explain, ccbench and check.
  */
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "report/report.h"
 #include "sim.h"
 #include "storebuf.h"
+#include "switches.h"
 #include "vm.h"
 
 #define QUANTUM_MAX_NS 1000000ull
@@ -30,6 +31,9 @@ const char backend_usage[] =
 	"                          (default max(10, 1000 x (cs + ncs) / 1e6); 0 = off)\n"
 	"              --arbitration: replace the topology's rule for a contended line\n"
 	"                          (socket-first:N: at most N grants in a row to one socket)\n"
+	"              [--home-agents on|off] [--probes on|off] [--smt on|off]\n"
+	"              --home-agents, --probes, --smt: turn a mechanism of the machine off\n"
+	"                          (docs/mechanisms.md; --smt off: each hardware thread its own core)\n"
 	"              --simgrid-cfg: a SimGrid setting (repeatable): contexts/factory:raw|thread,\n"
 	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
@@ -121,6 +125,9 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 	}
 	if (!strcmp(opt, "--arbitration"))
 		return parse_arbitration(val, err, errlen);
+	rc = sim_switch_parse(opt, val, err, errlen);
+	if (rc)
+		return rc;
 	rc = report_parse_option(opt, val, err, errlen);
 	rc = rc ? rc : sb_parse_option(opt, val, err, errlen);
 	return rc ? rc : vm_parse_option(opt, val, err, errlen);

@@ -82,6 +82,18 @@ struct topo {
 	uint64_t home_occ_ps;
 	enum topo_directory directory;
 
+	/* SMT (properties `smt` and `smt.issue_share`): the cores above are
+	 * hardware threads, smt of them to a physical core.  Within a socket,
+	 * with p physical cores, hardware thread j is thread j / p of
+	 * physical core j % p (one thread per core first, then the
+	 * siblings); core_phys[c] names c's physical core by its first
+	 * thread.  NULL (smt 1, and a topology built by hand): every core its
+	 * own.  issue_share: the part of a core each sibling gets while the
+	 * siblings run local work at once (1: no sharing). */
+	unsigned smt;
+	double smt_issue_share;
+	unsigned *core_phys;
+
 	/* Socket links and the route between each pair of sockets. */
 	unsigned nlinks;
 	struct topo_link *links;
@@ -126,6 +138,8 @@ void topo_free(struct topo *t);
 /* --arbitration: replace the topology's rule; max_local_run < 0 for the
  * default run (the cores of the largest socket), 0 for unbounded. */
 void topo_set_arbitration(struct topo *t, enum topo_arbitration a, long max_local_run);
+/* --smt off: every hardware thread its own core (core_phys dropped). */
+void topo_smt_off(struct topo *t);
 
 static inline unsigned topo_class(const struct topo *t, unsigned core_a, unsigned core_b)
 {

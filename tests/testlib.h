@@ -406,10 +406,11 @@ static inline void tl_print_command(const struct wl_config *c, const char *verb,
 	if (c->read_pct)
 		snprintf(rd, sizeof(rd), " --read-pct %u", c->read_pct);
 	print_message("    $ bin/locklab-%s %s%s%s --lock %s%s --cs %llu --ncs %s --cs-lines %u "
-		      "--locks %u%s --pin %s %s --seed %llu --runs %u%s%s\n",
+		      "--locks %u%s%s --pin %s %s --seed %llu --runs %u%s%s\n",
 		      backend_name, verb, tl_is_sim() && c->topo ? " --topo " : "",
 		      tl_is_sim() && c->topo ? c->topo : "", lock, vm, (unsigned long long)c->cs_ns, ncs,
-		      c->cs_lines, c->locks, rd, c->pin_text, len, (unsigned long long)c->seed, runs,
+		      c->cs_lines, c->locks, c->lock_home == WL_HOME_SPREAD ? " --lock-home spread" : "",
+		      rd, c->pin_text, len, (unsigned long long)c->seed, runs,
 		      extra ? " " : "", extra ? extra : "");
 }
 

@@ -92,6 +92,19 @@ static void arbitration_option(void **state)
 	BAD(p, "--arbitration: needs a value", "run", "--arbitration");
 }
 
+/* The mechanism switches take on or off; the native binary has none. */
+static void switch_options(void **state)
+{
+	const char *p = "locklab-sim";
+
+	BAD(p, "run: --home-agents: 'maybe' is not on or off", "run", "--home-agents", "maybe");
+	BAD(p, "--probes: '' is not on or off", "run", "--probes=");
+	BAD(p, "explain: --smt: 'yes' is not on or off", "explain", "--smt", "yes");
+	BAD(p, "--smt: needs a value", "run", "--smt");
+	BAD("locklab-native", "run: --smt: unknown option", "run", "--smt", "off");
+	BAD(p, "--lock-home: 'near' is not same or spread", "run", "--lock-home", "near");
+}
+
 /* `PROG CMD --help` and `PROG CMD -h`: exit 0, the usage of CMD on stdout. */
 static void expect_help(const char *prog, const char *cmd, const char *flag)
 {
@@ -188,6 +201,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(list_prints_catalogue),
 		cmocka_unit_test(simgrid_options),
 		cmocka_unit_test(arbitration_option),
+		cmocka_unit_test(switch_options),
 		cmocka_unit_test(help_after_every_command),
 		cmocka_unit_test(version_and_hint),
 		cmocka_unit_test(filelock_pin_list),

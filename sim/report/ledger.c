@@ -407,7 +407,7 @@ static uint64_t fanout_ps(enum coh_op op, const struct coh_result *r)
 void xp_miss(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_result *r)
 {
 	struct xp_state *x = sim_xp;
-	struct xp_thread *t = observe(tid, r->start_ps - r->queue_ps);
+	struct xp_thread *t = observe(tid, r->start_ps - r->queue_ps - r->home_wait_ps);
 	struct xp_seg *travel;
 	bool data;
 	unsigned xfer;
@@ -423,11 +423,13 @@ void xp_miss(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_resu
 		travel->part = (uint16_t)xfer;
 		travel->sealed = false;
 	}
-	at = r->start_ps - r->queue_ps; /* arrival */
+	at = r->start_ps - r->queue_ps - r->home_wait_ps; /* arrival */
 	if (r->hit) {
 		seg_append(t, at, r->done_ps, XP_LOCAL, -1, false);
 		return;
 	}
+	seg_append(t, at, at + r->home_wait_ps, data ? XP_DATA : XP_HOME, -1, false);
+	at += r->home_wait_ps;
 	seg_append(t, at, r->start_ps, data ? XP_DATA : XP_QUEUE, -1, false);
 	service = r->done_ps - r->start_ps;
 	link = r->link_wait_ps < service ? r->link_wait_ps : service;

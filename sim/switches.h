@@ -1,0 +1,34 @@
+/*
+ * sim/switches.h - the switches that turn a memory-system mechanism off
+ * (--home-agents, --probes, --smt; sim/switches.c), and SMT's sharing of a
+ * core's issue bandwidth between siblings (sim/smt.c).
+ */
+#ifndef SIM_SWITCHES_H
+#define SIM_SWITCHES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <locklab/workload.h>
+
+#include "coherence.h"
+
+struct sim_actor;
+
+/* One of the switches: 1 taken, 0 not a switch, -1 a bad value (err). */
+int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
+/* --smt off: on the loaded topology, before any model is built. */
+void sim_switch_topo(struct topo *t);
+/* --home-agents off, --probes off: on a new model. */
+void sim_switch_model(struct coh_model *m);
+/* The switches given off, a machine's smt, and --lock-home spread, as
+ * members of the JSON topology object (", \"smt\": \"off\"", ...). */
+void sim_switch_json(FILE *f, const struct wl_config *cfg);
+
+/* The local time a delay of d_ps starting at start_ps takes on actor a's
+ * hardware thread: the part that overlaps a sibling's delay runs at
+ * smt.issue_share of the core (stretched by 1 / share).  d_ps without SMT. */
+uint64_t sim_smt_delay_ps(const struct sim_actor *a, uint64_t start_ps, uint64_t d_ps);
+
+#endif
