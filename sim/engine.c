@@ -326,6 +326,8 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
 	if (sim.end_ps < sim.next_check_ps)
 		sim.next_check_ps = sim.end_ps;
+	if (sim_time_left() < sim.next_check_ps)
+		sim.next_check_ps = sim_time_left();
 	if (wl_setup(run)) {
 		vm_end(&c->vm);
 		sim_end();
