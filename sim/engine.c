@@ -257,7 +257,7 @@ static uint64_t progress_bound(const struct wl_config *cfg)
 
 	if (sim.watchdog_ps != UINT64_MAX)
 		return sim.watchdog_ps;
-	b = WATCHDOG_CS_FACTOR * (cfg->cs_ns + cfg->ncs_ns) * 1000;
+	b = WATCHDOG_CS_FACTOR * ((cfg->cs_ns + cfg->ncs_ns) * 1000 + topo_slowest_ps(&sim.topo));
 	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
 }
 
