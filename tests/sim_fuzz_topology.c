@@ -11,6 +11,10 @@
  * counts among them), deleted, duplicated and renamed attributes, deleted
  * and repeated lines, truncation, bad UTF-8, deep nesting, stray bytes.  A
  * mutant that breaks the rule is kept as /tmp/locklab-fuzz-N.xml.
+ *
+ * Two edges found this way are pinned by name: a latency below its route's
+ * latency is refused, and simulated time that would run past its limit
+ * ends the run with one line (exit 3), never an overflow.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -390,6 +394,42 @@ static void mutants_are_seeded(void **state)
 	free(c.s);
 }
 
+/* 4socket with lat.atomic.S 3 ns at class 1, whose route is 40 ns. */
+static void cost_below_travel_is_refused(void **state)
+{
+	const char *path = tl_path("below.xml");
+	char *t = strdup(base_text[2]), *at = strstr(t, "\"lat.atomic.S\" value=\"");
+	const char *args[] = { "ccbench", "--topo", path, NULL };
+	FILE *f;
+
+	assert_non_null(at);
+	at = strchr(at + 22, ' ');
+	assert_non_null(at);
+	memcpy(at, " 3\"", 3);
+	memmove(at + 3, strchr(at + 3, '/'), strlen(strchr(at + 3, '/')) + 1);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(t, f);
+	assert_int_equal(fclose(f), 0);
+	free(t);
+	tl_bin_refused(bindir, "locklab-sim", args, "less than its route's latency (40.000 ns)");
+}
+
+/* 60 runs of 24 simulated hours pass the process's limit of about 1281 h. */
+static void simulated_time_runs_out_with_a_line(void **state)
+{
+	const char *args[] = { "run", "--lock", "mcs", "--threads", "1", "--cs", "3600000000000",
+			       "--ncs", "3600000000000", "--duration", "86400000", "--runs", "60",
+			       NULL };
+	struct tl_proc p;
+
+	tl_bin(&p, bindir, "locklab-sim", args);
+	if (p.status != 3 || !strstr(p.err, "simulated time ran out") ||
+	    strchr(p.err, '\n') != p.err + strlen(p.err) - 1)
+		fail_msg("status %d, stderr '%s'", p.status, p.err);
+	tl_proc_free(&p);
+}
+
 static int setup(void **state)
 {
 	for (size_t i = 0; i < NBASES; i++) {
@@ -413,6 +453,8 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mutants_are_seeded),
+		cmocka_unit_test(cost_below_travel_is_refused),
+		cmocka_unit_test(simulated_time_runs_out_with_a_line),
 		cmocka_unit_test(mutants_load_or_are_refused),
 	};
 
