@@ -370,11 +370,11 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 
 
 /* The longest one access can take on an idle machine, at most: the slowest
- * latency, hit or pause, one fan-out charge, and a data message each way
- * over the longest route through its slowest link. */
+ * latency, hit or pause, one fan-out charge, two home agents' turns, and a
+ * data message each way over the longest route through its slowest link. */
 uint64_t topo_slowest_ps(const struct topo *t)
 {
-	uint64_t slow = t->pause_ps + t->inval_ps_per_sharer, link = 0;
+	uint64_t slow = t->pause_ps + t->inval_ps_per_sharer + 2 * t->home_occ_ps, link = 0;
 	unsigned hops = 0;
 
 	for (int op = 0; op < TOPO_NOPS; op++) {
