@@ -14,8 +14,8 @@
  *                and raises `started`: every thread leaves the line within
  *                a cache-line transfer of the others, rather than one by
  *                one as the scheduler wakes them
- *   main: sleep in steps of at most WATCH_STEP_NS until the threads are gone,
- *         raising run->stop at end_ns, and checking the watchdog each step
+ *   main: sleep in steps of at most NATIVE_WATCH_STEP_NS until the threads
+ *         are gone, raising run->stop at end_ns, and checking the watchdog each step
  *   each thread: wl_thread_main(); report gone
  *   main: join; stop_ns
  *
@@ -28,7 +28,8 @@
  *
  * The watchdog: the run has stalled when no thread has completed an
  * acquisition, and none has left its loop, for the watchdog's limit (default
- * 5 s, or 10x --duration when that is longer; --watchdog MS, 0 = off).  The
+ * 5 s, or 10x --duration when that is longer; --watchdog MS, 0 = off),
+ * counting only time in which the process ran (native/watch.c).  The
  * run then fails with one line naming the lock and what each thread was doing,
  * and backend_run returns without joining: the threads are stuck, and the
  * process exits.
@@ -45,7 +46,6 @@
 
 #include "native.h"
 
-#define WATCH_STEP_NS 50000000ull      /* 50 ms between watchdog looks */
 #define WATCHDOG_MIN_NS 5000000000ull  /* 5 s */
 #define WATCHDOG_DEFAULT UINT64_MAX
 #define THREAD_STACK (2u << 20)
@@ -464,17 +464,17 @@ static uint64_t last_progress(struct nrun *nr)
 }
 
 /* Called with nr->mu held. */
-static bool stalled(struct nrun *nr, uint64_t now, uint64_t limit)
+static bool stalled(struct nrun *nr, struct native_watch *w, uint64_t now, uint64_t limit)
 {
 	struct wl_run *run = nr->run;
-	uint64_t last = last_progress(nr);
+	uint64_t quiet = native_watch_quiet(w, now, last_progress(nr));
 
-	if (!limit || now < last || now - last < limit)
+	if (!limit || quiet < limit)
 		return false;
 	__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
 	run->stop_ns = now;
 	if (__atomic_exchange_n(&run->failed, 1, __ATOMIC_ACQ_REL) == 0)
-		describe_stall(nr, (double)(now - last) / 1e9);
+		describe_stall(nr, (double)quiet / 1e9);
 	return true;
 }
 
@@ -493,12 +493,14 @@ static int supervise(struct nrun *nr)
 {
 	struct wl_run *run = nr->run;
 	uint64_t limit = watchdog_limit_ns(run->cfg);
+	struct native_watch w;
 	bool stopped = false;
 	int rc = 0;
 
 	pthread_mutex_lock(&nr->mu);
+	native_watch_start(&w, ll_now_ns(), last_progress(nr));
 	while (nr->live) {
-		uint64_t now = ll_now_ns(), wake = now + WATCH_STEP_NS;
+		uint64_t now = ll_now_ns(), wake = now + NATIVE_WATCH_STEP_NS;
 
 		if (run->end_ns && !stopped && run->end_ns < wake)
 			wake = run->end_ns;
@@ -508,7 +510,7 @@ static int supervise(struct nrun *nr)
 			__atomic_store_n(&run->stop, 1, __ATOMIC_RELEASE);
 			stopped = true;
 		}
-		if (nr->live && stalled(nr, now, limit)) {
+		if (nr->live && stalled(nr, &w, now, limit)) {
 			rc = -1;
 			break;
 		}

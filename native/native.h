@@ -9,6 +9,7 @@
  *   pin.c      placement policies (compact, scatter, socket:N, list, none)
  *              and binding the calling thread
  *   backend.c  <locklab/backend.h>: threads, start barrier, stop, watchdog
+ *   watch.c    the watchdog's clock: time without progress while the process ran
  *   env.c      the environment JSON and the host name
  */
 #ifndef LOCKLAB_NATIVE_H
@@ -57,6 +58,24 @@ double native_delay_iters_per_us(void);
  * native_clock_is_tsc(), clock_gettime otherwise. */
 void native_clock_calibrate(void);
 bool native_clock_is_tsc(void);
+
+/* -------------------------------------------------------------- watch.c */
+
+#define NATIVE_WATCH_STEP_NS 50000000ull  /* 50 ms between watchdog looks */
+#define NATIVE_WATCH_LATE_NS 1000000000ull /* a look this late: the process was stopped */
+
+/* How long a run has gone without progress, counting only time in which
+ * the process ran: look is the watchdog's last look, seen the last
+ * progress it saw there, quiet the time without progress so far. */
+struct native_watch {
+	uint64_t look;
+	uint64_t seen;
+	uint64_t quiet;
+};
+
+void native_watch_start(struct native_watch *w, uint64_t now, uint64_t last_progress);
+/* A look at now (CLOCK_MONOTONIC ns): the quiet time so far. */
+uint64_t native_watch_quiet(struct native_watch *w, uint64_t now, uint64_t last_progress);
 
 /* --------------------------------------------------------------- topo.c */
 

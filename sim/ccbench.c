@@ -256,6 +256,31 @@ static int cc_args(int argc, char **argv, const char **topo, bool *csv)
 	return rc == LL_ARG_BAD ? ll_bad("ccbench", "%s", err) : 0;
 }
 
+/* On stderr: the cell furthest from the topology's value, and why that can be. */
+static void cc_report_worst(const struct cc_bench *b)
+{
+	unsigned wop = 0, wst = 0, wc = 0;
+	double worst = -1;
+
+	for (unsigned op = 0; op < CC_NOPS; op++)
+		for (unsigned st = 0; st < TOPO_NSTATES; st++)
+			for (unsigned c = 0; c < sim.topo.nclasses; c++) {
+				double e = cc_has(b, st, c) ? fabs(cc_error(b, op, st, c)) : NAN;
+
+				if (e > worst) {
+					worst = e;
+					wop = op;
+					wst = st;
+					wc = c;
+				}
+			}
+	fprintf(stderr, "locklab-sim: ccbench: %s %c at class %u took %.1f %s where the topology "
+		"gives %.1f (%+.1f%%, limit %.0f%%); the model charges the file's latency less "
+		"the request's travel, plus link waits (topologies/README.md)\n", cc_op_names[wop],
+		cc_state_names[wst], wc, to_unit(b->ps[wop][wst][wc]), in_cycles() ? "cycles" : "ns",
+		cc_expected(wop, wst, wc), cc_error(b, wop, wst, wc), CC_LIMIT_PCT);
+}
+
 static int sim_ccbench(int argc, char **argv)
 {
 	const char *topo = sim.topo_arg_opt ? sim.topo_arg_opt : SIM_DEFAULT_TOPO;
@@ -285,6 +310,8 @@ static int sim_ccbench(int argc, char **argv)
 	if (!csv)
 		printf("max error against the topology: %.2f%% (limit %.0f%%): %s\n", maxerr,
 		       CC_LIMIT_PCT, maxerr <= CC_LIMIT_PCT ? "ok" : "FAILED");
+	if (maxerr > CC_LIMIT_PCT)
+		cc_report_worst(b);
 	free(b);
 	return maxerr <= CC_LIMIT_PCT ? 0 : 1;
 }

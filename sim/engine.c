@@ -262,7 +262,7 @@ static uint64_t progress_bound(const struct wl_config *cfg)
 
 	if (sim.watchdog_ps != UINT64_MAX)
 		return sim.watchdog_ps;
-	b = WATCHDOG_CS_FACTOR * (cfg->cs_ns + cfg->ncs_ns) * 1000;
+	b = WATCHDOG_CS_FACTOR * ((cfg->cs_ns + cfg->ncs_ns) * 1000 + topo_slowest_ps(&sim.topo));
 	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
 }
 
@@ -331,6 +331,8 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
 	if (sim.end_ps < sim.next_check_ps)
 		sim.next_check_ps = sim.end_ps;
+	if (sim_time_left() < sim.next_check_ps)
+		sim.next_check_ps = sim_time_left();
 	if (wl_setup(run)) {
 		vm_end(&c->vm);
 		sim_end();

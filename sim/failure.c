@@ -149,12 +149,23 @@ static void no_progress(uint64_t last)
 	abort_run(sim.cur);
 }
 
+uint64_t sim_time_left(void)
+{
+	return sim.base_ps < SIM_TIME_MAX_PS ? SIM_TIME_MAX_PS - sim.base_ps : 0;
+}
+
 /* The end-of-measurement snapshot and the watchdog, when simulated time
  * reaches sim.next_check_ps. */
 void sim_check_progress(void)
 {
-	uint64_t next = UINT64_MAX;
+	uint64_t next = sim_time_left();
 
+	if (sim.now_ps >= next) {
+		sim.next_check_ps = UINT64_MAX;
+		sim_fail("simulated time ran out at %.3f ms: a process simulates at most %.0f h, "
+			 "its runs together", (double)sim.now_ps / 1e9, SIM_TIME_MAX_PS / 3.6e15);
+		return;
+	}
 	if (!sim.snapped && sim.now_ps >= sim.end_ps) {
 		const struct coh_counters *k = coh_counters(sim.model);
 
@@ -163,7 +174,7 @@ void sim_check_progress(void)
 			memcpy(sim.snap_links, k->link_msgs, sim.topo.nlinks * sizeof(uint64_t));
 		sim.snapped = true;
 	}
-	if (!sim.snapped)
+	if (!sim.snapped && sim.end_ps < next)
 		next = sim.end_ps;
 	if (sim.run && sim.progress_bound_ps) {
 		uint64_t last = 0;

@@ -61,6 +61,9 @@
 #define SIM_DEFAULT_TOPO "4socket"
 #define SIM_DEFAULT_QUANTUM_PS 100000ull /* 100 ns */
 #define SIM_LINE_MASK (~(uintptr_t)(COH_LINE_SIZE - 1))
+/* Simulated time one process may use, its runs together (about 1281 h): the
+ * SimGrid clock in ps stays within half of int64 (llround) */
+#define SIM_TIME_MAX_PS (1ull << 62)
 
 /* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
  * sending a kick (the waker's cost), and the woken thread's delay from the
@@ -195,6 +198,8 @@ void sim_actor_exit(struct sim_actor *a);
 void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* End the run: every live thread is parked with no deadline. */
 void sim_deadlock(struct sim_actor *me);
+/* Run time left before SIM_TIME_MAX_PS; a run that reaches it fails. */
+uint64_t sim_time_left(void);
 void sim_check_progress(void);
 /* "outside", "acquiring" or "holding" (enum wl_phase). */
 const char *sim_phase_name(int phase);

@@ -216,6 +216,21 @@ static void default_rows(struct topo *t)
 	}
 }
 
+/* A miss's request has crossed the route to the line's home before the
+ * miss is charged, and the charge is what is left of the file's latency:
+ * a latency below its class's route latency could not be what the model
+ * charges (topologies/README.md, "Ranges"). */
+static int check_travel(struct topo_ctx *x, const struct topo *t, int op, int st)
+{
+	for (unsigned k = 1; k < t->nclasses; k++)
+		if (t->lat_ps[op][st][k] < t->class_lat_ps[k])
+			return topo_fail(x, "lat.%s.%c: class %u is %g %s, less than its route's latency "
+				    "(%.3f ns) that a miss's request travels first",
+				    op_names[op], state_names[st], k, t->lat_unit[op][st][k],
+				    t->unit_cycles ? "cycles" : "ns", (double)t->class_lat_ps[k] / 1000.0);
+	return 0;
+}
+
 static int read_latencies(struct topo_ctx *x, struct topo *t)
 {
 	for (int op = 0; op < TOPO_NOPS; op++)
@@ -227,6 +242,10 @@ static int read_latencies(struct topo_ctx *x, struct topo *t)
 		for (int st = 0; st < TOPO_NSTATES; st++)
 			for (unsigned k = 0; k < t->nclasses; k++)
 				t->lat_ps[op][st][k] = to_ps(t, t->lat_unit[op][st][k]);
+	for (int op = 0; op < TOPO_NOPS; op++)
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			if (t->lat_from_file[op][st] && check_travel(x, t, op, st))
+				return -1;
 	return 0;
 }
 
@@ -367,3 +386,29 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	return read_home(x, t);
 }
 
+
+/* The longest one access can take on an idle machine, at most: the slowest
+ * latency, hit or pause, one fan-out charge, two home agents' turns, and a
+ * data message each way over the longest route through its slowest link. */
+uint64_t topo_slowest_ps(const struct topo *t)
+{
+	uint64_t slow = t->pause_ps + t->inval_ps_per_sharer + 2 * t->home_occ_ps, link = 0;
+	unsigned hops = 0;
+
+	for (int op = 0; op < TOPO_NOPS; op++) {
+		slow = t->hit_ps[op] > slow ? t->hit_ps[op] : slow;
+		for (int st = 0; st < TOPO_NSTATES; st++)
+			for (unsigned k = 0; k < t->nclasses; k++)
+				slow = t->lat_ps[op][st][k] > slow ? t->lat_ps[op][st][k] : slow;
+	}
+	for (unsigned i = 0; i < t->nlinks; i++) {
+		double bw = t->links[i].bw_bytes_per_s;
+		uint64_t l = t->links[i].lat_ps +
+			     (bw > 0 ? (uint64_t)ceil(t->data_msg_bytes * 1e12 / bw) : 0);
+
+		link = l > link ? l : link;
+	}
+	for (unsigned i = 0; t->route_len && i < t->nsockets * t->nsockets; i++)
+		hops = t->route_len[i] > hops ? t->route_len[i] : hops;
+	return slow + 2 * link * hops;
+}

@@ -42,11 +42,15 @@ static int read_whole(struct topo_ctx *x, char **text, size_t *len)
 
 static xmlError first_error;
 
+/* The first error, and the parser stops there: libxml2 goes on after many
+ * errors, copying its buffer for each (quadratic in a long broken comment). */
 static void keep_first_error(void *ctx, xmlErrorPtr e)
 {
-	(void)ctx;
-	if (!first_error.code && e && e->level >= XML_ERR_ERROR)
+	if (!first_error.code && e && e->level >= XML_ERR_ERROR) {
 		xmlCopyError(e, &first_error);
+		if (ctx)
+			xmlStopParser(ctx);
+	}
 }
 
 static int xml_error(struct topo_ctx *x)
@@ -68,16 +72,21 @@ static int xml_error(struct topo_ctx *x)
 
 static int parse(struct topo_ctx *x, const char *text, size_t len, xmlDoc **doc)
 {
+	xmlParserCtxtPtr ctxt;
 	int rc = 0;
 
 	if (strspn(text, " \t\r\n") == len)
 		return topo_fail(x, "no <platform> element: not a SimGrid platform file");
 	xmlResetError(&first_error);
 	memset(&first_error, 0, sizeof(first_error));
-	xmlSetStructuredErrorFunc(NULL, keep_first_error);
-	*doc = xmlReadMemory(text, (int)len, x->path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
-			     XML_PARSE_NOWARNING);
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return topo_fail(x, "out of memory reading the file");
+	xmlSetStructuredErrorFunc(ctxt, keep_first_error);
+	*doc = xmlCtxtReadMemory(ctxt, text, (int)len, x->path, NULL, XML_PARSE_NONET |
+				 XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	xmlSetStructuredErrorFunc(NULL, NULL);
+	xmlFreeParserCtxt(ctxt);
 	if (!*doc || first_error.code)
 		rc = xml_error(x);
 	else if ((*doc)->intSubset && (*doc)->intSubset->children)

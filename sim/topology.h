@@ -134,6 +134,8 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
  * to four parents).  Returns 0 when the file exists; otherwise -1, with
  * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
+/* The longest one access can take on the idle machine, at most (sim/topo_costs.c). */
+uint64_t topo_slowest_ps(const struct topo *t);
 void topo_free(struct topo *t);
 /* --arbitration: replace the topology's rule; max_local_run < 0 for the
  * default run (the cores of the largest socket), 0 for unbounded. */

@@ -1,7 +1,8 @@
 /*
  * tests/native_watchdog.c - a native run that stops making progress ends,
  * within its watchdog bound, with one line naming the lock and the stuck
- * threads; a healthy run under the same watchdog is not stopped.
+ * threads; a healthy run under the same watchdog is not stopped, nor is a
+ * run whose process was stopped (SIGSTOP) for longer than the bound.
  *
  * The stuck threads keep spinning until the process exits, so the healthy
  * run goes first and the stuck one is the last thing this program does.
@@ -13,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -49,6 +53,7 @@ static const struct lock_algo never_released = {
 	.ctx_size = 64, .init = t_init, .lock = t_lock, .unlock = t_unlock_never,
 };
 
+static const char *bindir;
 static struct wl_config cfg;
 static struct wl_run run;
 
@@ -94,6 +99,49 @@ static void healthy_run_is_not_stopped(void **state)
 	free(run.threads);
 }
 
+static void pause_s(unsigned s)
+{
+	struct timespec ts = { .tv_sec = s };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+/* Stopped for 7 s under a 2 s watchdog: time in which the process did not
+ * run is not time without progress. */
+static void stopped_process_is_not_stalled(void **state)
+{
+	char path[1024], err[4096];
+	int pe[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/locklab-native", bindir);
+	assert_int_equal(pipe(pe), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		dup2(pe[1], 2);
+		close(pe[0]);
+		execl(path, path, "run", "--lock", "ticket", "--threads", "2", "--duration", "3000",
+		      "--runs", "1", "--watchdog", "2000", (char *)NULL);
+		_exit(127);
+	}
+	close(pe[1]);
+	pause_s(1);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	pause_s(7);
+	assert_int_equal(kill(pid, SIGCONT), 0);
+	n = read(pe[0], err, sizeof(err) - 1);
+	err[n > 0 ? n : 0] = 0;
+	close(pe[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fail_msg("status %d after SIGSTOP 7 s / SIGCONT: %s", st, err);
+}
+
 static void stuck_run_is_named_and_ended(void **state)
 {
 	uint64_t ns;
@@ -111,11 +159,13 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_run_is_not_stopped),
+		cmocka_unit_test(stopped_process_is_not_stalled),
 		cmocka_unit_test(stuck_run_is_named_and_ended),
 	};
 	char *args[] = { argv[0], NULL };
 	int ac = 1;
 
+	bindir = argc > 1 ? argv[1] : "bin";
 	if (backend_init(&ac, args))
 		return 1;
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,7 +153,25 @@ static inline void tl_drain(int out_fd, int err_fd, struct tl_proc *p)
 
 /* Runs argv (argv[0] a path) with its stdout and stderr into p; returns
  * the exit status.  The caller calls tl_proc_free(p). */
-static inline int tl_exec(struct tl_proc *p, char *const argv[])
+/* Limits for a child: address space in bytes (0: none), and wall-clock
+ * seconds after which SIGALRM ends it (0: none; exit status 128 + 14). */
+struct tl_limits {
+	unsigned long long as_bytes;
+	unsigned wall_s;
+};
+
+static inline void tl_apply_limits(const struct tl_limits *lim)
+{
+	struct rlimit as = { lim->as_bytes, lim->as_bytes }, core = { 0, 0 };
+
+	if (lim->as_bytes)
+		setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CORE, &core);
+	signal(SIGALRM, SIG_DFL);
+	alarm(lim->wall_s); /* survives execv */
+}
+
+static inline int tl_exec_limited(struct tl_proc *p, char *const argv[], const struct tl_limits *lim)
 {
 	int po[2], pe[2], st;
 	pid_t pid;
@@ -167,6 +187,8 @@ static inline int tl_exec(struct tl_proc *p, char *const argv[])
 		dup2(pe[1], 2);
 		close(po[0]);
 		close(pe[0]);
+		if (lim)
+			tl_apply_limits(lim);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -176,6 +198,11 @@ static inline int tl_exec(struct tl_proc *p, char *const argv[])
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	return p->status;
+}
+
+static inline int tl_exec(struct tl_proc *p, char *const argv[])
+{
+	return tl_exec_limited(p, argv, NULL);
 }
 
 /* A shell command line.  With p NULL, what it prints is dropped but for
