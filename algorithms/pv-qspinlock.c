@@ -323,7 +323,7 @@ const struct lock_algo lock_pv_qspinlock = {
 	.trylock = pvq_trylock,
 };
 
-const struct lock_algo lock_pv_qspinlock_nowe = {
+const struct lock_algo lock_pv_qspinlock_42 = {
 	.name = "pv-qspinlock-4.2",
 	.desc = "pv-qspinlock without 4.5's wait early: queued waiters spin their budget even behind a halted one (Linux 4.2-4.4)",
 	.kind = LOCK_MUTEX,

@@ -169,7 +169,7 @@ const struct lock_algo lock_qrwlock_2013 = {
 	.write_unlock = q13_write_unlock,
 };
 
-const struct lock_algo lock_qrwlock_2013_steal = {
+const struct lock_algo lock_qrwlock_2013_rs = {
 	.name = "qrwlock-2013-rs",
 	.desc = "qrwlock-2013 with its reader-stealing flag: readers pass the queue while no writer holds",
 	.kind = LOCK_RWLOCK,
