@@ -42,6 +42,7 @@ enum pvq_state { PVQ_RUNNING = 0, PVQ_HALTED = 1, PVQ_HASHED = 2 };
 struct pvq_lock {
 	struct qs_word w;
 	uint32_t hash_entries;
+	uint32_t wait_early; /* set by init, never written again: read plainly */
 } ll_cacheline_aligned;
 
 struct pvq_node {
@@ -92,6 +93,16 @@ static void pvq_init(void *lock, unsigned ncpus)
 
 	l->w.val = 0;
 	l->hash_entries = (ncpus ? ncpus : 1) * PVQ_ENTRIES_PER_LINE;
+	l->wait_early = 1;
+}
+
+/* Linux 4.2-4.4: a queued waiter spins its whole budget, halted prev or not */
+static void pvq_init_nowe(void *lock, unsigned ncpus)
+{
+	struct pvq_lock *l = lock;
+
+	pvq_init(lock, ncpus);
+	l->wait_early = 0;
 }
 
 /* Put (l -> node) into the first free entry from l's hash.  The table has
@@ -143,13 +154,13 @@ static bool pvq_steal(struct pvq_lock *l)
 }
 
 /* Queued behind prev: until my node's locked flag makes me the head. */
-static void pvq_wait_node(struct pvq_node *node, struct pvq_node *prev)
+static void pvq_wait_node(struct pvq_node *node, struct pvq_node *prev, bool wait_early)
 {
 	for (;;) {
 		for (unsigned t = 0; t < PV_SPIN_NS; t += PV_PREV_CHECK_NS) {
 			if (ll_wait_until_for(&node->locked, VAL != 0, PV_PREV_CHECK_NS))
 				return;
-			if (ll_load(&prev->state, LL_RELAXED) != PVQ_RUNNING)
+			if (wait_early && ll_load(&prev->state, LL_RELAXED) != PVQ_RUNNING)
 				break; /* wait early: prev is halted */
 		}
 		/*
@@ -259,7 +270,7 @@ static void pvq_slowpath(struct pvq_lock *l)
 		struct pvq_node *prev = &pvq_cpus(l)[qs_tail_cpu(old)].node;
 
 		ll_store(&prev->next, node, LL_RELEASE);
-		pvq_wait_node(node, prev);
+		pvq_wait_node(node, prev, l->wait_early);
 		next = ll_load(&node->next, LL_ACQUIRE);
 	}
 
@@ -320,6 +331,18 @@ const struct lock_algo lock_pv_qspinlock = {
 	.lock_size = sizeof(struct pvq_lock),
 	.lock_size_per_cpu = sizeof(struct pvq_cpu),
 	.init = pvq_init,
+	.lock = pvq_lock,
+	.unlock = pvq_unlock,
+	.trylock = pvq_trylock,
+};
+
+const struct lock_algo lock_pv_qspinlock_42 = {
+	.name = "pv-qspinlock-4.2",
+	.desc = "pv-qspinlock without 4.5's wait early: queued waiters spin their budget even behind a halted one (Linux 4.2-4.4)",
+	.kind = LOCK_MUTEX,
+	.lock_size = sizeof(struct pvq_lock),
+	.lock_size_per_cpu = sizeof(struct pvq_cpu),
+	.init = pvq_init_nowe,
 	.lock = pvq_lock,
 	.unlock = pvq_unlock,
 	.trylock = pvq_trylock,

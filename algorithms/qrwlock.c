@@ -132,7 +132,7 @@ static void qrw_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_qrwlock = {
 	.name = "qrwlock",
-	.desc = "queued rwlock: readers and writers that must wait queue on a ticket lock; fair (Linux 3.16+)",
+	.desc = "queued rwlock: waiters queue on a ticket wait_lock (x86 3.16-4.1), waiting flag of Linux 4.15; fair",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct qrwlock),
 	.init = qrw_init,
