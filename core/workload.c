@@ -169,6 +169,8 @@ int wl_setup(struct wl_run *run)
 {
 	const struct wl_config *cfg = run->cfg;
 
+	if (run->custom)
+		return run->custom->setup(run);
 	run->slots = calloc(cfg->locks, sizeof(*run->slots));
 	if (!run->slots)
 		return -1;
@@ -185,6 +187,10 @@ void wl_teardown(struct wl_run *run)
 {
 	const struct wl_config *cfg = run->cfg;
 
+	if (run->custom) {
+		run->custom->teardown(run);
+		return;
+	}
 	if (run->slots) {
 		for (unsigned l = 0; l < cfg->locks; l++) {
 			struct wl_lock_slot *s = &run->slots[l];
@@ -448,6 +454,10 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 	const struct wl_config *cfg = run->cfg;
 	struct wl_thread *t = &run->threads[tid];
 
+	if (run->custom) {
+		run->custom->thread_main(run, tid);
+		return;
+	}
 	/* Threads never leave a start barrier in lockstep: a seeded skew of up
 	 * to 1 us.  In the simulator it is also what makes one seed's
 	 * interleaving differ from another's when every delay is fixed. */

@@ -240,5 +240,6 @@ static const struct ll_command explain_cmd = {
 	.open = true,
 };
 
-const struct ll_command *const backend_commands[] = { &explain_cmd, &sim_ccbench_cmd,
-						      &sim_check_cmd, NULL };
+const struct ll_command *const backend_commands[] = {
+	&explain_cmd, &sim_ccbench_cmd, &sim_check_cmd, &sim_filelock_cmd, NULL,
+};

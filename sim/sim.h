@@ -211,6 +211,8 @@ size_t sim_round_line(size_t size);
 
 /* ccbench.c: the `ccbench` sub-command */
 extern const struct ll_command sim_ccbench_cmd;
+/* filelock_cmd.c: the `filelock` sub-command */
+extern const struct ll_command sim_filelock_cmd;
 
 /* options.c: --simgrid-cfg out of argv into sg; --arbitration onto a
  * loaded topology */

@@ -167,6 +167,16 @@ struct wl_thread {
 	void *rng; /* gsl_rng * */
 };
 
+/* A workload other than the lock loop (core/filelock_wl.c): when a run
+ * has one, wl_setup, wl_thread_main and wl_teardown run its functions. */
+struct wl_run;
+struct wl_custom {
+	int (*setup)(struct wl_run *run);
+	void (*thread_main)(struct wl_run *run, unsigned tid);
+	void (*teardown)(struct wl_run *run);
+	void *arg;
+};
+
 /* One run: one lock, one thread count, one repetition. */
 struct wl_run {
 	const struct wl_config *cfg;
@@ -191,6 +201,8 @@ struct wl_run {
 	 * its physical CPUs (wl_vm_pcpus); both 0 otherwise. */
 	double overcommit;
 	unsigned vm_pcpus;
+
+	const struct wl_custom *custom; /* NULL: the lock loop */
 };
 
 /* core/workload.c */

@@ -1,0 +1,318 @@
+/*
+ * sim/filelock_cmd.c - `locklab-sim filelock`: lockperf's file-lock tests
+ * on the simulated machine, run through the model of Linux 4.1's
+ * fs/locks.c (core/filelock_wl.c), with the global part as 4.1 has it
+ * (lglock) or as the percpu-rwsem patches make it (docs/filelock.md).
+ *
+ * The options are those of `locklab-native filelock` (less --dir and
+ * --timeout, which concern real files), and --global, --topo, --seed.
+ * The table is lockperf's: mean, variance, sigma, max and min of the time
+ * of one run (simulated seconds), then the herd the model counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/args.h>
+#include <locklab/backend.h>
+#include <locklab/result.h>
+#include <locklab/stats.h>
+
+#include "../core/cli.h"
+#include "../core/filelock_wl.h"
+#include "sim.h"
+
+#define FLC_MAX_RUNS 10000
+#define FLC_DEFAULT_ITERS 1000
+#define FLC_DEFAULT_RUNS 5
+
+struct flc_opts {
+	bool test[FLW_NTESTS];
+	bool shared, private;
+	unsigned procs, runs;
+	uint64_t iterations, seed;
+	enum flw_global global;
+	const char *csv;
+	struct wl_config cfg; /* topo, pin, seed */
+};
+
+struct flc_result {
+	struct flw_config fc;
+	double *secs;
+	struct flw_counters cnt; /* summed over the runs, max_woken the max */
+};
+
+static const struct ll_opt flc_opts_table[] = {
+	LL_VALUE("--test"), LL_VALUE("--procs"),   LL_FLAG("--shared"), LL_FLAG("--private"),
+	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--csv"),
+	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_OPTS_END,
+};
+
+static void flc_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-sim filelock [--test flock,posix,lease] [--procs N] [--shared|--private]\n"
+		   "              [--iterations N] [--runs R] [--pin POLICY] [--csv FILE]\n"
+		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
+		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md)\n");
+}
+
+static int flc_main(int argc, char **argv);
+
+const struct ll_command sim_filelock_cmd = {
+	.name = "filelock", .main = flc_main, .usage = flc_usage, .opts = flc_opts_table,
+};
+
+#define BAD(...) ll_bad("filelock", __VA_ARGS__)
+
+static int parse_tests(const char *val, struct flc_opts *o)
+{
+	char buf[128], *save = NULL;
+
+	if (strlen(val) >= sizeof(buf) || !*val || val[strlen(val) - 1] == ',')
+		return BAD("--test: '%s' is not a list of flock, posix, lease", val);
+	strcpy(buf, val);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k = -1;
+
+		for (int i = 0; i < FLW_NTESTS; i++)
+			if (!strcmp(t, flw_test_names[i]))
+				k = i;
+		if (k < 0)
+			return BAD("--test: unknown test '%s' (flock, posix, lease)", t);
+		o->test[k] = true;
+	}
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
+{
+	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
+		return BAD("%s: '%s' is not a whole number from 1 to %llu", opt, val,
+			   (unsigned long long)max);
+	return 0;
+}
+
+static int parse_valued(const char *a, const char *v, struct flc_opts *o)
+{
+	char err[300];
+	uint64_t n;
+
+	if (!strcmp(a, "--test"))
+		return parse_tests(v, o);
+	if (!strcmp(a, "--pin"))
+		return cli_parse_pin(v, &o->cfg, err, sizeof(err)) ? BAD("%s", err) : 0;
+	if (!strcmp(a, "--csv")) {
+		o->csv = v;
+		return 0;
+	}
+	if (!strcmp(a, "--topo")) {
+		o->cfg.topo = v;
+		return 0;
+	}
+	if (!strcmp(a, "--global")) {
+		for (int g = 0; g < 2; g++)
+			if (!strcmp(v, flw_global_names[g])) {
+				o->global = (enum flw_global)g;
+				return 0;
+			}
+		return BAD("--global: '%s' is not lglock or percpu-rwsem", v);
+	}
+	if (!strcmp(a, "--seed")) {
+		if (cli_parse_u64(v, &o->cfg.seed))
+			return BAD("--seed: '%s' is not a whole number", v);
+		return 0;
+	}
+	if (!strcmp(a, "--procs")) {
+		if (parse_count(a, v, WL_MAX_THREADS, &n))
+			return 2;
+		o->procs = (unsigned)n;
+		return 0;
+	}
+	if (!strcmp(a, "--runs")) {
+		if (parse_count(a, v, FLC_MAX_RUNS, &n))
+			return 2;
+		o->runs = (unsigned)n;
+		return 0;
+	}
+	return parse_count(a, v, 1000000000ull, &o->iterations);
+}
+
+static void set_defaults(struct flc_opts *o)
+{
+	char err[64];
+
+	memset(o, 0, sizeof(*o));
+	o->iterations = FLC_DEFAULT_ITERS;
+	o->runs = FLC_DEFAULT_RUNS;
+	o->procs = 8;
+	o->cfg.seed = 1;
+	o->cfg.topo = sim.topo_arg_opt;
+	cli_parse_pin("compact", &o->cfg, err, sizeof(err));
+}
+
+/* 0, 1 after --help, or 2 after one line on stderr. */
+static int parse_opts(int argc, char **argv, struct flc_opts *o)
+{
+	struct ll_args a;
+	char err[256];
+	bool any = false;
+	int rc;
+
+	set_defaults(o);
+	ll_args_init(&a, &sim_filelock_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		if (!a.val) {
+			*(a.name[2] == 's' ? &o->shared : &o->private) = true;
+			continue;
+		}
+		if (!*a.val)
+			return BAD("%s: needs a value", a.name);
+		rc = parse_valued(a.name, a.val, o);
+		if (rc)
+			return rc;
+	}
+	if (rc == LL_ARG_HELP) {
+		flc_usage(stdout);
+		return 1;
+	}
+	if (rc == LL_ARG_BAD)
+		return BAD("%s", err);
+	for (int i = 0; i < FLW_NTESTS; i++)
+		any |= o->test[i];
+	if (!any)
+		o->test[FLW_FLOCK] = o->test[FLW_POSIX] = o->test[FLW_LEASE] = true;
+	if (!o->shared && !o->private)
+		o->shared = o->private = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+static const char *mode_name(const struct flw_config *fc)
+{
+	if (!fc->shared)
+		return fc->test == FLW_LEASE ? "private files, write leases" : "private files";
+	return fc->test == FLW_LEASE ? "shared file, read leases" : "shared file";
+}
+
+static void table_heading(const struct flc_opts *o, enum flw_test t)
+{
+	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated s)\n",
+	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
+	       flw_global_names[o->global]);
+	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
+}
+
+static void table_row(const struct flc_opts *o, const struct flc_result *r)
+{
+	const struct flw_counters *c = &r->cnt;
+	struct ll_summary s;
+	char label[128];
+
+	ll_summarize(r->secs, o->runs, &s);
+	snprintf(label, sizeof(label), "sim %s %s", backend_topo_name(&o->cfg), mode_name(&r->fc));
+	printf("%-44s %12.9f %12.3e %12.9f %12.9f %12.9f\n", label, s.mean,
+	       o->runs > 1 ? s.variance : 0.0, o->runs > 1 ? s.sigma : 0.0, s.max, s.min);
+	printf("%-44s sleeps %llu, woken %llu by %llu unlocks (at most %llu at once), slept again %llu\n",
+	       "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
+	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
+	       (unsigned long long)c->resleeps);
+}
+
+struct flc_csv {
+	const struct flc_opts *o;
+	const struct flc_result *res;
+	unsigned n;
+};
+
+static void csv_rows(FILE *f, const void *arg)
+{
+	const struct flc_csv *c = arg;
+	const struct flc_opts *o = c->o;
+
+	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,run,seconds,pairs_per_s\n");
+	for (unsigned k = 0; k < c->n; k++)
+		for (unsigned i = 0; i < o->runs; i++) {
+			const struct flw_config *fc = &c->res[k].fc;
+			double s = c->res[k].secs[i];
+
+			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f\n",
+				backend_topo_name(&o->cfg), flw_test_names[fc->test],
+				fc->shared ? "shared" : "private", flw_global_names[fc->global],
+				o->procs, (unsigned long long)o->iterations, o->cfg.pin_text, i, s,
+				s > 0 ? (double)o->procs * (double)o->iterations / s : 0);
+		}
+}
+
+/* ------------------------------------------------------------ the command */
+
+static int run_test(const struct flc_opts *o, struct flc_result *r)
+{
+	char why[512];
+
+	r->secs = calloc(o->runs, sizeof(double));
+	if (!r->secs)
+		return BAD("out of memory");
+	for (unsigned i = 0; i < o->runs; i++) {
+		struct flw_counters c;
+		int rc = flw_run_once(&r->fc, &o->cfg, o->procs, i, &r->secs[i], &c, why,
+				      sizeof(why));
+
+		if (rc == 2)
+			return BAD("%s", why);
+		if (rc) {
+			fprintf(stderr, "locklab-sim: filelock: %s, %s: %s\n", flw_test_names[r->fc.test],
+				mode_name(&r->fc), why);
+			return rc;
+		}
+		flw_counters_add(&r->cnt, &c);
+	}
+	return 0;
+}
+
+static int run_tests(const struct flc_opts *o, struct flc_result *res, unsigned *n)
+{
+	int rc = 0;
+
+	for (int t = 0; t < FLW_NTESTS && !rc; t++) {
+		if (!o->test[t])
+			continue;
+		table_heading(o, (enum flw_test)t);
+		for (int mode = 0; mode < 2 && !rc; mode++) {
+			struct flc_result *r = &res[*n];
+
+			if (!(mode == 0 ? o->shared : o->private))
+				continue;
+			r->fc.test = (enum flw_test)t;
+			r->fc.shared = mode == 0;
+			r->fc.global = o->global;
+			r->fc.iterations = o->iterations;
+			(*n)++;
+			rc = run_test(o, r);
+			if (!rc)
+				table_row(o, r);
+			fflush(stdout);
+		}
+	}
+	return rc;
+}
+
+static int flc_main(int argc, char **argv)
+{
+	static struct flc_opts o;
+	struct flc_result res[2 * FLW_NTESTS];
+	struct flc_csv csv = { &o, res, 0 };
+	int rc = parse_opts(argc, argv, &o);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	memset(res, 0, sizeof(res));
+	rc = run_tests(&o, res, &csv.n);
+	if (!rc && o.csv && write_text_atomic(o.csv, csv_rows, &csv)) {
+		fprintf(stderr, "locklab-sim: filelock: cannot write %s\n", o.csv);
+		rc = 1;
+	}
+	for (unsigned i = 0; i < csv.n; i++)
+		free(res[i].secs);
+	return rc;
+}

@@ -1,0 +1,130 @@
+/*
+ * tests/both_filelock.c - the file-lock workload (core/filelock_wl.c) in
+ * whichever backend this program is built for: an exclusive flock or
+ * POSIX lock on a shared file has one holder at a time, every process
+ * gets its iterations, and the herd is counted as it happens (every
+ * sleeper is woken once; a woken request is either granted or sleeps
+ * again; in the simulator one unlock wakes all N-1 waiters).  Private
+ * files and read leases never sleep.  The simulator's `filelock` refuses
+ * bad --procs and --pin with one line and exit status 2.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/filelock_wl.h"
+#include "testlib.h"
+
+static const char *bindir;
+
+static unsigned procs(void)
+{
+	return tl_is_sim() ? 6 : 3;
+}
+
+static uint64_t iterations(void)
+{
+	return tl_is_sim() ? 40 : 2000;
+}
+
+static void run_ok(const struct flw_config *fc, unsigned n, unsigned idx,
+		   struct flw_counters *c)
+{
+	struct wl_config base;
+	char why[512] = "";
+	double secs = 0;
+	int rc;
+
+	tl_config(&base, "4socket-ring", 7);
+	if (!tl_is_sim())
+		tl_set_pin(&base, PIN_NONE);
+	rc = flw_run_once(fc, &base, n, idx, &secs, c, why, sizeof(why));
+	if (rc)
+		fail_msg("%s %s %s: %s", flw_test_names[fc->test], fc->shared ? "shared" : "private",
+			 flw_global_names[fc->global], why);
+	assert_true(secs > 0);
+	assert_int_equal(c->violations, 0);
+}
+
+static void shared_locks_exclude_and_herd(void **state)
+{
+	unsigned n = procs();
+
+	for (int g = 0; g < 2; g++)
+		for (int t = FLW_FLOCK; t <= FLW_POSIX; t++)
+			for (unsigned s = 0; s < (tl_is_sim() ? 3u : 1u); s++) {
+				struct flw_config fc = { (enum flw_test)t, true, (enum flw_global)g,
+							 iterations() };
+				struct flw_counters c;
+
+				run_ok(&fc, n, s, &c);
+				assert_int_equal(c.grants, n * fc.iterations);
+				assert_int_equal(c.unlocks, n * fc.iterations);
+				assert_int_equal(c.wakeups, c.sleeps);
+				assert_int_equal(c.wakeups, c.resleeps + c.woken_grants);
+				assert_true(c.woken_grants <= c.grants);
+				if (tl_is_sim()) {
+					assert_int_equal(c.max_woken, n - 1);
+					assert_true(c.resleeps > 0);
+				}
+			}
+}
+
+static void private_files_and_read_leases_never_sleep(void **state)
+{
+	unsigned n = procs();
+
+	for (int g = 0; g < 2; g++)
+		for (int t = FLW_FLOCK; t < FLW_NTESTS; t++)
+			for (int shared = 0; shared < 2; shared++) {
+				struct flw_config fc = { (enum flw_test)t, shared, (enum flw_global)g,
+							 iterations() };
+				struct flw_counters c;
+
+				if (shared && t != FLW_LEASE)
+					continue;
+				run_ok(&fc, n, 0, &c);
+				assert_int_equal(c.grants, n * fc.iterations);
+				assert_int_equal(c.unlocks, n * fc.iterations);
+				assert_int_equal(c.sleeps, 0);
+				assert_int_equal(c.wakeups, 0);
+			}
+}
+
+static void refused(const char *const *args, const char *needle)
+{
+	struct tl_proc p;
+
+	tl_bin(&p, bindir, "locklab-sim", args);
+	tl_expect_refused(&p, needle);
+	tl_proc_free(&p);
+}
+
+static void bad_options_are_one_line(void **state)
+{
+	const char *procs0[] = { "filelock", "--procs", "0", NULL };
+	const char *pin[] = { "filelock", "--pin", "socket:x", NULL };
+	const char *fit[] = { "filelock", "--topo", "4socket-ring", "--procs", "9",
+			      "--pin", "socket:0", "--iterations", "1", "--runs", "1", NULL };
+	const char *global[] = { "filelock", "--global", "rcu", NULL };
+
+	if (!tl_is_sim())
+		skip();
+	refused(procs0, "--procs");
+	refused(pin, "--pin");
+	refused(fit, "socket");
+	refused(global, "--global");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shared_locks_exclude_and_herd),
+		cmocka_unit_test(private_files_and_read_leases_never_sleep),
+		cmocka_unit_test(bad_options_are_one_line),
+	};
+
+	bindir = argc > 1 ? argv[1] : "bin";
+	if (tl_backend_start(argv[0], "4socket-ring"))
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
