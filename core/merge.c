@@ -185,44 +185,51 @@ struct merged_row {
 	bool pad;
 };
 
+/* The rows of shard sh in their places in at; 2 and a line when a shard
+ * or a run comes twice, or sh is of another sweep. */
+static int place_rows(const struct shard *sh, const struct shard *first, bool fail, bool *seen,
+		      struct merged_row *at)
+{
+	if (sh->count != first->count || sh->total != first->total)
+		return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",
+			      sh->path, sh->index, sh->count, sh->total, first->path, first->index,
+			      first->count, first->total);
+	if (seen[sh->index])
+		return ll_bad("merge", "%s: shard %u/%u given twice", sh->path, sh->index, sh->count);
+	seen[sh->index] = true;
+	for (size_t r = 0; r < sh->nrows; r++) {
+		struct merged_row *m = &at[sh->order[r]];
+
+		if (m->text)
+			return ll_bad("merge", "%s: run %zu of the sweep twice", sh->path, sh->order[r]);
+		m->text = sh->rows[r];
+		m->pad = fail && !has_failure(sh->header);
+	}
+	return 0;
+}
+
 /* Every shard of one sweep, once; every run of it once. */
 static int check_cover(struct shard *sh, size_t n, bool fail, struct merged_row **at)
 {
-	unsigned count = sh[0].count;
-	size_t total = sh[0].total, have = 0;
-	bool *seen = calloc(count, sizeof(*seen));
+	bool *seen = calloc(sh[0].count, sizeof(*seen));
+	size_t have = 0;
+	int rc = 0;
 
-	*at = calloc(total + 1, sizeof(**at));
+	*at = calloc(sh[0].total + 1, sizeof(**at));
 	if (!seen || !*at)
-		return ll_bad("merge", "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		if (sh[i].count != count || sh[i].total != total)
-			return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",
-				      sh[i].path, sh[i].index, sh[i].count, sh[i].total, sh[0].path,
-				      sh[0].index, count, total);
-		if (seen[sh[i].index])
-			return ll_bad("merge", "%s: shard %u/%u given twice", sh[i].path, sh[i].index,
-				      count);
-		seen[sh[i].index] = true;
-		for (size_t r = 0; r < sh[i].nrows; r++) {
-			struct merged_row *m = &(*at)[sh[i].order[r]];
-
-			if (m->text)
-				return ll_bad("merge", "%s: run %zu of the sweep twice", sh[i].path,
-					      sh[i].order[r]);
-			m->text = sh[i].rows[r];
-			m->pad = fail && !has_failure(sh[i].header);
-			have++;
-		}
+		rc = ll_bad("merge", "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = place_rows(&sh[i], &sh[0], fail, seen, *at);
+		have += sh[i].nrows;
 	}
-	for (unsigned k = 0; k < count; k++)
+	for (unsigned k = 0; k < sh[0].count && !rc; k++)
 		if (!seen[k])
-			return ll_bad("merge", "shard %u/%u missing", k, count);
+			rc = ll_bad("merge", "shard %u/%u missing", k, sh[0].count);
+	if (!rc && have != sh[0].total)
+		rc = ll_bad("merge", "the shards hold %zu of the sweep's %zu runs (one stopped early?)",
+			    have, sh[0].total);
 	free(seen);
-	if (have != total)
-		return ll_bad("merge", "the shards hold %zu of the sweep's %zu runs (one stopped early?)",
-			      have, total);
-	return 0;
+	return rc;
 }
 
 static int write_merged(const char *path, const char *head, const struct merged_row *rows,
