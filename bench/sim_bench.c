@@ -19,10 +19,14 @@
  *     and < 512 MiB.
  *  5. TTAS at 4096 threads on uv4096 for 2 ms simulated: wall time.
  *     Target < 60 s.
+ *  6. The default sweep with --jobs 2 against --jobs 1: the wall-time ratio
+ *     (target <= 0.6 on two or more CPUs) and whether the CSVs are the same
+ *     byte for byte (they must be).
  *
  * Each line ends "target met" or "target missed"; the exit status is 0
  * unless something failed to run.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +257,66 @@ static int bench_large(const char *bindir)
 	printf("5. TTAS at 4096 threads on uv4096, 2 ms simulated: %.1f s wall (%.1f s CPU), %.0f MiB "
 	       "max RSS (target < 60 s): %s\n", wall, cpu, rss,
 	       wall < 60 ? "target met" : "target missed");
+/* ------------------------------------ 6. the default sweep in two workers */
+
+static int sweep_jobs(const char *bindir, unsigned jobs, const char *csv, double *wall)
+{
+	char cmd[2048];
+	double t0;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s/locklab-sim run --topo 4socket --threads 1,2,4,8,16,32 "
+		 "--jobs %u --csv '%s' >/dev/null", bindir, jobs, csv);
+	t0 = wall_now();
+	rc = system(cmd);
+	*wall = wall_now() - t0;
+	if (rc)
+		fprintf(stderr, "sim_bench: '%s' failed (status %d)\n", cmd, rc);
+	return rc ? -1 : 0;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	bool same = fa && fb;
+	int ca, cb;
+
+	while (same) {
+		ca = getc(fa);
+		cb = getc(fb);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+static int bench_jobs(const char *bindir)
+{
+	char dir[] = "/tmp/locklab-bench.XXXXXX", one[64], two[64], cmd[128];
+	double w1, w2;
+	bool same;
+	int rc;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(one, sizeof(one), "%s/jobs1.csv", dir);
+	snprintf(two, sizeof(two), "%s/jobs2.csv", dir);
+	rc = sweep_jobs(bindir, 1, one, &w1) || sweep_jobs(bindir, 2, two, &w2);
+	same = !rc && same_file(one, two);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "sim_bench: cannot remove %s\n", dir);
+	if (rc)
+		return -1;
+	printf("4. default sweep --jobs 2 vs --jobs 1: %.1f s / %.1f s wall, ratio %.2f "
+	       "(target <= 0.60 on %ld CPUs), CSV identical: %s: %s\n", w2, w1, w2 / w1,
+	       sysconf(_SC_NPROCESSORS_ONLN), same ? "yes" : "no",
+	       same && w2 / w1 <= 0.6 ? "target met" : "target missed");
 	return 0;
 }
 
@@ -280,6 +344,7 @@ int main(int argc, char **argv)
 	rc |= bench_sweep(argv[1]);
 	fflush(stdout);
 	rc |= bench_large(argv[1]);
+	rc |= bench_jobs(argv[1]);
 	backend_fini();
 	return rc ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <locklab/args.h>
 #include <locklab/backend.h>
@@ -292,6 +293,26 @@ static void default_locks(struct wl_config *c)
 	}
 }
 
+/* --shard I/N: 0 <= I < N. */
+static int parse_shard(const char *val, struct cli_opts *o, char *err, size_t len)
+{
+	const char *slash = strchr(val, '/');
+	uint64_t i, n;
+	char num[32];
+
+	if (!slash || (size_t)(slash - val) >= sizeof(num))
+		return fail(err, len, "--shard: '%.60s' is not I/N", val);
+	memcpy(num, val, (size_t)(slash - val));
+	num[slash - val] = 0;
+	if (cli_parse_u64(num, &i) || cli_parse_u64(slash + 1, &n))
+		return fail(err, len, "--shard: '%.60s' is not I/N (two non-negative integers)", val);
+	if (n < 1 || n > 1000000 || i >= n)
+		return fail(err, len, "--shard: '%.60s': needs 0 <= I < N <= 1000000", val);
+	o->shard = (unsigned)i;
+	o->nshards = (unsigned)n;
+	return 0;
+}
+
 /* One option with its value; returns 0, 2 on a bad value, -1 if unknown. */
 static int parse_one(const char *opt, const char *val, struct cli_opts *o, char *err, size_t len)
 {
@@ -369,6 +390,13 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		o->threads_csv = val;
 		return 0;
 	}
+	if (!strcmp(opt, "--jobs")) {
+		rc = parse_num(opt, val, 1, 4096, &v, err, len);
+		o->jobs = (unsigned)v;
+		return rc;
+	}
+	if (!strcmp(opt, "--shard"))
+		return parse_shard(val, o, err, len);
 	if (!strcmp(opt, "--topo"))
 		c->topo = val; /* the backend decides whether it applies */
 	rc = backend_parse_option(opt, val, err, len);
@@ -377,6 +405,25 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	if (rc < 0)
 		return 2;
 	return -1;
+}
+
+/* --jobs: the CPUs by default; natively one run at a time. */
+static int check_jobs(struct cli_opts *o, char *err, size_t len)
+{
+	long ncpu;
+
+	if (!strcmp(backend_name, "native")) {
+		if (o->jobs > 1)
+			return fail(err, len, "--jobs %u: native runs go one at a time (runs in parallel "
+				    "would disturb each other's measurements)", o->jobs);
+		o->jobs = 1;
+		return 0;
+	}
+	if (o->jobs)
+		return 0;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	o->jobs = ncpu < 1 ? 1 : ncpu > 4096 ? 4096 : (unsigned)ncpu;
+	return 0;
 }
 
 /* --vm V: --threads defaults to V and may not exceed it; --overcommit
@@ -408,7 +455,7 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 {
 	struct wl_config *c = &o->cfg;
 
-	if (check_vm(c, threads_given, err, len))
+	if (check_vm(c, threads_given, err, len) || check_jobs(o, err, len))
 		return 2;
 
 	if (duration_given && c->ops)
@@ -445,7 +492,7 @@ const struct ll_opt cli_run_opts[] = {
 	LL_VALUE("--lock-home"),
 	LL_VALUE("--duration"), LL_VALUE("--ops"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--seed"),
 	LL_VALUE("--format"), LL_VALUE("--out"), LL_VALUE("--csv"), LL_VALUE("--json"), LL_VALUE("--threads-csv"),
-	LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
+	LL_VALUE("--jobs"), LL_VALUE("--shard"), LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
 };
 
 int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,

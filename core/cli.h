@@ -22,6 +22,8 @@ struct cli_opts {
 	const char *threads_csv; /* --threads-csv: a row per thread there */
 	bool progress;
 	bool fail_fast; /* --fail-fast: stop the sweep at the first failed run */
+	unsigned jobs;  /* --jobs: runs at once, each in a worker process */
+	unsigned shard, nshards; /* --shard I/N: the configurations k with k % N == I */
 };
 
 /* Parse the options of `run` (argv[0] is the first option); cli_parse_cmd

@@ -34,6 +34,8 @@ static void run_usage(FILE *f)
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"
+		"              [--jobs N]  (runs at once in worker processes; default the CPUs,\n"
+		"                           natively 1) [--shard I/N]  (configurations k, k %% N == I)\n"
 		"              [--vm V --overcommit X[,X...]]  (V threads on V/X cpus: docs/vm.md)\n"
 		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
 		"                                        docs/rwlocks.md; other options override it)\n"
@@ -64,6 +66,14 @@ static void die_bad_input(const char *cmd, const char *msg)
 }
 
 static const struct ll_command list_cmd, run_cmd;
+
+static void merge_usage(FILE *f)
+{
+	fprintf(f, "usage: locklab-%s merge --out FILE SHARD.csv...\n"
+		   "              the CSVs of `run --shard I/N --csv SHARD.csv`, every shard once,\n"
+		   "              as the CSV of the whole sweep (each SHARD.csv.order beside it)\n",
+		backend_name);
+}
 
 /* A sub-command without options: anything on its line is refused. */
 static void no_options(const struct ll_command *cmd, int argc, char **argv)
@@ -123,6 +133,10 @@ static const struct ll_command list_cmd = {
 static const struct ll_command run_cmd = {
 	.name = "run", .main = cmd_run, .usage = run_usage, .opts = cli_run_opts, .open = true,
 };
+static const struct ll_opt merge_opts[] = { LL_VALUE("--out"), LL_OPTS_END };
+static const struct ll_command merge_cmd = {
+	.name = "merge", .main = merge_main, .usage = merge_usage, .opts = merge_opts,
+};
 static const struct ll_command version_cmd = {
 	.name = "version", .main = cmd_version, .usage = version_usage, .opts = no_opts,
 };
@@ -133,7 +147,7 @@ static const struct ll_command help_cmd = {
 /* Every sub-command of this binary, in the order the usage lists them. */
 static const struct ll_command *command_at(size_t i)
 {
-	static const struct ll_command *const core_commands[] = { &list_cmd, &run_cmd };
+	static const struct ll_command *const core_commands[] = { &list_cmd, &run_cmd, &merge_cmd };
 	size_t ncore = sizeof(core_commands) / sizeof(core_commands[0]), nb = 0;
 
 	if (i < ncore)

@@ -4,11 +4,14 @@
  * result files.
  *
  * Nothing finished is lost: each run's row is on disk (FILE.partial, see
- * core/outfile.h) before the next starts; a run that fails leaves a row
- * saying why and the sweep goes on (--fail-fast stops it); SIGINT or
- * SIGTERM stops it after the run in progress (a second one ends the
- * process at once, the journal keeping the rows), and the rows so far are
- * written as if the sweep had ended there.
+ * core/outfile.h) as soon as the runs before it are; a run that fails
+ * leaves a row saying why and the sweep goes on (--fail-fast stops it);
+ * SIGINT or SIGTERM stops it after the runs in progress (a second one ends
+ * the process at once, the journal keeping the rows), and the rows so far
+ * are written as if the sweep had ended there.  With --jobs N the runs go
+ * to worker processes (core/jobs.c); with --shard I/N only a share of the
+ * configurations runs, and PATH.order beside each CSV says where its rows
+ * stand in the whole sweep (core/merge.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -210,43 +213,46 @@ static void fill_failed(struct run_result *r, const struct wl_run *run)
 	snprintf(r->failure, sizeof(r->failure), "%s", run->failure[0] ? run->failure : "run failed");
 }
 
-/* One run of one lock at one thread count (and, with --vm, overcommit
- * cfg->overcommit[x]), its row added to out; returns 0, or 1 when it
- * failed (one line on stderr). */
-static int one_run(const struct wl_config *cfg, const struct lock_algo *a, unsigned nthreads,
-		   unsigned x, unsigned r, struct output_set *out)
+/* Run i of the sweep in sweep order: lock, thread count, overcommit,
+ * repetition, the last varying fastest. */
+static void run_at(const struct wl_config *cfg, size_t i, struct wl_run *run)
 {
-	struct wl_run *run = calloc(1, sizeof(*run));
-	struct run_counters c;
-	struct run_result res;
-	int failed;
+	unsigned nx = cfg->vm_vcpus ? cfg->novercommit : 1;
+	unsigned x = (unsigned)(i / cfg->runs % nx);
 
-	memset(&c, 0, sizeof(c));
-	if (run)
-		run->threads = calloc(nthreads, sizeof(*run->threads));
-	if (!run || !run->threads) {
-		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
-		exit(1);
-	}
 	run->cfg = cfg;
-	run->algo = a;
-	run->nthreads = nthreads;
-	run->run_index = r;
-	run->seed = run_seed(cfg->seed, r);
+	run->run_index = (unsigned)(i % cfg->runs);
+	run->nthreads = cfg->threads[i / cfg->runs / nx % cfg->nthreads];
+	run->algo = cfg->algos[i / cfg->runs / nx / cfg->nthreads];
+	run->seed = run_seed(cfg->seed, run->run_index);
 	if (cfg->vm_vcpus) {
 		run->overcommit = cfg->overcommit[x];
 		run->vm_pcpus = wl_vm_pcpus(cfg->vm_vcpus, run->overcommit);
 	}
+}
+
+int sweep_one(const struct wl_config *cfg, size_t i, struct run_result *res, FILE *thr)
+{
+	struct wl_run *run = calloc(1, sizeof(*run));
+	struct run_counters c;
+	int failed;
+
+	memset(&c, 0, sizeof(c));
+	if (run) {
+		run_at(cfg, i, run);
+		run->threads = calloc(run->nthreads, sizeof(*run->threads));
+	}
+	if (!run || !run->threads) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
 	failed = backend_run(run, &c) || run->failed;
 	if (failed) {
-		fill_failed(&res, run);
-		fprintf(stderr, "locklab-%s: %s\n", backend_name, res.failure);
-		fflush(stderr);
+		fill_failed(res, run);
 	} else {
-		fill_result(&res, run, &c);
-		threads_csv_add(run, &res);
+		fill_result(res, run, &c);
+		threads_csv_print(thr, run, res);
 	}
-	output_add(out, &res);
 	/* natively the threads of a run the watchdog gave up on may still
 	 * use it: its memory stays */
 	if (failed && !strcmp(backend_name, "native"))
@@ -255,6 +261,16 @@ static int one_run(const struct wl_config *cfg, const struct lock_algo *a, unsig
 	free(run->threads);
 	free(run);
 	return failed;
+}
+
+void sweep_lost(const struct wl_config *cfg, size_t i, struct run_result *res, const char *why)
+{
+	static struct wl_run run;
+
+	memset(&run, 0, sizeof(run));
+	run_at(cfg, i, &run);
+	snprintf(run.failure, sizeof(run.failure), "%s", why);
+	fill_failed(res, &run);
 }
 
 /* The table of the runs that did not fail, then a line per failed run. */
@@ -303,7 +319,7 @@ static void json_of(FILE *f, const void *out)
 }
 
 /* path written whole with what fn prints; 1 and a line when it cannot be. */
-static int write_one(const char *path, void (*fn)(FILE *, const void *), const struct output_set *out)
+static int write_one(const char *path, void (*fn)(FILE *, const void *), const void *out)
 {
 	if (!write_text_atomic(path, fn, out))
 		return 0;
@@ -312,20 +328,38 @@ static int write_one(const char *path, void (*fn)(FILE *, const void *), const s
 	return 1;
 }
 
-/* The CSV files a sweep journals: --csv, and --out in CSV. */
-struct sweep_files {
-	const char *csv[2];
-	struct journal j[2];
-	unsigned ncsv;
-};
-
-static int write_outputs(const struct cli_opts *o, const struct output_set *out,
-			 struct sweep_files *sf)
+/* --shard: PATH.order beside each CSV, the index in sweep order of each
+ * row, for `merge` (core/merge.c). */
+static void order_of(FILE *f, const void *arg)
 {
+	const struct sweep_sink *s = arg;
+
+	fprintf(f, "%s %u/%u %zu\n", MERGE_ORDER_MAGIC, s->o->shard, s->o->nshards,
+		(size_t)s->o->cfg.nalgos * s->o->cfg.nthreads * s->o->cfg.runs *
+			(s->o->cfg.vm_vcpus ? s->o->cfg.novercommit : 1));
+	for (size_t i = 0; i < s->done; i++)
+		fprintf(f, "%zu\n", s->todo[i]);
+}
+
+static int write_order(const char *csv, const struct sweep_sink *s)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s.order", csv);
+	return write_one(path, order_of, (const void *)s);
+}
+
+static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
+{
+	const struct output_set *out = &s->out;
+	struct sweep_files *sf = &s->sf;
 	int rc = 0;
 
 	for (unsigned i = 0; i < sf->ncsv; i++) {
 		int e = write_one(sf->csv[i], csv_of, out);
+
+		if (!e && o->nshards)
+			e = write_order(sf->csv[i], s);
 
 		journal_close(&sf->j[i], !e);
 		if (e)
@@ -419,44 +453,102 @@ static void print_kept(const struct cli_opts *o, const struct sweep_files *sf, s
 	fprintf(stderr, "%s\n", o->csv || o->out || o->json || o->threads_csv ? "" : "the output");
 }
 
+/* The runs of this shard, by index in sweep order: those of the
+ * configurations k (all runs of a lock x threads x overcommit) with
+ * k % N == I; without --shard, every run. */
+static size_t *shard_runs(const struct cli_opts *o, size_t total, size_t *n)
+{
+	size_t *todo = malloc((total + 1) * sizeof(*todo));
+	unsigned nshards = o->nshards ? o->nshards : 1;
+
+	if (!todo) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
+	*n = 0;
+	for (size_t i = 0; i < total; i++)
+		if (i / o->cfg.runs % nshards == o->shard)
+			todo[(*n)++] = i;
+	return todo;
+}
+
+void sweep_progress(const struct sweep_sink *s)
+{
+	struct wl_run run;
+
+	if (s->done >= s->ntodo)
+		return;
+	memset(&run, 0, sizeof(run));
+	run_at(&s->o->cfg, s->todo[s->done], &run);
+	progress(s->o, s->done, s->ntodo, run.algo->name, run.nthreads);
+}
+
+int sweep_commit(struct sweep_sink *s, const struct run_result *res, int failed, const char *thr,
+		 size_t tlen)
+{
+	if (failed) {
+		fprintf(stderr, "locklab-%s: %s\n", backend_name, res->failure);
+		fflush(stderr);
+	}
+	output_add(&s->out, res);
+	if (tlen && threads_csv_file())
+		fwrite(thr, 1, tlen, threads_csv_file());
+	s->done++;
+	s->failed += (size_t)(failed != 0);
+	s->rc |= sync_journals(&s->sf, &s->out);
+	return failed && s->o->fail_fast;
+}
+
+/* The runs one after the other in this process. */
+static void run_here(struct sweep_sink *s)
+{
+	struct run_result res;
+
+	while (s->done < s->ntodo && !stop_signal) {
+		int failed;
+
+		sweep_progress(s);
+		failed = sweep_one(&s->o->cfg, s->todo[s->done], &res, threads_csv_file());
+		if (sweep_commit(s, &res, failed, NULL, 0))
+			break;
+	}
+}
+
 int sweep_run(struct cli_opts *o)
 {
-	struct output_set out;
-	struct sweep_files sf;
-	size_t total, done = 0, failed = 0;
+	static struct sweep_sink s;
 	unsigned nx = o->cfg.vm_vcpus ? o->cfg.novercommit : 1;
-	int rc = open_outputs(o, &sf), io;
+	size_t total = (size_t)o->cfg.nalgos * o->cfg.nthreads * nx * o->cfg.runs, *todo;
+	int rc, io;
 
+	memset(&s, 0, sizeof(s));
+	rc = open_outputs(o, &s.sf);
 	if (rc)
 		return rc;
-	memset(&out, 0, sizeof(out));
-	out.cfg = &o->cfg;
-	total = (size_t)o->cfg.nalgos * o->cfg.nthreads * nx * o->cfg.runs;
+	s.o = o;
+	s.out.cfg = &o->cfg;
+	todo = shard_runs(o, total, &s.ntodo);
+	s.todo = todo;
 	stop_signal = 0;
 	catch_stop(true);
-	for (size_t i = 0; i < total && !stop_signal && !(failed && o->fail_fast); i++) {
-		unsigned r = (unsigned)(i % o->cfg.runs), x = (unsigned)(i / o->cfg.runs % nx);
-		unsigned t = (unsigned)(i / o->cfg.runs / nx % o->cfg.nthreads);
-		unsigned a = (unsigned)(i / o->cfg.runs / nx / o->cfg.nthreads);
-
-		progress(o, done, total, o->cfg.algos[a]->name, o->cfg.threads[t]);
-		failed += (size_t)one_run(&o->cfg, o->cfg.algos[a], o->cfg.threads[t], x, r, &out);
-		done++;
-		rc |= sync_journals(&sf, &out);
-	}
+	if (o->jobs > 1 && s.ntodo > 1)
+		jobs_run(&s, o->jobs, &stop_signal);
+	else
+		run_here(&s);
 	catch_stop(false); /* the files are written whole, whatever comes */
-	if (done == total)
-		progress(o, done, total, "done", 0);
+	if (s.done == s.ntodo)
+		progress(o, s.done, s.ntodo, "done", 0);
 	else if (o->progress)
 		fputc('\n', stderr);
-	io = write_outputs(o, &out, &sf) | rc;
-	output_free(&out);
+	io = write_outputs(o, &s) | s.rc;
+	output_free(&s.out);
+	free(todo);
 	if (stop_signal) {
-		print_kept(o, &sf, done, total);
+		print_kept(o, &s.sf, s.done, s.ntodo);
 		return SWEEP_SIGNALLED + stop_signal;
 	}
-	if (failed && done > 1)
-		fprintf(stderr, "locklab-%s: %zu of %zu runs failed%s\n", backend_name, failed, done,
-			done < total ? " (--fail-fast: the sweep stopped at the first)" : "");
-	return io ? 1 : failed ? 3 : 0;
+	if (s.failed && s.done > 1)
+		fprintf(stderr, "locklab-%s: %zu of %zu runs failed%s\n", backend_name, s.failed,
+			s.done, s.done < s.ntodo ? " (--fail-fast: the sweep stopped at the first)" : "");
+	return io ? 1 : s.failed ? 3 : 0;
 }

@@ -51,14 +51,24 @@ int threads_csv_begin(void)
 	return 0;
 }
 
+FILE *threads_csv_file(void)
+{
+	return rows;
+}
+
 void threads_csv_add(const struct wl_run *run, const struct run_result *r)
 {
-	if (!rows)
+	threads_csv_print(rows, run, r);
+}
+
+void threads_csv_print(FILE *f, const struct wl_run *run, const struct run_result *r)
+{
+	if (!f)
 		return;
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
 
-		fprintf(rows, "%s,%s,%s,%u,%llu,%llu,%u,%u,%llu,%u,%u,%u,%u,%llu,%.6f,%.2f,%.2f,%.2f,%llu,"
+		fprintf(f, "%s,%s,%s,%u,%llu,%llu,%u,%u,%llu,%u,%u,%u,%u,%llu,%.6f,%.2f,%.2f,%.2f,%llu,"
 			      "%llu,%llu\n",
 			r->backend, r->topo, r->lock, r->threads, (unsigned long long)r->cs_ns,
 			(unsigned long long)r->ncs_ns, r->cs_lines, r->locks, (unsigned long long)r->seed,

@@ -143,6 +143,9 @@ struct wl_run;
 void result_count_threads(struct run_result *r, const struct wl_run *run);
 int threads_csv_begin(void);
 void threads_csv_add(const struct wl_run *run, const struct run_result *r);
+/* The rows of one run to f (NULL: none); the stream of the rows so far. */
+void threads_csv_print(FILE *f, const struct wl_run *run, const struct run_result *r);
+FILE *threads_csv_file(void);
 int threads_csv_write(const char *path);
 
 #endif

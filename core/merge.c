@@ -1,0 +1,319 @@
+/*
+ * core/merge.c - `merge --out F SHARD.csv...`: the CSVs of the shards of a
+ * sweep (`run --shard I/N --csv SHARD.csv`) as the one CSV of the whole
+ * sweep, its rows in sweep order.  Each shard's SHARD.csv.order (written
+ * by run --shard) says where its rows stand in that order; every shard of
+ * the sweep must be given, once.  The shards' headers must be the same,
+ * but for the failure column that only a shard with a failed run has.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/args.h>
+#include <locklab/backend.h>
+#include <locklab/result.h>
+
+#include "cli.h"
+#include "sweep.h"
+
+#define FAILURE_COL ",failure"
+
+struct shard {
+	const char *path;
+	char *text;   /* the CSV; its records end with NUL instead of newline */
+	char *header;
+	char **rows;
+	size_t nrows;
+	unsigned index, count; /* I/N */
+	size_t total;          /* runs of the whole sweep */
+	size_t *order;         /* each row's index in sweep order */
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = 2 * cap + 8192);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n);
+	buf[len] = 0;
+	fclose(f);
+	return buf;
+}
+
+/* The CSV's records, split where a newline stands outside quotes. */
+static int split_records(struct shard *sh)
+{
+	size_t cap = 16, n = 0;
+	char **recs = malloc(cap * sizeof(*recs)), *p = sh->text, *start = p;
+	bool quoted = false;
+
+	if (!recs)
+		return -1;
+	for (; *p; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		if (*p != '\n' || quoted)
+			continue;
+		*p = 0;
+		if (n == cap) {
+			char **nr = realloc(recs, (cap *= 2) * sizeof(*recs));
+
+			if (!nr) {
+				free(recs);
+				return -1;
+			}
+			recs = nr;
+		}
+		recs[n++] = start;
+		start = p + 1;
+	}
+	if (!n || *start) {
+		free(recs);
+		return -2;
+	}
+	sh->header = recs[0];
+	sh->rows = recs + 1;
+	sh->nrows = n - 1;
+	return 0;
+}
+
+/* SHARD.order: "locklab-shard I/N TOTAL", then a line per row. */
+static int read_order(struct shard *sh)
+{
+	char path[4200], magic[32];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s.order", sh->path);
+	f = fopen(path, "r");
+	if (!f)
+		return ll_bad("merge", "%s: %s (written by run --shard beside its CSV)", path,
+			      strerror(errno));
+	ok = fscanf(f, "%31s %u/%u %zu", magic, &sh->index, &sh->count, &sh->total) == 4 &&
+	     !strcmp(magic, MERGE_ORDER_MAGIC) && sh->index < sh->count;
+	sh->order = malloc((sh->nrows + 1) * sizeof(*sh->order));
+	for (size_t i = 0; ok && sh->order && i < sh->nrows; i++)
+		ok = fscanf(f, "%zu", &sh->order[i]) == 1 && sh->order[i] < sh->total;
+	ok = ok && sh->order && fscanf(f, "%31s", magic) == EOF;
+	fclose(f);
+	if (!ok)
+		return ll_bad("merge", "%s: not the order of %s's %zu rows", path, sh->path,
+			      sh->nrows);
+	return 0;
+}
+
+static int read_shard(struct shard *sh)
+{
+	int rc;
+
+	sh->text = slurp(sh->path);
+	if (!sh->text)
+		return ll_bad("merge", "%s: %s", sh->path, strerror(errno ? errno : ENOMEM));
+	rc = split_records(sh);
+	if (rc == -1)
+		return ll_bad("merge", "out of memory");
+	if (rc)
+		return ll_bad("merge", "%s: not a CSV of locklab (no header, or no newline at its end)",
+			      sh->path);
+	return read_order(sh);
+}
+
+/* a is b, or b with the failure column. */
+static bool same_but_failure(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), lf = strlen(FAILURE_COL);
+
+	return la == lb + lf && !strncmp(a, b, lb) && !strcmp(a + lb, FAILURE_COL);
+}
+
+static bool has_failure(const char *h)
+{
+	size_t l = strlen(h), lf = strlen(FAILURE_COL);
+
+	return l >= lf && !strcmp(h + l - lf, FAILURE_COL);
+}
+
+/* The header of the merged CSV; 2 and a line when the shards' differ.
+ * A shard without rows has only the columns every sweep has: not compared. */
+static int merged_header(struct shard *sh, size_t n, const char **head)
+{
+	const struct shard *first = NULL;
+
+	*head = sh[0].header;
+	for (size_t i = 0; i < n; i++) {
+		if (!sh[i].nrows)
+			continue;
+		if (!first) {
+			first = &sh[i];
+			*head = sh[i].header;
+			continue;
+		}
+		if (strcmp(sh[i].header, first->header) &&
+		    !same_but_failure(sh[i].header, first->header) &&
+		    !same_but_failure(first->header, sh[i].header))
+			return ll_bad("merge", "%s: its header differs from that of %s", sh[i].path,
+				      first->path);
+		if (has_failure(sh[i].header))
+			*head = sh[i].header;
+	}
+	return 0;
+}
+
+/* A row of the merged CSV: its text, and whether it lacks the failure
+ * column the merged header has. */
+struct merged_row {
+	const char *text;
+	bool pad;
+};
+
+/* The rows of shard sh in their places in at; 2 and a line when a shard
+ * or a run comes twice, or sh is of another sweep. */
+static int place_rows(const struct shard *sh, const struct shard *first, bool fail, bool *seen,
+		      struct merged_row *at)
+{
+	if (sh->count != first->count || sh->total != first->total)
+		return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",
+			      sh->path, sh->index, sh->count, sh->total, first->path, first->index,
+			      first->count, first->total);
+	if (seen[sh->index])
+		return ll_bad("merge", "%s: shard %u/%u given twice", sh->path, sh->index, sh->count);
+	seen[sh->index] = true;
+	for (size_t r = 0; r < sh->nrows; r++) {
+		struct merged_row *m = &at[sh->order[r]];
+
+		if (m->text)
+			return ll_bad("merge", "%s: run %zu of the sweep twice", sh->path, sh->order[r]);
+		m->text = sh->rows[r];
+		m->pad = fail && !has_failure(sh->header);
+	}
+	return 0;
+}
+
+/* Every shard of one sweep, once; every run of it once. */
+static int check_cover(struct shard *sh, size_t n, bool fail, struct merged_row **at)
+{
+	bool *seen = calloc(sh[0].count, sizeof(*seen));
+	size_t have = 0;
+	int rc = 0;
+
+	*at = calloc(sh[0].total + 1, sizeof(**at));
+	if (!seen || !*at)
+		rc = ll_bad("merge", "out of memory");
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = place_rows(&sh[i], &sh[0], fail, seen, *at);
+		have += sh[i].nrows;
+	}
+	for (unsigned k = 0; k < sh[0].count && !rc; k++)
+		if (!seen[k])
+			rc = ll_bad("merge", "shard %u/%u missing", k, sh[0].count);
+	if (!rc && have != sh[0].total)
+		rc = ll_bad("merge", "the shards hold %zu of the sweep's %zu runs (one stopped early?)",
+			    have, sh[0].total);
+	free(seen);
+	return rc;
+}
+
+static int write_merged(const char *path, const char *head, const struct merged_row *rows,
+			size_t total)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc;
+
+	if (!f)
+		return ll_bad("merge", "out of memory");
+	fprintf(f, "%s\n", head);
+	for (size_t i = 0; i < total; i++)
+		fprintf(f, "%s%s\n", rows[i].text, rows[i].pad ? "," : "");
+	if (fclose(f))
+		return ll_bad("merge", "out of memory");
+	rc = write_file_atomic(path, buf, len);
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "locklab-%s: merge: cannot write %s: %s\n", backend_name, path,
+			strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* --out F (or --out=F) and the shard CSVs, in any order. */
+static int parse_merge(int argc, char **argv, const char **out, const char **files, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--out")) {
+			if (i + 1 == argc)
+				return ll_bad("merge", "--out: needs a value");
+			*out = argv[++i];
+		} else if (!strncmp(argv[i], "--out=", 6)) {
+			*out = argv[i] + 6;
+		} else if (!strncmp(argv[i], "--", 2)) {
+			return ll_bad("merge", "%.60s: unknown option (locklab-%s merge --help)",
+				      argv[i], backend_name);
+		} else {
+			files[(*n)++] = argv[i];
+		}
+	}
+	if (!*out || !**out)
+		return ll_bad("merge", "--out FILE: where the merged CSV goes, is missing");
+	if (!*n)
+		return ll_bad("merge", "no shard CSV given");
+	return 0;
+}
+
+int merge_main(int argc, char **argv)
+{
+	const char **files = calloc((size_t)argc + 1, sizeof(*files)), *out, *head;
+	struct shard *sh = calloc((size_t)argc + 1, sizeof(*sh));
+	struct merged_row *rows = NULL;
+	char err[4400];
+	size_t n;
+	int rc;
+
+	if (!files || !sh)
+		return ll_bad("merge", "out of memory");
+	rc = parse_merge(argc, argv, &out, files, &n);
+	if (!rc && outfile_check("--out", out, err, sizeof(err)))
+		rc = ll_bad("merge", "%s", err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		sh[i].path = files[i];
+		rc = read_shard(&sh[i]);
+	}
+	if (!rc)
+		rc = merged_header(sh, n, &head);
+	if (!rc)
+		rc = check_cover(sh, n, has_failure(head), &rows);
+	if (!rc)
+		rc = write_merged(out, head, rows, sh[0].total);
+	for (size_t i = 0; i < n; i++) {
+		free(sh[i].text);
+		free(sh[i].rows ? sh[i].rows - 1 : NULL);
+		free(sh[i].order);
+	}
+	free(rows);
+	free(sh);
+	free(files);
+	return rc;
+}

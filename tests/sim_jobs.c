@@ -1,0 +1,201 @@
+/*
+ * tests/sim_jobs.c - a sweep in worker processes and a sweep in shards:
+ * `run --jobs N` writes the table, CSV, JSON and per-thread CSV of
+ * `--jobs 1` byte for byte (also with --vm overcommits); the CSVs of
+ * `--shard I/N` merged by `merge` are the CSV of the whole sweep, empty
+ * shards included; bad --jobs and --shard values, parallel native runs
+ * and merges of shards that do not fit are refused with exit 2 and one
+ * line.  argv[1]: the bin/ directory.
+ */
+#include "testlib.h"
+
+static const char *bindir;
+
+#define SWEEP "--topo 2socket --lock ttas,mcs,ticket --threads 1,2,4 --runs 2 --duration 1"
+#define VM_SWEEP "--topo 2socket --lock ttas,mcs --vm 4 --threads 2,4 --overcommit 1,2 " \
+		 "--runs 2 --duration 1"
+
+static void assert_same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *x = tl_slurp(tl_path(a), &la), *y = tl_slurp(tl_path(b), &lb);
+
+	if (la != lb || memcmp(x, y, la))
+		fail_msg("%s and %s differ", a, b);
+	free(x);
+	free(y);
+}
+
+/* The sweep with --jobs j, every output into files tagged tag. */
+static void sweep_jobs(const char *args, unsigned j, const char *tag)
+{
+	int rc = tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run %s --jobs %u --csv %s.csv "
+			     "--json %s.json --threads-csv %s-threads.csv > %s.txt",
+		       tl_tmpdir(), bindir, args, j, tag, tag, tag, tag);
+
+	assert_int_equal(rc, 0);
+}
+
+static void check_jobs_identical(const char *args)
+{
+	static const char *const ext[] = { ".csv", ".json", "-threads.csv", ".txt" };
+	char a[64], b[64];
+
+	sweep_jobs(args, 1, "one");
+	for (unsigned j = 2; j <= 3; j++) {
+		sweep_jobs(args, j, "many");
+		for (unsigned e = 0; e < 4; e++) {
+			snprintf(a, sizeof(a), "one%s", ext[e]);
+			snprintf(b, sizeof(b), "many%s", ext[e]);
+			assert_same_file(a, b);
+		}
+	}
+}
+
+static void jobs_write_what_one_process_writes(void **state)
+{
+	check_jobs_identical(SWEEP);
+}
+
+static void jobs_with_overcommit(void **state)
+{
+	check_jobs_identical(VM_SWEEP);
+}
+
+/* The sweep in n shards, merged into merged.csv; the plain CSV in plain.csv. */
+static void shard_and_merge(const char *args, unsigned n)
+{
+	char *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len);
+
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run %s --csv plain.csv >/dev/null",
+			       tl_tmpdir(), bindir, args), 0);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run %s --shard %u/%u "
+				       "--csv shard-%u.csv --json shard-%u.json >/dev/null",
+				       tl_tmpdir(), bindir, args, i, n, i, i), 0);
+		fprintf(f, " shard-%u.csv", i);
+	}
+	fclose(f);
+	assert_int_equal(tl_sh(NULL, "cd '%s' && rm -f merged.csv && '%s/locklab-sim' merge "
+			       "--out merged.csv%s", tl_tmpdir(), bindir, list), 0);
+	free(list);
+	assert_same_file("plain.csv", "merged.csv");
+}
+
+static void shards_merge_into_the_sweep(void **state)
+{
+	shard_and_merge(SWEEP, 3);
+	shard_and_merge(SWEEP, 1);
+	shard_and_merge(VM_SWEEP, 2);
+}
+
+/* More shards than configurations: header-only CSVs, merged all the same. */
+static void empty_shards_merge(void **state)
+{
+	shard_and_merge("--topo 2socket --lock ttas,mcs --threads 2 --runs 2 --duration 1", 5);
+}
+
+/* The command exits 2 with one line on stderr and nothing on stdout. */
+static void refused(const char *fmt, const char *arg)
+{
+	struct tl_proc p;
+	char *nl;
+
+	tl_sh(&p, fmt, tl_tmpdir(), bindir, arg);
+	if (p.status != 2)
+		fail_msg("exit %d, not 2: %s %s (%s)", p.status, fmt, arg, p.err);
+	nl = strchr(p.err, '\n');
+	assert_non_null(nl);
+	assert_string_equal(nl + 1, "");
+	assert_string_equal(p.out, "");
+	tl_proc_free(&p);
+}
+
+static void bad_values_are_refused(void **state)
+{
+	static const char *const shards[] = { "1/1", "3/2", "0/0", "x", "1", "/2", "1/", "-1/2",
+					      "1/2/3", "0/x", "" };
+	static const char *const jobs[] = { "0", "x", "-1", "", "4097" };
+	const char *run = "cd '%s' && '%s/locklab-sim' run --topo 2socket --lock ttas "
+			  "--threads 2 --duration 1 --csv x.csv %s";
+	char arg[64];
+
+	for (size_t i = 0; i < sizeof(shards) / sizeof(shards[0]); i++) {
+		snprintf(arg, sizeof(arg), "--shard '%s'", shards[i]);
+		refused(run, arg);
+	}
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		snprintf(arg, sizeof(arg), "--jobs '%s'", jobs[i]);
+		refused(run, arg);
+	}
+	refused("cd '%s' && '%s/locklab-native' run --lock tas --threads 1 --duration 1 %s",
+		"--jobs 2");
+}
+
+static void merge_refuses_what_does_not_fit(void **state)
+{
+	const char *merge = "cd '%s' && '%s/locklab-sim' merge %s";
+
+	shard_and_merge(SWEEP, 3);
+	/* a shard of a sweep with other columns */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run " VM_SWEEP " --shard 1/3 "
+			       "--csv vm-1.csv >/dev/null", tl_tmpdir(), bindir), 0);
+	refused(merge, "--out m.csv shard-0.csv vm-1.csv shard-2.csv");
+	refused(merge, "--out m.csv shard-0.csv shard-2.csv");         /* one missing */
+	refused(merge, "--out m.csv shard-0.csv shard-1.csv shard-1.csv shard-2.csv");
+	refused(merge, "--out m.csv shard-0.csv shard-1.csv plain.csv"); /* no .order */
+	refused(merge, "shard-0.csv shard-1.csv shard-2.csv");          /* no --out */
+	refused(merge, "--out m.csv");
+	refused(merge, "--out m.csv --bogus shard-0.csv");
+	refused(merge, "--out m.csv shard-0.csv shard-1.csv nonexistent.csv");
+}
+
+static void write_file(const char *name, const char *text)
+{
+	FILE *f = fopen(tl_path(name), "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Only a shard with a failed run has the failure column: the merged CSV
+ * has it, empty in the rows of the other shards. */
+static void merge_adds_the_failure_column(void **state)
+{
+	size_t len;
+	char *text;
+
+	write_file("f0.csv", "lock,run\nttas,0\nmcs,0\n");
+	write_file("f0.csv.order", "locklab-shard 0/2 3\n0\n2\n");
+	write_file("f1.csv", "lock,run,failure\nnever,0,\"deadlock, all waiting\"\n");
+	write_file("f1.csv.order", "locklab-shard 1/2 3\n1\n");
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' merge --out f.csv f1.csv f0.csv",
+			       tl_tmpdir(), bindir), 0);
+	text = tl_slurp(tl_path("f.csv"), &len);
+	assert_string_equal(text, "lock,run,failure\nttas,0,\nnever,0,\"deadlock, all waiting\"\n"
+				  "mcs,0,\n");
+	free(text);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(jobs_write_what_one_process_writes),
+		cmocka_unit_test(jobs_with_overcommit),
+		cmocka_unit_test(shards_merge_into_the_sweep),
+		cmocka_unit_test(empty_shards_merge),
+		cmocka_unit_test(bad_values_are_refused),
+		cmocka_unit_test(merge_refuses_what_does_not_fit),
+		cmocka_unit_test(merge_adds_the_failure_column),
+	};
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s BINDIR\n", argv[0]);
+		return 2;
+	}
+	bindir = argv[1];
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
+}
