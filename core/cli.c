@@ -222,6 +222,14 @@ static const struct preset presets[] = {
 	{ "fserver", "rwlock,qrwlock,qrwlock-steal,percpu-rwsem,brlock", 90, 200, 2000, true },
 	/* the lockref stat() loop: a get/put pair on one dentry per call */
 	{ "stat", "spinlock-ref,lockref", 0, 150, 300, false },
+	/* ebizzy in a KVM guest: each thread faults in, searches and frees
+	 * chunks; a page fault holds mm's page-table lock (pte install, the
+	 * page from the zone's free list) for a short part of the fault
+	 * (docs/vm.md, "Presets") */
+	{ "ebizzy", "ticket,pv-ticket", 0, 400, 2000, true },
+	/* dbench in a KVM guest: each file operation takes dcache and inode
+	 * spinlocks briefly on a path of several microseconds (docs/vm.md) */
+	{ "dbench", "ticket,pv-ticket", 0, 200, 3000, true },
 };
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
@@ -239,7 +247,7 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 		c->ncs_exp = p->ncs_exp;
 		return parse_locks(p->locks, c, err, len);
 	}
-	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat)", val);
+	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat, ebizzy, dbench)", val);
 }
 
 /* The value of --preset on the line, or NULL; 2 when given twice, or when

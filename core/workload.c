@@ -334,6 +334,9 @@ static uint64_t ncs_delay(const struct wl_config *cfg, struct wl_thread *t)
 
 static unsigned pick_lock(const struct wl_config *cfg, struct wl_thread *t)
 {
+	if (cfg->group_threads)
+		return t->tid / cfg->group_threads * cfg->group_locks +
+		       (cfg->group_locks > 1 ? (unsigned)gsl_rng_uniform_int(t->rng, cfg->group_locks) : 0);
 	if (cfg->locks <= 1)
 		return 0;
 	return (unsigned)gsl_rng_uniform_int(t->rng, cfg->locks);

@@ -62,6 +62,7 @@ static const struct vm_opt opts[] = {
 	{ "--kick-ns", &vm_prm.kick_ps, NS_PS, 0, 10000000 },
 	{ "--wake-ns", &vm_prm.wake_ps, NS_PS, 0, 10000000 },
 	{ "--switch-ns", &vm_prm.switch_ps, NS_PS, 0, 10000000 },
+	{ "--pcpus", &vm_prm.pcpus, 0, 0, WL_MAX_THREADS },
 };
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -69,11 +70,12 @@ static const struct vm_opt opts[] = {
 int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 {
 	if (!strcmp(opt, "--co-guests")) {
-		if (strcmp(val, "busy") && strcmp(val, "none")) {
-			snprintf(err, errlen, "--co-guests: '%s' is not busy or none", val);
+		if (strcmp(val, "busy") && strcmp(val, "none") && strcmp(val, "same")) {
+			snprintf(err, errlen, "--co-guests: '%s' is not none, busy or same", val);
 			return -1;
 		}
 		vm_prm.busy_guests = !strcmp(val, "busy");
+		vm_prm.same_guests = !strcmp(val, "same");
 		if (!vm_prm.given)
 			vm_prm.given = "--co-guests";
 		return 1;
@@ -110,7 +112,13 @@ void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *oth
 {
 	unsigned total = (unsigned)(overcommit * vcpus + 0.5);
 
-	if (!vm_prm.busy_guests || overcommit <= 1.0 || total <= vcpus) {
+	if (vm_prm.pcpus) { /* X is the host's: X P vCPUs on its P pCPUs */
+		total = (unsigned)(overcommit * (double)vm_prm.pcpus + 0.5);
+		*pcpus = (unsigned)vm_prm.pcpus;
+		*others = total > vcpus ? total - vcpus : 0;
+		return;
+	}
+	if (!(vm_prm.busy_guests || vm_prm.same_guests) || overcommit <= 1.0 || total <= vcpus) {
 		*pcpus = wl_vm_pcpus(vcpus, overcommit);
 		*others = 0;
 		return;
@@ -128,6 +136,13 @@ static uint64_t base_window_ps(double freq_ghz)
 	return (uint64_t)(DEF_PLE_WINDOW_CYCLES * 1000.0 / freq_ghz + 0.5);
 }
 
+static const char *co_guests_name(void)
+{
+	if (vm_prm.same_guests)
+		return "same";
+	return vm_prm.busy_guests ? "busy" : "none";
+}
+
 void vm_env_json(FILE *f)
 {
 	fprintf(f,
@@ -138,7 +153,9 @@ void vm_env_json(FILE *f)
 		(double)base_window_ps(sim.topo.freq_ghz) / 1000.0, (unsigned long long)vm_prm.ple_grow,
 		(double)vm_prm.ple_exit_ps / 1000.0, (double)vm_prm.halt_ps / 1000.0,
 		(double)vm_prm.kick_ps / 1000.0, (double)vm_prm.wake_ps / 1000.0,
-		(double)vm_prm.switch_ps / 1000.0, vm_prm.busy_guests ? "busy" : "none");
+		(double)vm_prm.switch_ps / 1000.0, co_guests_name());
+	if (vm_prm.pcpus)
+		fprintf(f, ", \"pcpus\": %llu", (unsigned long long)vm_prm.pcpus);
 }
 
 /* ------------------------------------------------------------ a run */
@@ -233,7 +250,12 @@ int vm_rq_pop(struct vm_pcpu *p)
 
 bool vm_is_other(unsigned i)
 {
-	return i >= sim_vm->vcpus;
+	return !vm_prm.same_guests && i >= sim_vm->vcpus;
+}
+
+unsigned vm_guest_of(unsigned i)
+{
+	return i / sim_vm->vcpus;
 }
 
 /* p's vCPUs at the start, in index order from a seeded one: the first
@@ -269,14 +291,52 @@ static void first_turns(struct vm_pcpu *p)
 		sim_vm->per_pcpu = count;
 }
 
+/*
+ * --co-guests same: the co-guests' vCPUs become threads of the run too,
+ * each guest of V vCPUs on its own copy of the locks (its own memory):
+ * the run's configuration is copied with the locks of every guest, and
+ * its threads grow to every guest's vCPUs.  The run's figures are then
+ * those of all guests together (docs/vm.md).
+ */
+static struct wl_config same_cfg;
+
+int vm_expand_run(struct wl_run *run)
+{
+	const struct wl_config *cfg = run->cfg;
+	unsigned np, others, total, guests;
+	struct wl_thread *t;
+
+	if (!vm_prm.same_guests || !run->vm_pcpus)
+		return 0;
+	vm_layout(cfg->vm_vcpus, run->overcommit, &np, &others);
+	if (!others)
+		return 0;
+	if (run->nthreads != cfg->vm_vcpus)
+		return -1;
+	total = cfg->vm_vcpus + others;
+	guests = (total + cfg->vm_vcpus - 1) / cfg->vm_vcpus;
+	t = realloc(run->threads, total * sizeof(*t));
+	if (!t)
+		return -1;
+	memset(t + run->nthreads, 0, (total - run->nthreads) * sizeof(*t));
+	run->threads = t;
+	run->nthreads = total;
+	same_cfg = *cfg;
+	same_cfg.group_threads = cfg->vm_vcpus;
+	same_cfg.group_locks = cfg->locks;
+	same_cfg.locks = cfg->locks * guests;
+	run->cfg = &same_cfg;
+	return 0;
+}
+
 int vm_begin(struct wl_run *run, double freq_ghz)
 {
 	struct vm_state *vm = calloc(1, sizeof(*vm));
 	unsigned n = run->nthreads, vcpus = run->cfg->vm_vcpus, np = 0, others = 0;
 
-	if (vm && vcpus >= n)
+	if (vm)
 		vm_layout(vcpus, run->overcommit, &np, &others);
-	if (!vm || !np)
+	if (!vm || !np || n > vcpus + others || (n > vcpus && n != vcpus + others))
 		goto fail;
 	vm->nv = vcpus + others;
 	vm->v = calloc(vm->nv, sizeof(*vm->v));

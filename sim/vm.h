@@ -20,6 +20,13 @@
  *                   spinlocks: the guest on P = V pCPUs, plus (X - 1) V
  *                   vCPUs of guests that compute without ever spinning or
  *                   halting (X <= 1: as none)
+ *   same            the same layout, but the other guests' vCPUs are
+ *                   threads of the run too: each of those guests (V vCPUs)
+ *                   runs the workload on its own locks; the figures are
+ *                   those of all guests together
+ *
+ * --pcpus P fixes the host's pCPUs instead: X P vCPUs in all, the guest's
+ * V first, the rest the co-guests' (X = 1 on P = 2 V: two guests).
  *
  * Of the T vCPUs in all, vCPU i runs on pCPU i mod P when T >= P, on pCPU
  * i * P / T when P > T (every vCPU alone, spread over the pCPUs); the
@@ -81,13 +88,18 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
 	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
-	"                          [--co-guests none|busy]\n"
+	"                          [--co-guests none|busy|same] [--pcpus P]\n"
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
 
 /* The pCPUs and the co-guests' vCPUs of V vCPUs at overcommit X (see
  * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V + others, pcpus). */
 void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others);
+
+/* --co-guests same: grow run's threads to every guest's vCPUs and give
+ * each guest its own locks (before the threads are placed); 0, or -1
+ * when the run cannot (--threads below V, out of memory). */
+int vm_expand_run(struct wl_run *run);
 
 /* A run: vCPU i is actor i.  vm_begin arms
  * sim_vm (after sim_begin, before the actors start); vm_end fills k and

@@ -303,10 +303,10 @@ uint64_t vm_spin_deadline(struct sim_actor *a, uint64_t dl_ps)
 
 /* The first vCPU of the same guest waiting for p (KVM's directed yield
  * only ever yields to a vCPU of the spinning guest), or -1. */
-static int yield_target(struct vm_pcpu *p)
+static int yield_target(struct vm_pcpu *p, unsigned self)
 {
 	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
-		if (!vm_is_other((unsigned)i))
+		if (!vm_is_other((unsigned)i) && vm_guest_of((unsigned)i) == vm_guest_of(self))
 			return i;
 	return -1;
 }
@@ -324,7 +324,7 @@ static void ple_exit(struct sim_actor *a)
 		sim_vm->k.ple_exits++;
 	v->window_ps = w < PLE_WINDOW_MAX_PS ? w : PLE_WINDOW_MAX_PS;
 	sim_sleep_until(a, sim.now_ps + vm_prm.ple_exit_ps);
-	target = yield_target(pcpu_of(a));
+	target = yield_target(pcpu_of(a), a->idx);
 	if (target >= 0)
 		deschedule(a, target);
 	else

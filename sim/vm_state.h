@@ -23,7 +23,9 @@ struct vm_params {
 	uint64_t ple_window_ps; /* NONE: 4096 cycles at the topology's clock */
 	uint64_t ple_grow;
 	uint64_t ple_exit_ps, halt_ps, kick_ps, wake_ps, switch_ps;
+	uint64_t pcpus; /* --pcpus: the host's pCPUs (0: from V and X) */
 	bool busy_guests; /* --co-guests busy */
+	bool same_guests; /* --co-guests same: the co-guests run the workload */
 	const char *given; /* the first VM option given */
 };
 
@@ -56,7 +58,9 @@ struct vm_pcpu {
 /*
  * vCPU indexes: 0 .. nthreads-1 are the run's threads (actors); nthreads ..
  * vcpus-1 are vCPUs of the guest without a thread (absent: they never
- * run); vcpus .. nv-1 belong to the busy co-guests and have no actor.
+ * run); vcpus .. nv-1 belong to the co-guests: busy ones have no actor;
+ * with --co-guests same they are actors too (nthreads == nv), guest g's
+ * vCPUs g V .. g V + V - 1, each guest on its own locks.
  */
 struct vm_state {
 	struct wl_run *run;
@@ -78,5 +82,8 @@ void vm_rq_remove(struct vm_pcpu *p, unsigned i);
 int vm_rq_pop(struct vm_pcpu *p);
 /* vCPU i belongs to a busy co-guest (it has no actor). */
 bool vm_is_other(unsigned i);
+/* The guest of vCPU i: 0 is the run's; --co-guests same numbers the
+ * others 1, 2, ... (V vCPUs each); a busy co-guest's vCPU is never 0. */
+unsigned vm_guest_of(unsigned i);
 
 #endif

@@ -12,6 +12,9 @@
  *     kicks == wakes, and the run completes: no lost wake-up);
  *   - every lock keeps mutual exclusion inside a VM;
  *   - a VM run is deterministic;
+ *   - --co-guests same: every guest runs the workload, each on its own
+ *     lock (no handoff crosses guests), with exclusion in every guest,
+ *     deterministically; --pcpus sizes the host;
  *   - the columns exist only with --vm, and bad VM options are refused
  *     with one line and exit status 2.
  */
@@ -232,25 +235,98 @@ static void locks_exclude_in_a_vm(void **state)
 		}
 }
 
-static void same_seed_same_schedule(void **state)
+/* Two runs of lock at x with the same seed and co-guests give the same
+ * schedule, event for event. */
+static void assert_runs_alike(const char *guests, const char *lock, double x, unsigned idx)
 {
 	struct wl_config c;
 	struct wl_run run;
 	struct run_counters a, b;
 
-	set_opt("--co-guests", "busy");
+	set_opt("--co-guests", guests);
 	vm_config(&c, 6);
-	vm_run(&c, lock_find("pv-qspinlock"), 2.0, 7, &run, &a);
+	vm_run(&c, lock_find(lock), x, idx, &run, &a);
 	uint64_t acq = tl_acquisitions(&run), stop = run.stop_ns;
 
 	tl_done(&run);
-	vm_run(&c, lock_find("pv-qspinlock"), 2.0, 7, &run, &b);
+	vm_config(&c, 6);
+	vm_run(&c, lock_find(lock), x, idx, &run, &b);
 	set_opt("--co-guests", "none");
 	assert_int_equal(tl_acquisitions(&run), acq);
 	assert_int_equal(run.stop_ns, stop);
 	assert_int_equal(a.sim.events, b.sim.events);
 	assert_memory_equal(&a.vm, &b.vm, sizeof(a.vm));
 	tl_done(&run);
+}
+
+static void same_seed_same_schedule(void **state)
+{
+	assert_runs_alike("busy", "pv-qspinlock", 2.0, 7);
+}
+
+/* ------------------------------------------------------------ co-guests same */
+
+/* No handoff from a thread of another guest, and guest g's lock was last
+ * released by one of its own threads. */
+static void assert_guests_apart(const struct wl_run *run, unsigned v)
+{
+	for (unsigned t = 0; t < run->nthreads; t++)
+		for (unsigned j = 0; j < run->nthreads; j++)
+			if (j / v != t / v)
+				assert_int_equal(run->threads[t].handoff_from[j], 0);
+	for (unsigned g = 0; g < run->cfg->locks; g++)
+		assert_int_equal((unsigned)run->slots[g].check->last_holder / v, g);
+}
+
+static void same_guests_each_on_its_own_lock(void **state)
+{
+	const double xs[] = { 2.0, 3.0 };
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+
+	set_opt("--co-guests", "same");
+	for (size_t l = 0; l < 2; l++)
+		for (size_t k = 0; k < 2; k++) {
+			vm_config(&c, 6);
+			c.cs_lines = 2;
+			vm_run(&c, lock_find(four[l]), xs[k], (unsigned)k, &run, &cnt);
+			assert_int_equal(run.nthreads, 6 * (unsigned)xs[k]);
+			assert_int_equal(run.cfg->locks, (unsigned)xs[k]);
+			assert_int_equal(cnt.vm.pcpus, 6);
+			assert_int_equal(tl_acquisitions(&run), c.ops * run.nthreads);
+			assert_guests_apart(&run, 6);
+			tl_done(&run);
+		}
+	set_opt("--co-guests", "none");
+}
+
+static void same_guests_deterministic(void **state)
+{
+	assert_runs_alike("same", "pv-ticket", 2.0, 3);
+}
+
+/* --pcpus 8 with guests of 4 vCPUs: at 1x two guests, at 0.5x ours alone. */
+static void pcpus_sizes_the_host(void **state)
+{
+	const double xs[] = { 1.0, 0.5 };
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+
+	set_opt("--co-guests", "same");
+	set_opt("--pcpus", "8");
+	for (size_t k = 0; k < 2; k++) {
+		vm_config(&c, 4);
+		vm_run(&c, lock_find("ticket"), xs[k], 0, &run, &cnt);
+		assert_int_equal(cnt.vm.pcpus, 8);
+		assert_int_equal(run.nthreads, k ? 4 : 8);
+		assert_int_equal(cnt.vm.preemptions, 0);
+		assert_guests_apart(&run, 4);
+		tl_done(&run);
+	}
+	set_opt("--co-guests", "none");
+	set_opt("--pcpus", "0");
 }
 
 /* ------------------------------------------------------------ the binary */
@@ -317,6 +393,8 @@ static void bad_vm_options(void **state)
 	BAD("32 cores", "--vm", "32", "--overcommit", "0.5");
 	BAD("more threads", "--vm", "8", "--threads", "16");
 	BAD("--co-guests", "--vm", "8", "--co-guests", "maybe");
+	BAD("--pcpus", "--vm", "8", "--pcpus", "x");
+	BAD("32 cores", "--vm", "8", "--co-guests", "same", "--pcpus", "64");
 	BAD("--ple-grow", "--vm", "8", "--ple-grow", "0");
 	BAD("--slice-us", "--vm", "8", "--slice-us", "0");
 	BAD("--wake-ns", "--vm", "8", "--wake-ns", "-3");
@@ -335,6 +413,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
 		cmocka_unit_test(same_seed_same_schedule),
+		cmocka_unit_test(same_guests_each_on_its_own_lock),
+		cmocka_unit_test(same_guests_deterministic),
+		cmocka_unit_test(pcpus_sizes_the_host),
 		cmocka_unit_test(columns_only_with_vm),
 		cmocka_unit_test(bad_vm_options),
 	};

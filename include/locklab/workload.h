@@ -73,6 +73,9 @@ struct wl_config {
 	unsigned vm_vcpus;
 	double overcommit[WL_MAX_LIST];
 	unsigned novercommit;
+	/* > 0: threads come in groups of group_threads, group g using locks
+	 * g * group_locks .. + group_locks - 1 (--co-guests same, sim/vm.c). */
+	unsigned group_threads, group_locks;
 };
 
 /* The physical CPUs of V vCPUs at overcommit x: V / x, rounded, at least 1. */
