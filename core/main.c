@@ -34,6 +34,7 @@ static void run_usage(FILE *f)
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"
+		"              [--time-every K]  (time one acquisition in K: native 32, sim 1)\n"
 		"              [--vm V --overcommit X[,X...]]  (V threads on V/X cpus: docs/vm.md)\n"
 		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
 		"                                        docs/rwlocks.md; other options override it)\n"
