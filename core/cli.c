@@ -376,6 +376,11 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		c->runs = (unsigned)v;
 		return rc;
 	}
+	if (!strcmp(opt, "--time-every")) {
+		rc = parse_num(opt, val, 1, 1u << 20, &v, err, len);
+		c->time_every = (unsigned)v;
+		return rc;
+	}
 	if (!strcmp(opt, "--pin"))
 		return cli_parse_pin(val, c, err, len);
 	if (!strcmp(opt, "--seed"))
@@ -470,6 +475,8 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 		return fail(err, len, "--duration and --ops exclude each other: give one");
 	if (!c->ops && !duration_given)
 		c->duration_ms = backend_default_duration_ms;
+	if (!c->time_every)
+		c->time_every = backend_default_time_every;
 	if (c->nalgos == 0)
 		default_locks(c);
 	if (c->pin == PIN_LIST && c->vm_vcpus) {
@@ -500,7 +507,8 @@ const struct ll_opt cli_run_opts[] = {
 	LL_VALUE("--lock-home"),
 	LL_VALUE("--duration"), LL_VALUE("--ops"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--seed"),
 	LL_VALUE("--format"), LL_VALUE("--out"), LL_VALUE("--csv"), LL_VALUE("--json"), LL_VALUE("--threads-csv"),
-	LL_VALUE("--jobs"), LL_VALUE("--shard"), LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
+	LL_VALUE("--jobs"), LL_VALUE("--shard"), LL_VALUE("--time-every"),
+	LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
 };
 
 int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,

@@ -36,6 +36,7 @@ static void run_usage(FILE *f)
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"
 		"              [--jobs N]  (runs at once in worker processes; default the CPUs,\n"
 		"                           natively 1) [--shard I/N]  (configurations k, k %% N == I)\n"
+		"              [--time-every K]  (time one acquisition in K: native 32, sim 1)\n"
 		"              [--vm V --overcommit X[,X...]]  (V threads on V/X cpus: docs/vm.md)\n"
 		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
 		"                                        docs/rwlocks.md; other options override it)\n"

@@ -295,6 +295,8 @@ void output_json(FILE *f, const struct output_set *o)
 	fprintf(f, "{\n  \"locklab_version\": \"%s\",\n  \"environment\": {", LOCKLAB_VERSION);
 	if (o->cfg)
 		backend_env_json(f, o->cfg);
+	if (o->cfg && o->cfg->time_every > 1)
+		fprintf(f, ", \"time_every\": %u", o->cfg->time_every);
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");

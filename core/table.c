@@ -15,6 +15,7 @@
 
 #include <locklab/result.h>
 #include <locklab/stats.h>
+#include <locklab/workload.h>
 
 #define MAX_RUNS 4096
 #define NUM_W 9
@@ -292,4 +293,7 @@ void output_table(FILE *f, const struct output_set *o)
 	}
 	if (o->nrows)
 		table_legend(f, over);
+	if (o->nrows && o->cfg && o->cfg->time_every > 1)
+		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every).\n",
+			o->cfg->time_every);
 }

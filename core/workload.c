@@ -34,23 +34,36 @@
  * actor, which its modelled data accesses do.  How many readers were inside
  * at once is measured from timestamps: each thread keeps the [enter, leave)
  * spans of its first WL_READ_SPANS counted reads, and wl_max_readers()
- * sweeps them after the run.
+ * (core/readers.c) sweeps them after the run.
  *
  * Refcounts: each operation is a get, the critical delay, a put, on the
  * object of the chosen slot.  The last thread to leave the loop reads every
  * object's count; one that differs from its count after init means the
  * algorithm lost or invented an update, and fails the run.
  *
+ * Timing: every acquisition is counted, one in cfg->time_every (K) is timed
+ * (t0 before the acquire, t1 after).  Which ones is a seeded geometric skip
+ * from the thread's own generator (not its GSL one, whose draws shape the
+ * workload): each acquisition is timed with probability 1/K independently of
+ * the others, so no stride can fall in step with a lock's handoff pattern,
+ * and the timed ones are an unbiased sample of the waits.  Every wait figure
+ * comes from that sample; with K = 1 it is every acquisition, and the loop
+ * reads the clock exactly as often as it ever did.  The first WL_READ_SPANS
+ * reads of a thread are timed whatever K, for wl_max_readers().
+ *
  * Stopping: a duration run ends each thread after its first acquisition at
- * or past run->end_ns (the acquisition timestamp is taken anyway, so the
- * check costs nothing); acquisitions after end_ns are drained, not counted.
- * A thread still acquiring at end_ns has its wait censored there: it counts
- * as a wait of end_ns - t0 (in every wait figure), but not as an acquisition.
- * An --ops run ends each thread after cfg->ops acquisitions.  run->stop is a
- * harness flag (the watchdog's): it is not modelled memory.
+ * or past run->end_ns; acquisitions after end_ns are drained, not counted.
+ * A timed acquisition knows from t1; an untimed one reads two harness flags
+ * instead of the clock: run->stop (the backend's, raised at end_ns natively,
+ * and the watchdog's) and run->time_up, raised by the first timed
+ * acquisition past end_ns.  A timed thread still acquiring at end_ns has its
+ * wait censored there: it counts as a wait of end_ns - t0 (in every wait
+ * figure), but not as an acquisition.  An --ops run ends each thread after
+ * cfg->ops acquisitions.  Neither flag is modelled memory.
  */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +107,30 @@ static uint64_t mix64(uint64_t x)
 	return x;
 }
 
+/* Untimed acquisitions before the next timed one: geometric with mean K - 1
+ * (floor(ln u / ln(1 - 1/K)), u uniform in (0, 1], from a splitmix64). */
+static uint64_t next_skip(struct wl_thread *t, unsigned k)
+{
+	double u;
+
+	if (k <= 1)
+		return 0;
+	t->sample_state += 0x9e3779b97f4a7c15ull;
+	u = (double)((mix64(t->sample_state) >> 11) + 1) * 0x1p-53;
+	return (uint64_t)(log(u) / log1p(-1.0 / k));
+}
+
+/* Whether this acquisition is one of the timed sample. */
+static bool take_sample(struct wl_run *run, struct wl_thread *t)
+{
+	if (t->skip) {
+		t->skip--;
+		return false;
+	}
+	t->skip = next_skip(t, run->cfg->time_every);
+	return true;
+}
+
 static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 {
 	const struct wl_config *cfg = run->cfg;
@@ -125,6 +162,8 @@ static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
 		return -1;
 	gsl_rng_set(r, (unsigned long)t->seed);
 	t->rng = r;
+	t->sample_state = mix64(t->seed);
+	t->skip = next_skip(t, cfg->time_every);
 	return 0;
 }
 
@@ -169,6 +208,7 @@ int wl_setup(struct wl_run *run)
 {
 	const struct wl_config *cfg = run->cfg;
 
+	run->time_up = 0;
 	if (run->custom)
 		return run->custom->setup(run);
 	run->slots = calloc(cfg->locks, sizeof(*run->slots));
@@ -342,57 +382,87 @@ static unsigned pick_lock(const struct wl_config *cfg, struct wl_thread *t)
 	return (unsigned)gsl_rng_uniform_int(t->rng, cfg->locks);
 }
 
-/* One acquisition of a mutex: returns the time it was acquired. */
-static uint64_t mutex_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0)
-{
-	struct wl_lock_slot *s = &run->slots[l];
-	uint64_t t1;
+/* One acquisition: timed or not, when (timed), and whether it is past the
+ * end of a duration run (see the top). */
+struct wl_acq {
+	bool timed, is_read, past;
+	uint64_t t0, t1; /* 0 when untimed */
+};
 
-	*t0 = ll_now_ns();
-	run->algo->lock(s->lock, t->ctx[l]);
-	t1 = ll_now_ns();
-	set_phase(t, PH_HOLDING);
-	writer_section(run, t, s, !run->end_ns || t1 < run->end_ns);
-	run->algo->unlock(s->lock, t->ctx[l]);
-	return t1;
+static uint64_t stamp(bool timed)
+{
+	return timed ? ll_now_ns() : 0;
 }
 
-static uint64_t rwlock_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0, bool *is_read)
+static bool past_end(struct wl_run *run, const struct wl_acq *a)
+{
+	if (!run->end_ns)
+		return false;
+	if (a->timed)
+		return a->t1 >= run->end_ns;
+	return __atomic_load_n(&run->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&run->time_up, __ATOMIC_RELAXED);
+}
+
+static inline void acquired(struct wl_run *run, struct wl_thread *t, struct wl_acq *a)
+{
+	a->past = past_end(run, a);
+	set_phase(t, PH_HOLDING);
+}
+
+static void mutex_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
 {
 	struct wl_lock_slot *s = &run->slots[l];
-	uint64_t t1;
 
-	*is_read = gsl_rng_uniform_int(t->rng, 100) < run->cfg->read_pct;
-	*t0 = ll_now_ns();
-	if (*is_read) {
-		run->algo->read_lock(s->lock, t->ctx[l]);
-		t1 = ll_now_ns();
-		set_phase(t, PH_HOLDING);
-		reader_section(run, t, s);
-		record_read_span(run, t, t1);
-		run->algo->read_unlock(s->lock, t->ctx[l]);
+	a->t0 = stamp(a->timed);
+	run->algo->lock(s->lock, t->ctx[l]);
+	a->t1 = stamp(a->timed);
+	acquired(run, t, a);
+	writer_section(run, t, s, !a->past);
+	run->algo->unlock(s->lock, t->ctx[l]);
+}
+
+static void read_op(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s, void *ctx,
+		    struct wl_acq *a)
+{
+	bool span = t->nread_spans < WL_READ_SPANS;
+
+	run->algo->read_lock(s->lock, ctx);
+	a->t1 = stamp(a->timed || span);
+	acquired(run, t, a);
+	reader_section(run, t, s);
+	if (span)
+		record_read_span(run, t, a->t1);
+	run->algo->read_unlock(s->lock, ctx);
+}
+
+static void rwlock_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
+{
+	struct wl_lock_slot *s = &run->slots[l];
+
+	a->is_read = gsl_rng_uniform_int(t->rng, 100) < run->cfg->read_pct;
+	a->t0 = stamp(a->timed);
+	if (a->is_read) {
+		read_op(run, t, s, t->ctx[l], a);
 	} else {
 		run->algo->write_lock(s->lock, t->ctx[l]);
-		t1 = ll_now_ns();
-		set_phase(t, PH_HOLDING);
-		writer_section(run, t, s, !run->end_ns || t1 < run->end_ns);
+		a->t1 = stamp(a->timed);
+		acquired(run, t, a);
+		writer_section(run, t, s, !a->past);
 		run->algo->write_unlock(s->lock, t->ctx[l]);
 	}
-	return t1;
 }
 
-static uint64_t refcount_op(struct wl_run *run, struct wl_thread *t, unsigned l, uint64_t *t0)
+static void refcount_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
 {
 	struct wl_lock_slot *s = &run->slots[l];
-	uint64_t t1;
 
-	*t0 = ll_now_ns();
+	a->t0 = stamp(a->timed);
 	run->algo->get(s->lock, t->ctx[l]);
-	t1 = ll_now_ns();
-	set_phase(t, PH_HOLDING);
+	a->t1 = stamp(a->timed);
+	acquired(run, t, a);
 	ll_delay_ns(run->cfg->cs_ns);
 	run->algo->put(s->lock, t->ctx[l]);
-	return t1;
 }
 
 static void report_failure(struct wl_run *run, const char *fmt, ...)
@@ -443,6 +513,32 @@ static void record_wait(const struct wl_run *run, struct wl_thread *t, bool is_r
 	ll_hist_add(is_read ? &t->wait_read : &t->wait_write, ns);
 }
 
+/* Count (or drain) one acquisition, and its wait when it was timed; true
+ * when it was past the end of the run. */
+static bool count_acquisition(struct wl_run *run, struct wl_thread *t, const struct wl_acq *a)
+{
+	if (a->timed)
+		__atomic_store_n(&t->last_progress_ns, a->t1, __ATOMIC_RELAXED);
+	if (a->past) {
+		if (a->timed)
+			__atomic_store_n(&run->time_up, 1, __ATOMIC_RELAXED);
+		t->acquisitions_after++;
+		if (a->timed && a->t0 < run->end_ns)
+			record_wait(run, t, a->is_read, run->end_ns - a->t0);
+		return true;
+	}
+	t->acquisitions++;
+	if (run->algo->kind == LOCK_RWLOCK && a->is_read)
+		t->reads++;
+	else if (run->algo->kind == LOCK_RWLOCK)
+		t->writes++;
+	if (a->timed) {
+		t->timed++;
+		record_wait(run, t, a->is_read, a->t1 - a->t0);
+	}
+	return false;
+}
+
 bool wl_thread_done(struct wl_run *run, struct wl_thread *t)
 {
 	if (__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE))
@@ -466,86 +562,30 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 	 * interleaving differ from another's when every delay is fixed. */
 	ll_delay_ns(gsl_rng_uniform_int(t->rng, START_SKEW_NS));
 	while (!wl_thread_done(run, t)) {
-		uint64_t t0, t1, d = ncs_delay(cfg, t);
+		uint64_t d = ncs_delay(cfg, t);
 		unsigned l = pick_lock(cfg, t);
-		bool is_read = false;
+		struct wl_acq a = { .timed = take_sample(run, t) };
 
 		if (d)
 			ll_delay_ns(d);
 		set_phase(t, PH_ACQUIRING);
 		switch (run->algo->kind) {
 		case LOCK_MUTEX:
-			t1 = mutex_op(run, t, l, &t0);
+			mutex_op(run, t, l, &a);
 			break;
 		case LOCK_RWLOCK:
-			t1 = rwlock_op(run, t, l, &t0, &is_read);
+			rwlock_op(run, t, l, &a);
 			break;
 		default:
-			t1 = refcount_op(run, t, l, &t0);
+			refcount_op(run, t, l, &a);
 			break;
 		}
 		set_phase(t, PH_OUTSIDE);
-		__atomic_store_n(&t->last_progress_ns, t1, __ATOMIC_RELAXED);
-		if (run->end_ns && t1 >= run->end_ns) {
-			t->acquisitions_after++;
-			if (t0 < run->end_ns)
-				record_wait(run, t, is_read, run->end_ns - t0);
+		if (count_acquisition(run, t, &a))
 			break;
-		}
-		t->acquisitions++;
-		if (run->algo->kind == LOCK_RWLOCK && is_read)
-			t->reads++;
-		else if (run->algo->kind == LOCK_RWLOCK)
-			t->writes++;
-		record_wait(run, t, is_read, t1 - t0);
 	}
 	__atomic_store_n(&t->finish_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_add_fetch(&run->threads_out, 1, __ATOMIC_ACQ_REL) == run->nthreads &&
 	    run->algo->kind == LOCK_REFCOUNT && !__atomic_load_n(&run->failed, __ATOMIC_ACQUIRE))
 		check_refcounts(run);
-}
-
-/* Sweep line over all recorded spans: +1 at each start, -1 at each end,
- * ends first at equal times (sections that only touch do not overlap).
- * An event is (time << 1 | is_start), so one sort orders both. */
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-unsigned wl_max_readers(const struct wl_run *run)
-{
-	size_t n = 0, k = 0;
-	uint64_t *ev;
-	unsigned in = 0, max = 0;
-
-	for (unsigned i = 0; i < run->nthreads; i++)
-		n += run->threads[i].nread_spans;
-	if (n == 0)
-		return 0;
-	ev = malloc(2 * n * sizeof(*ev));
-	if (!ev)
-		return 0;
-	for (unsigned i = 0; i < run->nthreads; i++)
-		for (unsigned j = 0; j < run->threads[i].nread_spans; j++) {
-			const struct wl_span *sp = &run->threads[i].read_spans[j];
-
-			if (sp->to <= sp->from)
-				continue; /* empty: overlaps nothing */
-			ev[k++] = sp->from << 1 | 1;
-			ev[k++] = sp->to << 1;
-		}
-	qsort(ev, k, sizeof(*ev), cmp_u64);
-	for (size_t i = 0; i < k; i++) {
-		if (ev[i] & 1) {
-			if (++in > max)
-				max = in;
-		} else {
-			in--;
-		}
-	}
-	free(ev);
-	return max;
 }

@@ -55,6 +55,7 @@
 
 const char backend_name[] = "sim";
 const uint64_t backend_default_duration_ms = 2; /* simulated: the default sweep stays fast */
+const unsigned backend_default_time_every = 1; /* simulated time is free to read */
 const struct lock_algo *const backend_locks[] = { NULL };
 const struct sim_observer *sim_observer;
 

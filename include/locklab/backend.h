@@ -22,6 +22,8 @@ extern const char backend_name[];
 /* Defaults where the user gave neither --duration nor --ops: a native run
  * is wall time, a simulated one simulated time, which costs far more. */
 extern const uint64_t backend_default_duration_ms;
+/* --time-every's default: 1 where reading the clock is free (simulated). */
+extern const unsigned backend_default_time_every;
 
 /* Called once, first, with the process's argc/argv (SimGrid takes its
  * --cfg= and --log= here).  Non-zero: exit 2 (message already printed). */

@@ -8,7 +8,7 @@
  * Each thread, until the run stops:
  *   non-critical delay (fixed or exponential, per-thread GSL RNG)
  *   pick a lock (uniform when --locks > 1)
- *   t0 = now; acquire; t1 = now
+ *   t0 = now; acquire; t1 = now   (timed: one acquisition in time_every)
  *   critical section: the checker and the handoff record (harness
  *   memory, outside the simulated machine), a store to each of cs_lines
  *   shared lines (a load in a read section), critical delay
@@ -58,6 +58,10 @@ struct wl_config {
 	uint64_t duration_ms; /* 0 when ops is used */
 	uint64_t ops;         /* acquisitions per thread, 0 when duration */
 	unsigned runs;
+	/* --time-every K: time one acquisition in K, chosen at random (a
+	 * seeded geometric skip); every acquisition is counted.  1: time each
+	 * one.  0 until core/cli.c fills in the backend's default. */
+	unsigned time_every;
 	enum pin_policy pin;
 	unsigned pin_socket;
 	unsigned pin_list[WL_MAX_THREADS];
@@ -155,6 +159,9 @@ struct wl_thread {
 	void **ctx;    /* one context per lock */
 	uint64_t acquisitions;       /* completed before the stop */
 	uint64_t acquisitions_after; /* completed after the stop (drained) */
+	uint64_t timed;              /* counted ones that were timed (the sample) */
+	uint64_t skip;               /* untimed acquisitions before the next timed */
+	uint64_t sample_state;       /* the skip's own generator, not rng's */
 	uint64_t reads, writes;      /* rwlocks */
 	uint64_t handoffs, handoffs_local;
 	struct wl_handoff_map handoff_from; /* handoffs received, by giver */
@@ -196,6 +203,7 @@ struct wl_run {
 	uint64_t end_ns;   /* duration runs: start_ns + duration */
 	uint64_t stop_ns;  /* when the measurement stopped */
 	int stop;          /* harness flag, read with __atomic (not modelled) */
+	int time_up;       /* harness flag: a timed acquisition saw end_ns pass */
 	unsigned threads_out; /* threads that left the loop (harness, __atomic) */
 	int failed;        /* a violation or a watchdog/deadlock stop */
 	char failure[512];
@@ -217,6 +225,7 @@ void wl_thread_main(struct wl_run *run, unsigned tid);
 /* True once the run should stop: by duration or by op count. */
 bool wl_thread_done(struct wl_run *run, struct wl_thread *t);
 void wl_teardown(struct wl_run *run);
+/* core/readers.c */
 /* rwlocks, after the run: the most read sections that overlapped in time
  * among the recorded ones (0 when none was recorded). */
 unsigned wl_max_readers(const struct wl_run *run);
