@@ -25,6 +25,8 @@ struct sim_observer {
 	void (*local)(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what);
 	void (*delay)(unsigned tid, uint64_t from, uint64_t to); /* ll_delay_ns */
 	void (*hit)(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
+	/* waiting for the store buffer's drain of a store to addr (tso, pso) */
+	void (*drain)(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
 	/* a miss leaves at issue and reaches the line's home at arrival */
 	void (*issue)(unsigned tid, uintptr_t addr, uint64_t issue, uint64_t arrival);
 	void (*miss)(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_result *r);

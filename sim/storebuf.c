@@ -17,7 +17,13 @@
  * the store is performed through the coherence model there (sim/memops.c),
  * and only then do other threads see it and parked waiters wake.  The
  * core's local work after the store overlaps the drain; a drain that ends
- * after the core's own time makes it wait (the store-buffer stall).  Drains
+ * after the core's own time makes it wait (the store-buffer stall).  A
+ * store to a line others wait on (awaited()) is performed at once, after
+ * the older entries, and the core waits for it as under sc: a drain held
+ * up behind the waiters' misses would otherwise end after the core's next
+ * locked read-modify-write is due, and that core would win every race for
+ * the line at the drain's instant.  The check's adversarial runs buffer
+ * every store.  Drains
  * are issued one at a time (one line-fill buffer; Skylake has 12, Intel
  * 64 and IA-32 Architectures Optimization Reference Manual, 2.2.5.1: the
  * overlap of several store misses is not modelled).
@@ -184,7 +190,7 @@ static void drain_entry(struct sim_actor *a, const struct sb_entry *e)
 	end = sim.now_ps + a->owed_ps;
 	if (end > target) {
 		stall_ps += end - target;
-		SIM_OBSERVE(local, a->idx, target, end, SIM_OBS_STOREBUF);
+		SIM_OBSERVE(drain, a->idx, (uintptr_t)e->p, target, end);
 		target = end;
 	}
 	a->owed_ps = target - sim.now_ps;
@@ -253,6 +259,19 @@ void sb_fence(struct sim_actor *a, int ord)
 		sb_drain_all(a);
 }
 
+/* Do other threads wait on the line of p: parked on it, or with a miss of
+ * it in flight or waiting for admission? */
+static bool awaited(const struct sim_actor *a, const volatile void *p)
+{
+	struct coh_line_view v;
+	uintptr_t line = line_of(p);
+
+	if (sim.nline_waiters && *coh_line_user(sim.model, line))
+		return true;
+	coh_line_view(sim.model, line, &v);
+	return v.nwaiting || v.busy_until_ps > sim.now_ps + a->owed_ps;
+}
+
 bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, int ord)
 {
 	struct sb *b;
@@ -262,6 +281,10 @@ bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, 
 	if (!buffering())
 		return false;
 	sb_drain_due(a);
+	if (!adv_max_ps && awaited(a, p)) {
+		sb_drain_all(a);
+		return false; /* performed now, as under sc */
+	}
 	b = sb_of(a);
 	if (b->n == SB_ENTRIES)
 		drain_one(a, b, 0);

@@ -105,6 +105,7 @@ uint64_t sim_explain_wait_ps(unsigned tid, uint64_t stop_ps);
 void xp_local(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what);
 void xp_delay(unsigned tid, uint64_t from, uint64_t to);
 void xp_hit(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
+void xp_drain(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to);
 void xp_issue(unsigned tid, uintptr_t addr, uint64_t issue, uint64_t arrival);
 void xp_miss(unsigned tid, uintptr_t addr, enum coh_op op, const struct coh_result *r);
 void xp_block(unsigned tid, uint64_t from);

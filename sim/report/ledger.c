@@ -384,6 +384,17 @@ static bool is_data(const struct xp_state *x, uintptr_t addr)
 	return addr >= x->data_lo && addr < x->data_hi;
 }
 
+/* A wait for the store buffer: the drain of a store to the protected data
+ * is the data's migration (the line comes from the last holder), any
+ * other a store-buffer stall. */
+void xp_drain(unsigned tid, uintptr_t addr, uint64_t from, uint64_t to)
+{
+	struct xp_thread *t = observe(tid, from);
+
+	if (t)
+		seg_append(t, from, to, is_data(sim_xp, addr) ? XP_DATA : XP_STOREBUF, -1, false);
+}
+
 void xp_issue(unsigned tid, uintptr_t addr, uint64_t issue, uint64_t arrival)
 {
 	struct xp_thread *t = observe(tid, issue);

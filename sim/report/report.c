@@ -21,6 +21,7 @@ const struct sim_observer report_observer = {
 	.local = xp_local,
 	.delay = xp_delay,
 	.hit = xp_hit,
+	.drain = xp_drain,
 	.issue = xp_issue,
 	.miss = xp_miss,
 	.block = xp_block,
