@@ -29,7 +29,8 @@ import sys
 D = decimal.Decimal
 ROW_KEYS = ['lat.%s.%s' % (op, st) for op in ('load', 'store', 'atomic') for st in 'MESI']
 SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer', 'msg.data_bytes',
-               'msg.ctrl_bytes', 'arbitration', 'arbitration.max_local_run']
+               'msg.ctrl_bytes', 'arbitration', 'arbitration.max_local_run', 'memory_model',
+               'home.occupancy', 'directory', 'smt', 'smt.issue_share']
 MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
 BW_RE = re.compile(r'^[0-9]+(\.[0-9]+)?([kMGTPE]i?)?[Bb]ps$')
 
