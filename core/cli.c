@@ -352,9 +352,12 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		return rc;
 	}
 	if (!strcmp(opt, "--lock-home")) {
-		c->lock_home = !strcmp(val, "spread") ? WL_HOME_SPREAD : WL_HOME_SAME;
-		if (strcmp(val, "same") && strcmp(val, "spread"))
-			return fail(err, len, "--lock-home: '%s' is not same or spread", val);
+		c->lock_home = !strcmp(val, "spread")	? WL_HOME_SPREAD
+			       : !strcmp(val, "random") ? WL_HOME_RANDOM
+							: WL_HOME_SAME;
+		c->lock_home_given = true;
+		if (strcmp(val, "same") && strcmp(val, "spread") && strcmp(val, "random"))
+			return fail(err, len, "--lock-home: '%s' is not same, spread or random", val);
 		return 0;
 	}
 	if (!strcmp(opt, "--locks")) {
@@ -479,6 +482,9 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 		c->time_every = backend_default_time_every;
 	if (c->nalgos == 0)
 		default_locks(c);
+	/* an unpinned process's memory lands where its first toucher ran */
+	if (c->pin == PIN_NONE && !c->lock_home_given && !strcmp(backend_name, "sim"))
+		c->lock_home = WL_HOME_RANDOM;
 	if (c->pin == PIN_LIST && c->vm_vcpus) {
 		unsigned maxp = 0;
 

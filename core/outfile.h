@@ -14,6 +14,7 @@
 /* Which optional columns a CSV has (core/output.c). */
 struct out_shape {
 	bool vm;     /* the --vm columns */
+	bool noise;  /* the scheduler-noise columns (docs/variance.md) */
 	bool failed; /* the failure column */
 };
 

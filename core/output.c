@@ -30,6 +30,7 @@ enum col_vm {
 	VM_NO = 0,    /* always there */
 	VM_ANY = 1,   /* --vm: either backend */
 	VM_SCHED = 2, /* --vm: the simulator's hypervisor */
+	NOISE = 3,    /* scheduler noise (docs/variance.md) */
 };
 
 struct col {
@@ -47,6 +48,7 @@ struct col {
 #define VMCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY, false }
 #define VMKEYCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_ANY, true }
 #define SCHEDCOL(n, t, f) { n, t, offsetof(struct run_result, f), false, VM_SCHED, false }
+#define NOISECOL(n, f) { n, C_U64, offsetof(struct run_result, f), true, NOISE, false }
 
 static const struct col cols[] = {
 	KEYCOL("backend", C_STR, backend),
@@ -109,6 +111,8 @@ static const struct col cols[] = {
 	SIMCOL("node_misses_per_acq", node_misses_per_acq),
 	SIMCOL("data_misses_per_acq", data_misses_per_acq),
 	SIMCOL("other_misses_per_acq", other_misses_per_acq),
+	NOISECOL("migrations", sim.migrations),
+	NOISECOL("irqs", sim.irqs),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -147,10 +151,11 @@ static bool is_rwlock_col(const struct col *c)
 
 struct out_shape output_shape(const struct output_set *o)
 {
-	struct out_shape sh = { false, false };
+	struct out_shape sh = { false, false, false };
 
 	for (size_t i = 0; i < o->nrows; i++) {
 		sh.vm |= o->rows[i].vm.has_vm;
+		sh.noise |= o->rows[i].sim.has_noise;
 		sh.failed |= o->rows[i].failure[0] != 0;
 	}
 	return sh;
@@ -167,6 +172,8 @@ static bool shown(const struct col *c, struct out_shape sh)
 {
 	if (c == &failure_col)
 		return sh.failed;
+	if (c->vm == NOISE)
+		return sh.noise;
 	return c->vm == VM_NO || sh.vm;
 }
 
@@ -182,7 +189,9 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 		return false;
 	if (c->sim_only && !r->sim.has_sim)
 		return false;
-	if (c->vm != VM_NO && !r->vm.has_vm)
+	if (c->vm == NOISE && !r->sim.has_noise)
+		return false;
+	if (c->vm != VM_NO && c->vm != NOISE && !r->vm.has_vm)
 		return false;
 	if (c->vm == VM_SCHED && !r->vm.has_sched)
 		return false;

@@ -79,12 +79,16 @@ static void set_phase(struct wl_thread *t, int phase)
 	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);
 }
 
+static uint64_t mix64(uint64_t x);
+
 static unsigned lock_home_node(const struct wl_run *run, unsigned lock)
 {
 	unsigned n0 = run->threads[0].node;
 
 	if (run->cfg->lock_home == WL_HOME_SPREAD)
 		return lock % ll_nr_nodes();
+	if (run->cfg->lock_home == WL_HOME_RANDOM)
+		return (unsigned)(mix64(run->seed ^ mix64(lock + 0x686f6d65ull)) % ll_nr_nodes());
 
 	for (unsigned i = 1; i < run->nthreads; i++)
 		if (run->threads[i].node != n0)

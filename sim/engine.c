@@ -35,6 +35,7 @@
 #include "observe.h"
 #include "switches.h"
 #include "report/report.h"
+#include "sched_noise.h"
 #include "sim.h"
 #include "storebuf.h"
 #include "vm.h"
@@ -294,6 +295,7 @@ static void fill_counters(struct sim_counters *c)
 	for (unsigned i = 0; i < TOPO_MAX_CLASSES; i++)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
 			k->transfers_by_class[i];
+	noise_end(c);
 }
 
 static int run_failed(struct wl_run *run, const char *msg)
@@ -322,6 +324,10 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	if (sim_begin(run->nthreads, cores))
 		return run_failed(run, "out of memory starting the simulation");
 	sim.run = run;
+	if (noise_begin(run)) {
+		sim_end();
+		return run_failed(run, "out of memory starting the scheduler noise");
+	}
 	if (run->vm_pcpus && vm_begin(run, sim.topo.freq_ghz)) {
 		sim_end();
 		return run_failed(run, "out of memory starting the virtual machine");

@@ -42,6 +42,7 @@
 #include <locklab/mem.h>
 
 #include "observe.h"
+#include "sched_noise.h"
 #include "sim.h"
 #include "storebuf.h"
 #include "switches.h"
@@ -212,6 +213,7 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	struct coh_result r;
 	uint64_t travel;
 
+	sched_noise_point(a);
 	if (must_pay(a, addr, op))
 		sim_pay(a);
 	if (coh_would_hit(sim.model, a->core, addr, op)) {

@@ -13,6 +13,7 @@
 #include <locklab/backend.h>
 
 #include "report/report.h"
+#include "sched_noise.h"
 #include "sim.h"
 #include "storebuf.h"
 #include "switches.h"
@@ -38,7 +39,9 @@ const char backend_usage[] =
 	"              --simgrid-cfg: a SimGrid setting (repeatable): contexts/factory:raw|thread,\n"
 	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
-	"              --pin none places threads as compact does\n"
+	"              --pin none places threads as an OS would, a fresh draw per run, with\n"
+	"                          migrations, interrupts and --lock-home random (docs/variance.md)\n"
+	NOISE_USAGE
 	"              [--memory-model sc|tso|pso]: store buffers (default: the topology's;\n"
 	"                          docs/storebuf.md)\n"
 	"              [--graphs DIR]: contention graphs of the last run of each configuration\n"
@@ -131,6 +134,7 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 		return rc;
 	rc = report_parse_option(opt, val, err, errlen);
 	rc = rc ? rc : sb_parse_option(opt, val, err, errlen);
+	rc = rc ? rc : noise_parse_option(opt, val, err, errlen);
 	return rc ? rc : vm_parse_option(opt, val, err, errlen);
 }
 

@@ -8,7 +8,8 @@
  *   scatter   round-robin over sockets
  *   socket:N  only the cores of socket N
  *   list:a,b  thread i on core list[i]
- *   none      as compact (the simulator has no scheduler to leave it to)
+ *   none      as an OS would: a fresh seeded draw per run, one thread per
+ *             physical core first (sim/sched_noise.c, docs/variance.md)
  *
  * In a virtual machine (--vm, sim/vm.h) the policy places the run's
  * physical CPUs, and each thread (vCPU) goes to its pCPU's core: several
@@ -19,6 +20,7 @@
 
 #include <locklab/backend.h>
 
+#include "sched_noise.h"
 #include "sim.h"
 #include "vm.h"
 
@@ -159,8 +161,10 @@ static int place_compact(unsigned n, unsigned *cores)
 	return i == n ? 0 : -1;
 }
 
-static int place(const struct wl_config *cfg, unsigned n, unsigned *cores)
+static int place(const struct wl_run *run, unsigned n, unsigned *cores)
 {
+	const struct wl_config *cfg = run->cfg;
+
 	switch (cfg->pin) {
 	case PIN_SCATTER:
 		return place_scatter(n, cores);
@@ -182,8 +186,12 @@ static int place(const struct wl_config *cfg, unsigned n, unsigned *cores)
 			cores[i] = cfg->pin_list[i];
 		}
 		return 0;
-	case PIN_COMPACT:
 	case PIN_NONE:
+		if (run->vm_pcpus)
+			return place_compact(n, cores);
+		noise_place(n, cores, run->seed);
+		return 0;
+	case PIN_COMPACT:
 	default:
 		return place_compact(n, cores);
 	}
@@ -200,7 +208,7 @@ int sim_place_threads(struct wl_run *run, unsigned *cores)
 	if (run->vm_pcpus)
 		vm_layout(cfg->vm_vcpus, run->overcommit, &n, &others);
 	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || n > sim.topo.ncores ||
-	    place(cfg, n, pcores))
+	    place(run, n, pcores))
 		return -1;
 	for (unsigned i = 0; i < run->nthreads; i++)
 		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus + others, n)]

@@ -39,6 +39,8 @@ enum pin_policy {
 enum wl_lock_home {
 	WL_HOME_SAME = 0, /* every lock on node 0 (or on the node of all threads) */
 	WL_HOME_SPREAD,   /* lock i on node i modulo the nodes */
+	WL_HOME_RANDOM,   /* each lock on a node drawn from the run's seed
+			     (the simulator's default with --pin none) */
 };
 
 /* Everything the user chose; filled by core/cli.c. */
@@ -54,6 +56,7 @@ struct wl_config {
 	unsigned cs_lines; /* 0: a bare lock loop */
 	unsigned locks;    /* >= 1 */
 	enum wl_lock_home lock_home;
+	bool lock_home_given; /* --lock-home was on the command line */
 	unsigned read_pct; /* rwlocks: share of reads, 0..100 */
 	uint64_t duration_ms; /* 0 when ops is used */
 	uint64_t ops;         /* acquisitions per thread, 0 when duration */

@@ -1,0 +1,279 @@
+/*
+ * sim/sched_noise.c - scheduler noise of an unpinned run: where an OS puts
+ * the threads, when it moves them, and the interrupts that steal a core.
+ *
+ * Placement (--pin none): distinct cores drawn uniformly from the run's
+ * seed, one hardware thread per physical core first and the siblings last,
+ * a fresh draw per run.  This follows the intent of Linux's
+ * select_idle_sibling()/select_idle_core() (kernel/sched/fair.c): a new
+ * thread goes to an idle core when there is one, to an idle SMT sibling
+ * only when no core is idle.  Which idle core it picks depends on where
+ * the parent ran and on the LLC domains; the model takes it as uniform.
+ *
+ * Migrations (--migrate-us MEAN): each thread moves after exponential
+ * intervals of mean MEAN (its own clock) to a core no thread occupies,
+ * drawn uniformly; with no idle core it swaps cores with another thread
+ * drawn uniformly (each thread of a swap moves).  The actor's core changes in the
+ * coherence model: the lines it held stay in the old core's cache, so it
+ * misses on them afterwards.
+ *
+ * Interrupts (--irq-rate-hz R --irq-us L): each core takes interrupts at
+ * exponential intervals of mean 1/R; one holds the core for L us, and the
+ * thread on it makes no progress meanwhile (owes L us of local time, as a
+ * preempted vCPU).  One that came while the thread waited (a miss in
+ * flight, a park) costs only what is left of it once the thread resumes.
+ *
+ * Off unless --pin none (or an option here is given).  Everything is drawn
+ * from the run's seed: one seed, one run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <locklab/backend.h>
+#include <locklab/rng.h>
+
+#include "sched_noise.h"
+#include "sim.h"
+
+#define PS_PER_US 1000000ull
+#define NOISE_MAX_US 1000000000ull
+#define NOISE_MAX_HZ 1000000ull
+/* Defaults with --pin none (docs/variance.md): a migration every 4 ms of a
+ * thread's run time (assumed); CONFIG_HZ=250 timer ticks (kernel/Kconfig.hz
+ * default) of 2 us each (assumed). */
+#define DEFAULT_MIGRATE_US 4000ull
+#define DEFAULT_IRQ_HZ 250ull
+#define DEFAULT_IRQ_US 2ull
+
+struct noise_opt {
+	const char *name;
+	uint64_t hi;
+	uint64_t val;
+	bool given;
+};
+
+static struct noise_opt opts[] = {
+	{ "--migrate-us", NOISE_MAX_US, DEFAULT_MIGRATE_US, false },
+	{ "--irq-rate-hz", NOISE_MAX_HZ, DEFAULT_IRQ_HZ, false },
+	{ "--irq-us", NOISE_MAX_US, DEFAULT_IRQ_US, false },
+};
+enum { OPT_MIGRATE, OPT_IRQ_HZ, OPT_IRQ_US, NR_OPTS };
+
+struct noise_thread {
+	uint64_t rng;
+	uint64_t next_mig_ps, next_irq_ps;
+};
+
+static struct {
+	bool on;
+	uint64_t mig_mean_ps, irq_mean_ps, irq_ps;
+	struct noise_thread *t;
+	bool *busy; /* [ncores]: a thread is on it */
+	uint64_t migrations, irqs, irq_lost_ps;
+} nz;
+
+int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < NR_OPTS; i++) {
+		uint64_t v;
+
+		if (strcmp(opt, opts[i].name))
+			continue;
+		if (cli_parse_u64(val, &v) || v > opts[i].hi) {
+			snprintf(err, errlen, "%s: '%s' is not a whole number in 0..%llu", opt, val,
+				 (unsigned long long)opts[i].hi);
+			return -1;
+		}
+		opts[i].val = v;
+		opts[i].given = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* The option's value for this run: given, or the default with --pin none. */
+static uint64_t opt_value(unsigned i, bool unpinned)
+{
+	if (opts[i].given)
+		return opts[i].val;
+	return unpinned ? opts[i].val : 0;
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+	*s += 0x9e3779b97f4a7c15ull;
+	return mix64(*s);
+}
+
+/* An exponential draw of mean m (ps), at least 1. */
+static uint64_t draw_exp(uint64_t *s, uint64_t m)
+{
+	double u = ((double)(next_rand(s) >> 11) + 0.5) / 9007199254740992.0;
+	double x = -log(u) * (double)m;
+
+	return x < 1.0 ? 1 : (uint64_t)x;
+}
+
+static bool is_first_thread(unsigned c)
+{
+	return !sim.topo.core_phys || sim.topo.core_phys[c] == c;
+}
+
+/* ------------------------------------------------------------ placement */
+
+void noise_place(unsigned n, unsigned *cores, uint64_t seed)
+{
+	unsigned order[TOPO_MAX_CORES], m = 0;
+	uint64_t s = mix64(seed ^ 0x706c616365ull);
+
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned from = m;
+
+		for (unsigned c = 0; c < sim.topo.ncores; c++)
+			if (is_first_thread(c) == (pass == 0))
+				order[m++] = c;
+		for (unsigned i = m - 1; i > from && i < m; i--) { /* Fisher-Yates */
+			unsigned j = from + (unsigned)(next_rand(&s) % (i - from + 1));
+			unsigned x = order[i];
+
+			order[i] = order[j];
+			order[j] = x;
+		}
+	}
+	for (unsigned i = 0; i < n && i < m; i++)
+		cores[i] = order[i];
+}
+
+/* ------------------------------------------------------------ a run */
+
+int noise_begin(struct wl_run *run)
+{
+	bool unpinned = run->cfg->pin == PIN_NONE && !run->vm_pcpus;
+
+	noise_end(NULL);
+	nz.mig_mean_ps = opt_value(OPT_MIGRATE, unpinned) * PS_PER_US;
+	nz.irq_ps = opt_value(OPT_IRQ_US, unpinned) * PS_PER_US;
+	nz.irq_mean_ps = opt_value(OPT_IRQ_HZ, unpinned) && nz.irq_ps
+				 ? 1000000000000ull / opt_value(OPT_IRQ_HZ, unpinned)
+				 : 0;
+	if (run->vm_pcpus || (!nz.mig_mean_ps && !nz.irq_mean_ps))
+		return 0;
+	nz.t = calloc(sim.nactors, sizeof(*nz.t));
+	nz.busy = calloc(sim.topo.ncores, sizeof(*nz.busy));
+	if (!nz.t || !nz.busy)
+		return -1;
+	for (unsigned i = 0; i < sim.nactors; i++) {
+		struct noise_thread *t = &nz.t[i];
+
+		nz.busy[sim.actors[i].core] = true;
+		t->rng = mix64(run->seed ^ mix64(0x6e6f697365ull + i));
+		t->next_mig_ps = nz.mig_mean_ps ? draw_exp(&t->rng, nz.mig_mean_ps) : UINT64_MAX;
+		t->next_irq_ps = nz.irq_mean_ps ? draw_exp(&t->rng, nz.irq_mean_ps) : UINT64_MAX;
+	}
+	nz.on = true;
+	return 0;
+}
+
+static bool counting(uint64_t t)
+{
+	return t < sim.end_ps;
+}
+
+static void set_core(struct sim_actor *a, unsigned c)
+{
+	a->core = c;
+	a->node = sim.topo.core_socket[c];
+	if (sim.run) {
+		sim.run->threads[a->idx].cpu = c;
+		sim.run->threads[a->idx].node = a->node;
+	}
+}
+
+/* Swap the cores of a and another thread drawn from a's stream. */
+static void swap_with_other(struct sim_actor *a, struct noise_thread *t)
+{
+	unsigned j = (unsigned)(next_rand(&t->rng) % (sim.nactors - 1));
+	struct sim_actor *b = &sim.actors[j >= a->idx ? j + 1 : j];
+	unsigned c = a->core;
+
+	set_core(a, b->core);
+	set_core(b, c);
+}
+
+/* Move a to an idle core drawn from its stream; with none idle, swap. */
+static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
+{
+	unsigned idle = 0, k;
+
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		idle += !nz.busy[c];
+	if (!idle && sim.nactors < 2)
+		return;
+	nz.migrations += counting(now);
+	if (!idle) {
+		swap_with_other(a, t);
+		return;
+	}
+	k = (unsigned)(next_rand(&t->rng) % idle);
+	for (unsigned c = 0; c < sim.topo.ncores; c++) {
+		if (nz.busy[c] || k--)
+			continue;
+		nz.busy[a->core] = false;
+		nz.busy[c] = true;
+		set_core(a, c);
+		return;
+	}
+}
+
+/* What interrupt [s, s + L) costs a thread that last resumed at base: all
+ * of it when it came while the thread computed, the rest of it when it
+ * came while the thread waited (a miss in flight or a park overlap it). */
+static uint64_t irq_cost(uint64_t s, uint64_t base)
+{
+	if (s >= base)
+		return nz.irq_ps;
+	return s + nz.irq_ps > base ? s + nz.irq_ps - base : 0;
+}
+
+void sched_noise_point(struct sim_actor *a)
+{
+	struct noise_thread *t;
+	uint64_t now, cost;
+
+	if (!nz.on)
+		return;
+	t = &nz.t[a->idx];
+	now = sim.now_ps + a->owed_ps;
+	while (t->next_irq_ps <= now) {
+		cost = irq_cost(t->next_irq_ps, sim.now_ps);
+		a->owed_ps += cost;
+		now += cost;
+		if (counting(t->next_irq_ps)) {
+			nz.irqs++;
+			nz.irq_lost_ps += cost;
+		}
+		t->next_irq_ps += nz.irq_ps + draw_exp(&t->rng, nz.irq_mean_ps);
+	}
+	if (t->next_mig_ps <= now) {
+		migrate(a, t, now);
+		t->next_mig_ps = now + draw_exp(&t->rng, nz.mig_mean_ps);
+	}
+}
+
+void noise_end(struct sim_counters *c)
+{
+	if (c && nz.on) {
+		c->has_noise = true;
+		c->migrations = nz.migrations;
+		c->irqs = nz.irqs;
+		c->irq_lost_ps = nz.irq_lost_ps;
+	}
+	free(nz.t);
+	free(nz.busy);
+	nz.t = NULL;
+	nz.busy = NULL;
+	nz.on = false;
+	nz.migrations = nz.irqs = nz.irq_lost_ps = 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * sim/sched_noise.h - what an OS does to threads nobody pinned (--pin
+ * none): a fresh placement per run, migrations, and interrupts that take a
+ * core for a while (sim/sched_noise.c; docs/variance.md gives each default
+ * and its source).
+ */
+#ifndef SIM_SCHED_NOISE_H
+#define SIM_SCHED_NOISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <locklab/result.h>
+#include <locklab/workload.h>
+
+struct sim_actor;
+
+#define NOISE_USAGE                                                                                \
+	"              [--migrate-us MEAN] [--irq-rate-hz R] [--irq-us L]: scheduler noise\n"       \
+	"                          (default: on with --pin none only; 0 = off; docs/variance.md)\n"
+
+/* --migrate-us, --irq-rate-hz, --irq-us: 1 taken, 0 not ours, -1 bad. */
+int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen);
+/* --pin none: n distinct cores drawn from seed, one per physical core
+ * first, siblings last. */
+void noise_place(unsigned n, unsigned *cores, uint64_t seed);
+/* A run starts (after sim_begin): draw each actor's first events. */
+int noise_begin(struct wl_run *run);
+/* The running actor is about to access memory: the interrupts and the
+ * migrations due by its own clock happen now. */
+void sched_noise_point(struct sim_actor *a);
+/* The run's counts into c; the state goes. */
+void noise_end(struct sim_counters *c);
+
+#endif
