@@ -132,6 +132,7 @@ MALFORMED = {
     'unknown machine': entry_text(machine='no-such-box'),
     'forbidden option': entry_text(variant='run --lock mcs --topo 2socket'),
     'forbidden --format=': entry_text(variant='run --lock mcs --format=csv'),
+    'forbidden --csv': entry_text(variant='filelock --test flock --csv x.csv'),
     'command without subcommand': entry_text(baseline='--lock ticket'),
     'unbalanced quote': entry_text(baseline='run --lock "ticket'),
     'line without =': entry_text() + 'just words\n',
@@ -183,18 +184,22 @@ def test_end_to_end(tmp, bindir):
     p = tool(FIXTURE, '--results', res, '--no-chart', bindir=bindir)
     out = p.stdout.splitlines()
     check('fixture board runs: status 0', p.returncode == 0, p.stdout + p.stderr)
-    check('one row per entry and the count', len(out) == 5 and
-          out[-1].endswith('of 3 pass'), p.stdout)
+    check('one row per entry and the count', len(out) == 6 and
+          out[-1].endswith('of 4 pass'), p.stdout)
     path = os.path.join(res, 'scoreboard.csv')
     if not os.path.exists(path):
         check('results/scoreboard.csv written', False)
         return
     with open(path) as f:
         rows = list(csv.DictReader(f))
-    check('scoreboard.csv: 3 rows', [r['id'] for r in rows] ==
-          ['900-ticket-mcs', '900-ticket-mcs-time', '900-ncs-variance'])
+    check('scoreboard.csv: 4 rows', [r['id'] for r in rows] ==
+          ['900-ticket-mcs', '900-ticket-mcs-time', '900-ncs-variance',
+           '900-filelock-global'])
+    fl = [r for r in rows if r['id'] == '900-filelock-global']
+    check('a filelock entry runs: seconds of both commands', fl and
+          float(fl[0]['baseline']) > 0 and float(fl[0]['variant']) > 0, str(fl))
     npass = sum(r['pass'] == 'true' for r in rows)
-    check('the count is the rows that pass', out[-1] == '%d of 3 pass' % npass, out[-1])
+    check('the count is the rows that pass', out[-1] == '%d of 4 pass' % npass, out[-1])
     for r in rows:
         b, v = float(r['baseline']), float(r['variant'])
         if r['rule'] == 'variance':

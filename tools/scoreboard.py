@@ -37,7 +37,13 @@ REQUIRED = KEYS[:8]
 RULES = ('change', 'neutral', 'variance')
 FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
              '--threads-csv', '--graphs', '--progress')
-ONE_CONFIG = ('lock', 'threads', 'overcommit')
+ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
+              'procs')
+# How each subcommand takes its output: `run` and the others write
+# --format csv --out FILE; `filelock` writes lockperf tables on stdout and
+# its rows (one per run) with --csv FILE.
+CSV_OPTS = {'filelock': ['--csv']}
+DEFAULT_CSV_OPTS = ['--format', 'csv', '--out']
 NEUTRAL_BAND = 0.05
 NEUTRAL_PASS = 0.15
 FACTOR = 2.0
@@ -250,7 +256,7 @@ def run_command(binary, machine, argv, fn, column):
     fd, out = tempfile.mkstemp(prefix='scoreboard-', suffix='.csv')
     os.close(fd)
     cmd = [binary, argv[0], '--topo', machine] + argv[1:] + \
-          ['--format', 'csv', '--out', out]
+          CSV_OPTS.get(argv[0], DEFAULT_CSV_OPTS) + [out]
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
