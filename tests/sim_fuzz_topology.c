@@ -415,12 +415,13 @@ static void cost_below_travel_is_refused(void **state)
 	tl_bin_refused(bindir, "locklab-sim", args, "less than its route's latency (40.000 ns)");
 }
 
-/* 60 runs of 24 simulated hours pass the process's limit of about 1281 h. */
+/* 60 runs of 24 simulated hours in one process (--jobs 1: a worker process
+ * per run would start each at zero) pass its limit of about 1281 h. */
 static void simulated_time_runs_out_with_a_line(void **state)
 {
 	const char *args[] = { "run", "--lock", "mcs", "--threads", "1", "--cs", "3600000000000",
 			       "--ncs", "3600000000000", "--duration", "86400000", "--runs", "60",
-			       "--fail-fast", NULL };
+			       "--fail-fast", "--jobs", "1", NULL };
 	struct tl_proc p;
 
 	tl_bin(&p, bindir, "locklab-sim", args);
