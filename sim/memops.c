@@ -259,7 +259,8 @@ uint64_t sim_load(const volatile void *p, unsigned size)
  * store buffer, sim/storebuf.c). */
 void sim_store_now(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, bool drain)
 {
-	timed_access(a, (uintptr_t)p, COH_STORE, !drain);
+	if (!drain || !sb_written_ahead(a, p))
+		timed_access(a, (uintptr_t)p, COH_STORE, !drain);
 	mem_write(p, size, v);
 	sim_after_write((uintptr_t)p);
 }

@@ -23,10 +23,18 @@
  * up behind the waiters' misses would otherwise end after the core's next
  * locked read-modify-write is due, and that core would win every race for
  * the line at the drain's instant.  The check's adversarial runs buffer
- * every store.  Drains
- * are issued one at a time (one line-fill buffer; Skylake has 12, Intel
- * 64 and IA-32 Architectures Optimization Reference Manual, 2.2.5.1: the
- * overlap of several store misses is not modelled).
+ * every store.
+ *
+ * Line-fill buffers.  When a drain misses, the lines of younger entries
+ * (and of the store being buffered) that miss too and that nobody queues
+ * for are fetched for ownership at the same time (an RFO, started at the
+ * later of the drain and the entry's store), up to the topology's
+ * storebuf.fill_buffers misses in flight (topologies/README.md).  Such a
+ * fetch changes the line's state at once but writes nothing: each entry
+ * is still written, and seen by others, only at its own drain, in drain
+ * order, so tso stays tso; its drain then waits only for the fetch to end
+ * (sb_written_ahead).  Two store misses to lines in other sockets thus
+ * cost about one miss.  The check's adversarial runs fetch nothing ahead.
  *
  * Drain order.  tso: oldest first.  pso: an entry may pass older entries of
  * other lines, unless it is a release store, which waits for every older
@@ -60,6 +68,7 @@ struct sb_entry {
 	bool prefetch; /* ll_prefetchw: a write miss, no value */
 	uint64_t v;
 	uint64_t ready_ps;
+	uint64_t rfo_ps; /* its line's ownership requested ahead: done then */
 };
 
 struct sb {
@@ -74,6 +83,11 @@ static const void *bufs_actors, *bufs_run; /* the run the buffers belong to */
 static uint64_t bufs_base;
 static uint64_t adv_seed, adv_max_ps, adv_state;
 static uint64_t stall_ps;
+static struct {
+	volatile void *p; /* the store being buffered, during its sb_drain_due */
+	uint64_t t;
+	uint64_t rfo_ps; /* its line fetched ahead: done then */
+} pending;
 
 static const char *const model_names[] = { "sc", "tso", "pso" };
 
@@ -172,9 +186,87 @@ static uintptr_t line_of(const volatile void *p)
 	return (uintptr_t)p & SIM_LINE_MASK;
 }
 
+static bool awaited(const struct sim_actor *a, const volatile void *p);
+
+/* Is an early ownership request (an RFO) for line worth making?  Not for
+ * the line being drained, a line held already, or a line others queue or
+ * wait on: those stay with the drain, in program order. */
+static bool rfo_wanted(struct sim_actor *a, uintptr_t line, uintptr_t draining)
+{
+	if (line == draining || coh_would_hit(sim.model, a->core, line, COH_STORE))
+		return false;
+	if (coh_waiting(sim.model, line))
+		return false;
+	return !awaited(a, (const volatile void *)line);
+}
+
+/* The write miss of line issued at instant at, in the background: the
+ * model serves it on arrival and the core does not wait.  Returns when it
+ * is done. */
+static uint64_t rfo_start(struct sim_actor *a, uintptr_t line, uint64_t at)
+{
+	struct coh_result r;
+	uint64_t travel = coh_request_travel_ps(sim.model, a->core, line, COH_STORE);
+
+	coh_access_arrived(sim.model, a->core, line, COH_STORE, at + travel, travel, &r);
+	return r.done_ps;
+}
+
+/* Line-fill buffers: while the drain of one entry misses, the lines of
+ * younger entries (and of the store being buffered) are fetched too, up to
+ * storebuf.fill_buffers misses in flight.  Each is written, and seen by
+ * others, only at its own drain, in the model's drain order. */
+static void rfo_ahead(struct sim_actor *a, struct sb *b, uintptr_t draining, uint64_t at)
+{
+	unsigned cap = sim.topo.fill_buffers, inflight = 1;
+
+	if (adv_max_ps || cap <= 1)
+		return;
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->e[i].rfo_ps > at)
+			inflight++;
+	for (unsigned i = 0; i < b->n && inflight < cap; i++) {
+		struct sb_entry *e = &b->e[i];
+
+		if (e->rfo_ps || !rfo_wanted(a, line_of(e->p), draining))
+			continue;
+		e->rfo_ps = rfo_start(a, line_of(e->p), e->ready_ps > at ? e->ready_ps : at);
+		inflight++;
+	}
+	if (pending.p && inflight < cap && rfo_wanted(a, line_of(pending.p), draining))
+		pending.rfo_ps = rfo_start(a, line_of(pending.p), pending.t > at ? pending.t : at);
+}
+
+/* Do other threads queue for the line or sleep on it? */
+static bool queued_on(uintptr_t line)
+{
+	return coh_waiting(sim.model, line) || (sim.nline_waiters && *coh_line_user(sim.model, line));
+}
+
+/* The entry being drained: its line's ownership, if fetched ahead, done
+ * then (0: not fetched ahead). */
+static uint64_t drain_rfo_ps;
+
+/* sim/memops.c asks before a drained store goes to the coherence model:
+ * a line fetched ahead and still held, with nobody queued or parked on it,
+ * is written as the end of that fetch (the store's one access, counted at
+ * the fetch), once it is done. */
+bool sb_written_ahead(struct sim_actor *a, volatile void *p)
+{
+	uintptr_t line = line_of(p);
+	uint64_t t = sim.now_ps + a->owed_ps;
+
+	if (!drain_rfo_ps || !coh_would_hit(sim.model, a->core, line, COH_STORE) || queued_on(line))
+		return false;
+	if (t < drain_rfo_ps)
+		t = drain_rfo_ps;
+	a->owed_ps = t + sim.topo.hit_ps[TOPO_STORE] - sim.now_ps;
+	return true;
+}
+
 /* Perform entry e at its instant (its ready time, or now if the core's own
  * time comes first): the core's local time overlaps the drain. */
-static void drain_entry(struct sim_actor *a, const struct sb_entry *e)
+static void drain_entry(struct sim_actor *a, struct sb *b, const struct sb_entry *e)
 {
 	uint64_t target = sim.now_ps + a->owed_ps;
 	uint64_t at = e->ready_ps < target ? e->ready_ps : target;
@@ -183,10 +275,14 @@ static void drain_entry(struct sim_actor *a, const struct sb_entry *e)
 	if (at < sim.now_ps)
 		at = sim.now_ps;
 	a->owed_ps = at - sim.now_ps;
+	if (!coh_would_hit(sim.model, a->core, line_of(e->p), COH_STORE))
+		rfo_ahead(a, b, line_of(e->p), at);
+	drain_rfo_ps = e->rfo_ps;
 	if (e->prefetch)
 		sim_prefetch_now(a, e->p);
 	else
 		sim_store_now(a, e->p, e->size, e->v, true);
+	drain_rfo_ps = 0;
 	end = sim.now_ps + a->owed_ps;
 	if (end > target) {
 		stall_ps += end - target;
@@ -229,7 +325,7 @@ static void drain_one(struct sim_actor *a, struct sb *b, unsigned j)
 
 	memmove(&b->e[j], &b->e[j + 1], (b->n - j - 1) * sizeof(b->e[0]));
 	b->n--;
-	drain_entry(a, &e);
+	drain_entry(a, b, &e);
 }
 
 static void drain_until(struct sim_actor *a, uint64_t limit)
@@ -280,8 +376,12 @@ bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, 
 
 	if (!buffering())
 		return false;
+	pending.p = p;
+	pending.t = sim.now_ps + a->owed_ps;
+	pending.rfo_ps = 0;
 	sb_drain_due(a);
-	if (!adv_max_ps && awaited(a, p)) {
+	pending.p = NULL;
+	if (!adv_max_ps && (pending.rfo_ps ? queued_on(line_of(p)) : awaited(a, p))) {
 		sb_drain_all(a);
 		return false; /* performed now, as under sc */
 	}
@@ -294,6 +394,7 @@ bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, 
 	e->size = size;
 	e->v = v;
 	e->prefetch = false;
+	e->rfo_ps = pending.rfo_ps;
 	e->ordered = ord == LL_RELEASE || ord == LL_SEQ_CST;
 	e->ready_ps = t + (adv_max_ps ? adv_next() % adv_max_ps : 0);
 	if (sb_model() == TOPO_MM_TSO && b->n > 1 && e->ready_ps < e[-1].ready_ps)
@@ -303,6 +404,11 @@ bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, 
 	if (ord == LL_SEQ_CST)
 		sb_drain_all(a);
 	return true;
+}
+
+unsigned sb_buffered(struct sim_actor *a)
+{
+	return buffering() ? sb_of(a)->n : 0;
 }
 
 static bool overlaps(const struct sb_entry *e, uintptr_t p, unsigned size)

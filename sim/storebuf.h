@@ -34,7 +34,9 @@ void sb_drain_due(struct sim_actor *a);
 void sb_drain_all(struct sim_actor *a);
 void sb_fence(struct sim_actor *a, int ord);
 bool sb_prefetchw(struct sim_actor *a, const volatile void *p);
+bool sb_written_ahead(struct sim_actor *a, volatile void *p);
 uint64_t sb_stall_ps(void); /* drain time the cores waited for, this run */
+unsigned sb_buffered(struct sim_actor *a); /* entries a has not drained */
 
 /* sim/memops.c: a store (drain: from the buffer, untold to the observer),
  * or a write miss with no store (a prefetch), performed now through the

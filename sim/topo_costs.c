@@ -21,7 +21,7 @@ bool topo_prop_known(const char *id)
 		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
-		"memory_model", "smt", "smt.issue_share",
+		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share",
 	};
 	char key[32];
 
@@ -113,6 +113,8 @@ static int read_protocol(struct topo_ctx *x, struct topo *t)
 static int read_memory_model(struct topo_ctx *x, struct topo *t)
 {
 	const char *v = prop(x, "memory_model");
+	double d;
+	bool given;
 
 	if (!v || strcasecmp(v, "sc") == 0)
 		t->memory_model = TOPO_MM_SC;
@@ -122,6 +124,12 @@ static int read_memory_model(struct topo_ctx *x, struct topo *t)
 		t->memory_model = TOPO_MM_PSO;
 	else
 		return topo_fail(x, "unknown memory_model '%s' (sc, tso or pso)", v);
+	d = 10; /* Sandy Bridge's L1D line fill buffers (topologies/README.md) */
+	if (prop_number(x, "storebuf.fill_buffers", &d, &given))
+		return -1;
+	if (d < 1 || d > 64 || d != (unsigned)d)
+		return topo_fail(x, "storebuf.fill_buffers must be a whole number from 1 to 64");
+	t->fill_buffers = (unsigned)d;
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct topo {
 	char path[512];
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */
+	unsigned fill_buffers; /* store misses in flight per core (sim/storebuf.c) */
 	double freq_ghz;
 
 	unsigned ncores, nsockets;
