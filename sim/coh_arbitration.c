@@ -28,6 +28,8 @@
  */
 #include "coh_internal.h"
 
+#include <stdlib.h>
+
 /* A granted miss by socket sc: it holds the line now.  Count the grants
  * made ahead of waiting requests since the oldest began to wait (a waiter's
  * own grant starts the count again). */
@@ -100,20 +102,42 @@ static bool admit_now(const struct coh_model *m, const struct line *l, unsigned 
 	return busy && from_holder(m, l, core, op) && !bound_reached(m, l);
 }
 
+/* Make room for one more waiter: double the ring, its oldest first. */
+static void wait_grow(struct line *l)
+{
+	uint32_t cap = l->wait_cap ? 2 * l->wait_cap : 8;
+	struct waiting *w = coh_xcalloc(cap, sizeof(*w));
+
+	for (uint32_t i = 0; i < l->nwait; i++)
+		w[i] = l->wait[(l->wait_head + i) & (l->wait_cap - 1)];
+	free(l->wait);
+	l->wait = w;
+	l->wait_cap = cap;
+	l->wait_head = 0;
+}
+
 /* Put a request on the line's waiting list; the first waiter starts the
  * count of grants made ahead of it. */
 static void defer(struct line *l, unsigned core, enum coh_op op, uint64_t arrival,
 		  uint64_t paid, void *cookie)
 {
-	if (l->nwait == l->wait_cap) {
-		l->wait_cap = l->wait_cap ? 2 * l->wait_cap : 8;
-		l->wait = coh_xrealloc(l->wait, l->wait_cap * sizeof(*l->wait));
-	}
+	if (l->nwait == l->wait_cap)
+		wait_grow(l);
 	if (!l->nwait)
 		l->local_run = 0;		/* the first to wait: run = 0 */
-	l->wait[l->nwait++] = (struct waiting){
+	l->wait[(l->wait_head + l->nwait++) & (l->wait_cap - 1)] = (struct waiting){
 		.cookie = cookie, .arrival = arrival, .paid = paid, .core = core, .op = (uint8_t)op,
 	};
+}
+
+/* Take the oldest waiter off the line's list. */
+static struct waiting wait_pop(struct line *l)
+{
+	struct waiting w = l->wait[l->wait_head];
+
+	l->wait_head = (l->wait_head + 1) & (l->wait_cap - 1);
+	l->nwait--;
+	return w;
 }
 
 bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
@@ -154,9 +178,7 @@ void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struc
 
 	if (!l || !l->nwait || !waiter_due(m, l, now_ps))
 		return NULL;
-	w = l->wait[0];
-	l->nwait--;
-	memmove(&l->wait[0], &l->wait[1], l->nwait * sizeof(*l->wait));
+	w = wait_pop(l);
 	m->c.deferred++;
 	m->c.deferred_ps += now_ps - w.arrival;
 	admit(m, l, w.core, (enum coh_op)w.op, w.arrival, w.paid, now_ps, true, r);

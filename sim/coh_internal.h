@@ -42,8 +42,8 @@ struct line {
 	uintptr_t base;      /* address of the line's first byte */
 	uint64_t busy_until; /* ps */
 	void *user;
-	struct waiting *wait; /* requests waiting for admission, oldest first */
-	uint32_t nwait, wait_cap;
+	struct waiting *wait; /* requests waiting for admission: a ring, oldest at wait_head */
+	uint32_t nwait, wait_cap, wait_head; /* wait_cap: 0 or a power of two */
 	uint32_t local_run;  /* grants made ahead of the waiting requests */
 	int32_t owner;       /* M/E: the holder; S: the O/F core or -1 */
 	uint32_t nsharers;
@@ -98,6 +98,9 @@ struct coh_model {
 	struct hop *hops;         /* parallel to t->route_links */
 	uint64_t *route_lat;      /* [a * nsockets + b]: one way, a to b; 0 when a == b */
 	uint64_t *sock_mask;      /* [s * words]: the cores of socket s, as a sharer set */
+	uint32_t *sock_words;     /* [2 * s]: the words [lo, hi) where sock_mask[s] has bits */
+	uint32_t *sock_first;     /* [s]: the lowest core of socket s */
+	uint32_t *by_class;       /* [sc * nsockets]: sockets by class from sc, then first core */
 	struct link_dir *ldir;    /* [nlinks * 2] */
 	uint64_t *occ_ctrl, *occ_data; /* ps a message occupies each link */
 

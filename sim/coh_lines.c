@@ -268,8 +268,9 @@ static void line_remove(struct coh_model *m, uintptr_t base)
 }
 
 /*
- * The bases of the live lines overlapping [lo, hi), into a fresh array
- * (walking the addresses or the table, whichever is shorter).
+ * The bases of the live lines overlapping [lo, hi), into a fresh array or
+ * NULL when none live (walking the addresses or the table, whichever is
+ * shorter: an address costs a lookup, a table slot a test).
  */
 static uintptr_t *lines_in(const struct coh_model *m, uintptr_t lo, uintptr_t hi, size_t *n)
 {
@@ -278,7 +279,9 @@ static uintptr_t *lines_in(const struct coh_model *m, uintptr_t lo, uintptr_t hi
 	uintptr_t *out;
 
 	*n = 0;
-	if (span <= m->nlive) {
+	if (!m->nlive)
+		return NULL;
+	if (span <= m->nlive || span * 16 <= m->mask + 1) {
 		out = coh_xcalloc(span, sizeof(*out));
 		for (uint64_t k = 0; k < span; k++) {
 			uintptr_t b = first + (uintptr_t)(k << COH_LINE_SHIFT);

@@ -64,8 +64,57 @@ static void plan_route_latencies(struct coh_model *m)
 
 static void plan_socket_masks(struct coh_model *m)
 {
-	for (unsigned c = 0; c < m->t->ncores; c++)
-		m->sock_mask[(size_t)socket_of(m, c) * m->words + (c >> 6)] |= 1ull << (c & 63);
+	unsigned ns = m->t->nsockets;
+
+	for (unsigned s = 0; s < ns; s++) {
+		m->sock_words[2 * s] = m->words;
+		m->sock_first[s] = m->t->ncores;
+	}
+	for (unsigned c = 0; c < m->t->ncores; c++) {
+		unsigned s = socket_of(m, c);
+
+		m->sock_mask[(size_t)s * m->words + (c >> 6)] |= 1ull << (c & 63);
+		if (c >> 6 < m->sock_words[2 * s])
+			m->sock_words[2 * s] = c >> 6;
+		if ((c >> 6) + 1 > m->sock_words[2 * s + 1])
+			m->sock_words[2 * s + 1] = (c >> 6) + 1;
+		if (c < m->sock_first[s])
+			m->sock_first[s] = c;
+	}
+}
+
+struct class_key {
+	const struct coh_model *m;
+	unsigned from;
+};
+
+/* Sockets by class from key->from, then by their lowest core. */
+static int class_cmp(const void *a, const void *b, void *arg)
+{
+	const struct class_key *key = arg;
+	unsigned sa = *(const uint32_t *)a, sb = *(const uint32_t *)b;
+	unsigned ka = class_between(key->m, key->from, sa);
+	unsigned kb = class_between(key->m, key->from, sb);
+
+	if (ka != kb)
+		return ka < kb ? -1 : 1;
+	if (key->m->sock_first[sa] != key->m->sock_first[sb])
+		return key->m->sock_first[sa] < key->m->sock_first[sb] ? -1 : 1;
+	return sa < sb ? -1 : sa > sb;
+}
+
+static void plan_class_order(struct coh_model *m)
+{
+	unsigned ns = m->t->nsockets;
+
+	for (unsigned a = 0; a < ns; a++) {
+		struct class_key key = { .m = m, .from = a };
+		uint32_t *order = &m->by_class[(size_t)a * ns];
+
+		for (unsigned s = 0; s < ns; s++)
+			order[s] = s;
+		qsort_r(order, ns, sizeof(*order), class_cmp, &key);
+	}
 }
 
 void coh_links_init(struct coh_model *m)
@@ -79,6 +128,9 @@ void coh_links_init(struct coh_model *m)
 	m->hops = coh_xcalloc(nroute, sizeof(*m->hops));
 	m->route_lat = coh_xcalloc((size_t)t->nsockets * t->nsockets, sizeof(uint64_t));
 	m->sock_mask = coh_xcalloc((size_t)t->nsockets * m->words, sizeof(uint64_t));
+	m->sock_words = coh_xcalloc(2 * (size_t)t->nsockets, sizeof(uint32_t));
+	m->sock_first = coh_xcalloc(t->nsockets, sizeof(uint32_t));
+	m->by_class = coh_xcalloc((size_t)t->nsockets * t->nsockets, sizeof(uint32_t));
 	m->ldir = coh_xcalloc(2 * (size_t)t->nlinks, sizeof(*m->ldir));
 	m->occ_ctrl = coh_xcalloc(t->nlinks, sizeof(uint64_t));
 	m->occ_data = coh_xcalloc(t->nlinks, sizeof(uint64_t));
@@ -92,6 +144,7 @@ void coh_links_init(struct coh_model *m)
 		plan_hops(m);
 	plan_route_latencies(m);
 	plan_socket_masks(m);
+	plan_class_order(m);
 }
 
 void coh_links_free(struct coh_model *m)
@@ -99,6 +152,9 @@ void coh_links_free(struct coh_model *m)
 	free(m->hops);
 	free(m->route_lat);
 	free(m->sock_mask);
+	free(m->sock_words);
+	free(m->sock_first);
+	free(m->by_class);
 	free(m->ldir);
 	free(m->occ_ctrl);
 	free(m->occ_data);

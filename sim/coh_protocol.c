@@ -63,14 +63,16 @@ enum topo_state coh_seen_state(const struct line *l)
 static bool sharers_in_socket(const struct coh_model *m, const struct line *l, unsigned s, bool all)
 {
 	const uint64_t *mask = &m->sock_mask[(size_t)s * m->words];
+	unsigned n = 0;
 
-	for (unsigned w = 0; w < m->words; w++) {
-		if (all && (l->sharers[w] & ~mask[w]))
-			return false;
-		if (!all && (l->sharers[w] & mask[w]))
+	for (unsigned w = m->sock_words[2 * s]; w < m->sock_words[2 * s + 1]; w++) {
+		uint64_t bits = l->sharers[w] & mask[w];
+
+		if (!all && bits)
 			return true;
+		n += (unsigned)__builtin_popcountll(bits);
 	}
-	return all;
+	return all && n == l->nsharers;
 }
 
 /*
@@ -102,18 +104,58 @@ struct plan {
 	bool reply_ctrl;   /* c already has the data: the reply is an ack */
 };
 
-/* The sharer other than skip nearest to (far: farthest from) socket sc; ties: lowest core. */
-static int sharer_pick(const struct coh_model *m, const struct line *l, unsigned sc,
-		       int skip, bool far)
+/* Sharers below nsockets / this are walked one by one by sharer_pick(). */
+#define SHARERS_PER_SOCKET_SCAN 4
+
+/* The lowest sharer of socket s other than skip, or -1. */
+static int sharer_first_in(const struct coh_model *m, const struct line *l, unsigned s, int skip)
+{
+	const uint64_t *mask = &m->sock_mask[(size_t)s * m->words];
+
+	for (unsigned w = m->sock_words[2 * s]; w < m->sock_words[2 * s + 1]; w++) {
+		uint64_t bits = l->sharers[w] & mask[w];
+
+		if (skip >= 0 && (unsigned)skip >> 6 == w)
+			bits &= ~(1ull << (skip & 63));
+		if (bits)
+			return (int)(w * 64 + (unsigned)__builtin_ctzll(bits));
+	}
+	return -1;
+}
+
+/*
+ * The lowest sharer other than skip among the sockets order[lo, hi), one
+ * class from sc, sorted by their lowest core: a socket whose lowest core
+ * is past the best found has none lower.
+ */
+static int sharer_first_of_class(const struct coh_model *m, const struct line *l,
+				 const uint32_t *order, unsigned lo, unsigned hi, int skip)
 {
 	int best = -1;
-	unsigned best_class = 0;
 
-	for (unsigned w = 0; w < m->words; w++) {
+	for (unsigned i = lo; i < hi; i++) {
+		if (best >= 0 && m->sock_first[order[i]] > (unsigned)best)
+			break;
+		int c = sharer_first_in(m, l, order[i], skip);
+		if (c >= 0 && (best < 0 || c < best))
+			best = c;
+	}
+	return best;
+}
+
+/* sharer_pick() over the sharers one by one, lowest core first. */
+static int sharer_pick_walk(const struct coh_model *m, const struct line *l, unsigned sc,
+			    int skip, bool far)
+{
+	int best = -1;
+	unsigned best_class = 0, left = l->nsharers;
+
+	for (unsigned w = 0; left && w < m->words; w++) {
 		uint64_t bits = l->sharers[w];
 		while (bits) {
 			unsigned core = w * 64 + (unsigned)__builtin_ctzll(bits);
 			bits &= bits - 1;
+			left--;
 			if ((int)core == skip)
 				continue;
 			unsigned k = class_between(m, sc, socket_of(m, core));
@@ -124,6 +166,35 @@ static int sharer_pick(const struct coh_model *m, const struct line *l, unsigned
 		}
 	}
 	return best;
+}
+
+/*
+ * The sharer other than skip nearest to (far: farthest from) socket sc;
+ * ties: lowest core.  A few sharers are walked one by one; many, a class
+ * of sockets at a time, nearest (far: farthest) first.
+ */
+static int sharer_pick(const struct coh_model *m, const struct line *l, unsigned sc,
+		       int skip, bool far)
+{
+	unsigned ns = m->t->nsockets;
+	const uint32_t *order = &m->by_class[(size_t)sc * ns];
+	unsigned lo, hi;
+
+	if (l->nsharers * SHARERS_PER_SOCKET_SCAN <= ns)
+		return sharer_pick_walk(m, l, sc, skip, far);
+	for (unsigned done = 0; done < ns; done += hi - lo) {
+		lo = far ? ns - done - 1 : done;
+		hi = lo + 1;
+		unsigned k = class_between(m, sc, order[lo]);
+		while (lo > 0 && class_between(m, sc, order[lo - 1]) == k)
+			lo--;
+		while (hi < ns && class_between(m, sc, order[hi]) == k)
+			hi++;
+		int c = sharer_first_of_class(m, l, order, lo, hi, skip);
+		if (c >= 0)
+			return c;
+	}
+	return -1;
 }
 
 static void plan_from_core(const struct coh_model *m, struct plan *p, unsigned sc, int core)
