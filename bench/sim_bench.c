@@ -22,6 +22,12 @@
  *  6. The default sweep with --jobs 2 against --jobs 1: the wall-time ratio
  *     (target <= 0.6 on two or more CPUs) and whether the CSVs are the same
  *     byte for byte (they must be).
+ *  7. The default sweep's runs in this process: simulated accesses (the
+ *     coherence model's, hits and misses) per CPU second of this process
+ *     (user + system: the machine may be shared), target >= 2.5 M; and
+ *     simulator events per access, target <= 0.7.
+ *
+ * `sim_bench BINDIR accesses` runs 7 alone.
  *
  * Each line ends "target met" or "target missed"; the exit status is 0
  * unless something failed to run.
@@ -239,6 +245,51 @@ static int child_run(const char *bindir, char *const args[], double *wall, doubl
 	return 0;
 }
 
+/* ------------------------------------ 7. accesses per CPU second */
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static int bench_accesses(void)
+{
+	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
+	uint64_t events = 0, accesses = 0;
+	struct wl_config cfg;
+	double t0 = cpu_now(), cpu;
+
+	for (size_t i = 0; i < lock_catalogue_size(); i++) {
+		const struct lock_algo *a = lock_catalogue_get(i);
+
+		if (!a || a->kind != LOCK_MUTEX)
+			continue;
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+			for (uint64_t run = 0; run < 3; run++) {
+				uint64_t ev, acq;
+
+				config(&cfg, a, threads[t], 50, backend_default_duration_ms, 0);
+				cfg.seed = 1 + run;
+				if (locklab_run(&cfg, &ev, &acq))
+					return -1;
+				events += ev;
+				accesses += coh_counters(sim.model)->accesses;
+			}
+		}
+	}
+	cpu = cpu_now() - t0;
+	printf("7. default sweep in process: %.2f M simulated accesses per CPU second (target >= 2.5 M), "
+	       "%.3f events per access (target <= 0.70): %s\n", (double)accesses / cpu * 1e-6,
+	       (double)events / (double)accesses,
+	       (double)accesses / cpu >= 2.5e6 && events <= 0.7 * (double)accesses ? "target met" :
+	       "target missed");
+	return 0;
+}
+
 static int bench_large(const char *bindir)
 {
 	char *mcs[] = { "locklab-sim", "run", "--topo", "uv4096", "--lock", "mcs", "--threads",
@@ -339,12 +390,19 @@ int main(int argc, char **argv)
 	}
 	printf("simulator benchmarks (topology 4socket)\n");
 	fflush(stdout);
+	if (argc > 2 && !strcmp(argv[2], "accesses")) {
+		rc = bench_accesses();
+		backend_fini();
+		return rc ? 1 : 0;
+	}
 	rc |= bench_overhead();
 	fflush(stdout);
 	rc |= bench_events_per_acq("mcs");
 	rc |= bench_events_per_acq("ticket");
 	fflush(stdout);
 	rc |= bench_sweep(argv[1]);
+	fflush(stdout);
+	rc |= bench_accesses();
 	fflush(stdout);
 	rc |= bench_large(argv[1]);
 	rc |= bench_jobs(argv[1]);

@@ -29,6 +29,7 @@
  */
 #include <locklab/mem.h>
 
+#include "lookahead.h"
 #include "observe.h"
 #include "sim.h"
 #include "storebuf.h"
@@ -36,9 +37,14 @@
 
 void sim_resume_actor(struct sim_actor *w)
 {
+	struct sim_actor *me = sim.cur;
+
+	sim_la_woken(w);
 	if (w->suspended) {
+		sim_la_yield(me);
 		w->suspended = false;
 		sg_actor_resume(w->actor);
+		sim_la_back(me);
 	} else {
 		w->resume_pending = true;
 	}
@@ -52,7 +58,9 @@ void sim_suspend_self(struct sim_actor *a)
 	}
 	a->suspended = true;
 	sim.events++;
+	sim_la_blocking();
 	sg_actor_suspend(a->actor);
+	sim_la_set(a->idx, SIM_LA_NEVER);
 	sim.now_ps = sim_clock_ps();
 	sim_resumed(a);
 }
@@ -72,10 +80,14 @@ void sim_wake(struct sim_actor *w)
 	SIM_OBSERVE(woken, w->idx, me ? (int)me->idx : -1);
 	w->block = SIM_RUNNING;
 	sim.events++;
-	if (w->timed)
+	if (w->timed) {
+		sim_la_woken(w);
+		sim_la_yield(me);
 		sg_sem_release(w->sem);
-	else
+		sim_la_back(me);
+	} else {
 		sim_resume_actor(w);
+	}
 	sim.cur = me;
 	sim.now_ps = now;
 }
@@ -98,8 +110,11 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 		return false;
 	}
 	a->timed = true;
+	sim_la_sync(a);
 	sim.events++;
+	sim_la_set(a->idx, dl_ps);
 	int timeout = sg_sem_acquire_timeout(a->sem, (double)(dl_ps - sim.now_ps) * 1e-12);
+	sim_la_set(a->idx, SIM_LA_NEVER);
 	uint64_t now = sim_clock_ps();
 
 	if (timeout && now < dl_ps)

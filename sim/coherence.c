@@ -62,6 +62,13 @@ void coh_force_state(struct coh_model *m, uintptr_t addr, enum topo_state st,
 	}
 }
 
+bool coh_line_busy_after(const struct coh_model *m, uintptr_t addr, uint64_t t)
+{
+	const struct line *l = coh_line_lookup(m, addr);
+
+	return l && (l->nwait || l->busy_until > t);
+}
+
 void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_view *v)
 {
 	const struct line *l = coh_line_lookup(m, addr);

@@ -180,6 +180,8 @@ struct coh_line_view {
 	bool sharer[TOPO_MAX_CORES]; /* valid copies (S, O, F; M/E: the owner) */
 };
 void coh_line_view(const struct coh_model *m, uintptr_t addr, struct coh_line_view *v);
+/* Has the line requests waiting for admission, or a transfer busy past t? */
+bool coh_line_busy_after(const struct coh_model *m, uintptr_t addr, uint64_t t);
 
 /* A slot per line the glue may use (parked waiters); NULL-initialised. */
 void **coh_line_user(struct coh_model *m, uintptr_t addr);

@@ -32,6 +32,7 @@
 
 #include <locklab/backend.h>
 
+#include "lookahead.h"
 #include "observe.h"
 #include "switches.h"
 #include "report/report.h"
@@ -152,7 +153,9 @@ static void actor_main(int argc, char **argv)
 
 	sim.cur = a;
 	sim.now_ps = sim_clock_ps();
+	sim_la_set(a->idx, SIM_LA_NEVER);
 	actor_body(a);
+	sim_la_sync(a); /* its end is an event others may see */
 	sim_actor_exit(a);
 	sim.cur = NULL;
 }
@@ -179,7 +182,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.actors = calloc(n ? n : 1, sizeof(*sim.actors));
 	if (sim.topo.nlinks)
 		sim.snap_links = calloc(sim.topo.nlinks, sizeof(uint64_t));
-	if (!sim.model || !sim.actors || (sim.topo.nlinks && !sim.snap_links))
+	if (!sim.model || !sim.actors || (sim.topo.nlinks && !sim.snap_links) || sim_la_reset(n))
 		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		struct sim_actor *a = &sim.actors[i];

@@ -28,6 +28,9 @@
  * requests to one line complete in admission order and the values read and
  * written on real memory follow that order.
  *
+ * A sleep that ends before any other actor's next event moves the
+ * actor's clock without a SimGrid event (sim/lookahead.c).
+ *
  * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
  * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
  * which spreads it over the slices; a completed miss is a preemption
@@ -41,6 +44,7 @@
  */
 #include <locklab/mem.h>
 
+#include "lookahead.h"
 #include "observe.h"
 #include "sched_noise.h"
 #include "sim.h"
@@ -101,8 +105,16 @@ void sim_sleep_until(struct sim_actor *a, uint64_t t)
 {
 	if (t <= sim.now_ps)
 		return;
+	if (sim_la_skip(a, t)) {
+		sim.now_ps = t;
+		sim_resumed(a);
+		return;
+	}
 	sim.events++;
+	sim_la_blocking();
+	sim_la_set(a->idx, t);
 	sg_actor_sleep_until((double)(sim.base_ps + t) * 1e-12);
+	sim_la_set(a->idx, SIM_LA_NEVER);
 	sim.now_ps = t;
 	sim_resumed(a);
 }

@@ -359,13 +359,11 @@ void sb_fence(struct sim_actor *a, int ord)
  * it in flight or waiting for admission? */
 static bool awaited(const struct sim_actor *a, const volatile void *p)
 {
-	struct coh_line_view v;
 	uintptr_t line = line_of(p);
 
 	if (sim.nline_waiters && *coh_line_user(sim.model, line))
 		return true;
-	coh_line_view(sim.model, line, &v);
-	return v.nwaiting || v.busy_until_ps > sim.now_ps + a->owed_ps;
+	return coh_line_busy_after(sim.model, line, sim.now_ps + a->owed_ps);
 }
 
 bool sb_store(struct sim_actor *a, volatile void *p, unsigned size, uint64_t v, int ord)
