@@ -102,7 +102,7 @@ static void switch_options(void **state)
 	BAD(p, "explain: --smt: 'yes' is not on or off", "explain", "--smt", "yes");
 	BAD(p, "--smt: needs a value", "run", "--smt");
 	BAD("locklab-native", "run: --smt: unknown option", "run", "--smt", "off");
-	BAD(p, "--lock-home: 'near' is not same or spread", "run", "--lock-home", "near");
+	BAD(p, "--lock-home: 'near' is not same, spread or random", "run", "--lock-home", "near");
 }
 
 /* `PROG CMD --help` and `PROG CMD -h`: exit 0, the usage of CMD on stdout. */
