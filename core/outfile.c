@@ -117,24 +117,33 @@ static int reopen(struct journal *j, int flags)
 	return j->fd < 0 ? -1 : 0;
 }
 
+struct rows_arg {
+	const struct journal *j;
+	const struct output_set *o;
+	size_t from;
+	bool head;
+};
+
+static void rows_of(FILE *m, const void *arg)
+{
+	const struct rows_arg *a = arg;
+
+	if (a->head)
+		output_csv_head(m, a->j->sh);
+	for (size_t i = a->from; i < a->o->nrows; i++)
+		output_csv_row(m, &a->o->rows[i], a->j->sh);
+}
+
 /* Rows from..o->nrows-1, with the header first when head. */
 static int append_rows(struct journal *j, const struct output_set *o, size_t from, bool head)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	struct rows_arg a = { j, o, from, head };
+	size_t len;
+	char *buf = text_of(rows_of, &a, &len);
 	int rc;
 
-	if (!m)
+	if (!buf)
 		return -1;
-	if (head)
-		output_csv_head(m, j->sh);
-	for (size_t i = from; i < o->nrows; i++)
-		output_csv_row(m, &o->rows[i], j->sh);
-	if (fclose(m)) {
-		free(buf);
-		return -1;
-	}
 	rc = write_all(j->fd, buf, len);
 	free(buf);
 	return rc || fdatasync(j->fd) ? -1 : 0;

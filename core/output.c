@@ -378,20 +378,31 @@ fail_unlinked : {
 	return -1;
 }
 
-int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const void *arg)
+char *text_of(void (*fn)(FILE *, const void *), const void *arg, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
+	FILE *m;
 
+	*len = 0;
+	m = open_memstream(&buf, len);
 	if (!m)
-		return -1;
+		return NULL;
 	fn(m, arg);
 	if (fclose(m)) {
 		free(buf);
-		return -1;
+		return NULL;
 	}
+	return buf;
+}
+
+int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const void *arg)
+{
+	size_t len;
+	char *buf = text_of(fn, arg, &len);
+	int rc;
+
+	if (!buf)
+		return -1;
 	rc = write_file_atomic(path, buf, len);
 	free(buf);
 	return rc;

@@ -93,17 +93,10 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	ll_hist_free(&wr);
 }
 
-static void fill_result(struct run_result *r, const struct wl_run *run,
-			const struct run_counters *c)
+/* The columns that say which run a row is: backend, workload, seed. */
+static void fill_identity(struct run_result *r, const struct wl_run *run)
 {
 	const struct wl_config *cfg = run->cfg;
-	double *acq = calloc(run->nthreads ? run->nthreads : 1, sizeof(*acq));
-	uint64_t handoffs = 0, local = 0;
-
-	if (!acq) {
-		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
-		exit(1);
-	}
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->backend, sizeof(r->backend), "%s", backend_name);
@@ -119,6 +112,20 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	r->is_rwlock = run->algo->kind == LOCK_RWLOCK;
 	r->seed = cfg->seed;
 	r->run = run->run_index;
+}
+
+static void fill_result(struct run_result *r, const struct wl_run *run,
+			const struct run_counters *c)
+{
+	double *acq = calloc(run->nthreads ? run->nthreads : 1, sizeof(*acq));
+	uint64_t handoffs = 0, local = 0;
+
+	if (!acq) {
+		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
+		exit(1);
+	}
+
+	fill_identity(r, run);
 	r->duration_s = (double)(run->stop_ns - run->start_ns) / 1e9;
 	r->acq_min = UINT64_MAX;
 	for (unsigned i = 0; i < run->nthreads; i++) {
@@ -193,20 +200,7 @@ static void fill_failed(struct run_result *r, const struct wl_run *run)
 {
 	const struct wl_config *cfg = run->cfg;
 
-	memset(r, 0, sizeof(*r));
-	snprintf(r->backend, sizeof(r->backend), "%s", backend_name);
-	snprintf(r->topo, sizeof(r->topo), "%s", backend_topo_name(cfg));
-	snprintf(r->lock, sizeof(r->lock), "%s", run->algo->name);
-	r->threads = run->nthreads;
-	r->cs_ns = cfg->cs_ns;
-	r->ncs_ns = cfg->ncs_ns;
-	r->ncs_exp = cfg->ncs_exp;
-	r->cs_lines = cfg->cs_lines;
-	r->locks = cfg->locks;
-	r->read_pct = cfg->read_pct;
-	r->is_rwlock = run->algo->kind == LOCK_RWLOCK;
-	r->seed = cfg->seed;
-	r->run = run->run_index;
+	fill_identity(r, run);
 	r->vm.has_vm = cfg->vm_vcpus != 0;
 	r->vm.overcommit = run->overcommit;
 	r->vm.pcpus = run->vm_pcpus;

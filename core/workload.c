@@ -70,6 +70,7 @@
 #include <string.h>
 
 #include <locklab/mem.h>
+#include <locklab/rng.h>
 #include <locklab/workload.h>
 
 #define START_SKEW_NS 1000
@@ -78,8 +79,6 @@ static void set_phase(struct wl_thread *t, int phase)
 {
 	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);
 }
-
-static uint64_t mix64(uint64_t x);
 
 static unsigned lock_home_node(const struct wl_run *run, unsigned lock)
 {
@@ -99,16 +98,6 @@ static unsigned lock_home_node(const struct wl_run *run, unsigned lock)
 static size_t lock_bytes(const struct wl_run *run)
 {
 	return run->algo->lock_size + (size_t)run->nthreads * run->algo->lock_size_per_cpu;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
 }
 
 /* Untimed acquisitions before the next timed one: geometric with mean K - 1

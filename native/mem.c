@@ -34,7 +34,7 @@ static double delay_iters_per_ns;
 static pthread_once_t delay_once = PTHREAD_ONCE_INIT;
 
 /* The fences keep out-of-order execution from overlapping a short delay
- * with the work around it: without them a 50 ns delay measured 23-41 ns. */
+ * with the work around it, which would make it run short. */
 static inline void delay_fence(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

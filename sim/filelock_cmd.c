@@ -18,8 +18,7 @@
 #include <locklab/result.h>
 #include <locklab/stats.h>
 
-#include "../core/cli.h"
-#include "../core/filelock_wl.h"
+#include "../core/filelock_cli.h"
 #include "sim.h"
 
 #define FLC_MAX_RUNS 10000
@@ -64,43 +63,14 @@ const struct ll_command sim_filelock_cmd = {
 
 #define BAD(...) ll_bad("filelock", __VA_ARGS__)
 
-static int parse_tests(const char *val, struct flc_opts *o)
-{
-	char buf[128], *save = NULL;
-
-	if (strlen(val) >= sizeof(buf) || !*val || val[strlen(val) - 1] == ',')
-		return BAD("--test: '%s' is not a list of flock, posix, lease", val);
-	strcpy(buf, val);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int k = -1;
-
-		for (int i = 0; i < FLW_NTESTS; i++)
-			if (!strcmp(t, flw_test_names[i]))
-				k = i;
-		if (k < 0)
-			return BAD("--test: unknown test '%s' (flock, posix, lease)", t);
-		o->test[k] = true;
-	}
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
-{
-	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return BAD("%s: '%s' is not a whole number from 1 to %llu", opt, val,
-			   (unsigned long long)max);
-	return 0;
-}
-
 static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 {
-	char err[300];
 	uint64_t n;
 
 	if (!strcmp(a, "--test"))
-		return parse_tests(v, o);
+		return flw_parse_tests(v, o->test);
 	if (!strcmp(a, "--pin"))
-		return cli_parse_pin(v, &o->cfg, err, sizeof(err)) ? BAD("%s", err) : 0;
+		return flw_parse_pin(v, &o->cfg);
 	if (!strcmp(a, "--csv")) {
 		o->csv = v;
 		return 0;
@@ -117,37 +87,32 @@ static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 			}
 		return BAD("--global: '%s' is not lglock or percpu-rwsem", v);
 	}
-	if (!strcmp(a, "--seed")) {
-		if (cli_parse_u64(v, &o->cfg.seed))
-			return BAD("--seed: '%s' is not a whole number", v);
-		return 0;
-	}
+	if (!strcmp(a, "--seed"))
+		return flw_parse_seed(v, &o->cfg.seed);
 	if (!strcmp(a, "--procs")) {
-		if (parse_count(a, v, WL_MAX_THREADS, &n))
+		if (flw_parse_count(a, v, WL_MAX_THREADS, &n))
 			return 2;
 		o->procs = (unsigned)n;
 		return 0;
 	}
 	if (!strcmp(a, "--runs")) {
-		if (parse_count(a, v, FLC_MAX_RUNS, &n))
+		if (flw_parse_count(a, v, FLC_MAX_RUNS, &n))
 			return 2;
 		o->runs = (unsigned)n;
 		return 0;
 	}
-	return parse_count(a, v, 1000000000ull, &o->iterations);
+	return flw_parse_count(a, v, 1000000000ull, &o->iterations);
 }
 
 static void set_defaults(struct flc_opts *o)
 {
-	char err[64];
-
 	memset(o, 0, sizeof(*o));
 	o->iterations = FLC_DEFAULT_ITERS;
 	o->runs = FLC_DEFAULT_RUNS;
 	o->procs = 8;
 	o->cfg.seed = 1;
 	o->cfg.topo = sim.topo_arg_opt;
-	cli_parse_pin("compact", &o->cfg, err, sizeof(err));
+	flw_parse_pin("compact", &o->cfg);
 }
 
 /* 0, 1 after --help, or 2 after one line on stderr. */
@@ -155,7 +120,6 @@ static int parse_opts(int argc, char **argv, struct flc_opts *o)
 {
 	struct ll_args a;
 	char err[256];
-	bool any = false;
 	int rc;
 
 	set_defaults(o);
@@ -177,12 +141,7 @@ static int parse_opts(int argc, char **argv, struct flc_opts *o)
 	}
 	if (rc == LL_ARG_BAD)
 		return BAD("%s", err);
-	for (int i = 0; i < FLW_NTESTS; i++)
-		any |= o->test[i];
-	if (!any)
-		o->test[FLW_FLOCK] = o->test[FLW_POSIX] = o->test[FLW_LEASE] = true;
-	if (!o->shared && !o->private)
-		o->shared = o->private = true;
+	flw_default_choices(o->test, &o->shared, &o->private);
 	return 0;
 }
 

@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include <locklab/mem.h>
+#include <locklab/rng.h>
 
 #include "observe.h"
 #include "sim.h"
@@ -146,11 +147,7 @@ uint64_t sb_stall_ps(void)
 /* splitmix64: the adversary's delays, reproducible from the seed. */
 static uint64_t adv_next(void)
 {
-	uint64_t z = (adv_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return mix64(adv_state += 0x9e3779b97f4a7c15ull);
 }
 
 /* The buffers of the current run: made afresh when a new run starts. */

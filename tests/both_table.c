@@ -51,17 +51,8 @@ static struct lock_algo gated;
 
 static void base_config(struct wl_config *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->cs_ns = 50;
-	c->ncs_ns = 200;
-	c->cs_lines = 1;
-	c->locks = 1;
-	c->runs = 1;
+	tl_config_plain(c, "4socket", 7);
 	c->duration_ms = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->topo = "4socket";
-	c->seed = 7;
 }
 
 static void fake_row(struct run_result *r, const char *lock, unsigned threads, unsigned run)

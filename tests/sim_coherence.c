@@ -126,6 +126,13 @@ static uintptr_t line(unsigned i)
 	return (uintptr_t)0x100000 + (uintptr_t)i * COH_LINE_SIZE;
 }
 
+/* line(0) homed on socket 0, modified at core. */
+static void home0_modified_at(struct coh_model *m, unsigned core)
+{
+	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	coh_force_state(m, line(0), TOPO_M, &core, 1);
+}
+
 static struct coh_model *model(enum topo_protocol proto)
 {
 	build_ring(proto);
@@ -286,13 +293,11 @@ static void test_rmw_fan_out(void **state)
 static void test_serialization(void **state)
 {
 	struct coh_model *m = model(PROTO_MESI);
-	static const unsigned owner0[] = { 0 };
 	struct coh_result r;
 	uint64_t cost1, cost2, cost3, cost4;
 	(void)state;
 
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, owner0, 1);
+	home0_modified_at(m, 0);
 	/* cores 2, 3 (socket 1) and 1 (socket 0) all RMW the line at time 0 */
 	r = access_at(m, 2, line(0), COH_RMW, 0);
 	cost1 = 230 * NS; /* M, owner core 0 one hop away: lat.atomic.M[1] */
@@ -648,7 +653,6 @@ static void test_travel(void **state)
 
 static void test_arrival_order(void **state)
 {
-	static const unsigned o1[] = { 1 };
 	struct coh_model *m = model(PROTO_MESI);
 	struct coh_line_view v;
 	uint64_t travel;
@@ -662,8 +666,7 @@ static void test_arrival_order(void **state)
 	 * socket 0 holds the line, so it arrives at once and is served first:
 	 * 10 + lat.atomic.M[0] = 140 ns.
 	 */
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	home0_modified_at(m, 1);
 	travel = coh_request_travel_ps(m, 4, line(0), COH_RMW);
 	assert_int_equal(travel, 80 * NS);
 	assert_int_equal(coh_request_travel_ps(m, 0, line(0), COH_RMW), 0);
@@ -787,7 +790,6 @@ static void expect_none_due(struct coh_model *m, uintptr_t a, uint64_t now_ns)
 
 static void test_socket_first_waits_for_idle(void **state)
 {
-	static const unsigned o1[] = { 1 };
 	struct coh_model *m = model_arb(4);
 	struct coh_line_view v;
 	struct coh_result r;
@@ -798,8 +800,7 @@ static void test_socket_first_waits_for_idle(void **state)
 	 * Homed on socket 0, M at core 1 (socket 0).  Core 0 (socket 0) takes
 	 * it at 10 ns: idle, admitted, done 10 + lat.atomic.M[0] = 140 ns.
 	 */
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	home0_modified_at(m, 1);
 	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
 	assert_int_equal(r.done_ps, 140 * NS);
 	/*
@@ -855,8 +856,7 @@ static void test_socket_first_waits_for_idle(void **state)
 	 * one hop: done 330 + 230 = 560 ns.
 	 */
 	m = model(PROTO_MESI);
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	home0_modified_at(m, 1);
 	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
 	assert_true(request_at(m, 2, line(0), COH_RMW, 10, &c2, &r));
 	assert_int_equal(r.start_ps, 140 * NS);
@@ -870,7 +870,6 @@ static void test_socket_first_waits_for_idle(void **state)
 
 static void test_socket_first_bound(void **state)
 {
-	static const unsigned o2[] = { 2 };
 	struct coh_model *m = model_arb(2);
 	struct coh_line_view v;
 	struct coh_result r;
@@ -878,8 +877,7 @@ static void test_socket_first_bound(void **state)
 	(void)state;
 
 	/* Homed on socket 0, M at core 2: socket 1 holds it. */
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, o2, 1);
+	home0_modified_at(m, 2);
 	/* core 3 (socket 1) at 0: done 130 ns */
 	assert_true(request_at(m, 3, line(0), COH_RMW, 0, NULL, &r));
 	assert_int_equal(r.done_ps, 130 * NS);
@@ -944,7 +942,7 @@ static void test_socket_first_bound(void **state)
 
 static void test_socket_first_unbounded_and_settled(void **state)
 {
-	static const unsigned o1[] = { 1 }, s20[] = { 2, 0 };
+	static const unsigned s20[] = { 2, 0 };
 	struct coh_model *m = model_arb(0);
 	struct coh_result r;
 	uint64_t done = 0;
@@ -957,8 +955,7 @@ static void test_socket_first_unbounded_and_settled(void **state)
 	 * the line goes idle.  Cores 0 and 1 alternate, each taking the line
 	 * from the other: 130 ns a grant from 10 ns.
 	 */
-	coh_set_home(m, line(0), COH_LINE_SIZE, 0, COH_TAG_LOCK);
-	coh_force_state(m, line(0), TOPO_M, o1, 1);
+	home0_modified_at(m, 1);
 	assert_true(request_at(m, 0, line(0), COH_RMW, 10, NULL, &r));
 	assert_false(request_at(m, 2, line(0), COH_RMW, 10, &c2, &r));
 	for (unsigned i = 1; i <= 10; i++) {

@@ -343,11 +343,7 @@ static const struct lock_algo spin_algo = BAD_LOCK("spin", spin_lock);
  * each (0: 1 ms). */
 static void config(struct wl_config *cfg, unsigned ops)
 {
-	tl_config(cfg, NULL, 1);
-	cfg->cs_ns = 50;
-	cfg->ncs_ns = 200;
-	cfg->ncs_exp = false;
-	cfg->cs_lines = 1;
+	tl_config_plain(cfg, NULL, 1);
 	cfg->ops = ops;
 	cfg->duration_ms = ops ? 0 : 1;
 	tl_set_pin(cfg, PIN_SCATTER);

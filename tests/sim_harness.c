@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include <locklab/backend.h>
 #include <locklab/lock.h>
@@ -41,13 +40,15 @@
 
 static const char *bindir;
 
+/* The binaries' default sections, all threads on socket 0. */
 static void base_config(struct wl_config *c, unsigned cs_lines)
 {
-	*c = (struct wl_config){
-		.cs_ns = 50, .ncs_ns = 200, .cs_lines = cs_lines, .locks = 1, .runs = 1,
-		.pin = PIN_SOCKET, .pin_socket = 0, .pin_text = "socket:0",
-		.topo = TOPO, .seed = 7, .ops = 2000,
-	};
+	tl_config_plain(c, TOPO, 7);
+	c->cs_lines = cs_lines;
+	c->pin = PIN_SOCKET;
+	c->pin_socket = 0;
+	c->pin_text = "socket:0";
+	c->ops = 2000;
 }
 
 static uint64_t acquisitions(const struct wl_run *run)
@@ -209,16 +210,12 @@ static void a_lock_that_excludes_nothing_is_caught(void **state)
 /* Runs a shell command; its exit status, and its stdout in out. */
 static int shell(const char *cmd, char *out, size_t len)
 {
-	FILE *p = popen(cmd, "r");
-	size_t n = 0, got;
-	int st;
+	struct tl_proc p;
+	int rc = tl_sh(&p, "%s", cmd);
 
-	assert_non_null(p);
-	while (n + 1 < len && (got = fread(out + n, 1, len - 1 - n, p)) > 0)
-		n += got;
-	out[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	snprintf(out, len, "%s", p.out);
+	tl_proc_free(&p);
+	return rc;
 }
 
 /* Index of column name in the CSV header of out. */
@@ -268,34 +265,34 @@ static double csv_field(const char *out, const char *lock, const char *name)
 
 static void bare_lock_loop_in_both_binaries(void **state)
 {
-	static char out[1 << 16];
-	char cmd[1024];
+	struct tl_proc p;
 	double m[2];
 
 	for (unsigned k = 0; k < 2; k++) {
-		snprintf(cmd, sizeof(cmd),
-			 "%s/locklab-sim run --topo %s --lock ticket,mcs --threads 2 --pin socket:0 "
-			 "--cs-lines %u --runs 1 --format csv",
-			 bindir, TOPO, 1 - k);
-		assert_int_equal(shell(cmd, out, sizeof(out)), 0);
-		assert_int_equal(csv_field(out, "ticket", "cs_lines"), 1 - k);
-		m[k] = csv_field(out, "ticket", "misses_per_acq");
+		assert_int_equal(tl_sh(&p,
+				       "%s/locklab-sim run --topo %s --lock ticket,mcs --threads 2 "
+				       "--pin socket:0 --cs-lines %u --runs 1 --format csv",
+				       bindir, TOPO, 1 - k),
+				 0);
+		assert_int_equal(csv_field(p.out, "ticket", "cs_lines"), 1 - k);
+		m[k] = csv_field(p.out, "ticket", "misses_per_acq");
+		tl_proc_free(&p);
 	}
 	/* the data line's miss per handoff, and nothing of the harness */
 	if (!(m[0] - m[1] > 0.9 && m[0] - m[1] < 1.1))
 		fail_msg("ticket misses_per_acq: %.4f with one line, %.4f with none", m[0], m[1]);
 
-	snprintf(cmd, sizeof(cmd),
-		 "%s/locklab-native run --lock ticket,mcs --threads 2 --cs-lines 0 --duration 20 "
-		 "--runs 1 --format csv",
-		 bindir);
-	assert_int_equal(shell(cmd, out, sizeof(out)), 0);
-	assert_int_equal(csv_field(out, "mcs", "cs_lines"), 0);
-	assert_true(csv_field(out, "mcs", "acquisitions") > 0);
+	assert_int_equal(tl_sh(&p,
+			       "%s/locklab-native run --lock ticket,mcs --threads 2 --cs-lines 0 "
+			       "--duration 20 --runs 1 --format csv",
+			       bindir),
+			 0);
+	assert_int_equal(csv_field(p.out, "mcs", "cs_lines"), 0);
+	assert_true(csv_field(p.out, "mcs", "acquisitions") > 0);
+	tl_proc_free(&p);
 
-	snprintf(cmd, sizeof(cmd), "%s/locklab-sim run --lock ticket --cs-lines 4097 2>/dev/null",
-		 bindir);
-	assert_int_equal(shell(cmd, out, sizeof(out)), 2);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock ticket --cs-lines 4097", bindir), 2);
+	tl_proc_free(&p);
 }
 
 /* The figure after `label` in explain's section of misses by line. */

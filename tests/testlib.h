@@ -357,6 +357,17 @@ static inline void tl_config(struct wl_config *c, const char *topo, uint64_t see
 	c->seed = seed;
 }
 
+/* The binaries' default sections on topo with seed: 50 ns writing one
+ * line, a constant 200 ns between them; the rest as tl_config. */
+static inline void tl_config_plain(struct wl_config *c, const char *topo, uint64_t seed)
+{
+	tl_config(c, topo, seed);
+	c->cs_ns = 50;
+	c->ncs_ns = 200;
+	c->ncs_exp = false;
+	c->cs_lines = 1;
+}
+
 /*
  * One run of lock a with n threads under configuration c (its lock and
  * thread lists are overwritten), repetition idx: seeded run_seed(c->seed,

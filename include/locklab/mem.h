@@ -113,6 +113,17 @@ enum ll_tag {
  *   ll_nr_cpus, ll_nr_nodes, ll_alloc_on, ll_free, ll_park, ll_unpark,
  *   ll_mem_tag, ll_sync
  */
+/* Out of line in both backends (native/mem.c, the simulator's memops). */
+void ll_delay_ns(uint64_t ns);
+unsigned ll_this_cpu(void);
+unsigned ll_this_node(void);
+unsigned ll_nr_cpus(void);
+unsigned ll_nr_nodes(void);
+void *ll_alloc_on(size_t size, unsigned node);
+void ll_free(void *p, size_t size);
+void ll_park(void);
+void ll_unpark(unsigned cpu);
+
 #include <ll_backend_mem.h>
 
 #define ll_wait_until(p, cond)                                                 \

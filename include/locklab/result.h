@@ -139,6 +139,8 @@ void output_json(FILE *f, const struct output_set *o);
 void output_json_string(FILE *f, const char *s);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
+/* What fn prints, in a malloc'd buffer of *len bytes; NULL on failure. */
+char *text_of(void (*fn)(FILE *, const void *), const void *arg, size_t *len);
 /* What fn prints, written to path whole (through write_file_atomic). */
 int write_text_atomic(const char *path, void (*fn)(FILE *, const void *), const void *arg);
 

@@ -89,16 +89,7 @@ static inline uint64_t ll_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* native/mem.c */
-void ll_delay_ns(uint64_t ns);
-unsigned ll_this_cpu(void);
-unsigned ll_this_node(void);
-unsigned ll_nr_cpus(void);
-unsigned ll_nr_nodes(void);
-void *ll_alloc_on(size_t size, unsigned node);
-void ll_free(void *p, size_t size);
-void ll_park(void);
-void ll_unpark(unsigned cpu);
+/* native/mem.c defines the out-of-line calls declared in <locklab/mem.h>. */
 #define ll_mem_tag(p, size, tag) ((void)(p), (void)(size), (void)(tag))
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <locklab/args.h>
 
+#include "../../core/filelock_cli.h"
 #include "filelock.h"
 #include "validate.h"
 
@@ -28,40 +29,12 @@ int fl_bad(const char *fmt, ...)
 
 /* ------------------------------------------------------------ options */
 
-static int parse_tests(const char *val, struct fl_opts *o)
-{
-	char buf[128], *save = NULL;
-
-	if (strlen(val) >= sizeof(buf) || !*val || val[strlen(val) - 1] == ',')
-		return fl_bad("--test: '%s' is not a list of flock, posix, lease", val);
-	strcpy(buf, val);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int k = -1;
-
-		for (int i = 0; i < FL_NTESTS; i++)
-			if (!strcmp(t, fl_test_names[i]))
-				k = i;
-		if (k < 0)
-			return fl_bad("--test: unknown test '%s' (flock, posix, lease)", t);
-		o->test[k] = true;
-	}
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
-{
-	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return fl_bad("%s: '%s' is not a whole number from 1 to %llu", opt, val,
-			      (unsigned long long)max);
-	return 0;
-}
+_Static_assert(FL_NTESTS == FLW_NTESTS, "one --test list for both filelock commands");
 
 static int parse_pin(const char *val, struct fl_opts *o)
 {
-	char err[300];
-
-	if (cli_parse_pin(val, &o->pin.cfg, err, sizeof(err)))
-		return fl_bad("%s", err);
+	if (flw_parse_pin(val, &o->pin.cfg))
+		return 2;
 	o->pin_text = val;
 	return 0;
 }
@@ -71,7 +44,7 @@ static int parse_valued(const char *a, const char *v, struct fl_opts *o)
 	uint64_t n;
 
 	if (!strcmp(a, "--test"))
-		return parse_tests(v, o);
+		return flw_parse_tests(v, o->test);
 	if (!strcmp(a, "--pin"))
 		return parse_pin(v, o);
 	if (!strcmp(a, "--dir")) {
@@ -83,21 +56,21 @@ static int parse_valued(const char *a, const char *v, struct fl_opts *o)
 		return 0;
 	}
 	if (!strcmp(a, "--procs")) {
-		if (parse_count(a, v, FL_MAX_PROCS, &n))
+		if (flw_parse_count(a, v, FL_MAX_PROCS, &n))
 			return 2;
 		o->procs = (unsigned)n;
 		return 0;
 	}
 	if (!strcmp(a, "--runs")) {
-		if (parse_count(a, v, FL_MAX_RUNS, &n))
+		if (flw_parse_count(a, v, FL_MAX_RUNS, &n))
 			return 2;
 		o->runs = (unsigned)n;
 		return 0;
 	}
 	if (!strcmp(a, "--timeout"))
-		return parse_count(a, v, 86400, &o->timeout_s);
+		return flw_parse_count(a, v, 86400, &o->timeout_s);
 	if (!strcmp(a, "--iterations"))
-		return parse_count(a, v, 1000000000ull, &o->iterations);
+		return flw_parse_count(a, v, 1000000000ull, &o->iterations);
 	return 0;
 }
 
@@ -133,7 +106,6 @@ int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
 {
 	struct ll_args a;
 	char err[256];
-	bool any = false;
 	int rc;
 
 	set_defaults(o);
@@ -157,11 +129,6 @@ int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
 	}
 	if (rc == LL_ARG_BAD)
 		return fl_bad("%s", err);
-	for (int i = 0; i < FL_NTESTS; i++)
-		any |= o->test[i];
-	if (!any)
-		o->test[FL_FLOCK] = o->test[FL_POSIX] = o->test[FL_LEASE] = true;
-	if (!o->shared && !o->private)
-		o->shared = o->private = true;
+	flw_default_choices(o->test, &o->shared, &o->private);
 	return 0;
 }

@@ -40,16 +40,7 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 #define ll_wait_change_until(p, seen, dl) sim_wait_change((p), ll__sz(p), ll__u64(seen), (dl))
 
 void ll_cpu_relax(void);
-void ll_delay_ns(uint64_t ns);
 uint64_t ll_now_ns(void);
-unsigned ll_this_cpu(void);
-unsigned ll_this_node(void);
-unsigned ll_nr_cpus(void);
-unsigned ll_nr_nodes(void);
-void *ll_alloc_on(size_t size, unsigned node);
-void ll_free(void *p, size_t size);
-void ll_park(void);
-void ll_unpark(unsigned cpu);
 void ll_mem_tag(const void *p, size_t size, int tag);
 void ll_sync(void);
 
