@@ -29,7 +29,7 @@ int fl_bad(const char *fmt, ...)
 
 /* ------------------------------------------------------------ options */
 
-_Static_assert(FL_NTESTS == FLW_NTESTS, "one --test list for both filelock commands");
+_Static_assert((int)FL_NTESTS == (int)FLW_NTESTS, "one --test list for both filelock commands");
 
 static int parse_pin(const char *val, struct fl_opts *o)
 {
