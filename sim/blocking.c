@@ -25,7 +25,8 @@
  * hypervisor's.
  *
  * A thread about to park with no deadline while every other live thread is
- * parked with no deadline ends the run (sim_deadlock, sim/failure.c).
+ * parked with no deadline or waits for admission ends the run
+ * (sim_deadlock, sim/failure.c).
  */
 #include <locklab/mem.h>
 
@@ -101,7 +102,7 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 	if (dl_ps == UINT64_MAX) {
 		a->timed = false;
 		sim.nparked++;
-		if (sim.nparked == sim.nlive)
+		if (sim_all_blocked())
 			sim_deadlock(a);
 		if (sim_vm && a->block == SIM_PARKED_KICK)
 			vm_on_halt(a); /* after the count: a kick may come at once */

@@ -193,7 +193,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 		a->sem = sg_sem_init(0);
 	}
 	sim.nactors = n;
-	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = 0;
+	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = sim.nadmit_timed = 0;
 	sim.cur = NULL;
 	sim.base_ps = (uint64_t)llround(simgrid_get_clock() * 1e12);
 	sim.now_ps = 0;
@@ -226,6 +226,7 @@ void sim_go(void)
 	sim.cur = NULL;
 	simgrid_run();
 	sim.cur = NULL;
+	sim_check_stranded();
 	sim.now_ps = sim_clock_ps();
 }
 

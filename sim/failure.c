@@ -1,8 +1,10 @@
 /*
  * sim/failure.c - how a simulated run ends when it cannot go on: a deadlock
  * (a thread about to park with no deadline while every other live thread
- * is parked with no deadline), a stretch of simulated time of the
- * watchdog's length without any acquisition, or sim_fail().  The report
+ * is parked with no deadline or waits for admission), a stretch of
+ * simulated time of the watchdog's length without any acquisition, or
+ * sim_fail().  A run that SimGrid ends with threads still blocked fails
+ * too (sim_check_stranded).  The report
  * names, for each thread, the line it waits on or where it stands; every
  * actor then leaves through a longjmp to its entry (sim/engine.c).
  *
@@ -134,6 +136,23 @@ void sim_deadlock(struct sim_actor *me)
 	abort_run(me);
 }
 
+/* SimGrid ended the run while actors were still blocked: a deadlock that
+ * the checks above missed.  The run fails, naming them. */
+void sim_check_stranded(void)
+{
+	size_t len;
+	char *buf;
+
+	if (sim.aborting || !sim.nlive)
+		return;
+	buf = failure_buf(&len);
+	snprintf(buf, len, "deadlock at %.3f us: the simulation stopped with threads blocked: ",
+		 (double)sim_clock_ps() / 1e6);
+	describe_threads(buf, len, true);
+	if (sim.run)
+		sim.run->failed = 1;
+}
+
 static void no_progress(uint64_t last)
 {
 	size_t len;
@@ -205,6 +224,6 @@ void sim_actor_exit(struct sim_actor *a)
 	sim.nlive--;
 	if (sim_vm)
 		vm_actor_exit(a); /* its pCPU goes to the next vCPU */
-	if (!sim.aborting && sim.nlive && sim.nparked == sim.nlive)
+	if (!sim.aborting && sim.nlive && sim_all_blocked())
 		sim_deadlock(a);
 }

@@ -167,6 +167,35 @@ static void admit_due(struct sim_actor *me, uintptr_t addr)
 	}
 }
 
+bool sim_all_blocked(void)
+{
+	return sim.nparked + sim.nadmit - sim.nadmit_timed == sim.nlive;
+}
+
+/* Wait until admitted.  A line the store buffer fetched ahead (sim/storebuf.c)
+ * is busy until the fetch ends, and no actor completes that fetch to admit
+ * the waiters: the waiter looks again itself at the fetch's end. */
+static void wait_admission(struct sim_actor *a, uintptr_t addr)
+{
+	uint64_t end = sb_fetch_end(addr, sim.now_ps);
+
+	if (end) {
+		sim.nadmit_timed++;
+		sim_sleep_until(a, end);
+		sim.nadmit_timed--;
+		if (a->block != SIM_PARKED_ADMIT) {
+			a->resume_pending = false; /* admitted meanwhile */
+			return;
+		}
+		admit_due(a, addr);
+		if (a->admit_self)
+			return;
+	}
+	if (sim_all_blocked())
+		sim_deadlock(a);
+	sim_suspend_self(a);
+}
+
 /* Present a miss that has arrived: the model admits it at once, or it
  * waits (suspended) until admitted.  Either way r is its result. */
 static void present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_t travel,
@@ -182,7 +211,7 @@ static void present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_
 	sim.nadmit++;
 	admit_due(a, addr); /* the line may have gone idle at this instant */
 	if (!a->admit_self)
-		sim_suspend_self(a);
+		wait_admission(a, addr);
 	*r = a->admit_r;
 }
 

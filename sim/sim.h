@@ -131,6 +131,7 @@ struct sim_state {
 	unsigned nline_waiters;
 	unsigned nadmit; /* actors waiting for admission (not in nparked: the
 			    line's queue drains, so they will be admitted) */
+	unsigned nadmit_timed; /* of those, asleep until a fetch ahead ends */
 	struct sim_actor *cur; /* the running actor; NULL in maestro */
 	uint64_t base_ps;      /* SimGrid clock at the start of the run */
 	uint64_t now_ps;       /* run time of the running actor's last event */
@@ -196,8 +197,14 @@ void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps);
 /* failure.c */
 void sim_actor_exit(struct sim_actor *a);
 void sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* End the run: every live thread is parked with no deadline. */
+/* End the run: every live thread is parked with no deadline, or waits
+ * for an admission that no running thread can give. */
 void sim_deadlock(struct sim_actor *me);
+/* Is every live thread parked with no deadline or waiting for admission
+ * that no running thread can give (memops.c)? */
+bool sim_all_blocked(void);
+/* After simgrid_run: actors left blocked fail the run. */
+void sim_check_stranded(void);
 /* Run time left before SIM_TIME_MAX_PS; a run that reaches it fails. */
 uint64_t sim_time_left(void);
 void sim_check_progress(void);

@@ -34,7 +34,9 @@
  * is still written, and seen by others, only at its own drain, in drain
  * order, so tso stays tso; its drain then waits only for the fetch to end
  * (sb_written_ahead).  Two store misses to lines in other sockets thus
- * cost about one miss.  The check's adversarial runs fetch nothing ahead.
+ * cost about one miss.  No actor completes such a fetch: a miss that waits
+ * for admission to its line looks again at the fetch's end (sb_fetch_end).
+ * The check's adversarial runs fetch nothing ahead.
  *
  * Drain order.  tso: oldest first.  pso: an entry may pass older entries of
  * other lines, unless it is a release store, which waits for every older
@@ -72,9 +74,17 @@ struct sb_entry {
 	uint64_t rfo_ps; /* its line's ownership requested ahead: done then */
 };
 
+/* The latest fetches ahead: no actor completes them (sb_fetch_end). */
+#define SB_FETCHES 64
+
 struct sb {
 	unsigned n;
 	struct sb_entry e[SB_ENTRIES];
+	unsigned nfetch;
+	struct {
+		uintptr_t line;
+		uint64_t done_ps;
+	} fetch[SB_FETCHES];
 };
 
 static int model_opt = -1;
@@ -204,9 +214,30 @@ static uint64_t rfo_start(struct sim_actor *a, uintptr_t line, uint64_t at)
 {
 	struct coh_result r;
 	uint64_t travel = coh_request_travel_ps(sim.model, a->core, line, COH_STORE);
+	struct sb *b = sb_of(a);
 
 	coh_access_arrived(sim.model, a->core, line, COH_STORE, at + travel, travel, &r);
+	b->fetch[b->nfetch % SB_FETCHES].line = line;
+	b->fetch[b->nfetch++ % SB_FETCHES].done_ps = r.done_ps;
 	return r.done_ps;
+}
+
+/* A miss that waits for admission to the line of p asks when a fetch ahead
+ * of it ends, if one is in flight at now (0: none): nobody else would admit
+ * it then. */
+uint64_t sb_fetch_end(uintptr_t p, uint64_t now)
+{
+	uintptr_t line = line_of((const volatile void *)p);
+	uint64_t end = 0;
+
+	if (!buffering() || bufs_actors != sim.actors || bufs_run != sim.run ||
+	    bufs_base != sim.base_ps)
+		return 0;
+	for (unsigned i = 0; i < nbufs; i++)
+		for (unsigned k = 0; k < SB_FETCHES; k++)
+			if (bufs[i].fetch[k].line == line && bufs[i].fetch[k].done_ps > end)
+				end = bufs[i].fetch[k].done_ps;
+	return end > now ? end : 0;
 }
 
 /* Line-fill buffers: while the drain of one entry misses, the lines of

@@ -4,12 +4,17 @@
  * in the line-fill buffers (about one miss of time to the end of the
  * fence, two under sc); a fence drains the buffer and leaves both stores
  * in memory; a load forwards from the buffer before the store is seen.
+ * A miss that waits for admission to a line fetched ahead is admitted
+ * when the fetch ends (qspinlock on 4socket-ring completes every run); a
+ * run whose actors SimGrid leaves blocked fails.
  *
- * argv[1]: the bin/ directory (unused).
+ * argv[1]: the bin/ directory holding locklab-sim.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <simgrid/semaphore.h>
 
 #include <locklab/mem.h>
 
@@ -17,6 +22,8 @@
 
 #include "../sim/sim.h"
 #include "../sim/storebuf.h"
+
+static const char *bindir;
 
 struct line {
 	int32_t v;
@@ -163,15 +170,87 @@ static void a_load_forwards(void **state)
 	assert_int_equal(seen.x_in_memory, 7);
 }
 
+/* (d) run 8 of this configuration once left a miss waiting for admission
+ * to a data line fetched ahead, with nobody to admit it: every run of it
+ * completes its 320 acquisitions (another process: another topology). */
+static void fetched_lines_admit_their_waiters(void **state)
+{
+	static const char *const models[] = { "tso", "pso" };
+	struct tl_proc p;
+
+	(void)state;
+	for (unsigned m = 0; m < 2; m++) {
+		const char *const args[] = {
+			"run", "--topo", "4socket-ring", "--lock", "qspinlock", "--threads", "8",
+			"--pin", "scatter", "--ops", "40", "--cs", "20", "--ncs", "exp:50",
+			"--cs-lines", "2", "--seed", "424242", "--runs", "10", "--format", "csv",
+			"--jobs", "1", "--memory-model", models[m], NULL,
+		};
+		unsigned rows = 0;
+
+		assert_int_equal(tl_bin(&p, bindir, "locklab-sim", args), 0);
+		for (char *l = strchr(p.out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+			unsigned field = 0;
+			char *f = l + 1;
+
+			while (field < 11 && (f = strchr(f, ',')))
+				f++, field++;
+			assert_non_null(f);
+			assert_int_equal(strtoul(f, NULL, 10), 320);
+			rows++;
+		}
+		assert_int_equal(rows, 10);
+		assert_null(strstr(p.err, "eadlock"));
+		tl_proc_free(&p);
+	}
+}
+
+/* Blocks in SimGrid where the engine cannot see it. */
+static void stranded_lock(void *lock, void *ctx)
+{
+	sg_sem_t sem = sg_sem_init(0);
+
+	(void)lock;
+	(void)ctx;
+	sg_sem_acquire(sem);
+}
+
+/* (e) SimGrid ends a run whose actors are still blocked: the run fails,
+ * naming them.  Last: the stranded actor stays in SimGrid. */
+static void stranded_actors_fail_the_run(void **state)
+{
+	static const struct lock_algo stranded = {
+		.name = "stranded", .desc = "blocks where the engine cannot see (test only)",
+		.kind = LOCK_MUTEX, .lock_size = sizeof(int), .init = tl_nop_init,
+		.lock = stranded_lock, .unlock = tl_nop,
+	};
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+	char err[256] = "";
+
+	(void)state;
+	tl_config(&c, "4socket", 1);
+	c.ops = 4;
+	assert_int_not_equal(tl_run(&c, &stranded, 1, 0, &run, &cnt, err, sizeof(err)), 0);
+	assert_true(run.failed);
+	printf("# %s\n", run.failure);
+	assert_non_null(strstr(run.failure, "deadlock"));
+	assert_non_null(strstr(run.failure, "t0 acquiring"));
+	tl_done(&run);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(two_store_misses_cost_about_one),
 		cmocka_unit_test(a_fence_drains),
 		cmocka_unit_test(a_load_forwards),
+		cmocka_unit_test(fetched_lines_admit_their_waiters),
+		cmocka_unit_test(stranded_actors_fail_the_run),
 	};
 
-	(void)tl_bindir(argc, argv);
+	bindir = tl_bindir(argc, argv);
 	if (tl_backend_start(argv[0], "4socket"))
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
