@@ -7,7 +7,7 @@
  *     a bare SimGrid loop in the same process: as many actors, raw
  *     contexts, each only sleeping for pseudo-random 10-200 ns so that the
  *     events fall at distinct instants, as the simulator's do.  Rounds
- *     alternate the two; the ratio is of the totals.  Target >= 0.7.
+ *     alternate the two; the ratio is of the totals.  Target >= 0.9 (`sim_bench BINDIR overhead` runs this line alone).
  *  2. Events per acquisition of parked-waiter locks (mcs, ticket) at
  *     critical sections of 100 ns, 1 us and 10 us: a wait costs events per
  *     write of the line, never per spin, so they must not grow with the
@@ -153,8 +153,8 @@ static int bench_overhead(void)
 		bare_wall += (double)ev / rate;
 	}
 	ratio = (sim_ev / sim_wall) / (bare_ev / bare_wall);
-	printf("1. events per wall second: simulator %.0f, bare SimGrid loop %.0f: ratio %.2f (target >= 0.70): %s\n",
-	       sim_ev / sim_wall, bare_ev / bare_wall, ratio, ratio >= 0.7 ? "target met" : "target missed");
+	printf("1. events per wall second: simulator %.0f, bare SimGrid loop %.0f: ratio %.2f (target >= 0.90): %s\n",
+	       sim_ev / sim_wall, bare_ev / bare_wall, ratio, ratio >= 0.9 ? "target met" : "target missed");
 	return 0;
 }
 
@@ -392,6 +392,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (argc > 2 && !strcmp(argv[2], "accesses")) {
 		rc = bench_accesses();
+		backend_fini();
+		return rc ? 1 : 0;
+	}
+	if (argc > 2 && !strcmp(argv[2], "overhead")) {
+		rc = bench_overhead();
 		backend_fini();
 		return rc ? 1 : 0;
 	}
