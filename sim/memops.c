@@ -5,7 +5,7 @@
  *
  * An access by a thread (a SimGrid actor):
  *
- *   hit   (coh_would_hit)  costed by the model at the thread's own clock,
+ *   hit   (coh_access_if_hit) costed by the model at the thread's own clock,
  *                          added to the time it owes, performed at once;
  *                          no event.
  *   miss                   pay what is owed (sleep until the own clock),
@@ -252,15 +252,13 @@ static bool must_pay(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bool tell)
 {
 	struct coh_result r;
-	uint64_t travel;
+	uint64_t travel, t;
 
 	sched_noise_point(a);
 	if (must_pay(a, addr, op))
 		sim_pay(a);
-	if (coh_would_hit(sim.model, a->core, addr, op)) {
-		uint64_t t = sim.now_ps + a->owed_ps;
-
-		coh_access(sim.model, a->core, addr, op, t, &r);
+	t = sim.now_ps + a->owed_ps;
+	if (coh_access_if_hit(sim.model, a->core, addr, op, t, &r)) {
 		if (r.done_ps > t)
 			a->owed_ps += r.done_ps - t;
 		if (tell)
