@@ -25,7 +25,9 @@
  *  7. The default sweep's runs in this process: simulated accesses (the
  *     coherence model's, hits and misses) per CPU second of this process
  *     (user + system: the machine may be shared), target >= 2.5 M; and
- *     simulator events per access, target <= 0.7.
+ *     simulator events per access, target <= 0.7, then per access by kind
+ *     (enum sim_event_kind in sim/sim.h: what each sleep, block or resume
+ *     was for).
  *
  * `sim_bench BINDIR accesses` runs 7 alone.
  *
@@ -259,7 +261,7 @@ static double cpu_now(void)
 static int bench_accesses(void)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
-	uint64_t events = 0, accesses = 0;
+	uint64_t events = 0, accesses = 0, by[SIM_EV_KINDS] = { 0 };
 	struct wl_config cfg;
 	double t0 = cpu_now(), cpu;
 
@@ -278,6 +280,8 @@ static int bench_accesses(void)
 					return -1;
 				events += ev;
 				accesses += coh_counters(sim.model)->accesses;
+				for (unsigned k = 0; k < SIM_EV_KINDS; k++)
+					by[k] += sim.events_by[k];
 			}
 		}
 	}
@@ -287,6 +291,11 @@ static int bench_accesses(void)
 	       (double)events / (double)accesses,
 	       (double)accesses / cpu >= 2.5e6 && events <= 0.7 * (double)accesses ? "target met" :
 	       "target missed");
+	printf("   events per access by kind:");
+	for (unsigned k = 0; k < SIM_EV_KINDS; k++)
+		if (by[k])
+			printf(" %s %.3f", sim_event_kind_names[k], (double)by[k] / (double)accesses);
+	printf("\n");
 	return 0;
 }
 

@@ -58,7 +58,7 @@ void sim_suspend_self(struct sim_actor *a)
 		return;
 	}
 	a->suspended = true;
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_PARK);
 	sim_la_blocking();
 	sg_actor_suspend(a->actor);
 	sim_la_set(a->idx, SIM_LA_NEVER);
@@ -80,7 +80,7 @@ void sim_wake(struct sim_actor *w)
 		sim.nparked--;
 	SIM_OBSERVE(woken, w->idx, me ? (int)me->idx : -1);
 	w->block = SIM_RUNNING;
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_WAKE);
 	if (w->timed) {
 		sim_la_woken(w);
 		sim_la_yield(me);
@@ -112,7 +112,7 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 	}
 	a->timed = true;
 	sim_la_sync(a);
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_TIMED);
 	sim_la_set(a->idx, dl_ps);
 	int timeout = sg_sem_acquire_timeout(a->sem, (double)(dl_ps - sim.now_ps) * 1e-12);
 	sim_la_set(a->idx, SIM_LA_NEVER);

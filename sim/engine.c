@@ -198,6 +198,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.base_ps = (uint64_t)llround(simgrid_get_clock() * 1e12);
 	sim.now_ps = 0;
 	sim.events = 0;
+	memset(sim.events_by, 0, sizeof(sim.events_by));
 	sim.end_ps = UINT64_MAX;
 	sim.snapped = false;
 	sim.next_check_ps = UINT64_MAX;

@@ -79,7 +79,7 @@ void sim_la_sync(struct sim_actor *a)
 	if (!lagging)
 		return;
 	lagging = false;
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_SYNC);
 	sg_actor_sleep_until((double)(sim.base_ps + sim.now_ps) * 1e-12);
 }
 

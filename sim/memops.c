@@ -101,7 +101,13 @@ void sim_resumed(struct sim_actor *a)
 		sim_check_progress();
 }
 
-void sim_sleep_until(struct sim_actor *a, uint64_t t)
+const char *const sim_event_kind_names[SIM_EV_KINDS] = {
+	[SIM_EV_PAY] = "pay", [SIM_EV_TRAVEL] = "travel", [SIM_EV_COMPLETE] = "complete",
+	[SIM_EV_ADMIT] = "admit", [SIM_EV_PARK] = "park", [SIM_EV_WAKE] = "wake",
+	[SIM_EV_TIMED] = "timed", [SIM_EV_SYNC] = "sync", [SIM_EV_VM] = "vm",
+};
+
+void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
 	if (t <= sim.now_ps)
 		return;
@@ -110,7 +116,7 @@ void sim_sleep_until(struct sim_actor *a, uint64_t t)
 		sim_resumed(a);
 		return;
 	}
-	sim.events++;
+	SIM_COUNT_EVENT(k);
 	sim_la_blocking();
 	sim_la_set(a->idx, t);
 	sg_actor_sleep_until((double)(sim.base_ps + t) * 1e-12);
@@ -131,7 +137,7 @@ void sim_pay(struct sim_actor *a)
 	}
 
 	a->owed_ps = 0;
-	sim_sleep_until(a, t);
+	sim_sleep_until(a, t, SIM_EV_PAY);
 }
 
 uint64_t sim_local_ps(void)
@@ -160,7 +166,7 @@ static void admit_due(struct sim_actor *me, uintptr_t addr)
 			me->admit_self = true;
 			continue;
 		}
-		sim.events++;
+		SIM_COUNT_EVENT(SIM_EV_ADMIT);
 		sim_resume_actor(w);
 		sim.cur = me;
 		sim.now_ps = now;
@@ -181,7 +187,7 @@ static void wait_admission(struct sim_actor *a, uintptr_t addr)
 
 	if (end) {
 		sim.nadmit_timed++;
-		sim_sleep_until(a, end);
+		sim_sleep_until(a, end, SIM_EV_ADMIT);
 		sim.nadmit_timed--;
 		if (a->block != SIM_PARKED_ADMIT) {
 			a->resume_pending = false; /* admitted meanwhile */
@@ -223,7 +229,7 @@ void sim_admit_abandon(struct sim_actor *w)
 
 	w->block = SIM_RUNNING;
 	sim.nadmit--;
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_ADMIT);
 	sim_resume_actor(w);
 	sim.cur = me;
 	sim.now_ps = now;
@@ -269,11 +275,11 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
 	if (tell)
 		SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
-	sim_sleep_until(a, sim.now_ps + travel);
+	sim_sleep_until(a, sim.now_ps + travel, SIM_EV_TRAVEL);
 	present(a, addr, op, travel, &r);
 	if (tell)
 		SIM_OBSERVE(miss, a->idx, addr, op, &r);
-	sim_sleep_until(a, r.done_ps);
+	sim_sleep_until(a, r.done_ps, SIM_EV_COMPLETE);
 	if (sim.nadmit)
 		admit_due(a, addr); /* the line may be idle now */
 	if (sim_vm)

@@ -113,6 +113,26 @@ struct sim_alloc {
 	unsigned node;
 };
 
+/* What an event (a SimGrid sleep, block or resume an actor causes) was
+ * for: `scons bench` reports events per access by kind. */
+enum sim_event_kind {
+	SIM_EV_PAY,      /* local time paid before a visible access */
+	SIM_EV_TRAVEL,   /* a miss's request on its way to the line's home */
+	SIM_EV_COMPLETE, /* a miss served: until its data arrives */
+	SIM_EV_ADMIT,    /* a miss waiting for, or resumed by, admission */
+	SIM_EV_PARK,     /* a waiter parked on a line or in ll_park */
+	SIM_EV_WAKE,     /* the resume of a parked waiter */
+	SIM_EV_TIMED,    /* a wait with a deadline */
+	SIM_EV_SYNC,     /* SimGrid's clock brought to a lagging actor's */
+	SIM_EV_VM,       /* a vCPU's slices and exits (sim/vm_sched.c) */
+	SIM_EV_KINDS
+};
+
+extern const char *const sim_event_kind_names[SIM_EV_KINDS];
+
+/* One event of kind k. */
+#define SIM_COUNT_EVENT(k) (sim.events++, sim.events_by[k]++)
+
 struct sim_state {
 	/* The machine, loaded once per process. */
 	bool topo_loaded;
@@ -135,7 +155,8 @@ struct sim_state {
 	struct sim_actor *cur; /* the running actor; NULL in maestro */
 	uint64_t base_ps;      /* SimGrid clock at the start of the run */
 	uint64_t now_ps;       /* run time of the running actor's last event */
-	uint64_t events;
+	uint64_t events;       /* the sum of events_by */
+	uint64_t events_by[SIM_EV_KINDS];
 	uint64_t end_ps;       /* snapshot the counters when time reaches it */
 	bool snapped;
 	struct coh_counters snap;
@@ -174,8 +195,9 @@ int sim_place_threads(struct wl_run *run, unsigned *cores);
 /* memops.c */
 uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
 void sim_pay(struct sim_actor *a);
-/* Sleep the running actor until run time t (nothing if t has passed). */
-void sim_sleep_until(struct sim_actor *a, uint64_t t);
+/* Sleep the running actor until run time t (nothing if t has passed); an
+ * event of kind k unless the lookahead lets the actor's clock move alone. */
+void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
 /* What every actor does when it runs again after an event (an aborted run
  * leaves through its longjmp here). */
 void sim_resumed(struct sim_actor *a);

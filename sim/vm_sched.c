@@ -93,7 +93,7 @@ static void release(struct vm_vcpu *v)
 	uint64_t now = sim.now_ps;
 
 	v->waiting = false;
-	sim.events++;
+	SIM_COUNT_EVENT(SIM_EV_VM);
 	sg_sem_release(v->sem);
 	sim.cur = me;
 	sim.now_ps = now;
@@ -177,7 +177,7 @@ static void wait_turn(struct sim_actor *a)
 		if (p->cur >= 0 && vm_is_other((unsigned)p->cur))
 			end = p->slice_end_ps;
 		v->waiting = true;
-		sim.events++;
+		SIM_COUNT_EVENT(SIM_EV_VM);
 		if (end == NONE)
 			sg_sem_acquire(v->sem);
 		else
@@ -191,7 +191,7 @@ static void wait_turn(struct sim_actor *a)
 		sim_resumed(a);
 		advance(p, sim.now_ps);
 	}
-	sim_sleep_until(a, v->start_ps);
+	sim_sleep_until(a, v->start_ps, SIM_EV_VM);
 	scheduled_in(v);
 }
 
@@ -277,7 +277,7 @@ void vm_pay(struct sim_actor *a)
 		step = p->slice_end_ps - sim.now_ps;
 		if (step > left)
 			step = left;
-		sim_sleep_until(a, sim.now_ps + step);
+		sim_sleep_until(a, sim.now_ps + step, SIM_EV_VM);
 		left -= step;
 	}
 }
@@ -323,7 +323,7 @@ static void ple_exit(struct sim_actor *a)
 	if (counting(sim.now_ps))
 		sim_vm->k.ple_exits++;
 	v->window_ps = w < PLE_WINDOW_MAX_PS ? w : PLE_WINDOW_MAX_PS;
-	sim_sleep_until(a, sim.now_ps + vm_prm.ple_exit_ps);
+	sim_sleep_until(a, sim.now_ps + vm_prm.ple_exit_ps, SIM_EV_VM);
 	target = yield_target(pcpu_of(a), a->idx);
 	if (target >= 0)
 		deschedule(a, target);

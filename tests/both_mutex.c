@@ -7,7 +7,8 @@
  * Native: 2 threads pinned on 2 cores, and 8 threads unpinned on 2 cores
  * (oversubscribed: holders get preempted).  Simulator: 4 and 8 threads on
  * the 4socket machine, 100 runs each, every run with its own seed and
- * exponential non-critical delays, so the interleavings differ.
+ * exponential non-critical delays, so the interleavings differ (20 runs
+ * under the sanitizers: tl_sanitized_share()).
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +44,7 @@ static void every_mutex_excludes(void **state)
 	char why[512];
 	uint64_t acq;
 	unsigned counts[2] = { 2, 8 };
-	unsigned seeds = tl_is_sim() ? 100 : 1;
+	unsigned seeds = tl_is_sim() ? tl_sanitized_share(100, 5) : 1;
 
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);

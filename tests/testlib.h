@@ -310,6 +310,21 @@ static inline const char *tl_bindir(int argc, char **argv)
 
 /* ------------------------------------------------ workload runs */
 
+/* Sanitizer builds look for memory and data-race errors, which a few seeds
+ * of a search reach as well as many: the plain build runs the full count,
+ * these builds tl_sanitized_share() of it. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TL_SANITIZED 1
+#else
+#define TL_SANITIZED 0
+#endif
+
+/* n in the plain build, n / div (at least 1) under a sanitizer. */
+static inline unsigned tl_sanitized_share(unsigned n, unsigned div)
+{
+	return TL_SANITIZED ? (n / div ? n / div : 1) : n;
+}
+
 static inline bool tl_is_sim(void)
 {
 	return !strcmp(backend_name, "sim");
