@@ -8,7 +8,10 @@
  * A reader counts itself in its own CPU's counter with a plain load and
  * store; a writer switches readers to the slow path, waits a grace period
  * (the constant PCPU_RWSEM_GP_NS), shuts the door and waits until the
- * counts drain.  docs/rwlocks.md says where this differs from Linux.
+ * counts drain.  The read side is that of "percpu rwsem -v2" patch 05
+ * (June 2015; merged upstream as 80127a39681b): count, then test the
+ * rcu_sync state; the barrier is on the slow path only.  docs/rwlocks.md
+ * says where this differs from Linux.
  *
  *   line 0:     +-----------+-----------+-------+
  *               | rss       | idle_at   | ncpus |  read by every reader,

@@ -16,7 +16,13 @@
  *                                   locks_delete_global_locks)
  *                     percpu-rwsem  the same per-cpu spinlock, and every
  *                                   set or release inside
- *                                   percpu_down_read(&file_rwsem)
+ *                                   percpu_down_read(&file_rwsem):
+ *                                   "percpu rwsem -v2" (June 2015)
+ *                                   patches 10 and 11, merged upstream
+ *                                   as aba37660738 and its follow-up
+ *                                   "fs/locks: Replace lg_local with a
+ *                                   per-cpu spinlock"; the write side
+ *                                   is only in locks_start (/proc/locks)
  *   blocked_lock_lock  the global spinlock of the blocked lists
  *                   (locks_insert_block, locks_wake_up_blocks) and of the
  *                   POSIX blocked_hash (posix_locks_deadlock)
