@@ -49,9 +49,11 @@ void sim_la_set(unsigned i, uint64_t t)
 
 	tree[k] = t;
 	for (k >>= 1; k; k >>= 1) {
-		uint64_t l = tree[2 * k], r = tree[2 * k + 1];
+		uint64_t l = tree[2 * k], r = tree[2 * k + 1], m = l < r ? l : r;
 
-		tree[k] = l < r ? l : r;
+		if (tree[k] == m)
+			break; /* nothing above it changes either */
+		tree[k] = m;
 	}
 }
 
