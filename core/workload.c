@@ -138,13 +138,16 @@ static __always_inline void poke(int64_t *p, int64_t v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* The handoff record: who held this lock before me, and was it my socket? */
+/* The handoff record: who held this lock before me, and was it my socket?
+ * A thread taking the lock again after itself writes nothing. */
 static __always_inline void record_handoff(struct wl_run *run, struct wl_thread *t,
 					   struct wl_check *c, bool counted)
 {
 	int64_t prev = peek(&c->last_holder);
 
-	if (counted && prev >= 0 && (unsigned)prev != t->tid) {
+	if (prev == (int64_t)t->tid)
+		return;
+	if (counted && prev >= 0) {
 		t->handoffs++;
 		(void)wl_handoff_add(&t->handoff_from, (unsigned)prev);
 		if (run->threads[prev].node == t->node)
