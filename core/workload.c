@@ -51,6 +51,14 @@
  * reads the clock exactly as often as it ever did.  The first WL_READ_SPANS
  * reads of a thread are timed whatever K, for wl_max_readers().
  *
+ * Cost: the loop is compiled once per kind of lock, and within it twice, an
+ * untimed and a timed acquisition (one_acquisition, inlined), chosen by the
+ * skip counting down in a register: the untimed one has no branch on timing
+ * and reads no clock, and what every acquisition needs from the run (the
+ * lock's functions, lock 0 and its context, the section's settings) is
+ * copied once into struct wl_loop.  A natively empty critical delay is no
+ * call (LL_DELAY_ZERO_IS_NOTHING); the simulator still sees every one.
+ *
  * Stopping: a duration run ends each thread after its first acquisition at
  * or past run->end_ns; acquisitions after end_ns are drained, not counted.
  * A timed acquisition knows from t1; an untimed one reads two harness flags
@@ -75,189 +83,33 @@
 
 #define START_SKEW_NS 1000
 
-static void set_phase(struct wl_thread *t, int phase)
+/* The loop's own steps are inlined, so that its state stays in registers. */
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+static __always_inline void set_phase(struct wl_thread *t, int phase)
 {
 	__atomic_store_n(&t->phase, phase, __ATOMIC_RELAXED);
 }
 
-static unsigned lock_home_node(const struct wl_run *run, unsigned lock)
+/* ln(1 - 1/K), the skip's scale; 0 when every acquisition is timed. */
+static double skip_log(unsigned k)
 {
-	unsigned n0 = run->threads[0].node;
-
-	if (run->cfg->lock_home == WL_HOME_SPREAD)
-		return lock % ll_nr_nodes();
-	if (run->cfg->lock_home == WL_HOME_RANDOM)
-		return (unsigned)(mix64(run->seed ^ mix64(lock + 0x686f6d65ull)) % ll_nr_nodes());
-
-	for (unsigned i = 1; i < run->nthreads; i++)
-		if (run->threads[i].node != n0)
-			return 0;
-	return n0;
-}
-
-static size_t lock_bytes(const struct wl_run *run)
-{
-	return run->algo->lock_size + (size_t)run->nthreads * run->algo->lock_size_per_cpu;
+	return k > 1 ? log1p(-1.0 / k) : 0;
 }
 
 /* Untimed acquisitions before the next timed one: geometric with mean K - 1
  * (floor(ln u / ln(1 - 1/K)), u uniform in (0, 1], from a splitmix64). */
-static uint64_t next_skip(struct wl_thread *t, unsigned k)
+static uint64_t next_skip(struct wl_thread *t, double log_q)
 {
 	double u;
 
-	if (k <= 1)
+	if (log_q == 0)
 		return 0;
 	t->sample_state += 0x9e3779b97f4a7c15ull;
 	u = (double)((mix64(t->sample_state) >> 11) + 1) * 0x1p-53;
-	return (uint64_t)(log(u) / log1p(-1.0 / k));
-}
-
-/* Whether this acquisition is one of the timed sample. */
-static bool take_sample(struct wl_run *run, struct wl_thread *t)
-{
-	if (t->skip) {
-		t->skip--;
-		return false;
-	}
-	t->skip = next_skip(t, run->cfg->time_every);
-	return true;
-}
-
-static int setup_thread(struct wl_run *run, struct wl_thread *t, unsigned tid)
-{
-	const struct wl_config *cfg = run->cfg;
-
-	t->tid = tid;
-	t->ctx = calloc(cfg->locks, sizeof(void *));
-	if (!t->ctx)
-		return -1;
-	for (unsigned l = 0; l < cfg->locks; l++) {
-		size_t sz = run->algo->ctx_size ? run->algo->ctx_size : 1;
-
-		t->ctx[l] = ll_alloc_on(sz, t->node);
-		if (!t->ctx[l])
-			return -1;
-		ll_mem_tag(t->ctx[l], sz, LL_TAG_CTX);
-	}
-	if (ll_hist_init(&t->wait))
-		return -1;
-	if (run->algo->kind == LOCK_RWLOCK) {
-		if (ll_hist_init(&t->wait_read) || ll_hist_init(&t->wait_write))
-			return -1;
-		t->read_spans = calloc(WL_READ_SPANS, sizeof(*t->read_spans));
-		if (!t->read_spans)
-			return -1;
-	}
-	t->seed = mix64(run->seed ^ mix64(tid + 1));
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-	if (!r)
-		return -1;
-	gsl_rng_set(r, (unsigned long)t->seed);
-	t->rng = r;
-	t->sample_state = mix64(t->seed);
-	t->skip = next_skip(t, cfg->time_every);
-	return 0;
-}
-
-static size_t data_bytes(const struct wl_run *run)
-{
-	return run->cfg->cs_lines * sizeof(struct wl_data_line);
-}
-
-/* The checker's line: harness memory, outside the model (see the top). */
-static struct wl_check *alloc_check(void)
-{
-	struct wl_check *c = aligned_alloc(sizeof(*c), sizeof(*c));
-
-	if (c) {
-		memset(c, 0, sizeof(*c));
-		c->last_holder = -1;
-	}
-	return c;
-}
-
-static int setup_slot(struct wl_run *run, struct wl_lock_slot *s, unsigned lock)
-{
-	s->home_node = lock_home_node(run, lock);
-	s->lock = ll_alloc_on(lock_bytes(run), s->home_node);
-	s->check = alloc_check();
-	if (!s->lock || !s->check)
-		return -1;
-	ll_mem_tag(s->lock, lock_bytes(run), LL_TAG_LOCK);
-	if (data_bytes(run)) {
-		s->data = ll_alloc_on(data_bytes(run), s->home_node);
-		if (!s->data)
-			return -1;
-		ll_mem_tag(s->data, data_bytes(run), LL_TAG_DATA);
-	}
-	run->algo->init(s->lock, run->nthreads);
-	if (run->algo->kind == LOCK_REFCOUNT)
-		s->ref_initial = run->algo->count(s->lock);
-	return 0;
-}
-
-int wl_setup(struct wl_run *run)
-{
-	const struct wl_config *cfg = run->cfg;
-
-	run->time_up = 0;
-	if (run->custom)
-		return run->custom->setup(run);
-	run->slots = calloc(cfg->locks, sizeof(*run->slots));
-	if (!run->slots)
-		return -1;
-	for (unsigned l = 0; l < cfg->locks; l++)
-		if (setup_slot(run, &run->slots[l], l))
-			return -1;
-	for (unsigned i = 0; i < run->nthreads; i++)
-		if (setup_thread(run, &run->threads[i], i))
-			return -1;
-	return 0;
-}
-
-void wl_teardown(struct wl_run *run)
-{
-	const struct wl_config *cfg = run->cfg;
-
-	if (run->custom) {
-		run->custom->teardown(run);
-		return;
-	}
-	if (run->slots) {
-		for (unsigned l = 0; l < cfg->locks; l++) {
-			struct wl_lock_slot *s = &run->slots[l];
-
-			if (s->lock) {
-				if (run->algo->destroy)
-					run->algo->destroy(s->lock);
-				ll_free(s->lock, lock_bytes(run));
-			}
-			if (s->data)
-				ll_free(s->data, data_bytes(run));
-			free(s->check);
-		}
-		free(run->slots);
-		run->slots = NULL;
-	}
-	for (unsigned i = 0; run->threads && i < run->nthreads; i++) {
-		struct wl_thread *t = &run->threads[i];
-
-		for (unsigned l = 0; t->ctx && l < cfg->locks; l++)
-			if (t->ctx[l])
-				ll_free(t->ctx[l], run->algo->ctx_size ? run->algo->ctx_size : 1);
-		free(t->ctx);
-		t->ctx = NULL;
-		wl_handoff_free(&t->handoff_from);
-		ll_hist_free(&t->wait);
-		ll_hist_free(&t->wait_read);
-		ll_hist_free(&t->wait_write);
-		free(t->read_spans);
-		t->read_spans = NULL;
-		if (t->rng)
-			gsl_rng_free(t->rng);
-		t->rng = NULL;
-	}
+	return (uint64_t)(log(u) / log_q);
 }
 
 static void report_violation(struct wl_run *run, struct wl_thread *t, const char *what)
@@ -276,22 +128,26 @@ static void report_violation(struct wl_run *run, struct wl_thread *t, const char
 }
 
 /* Harness memory: relaxed __atomic accesses, never ll_* (see the top). */
-static int64_t peek(const int64_t *p)
+static __always_inline int64_t peek(const int64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
-static void poke(int64_t *p, int64_t v)
+static __always_inline void poke(int64_t *p, int64_t v)
 {
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
-/* The handoff record: who held this lock before me, and was it my socket? */
-static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_check *c, bool counted)
+/* The handoff record: who held this lock before me, and was it my socket?
+ * A thread taking the lock again after itself writes nothing. */
+static __always_inline void record_handoff(struct wl_run *run, struct wl_thread *t,
+					   struct wl_check *c, bool counted)
 {
 	int64_t prev = peek(&c->last_holder);
 
-	if (counted && prev >= 0 && (unsigned)prev != t->tid) {
+	if (prev == (int64_t)t->tid)
+		return;
+	if (counted && prev >= 0) {
 		t->handoffs++;
 		(void)wl_handoff_add(&t->handoff_from, (unsigned)prev);
 		if (run->threads[prev].node == t->node)
@@ -300,51 +156,87 @@ static void record_handoff(struct wl_run *run, struct wl_thread *t, struct wl_ch
 	poke(&c->last_holder, (int64_t)t->tid);
 }
 
+/* What every acquisition of a thread reads, copied from the run once: the
+ * loop keeps it in its own frame, where no call into the lock can change
+ * it, instead of reading it through run->cfg and run->algo after each. */
+struct wl_loop {
+	struct wl_run *run;
+	struct wl_thread *t;
+	void (*acquire)(void *lock, void *ctx); /* lock, write_lock or get */
+	void (*release)(void *lock, void *ctx); /* unlock, write_unlock or put */
+	struct wl_lock_slot *slot0;             /* lock 0 and the thread's ctx for it */
+	void *ctx0;
+	uint64_t ops, end_ns, cs_ns;
+	double skip_log; /* skip_log(K) */
+	unsigned cs_lines, read_pct;
+	bool many_locks, ncs; /* several locks to pick from; a non-critical delay */
+};
+
+/* One acquisition: timed or not, when (timed), and whether it is past the
+ * end of a duration run (see the top). */
+struct wl_acq {
+	bool timed, is_read, past;
+	uint64_t t0, t1; /* 0 when untimed */
+};
+
 /* Write the protected lines: a plain store to each, as a critical section
  * updating shared state does. */
-static void write_data(struct wl_lock_slot *s, unsigned cs_lines, int64_t v)
+static inline void write_data(struct wl_lock_slot *s, unsigned cs_lines, int64_t v)
 {
 	for (unsigned i = 0; i < cs_lines; i++)
 		ll_store(&s->data[i].value, v, LL_RELAXED);
 }
 
-static void read_data(struct wl_lock_slot *s, unsigned cs_lines)
+static inline void read_data(struct wl_lock_slot *s, unsigned cs_lines)
 {
 	for (unsigned i = 0; i < cs_lines; i++)
 		(void)ll_load(&s->data[i].value, LL_RELAXED);
 }
 
-static void writer_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s, bool counted)
+/* The critical delay.  Natively a zero delay is no work at all, so it is
+ * not called; the simulator still sees every one. */
+static inline void cs_delay(uint64_t ns)
 {
+#ifdef LL_DELAY_ZERO_IS_NOTHING
+	if (!ns)
+		return;
+#endif
+	ll_delay_ns(ns);
+}
+
+static __always_inline void writer_section(const struct wl_loop *lp, struct wl_lock_slot *s,
+					   bool counted)
+{
+	struct wl_thread *t = lp->t;
 	struct wl_check *c = s->check;
 	int64_t me = (int64_t)t->tid + 1, writes = peek(&c->writes) + 1;
 
-	if (peek(&c->owner) != 0)
-		report_violation(run, t, "entered while another writer was inside");
+	if (__builtin_expect(peek(&c->owner) != 0, 0))
+		report_violation(lp->run, t, "entered while another writer was inside");
 	poke(&c->owner, me);
-	record_handoff(run, t, c, counted);
-	write_data(s, run->cfg->cs_lines, writes);
-	ll_delay_ns(run->cfg->cs_ns);
+	record_handoff(lp->run, t, c, counted);
+	write_data(s, lp->cs_lines, writes);
+	cs_delay(lp->cs_ns);
 	ll_sync();
-	if (peek(&c->owner) != me)
-		report_violation(run, t, "was inside when another writer entered");
+	if (__builtin_expect(peek(&c->owner) != me, 0))
+		report_violation(lp->run, t, "was inside when another writer entered");
 	poke(&c->writes, writes);
 	poke(&c->owner, 0);
 }
 
 /* A read section: only loads of the protected lines (see the top). */
-static void reader_section(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s)
+static __always_inline void reader_section(const struct wl_loop *lp, struct wl_lock_slot *s)
 {
 	struct wl_check *c = s->check;
 	int64_t seen = peek(&c->writes);
 
 	if (peek(&c->owner) != 0)
-		report_violation(run, t, "read while a writer was inside");
-	read_data(s, run->cfg->cs_lines);
-	ll_delay_ns(run->cfg->cs_ns);
+		report_violation(lp->run, lp->t, "read while a writer was inside");
+	read_data(s, lp->cs_lines);
+	cs_delay(lp->cs_ns);
 	ll_sync();
 	if (peek(&c->owner) != 0 || peek(&c->writes) != seen)
-		report_violation(run, t, "was reading when a writer entered");
+		report_violation(lp->run, lp->t, "was reading when a writer entered");
 }
 
 static void record_read_span(struct wl_run *run, struct wl_thread *t, uint64_t from)
@@ -375,87 +267,61 @@ static unsigned pick_lock(const struct wl_config *cfg, struct wl_thread *t)
 	return (unsigned)gsl_rng_uniform_int(t->rng, cfg->locks);
 }
 
-/* One acquisition: timed or not, when (timed), and whether it is past the
- * end of a duration run (see the top). */
-struct wl_acq {
-	bool timed, is_read, past;
-	uint64_t t0, t1; /* 0 when untimed */
-};
+/* Past the end of a duration run: a timed acquisition knows from t1, an
+ * untimed one from the two flags (see the top). */
+static __always_inline bool past_end(const struct wl_loop *lp, const struct wl_acq *a)
+{
+	if (!lp->end_ns)
+		return false;
+	if (a->timed)
+		return a->t1 >= lp->end_ns;
+	return __atomic_load_n(&lp->run->stop, __ATOMIC_RELAXED) ||
+	       __atomic_load_n(&lp->run->time_up, __ATOMIC_RELAXED);
+}
+
+static __always_inline void acquired(const struct wl_loop *lp, struct wl_acq *a)
+{
+	a->past = past_end(lp, a);
+	set_phase(lp->t, PH_HOLDING);
+}
+
+/* A mutex, a rwlock's write side or a refcount's get and put. */
+static __always_inline void exclusive_op(const struct wl_loop *lp, struct wl_lock_slot *s,
+					 void *ctx, struct wl_acq *a, bool refcount)
+{
+	if (__builtin_expect(a->timed, 0))
+		a->t0 = ll_now_ns();
+	lp->acquire(s->lock, ctx);
+	if (__builtin_expect(a->timed, 0))
+		a->t1 = ll_now_ns();
+	acquired(lp, a);
+	if (refcount)
+		cs_delay(lp->cs_ns);
+	else
+		writer_section(lp, s, !a->past);
+	lp->release(s->lock, ctx);
+}
 
 static uint64_t stamp(bool timed)
 {
 	return timed ? ll_now_ns() : 0;
 }
 
-static bool past_end(struct wl_run *run, const struct wl_acq *a)
+static __always_inline void read_op(const struct wl_loop *lp, struct wl_lock_slot *s, void *ctx,
+				    struct wl_acq *a)
 {
-	if (!run->end_ns)
-		return false;
-	if (a->timed)
-		return a->t1 >= run->end_ns;
-	return __atomic_load_n(&run->stop, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&run->time_up, __ATOMIC_RELAXED);
-}
-
-static inline void acquired(struct wl_run *run, struct wl_thread *t, struct wl_acq *a)
-{
-	a->past = past_end(run, a);
-	set_phase(t, PH_HOLDING);
-}
-
-static void mutex_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
-{
-	struct wl_lock_slot *s = &run->slots[l];
-
-	a->t0 = stamp(a->timed);
-	run->algo->lock(s->lock, t->ctx[l]);
-	a->t1 = stamp(a->timed);
-	acquired(run, t, a);
-	writer_section(run, t, s, !a->past);
-	run->algo->unlock(s->lock, t->ctx[l]);
-}
-
-static void read_op(struct wl_run *run, struct wl_thread *t, struct wl_lock_slot *s, void *ctx,
-		    struct wl_acq *a)
-{
+	const struct lock_algo *algo = lp->run->algo;
+	struct wl_thread *t = lp->t;
 	bool span = t->nread_spans < WL_READ_SPANS;
 
-	run->algo->read_lock(s->lock, ctx);
+	a->t0 = stamp(a->timed);
+	algo->read_lock(s->lock, ctx);
 	a->t1 = stamp(a->timed || span);
-	acquired(run, t, a);
-	reader_section(run, t, s);
+	acquired(lp, a);
+	reader_section(lp, s);
 	if (span)
-		record_read_span(run, t, a->t1);
-	run->algo->read_unlock(s->lock, ctx);
-}
-
-static void rwlock_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
-{
-	struct wl_lock_slot *s = &run->slots[l];
-
-	a->is_read = gsl_rng_uniform_int(t->rng, 100) < run->cfg->read_pct;
-	a->t0 = stamp(a->timed);
-	if (a->is_read) {
-		read_op(run, t, s, t->ctx[l], a);
-	} else {
-		run->algo->write_lock(s->lock, t->ctx[l]);
-		a->t1 = stamp(a->timed);
-		acquired(run, t, a);
-		writer_section(run, t, s, !a->past);
-		run->algo->write_unlock(s->lock, t->ctx[l]);
-	}
-}
-
-static void refcount_op(struct wl_run *run, struct wl_thread *t, unsigned l, struct wl_acq *a)
-{
-	struct wl_lock_slot *s = &run->slots[l];
-
-	a->t0 = stamp(a->timed);
-	run->algo->get(s->lock, t->ctx[l]);
-	a->t1 = stamp(a->timed);
-	acquired(run, t, a);
-	ll_delay_ns(run->cfg->cs_ns);
-	run->algo->put(s->lock, t->ctx[l]);
+		record_read_span(lp->run, t, a->t1);
+	algo->read_unlock(s->lock, ctx);
 }
 
 static void report_failure(struct wl_run *run, const char *fmt, ...)
@@ -506,10 +372,13 @@ static void record_wait(const struct wl_run *run, struct wl_thread *t, bool is_r
 	ll_hist_add(is_read ? &t->wait_read : &t->wait_write, ns);
 }
 
-/* Count (or drain) one acquisition, and its wait when it was timed; true
- * when it was past the end of the run. */
-static bool count_acquisition(struct wl_run *run, struct wl_thread *t, const struct wl_acq *a)
+/* Count (or drain) a timed acquisition or one past the end, and the wait
+ * of a timed one; true when it was past the end of the run. */
+static __attribute__((noinline)) bool count_timed(struct wl_run *run, struct wl_thread *t,
+						   struct wl_acq acq)
 {
+	const struct wl_acq *a = &acq;
+
 	if (a->timed)
 		__atomic_store_n(&t->last_progress_ns, a->t1, __ATOMIC_RELAXED);
 	if (a->past) {
@@ -532,18 +401,110 @@ static bool count_acquisition(struct wl_run *run, struct wl_thread *t, const str
 	return false;
 }
 
-bool wl_thread_done(struct wl_run *run, struct wl_thread *t)
+/* Count one acquisition (see count_timed); true when it was past the end. */
+static __always_inline bool count_acquisition(const struct wl_loop *lp, const struct wl_acq *a,
+					      enum lock_kind kind)
 {
-	if (__atomic_load_n(&run->stop, __ATOMIC_ACQUIRE))
-		return true;
-	if (run->cfg->ops)
-		return t->acquisitions >= run->cfg->ops;
+	struct wl_thread *t = lp->t;
+
+	if (__builtin_expect(a->timed | a->past, 0))
+		return count_timed(lp->run, t, *a);
+	t->acquisitions++;
+	if (kind == LOCK_RWLOCK && a->is_read)
+		t->reads++;
+	else if (kind == LOCK_RWLOCK)
+		t->writes++;
 	return false;
+}
+
+/* True once the run should stop: by the flag or by op count. */
+static __always_inline bool loop_done(const struct wl_loop *lp)
+{
+	if (__atomic_load_n(&lp->run->stop, __ATOMIC_ACQUIRE))
+		return true;
+	return lp->ops && lp->t->acquisitions >= lp->ops;
+}
+
+static __always_inline struct wl_loop loop_of(struct wl_run *run, struct wl_thread *t)
+{
+	const struct wl_config *cfg = run->cfg;
+	const struct lock_algo *algo = run->algo;
+	struct wl_loop lp = {
+		.run = run, .t = t, .slot0 = &run->slots[0], .ctx0 = t->ctx[0],
+		.ops = cfg->ops, .end_ns = run->end_ns, .cs_ns = cfg->cs_ns,
+		.skip_log = skip_log(cfg->time_every), .cs_lines = cfg->cs_lines,
+		.read_pct = cfg->read_pct, .many_locks = cfg->group_threads || cfg->locks > 1,
+		.ncs = cfg->ncs_ns != 0,
+	};
+
+	if (algo->kind == LOCK_MUTEX) {
+		lp.acquire = algo->lock;
+		lp.release = algo->unlock;
+	} else if (algo->kind == LOCK_RWLOCK) {
+		lp.acquire = algo->write_lock;
+		lp.release = algo->write_unlock;
+	} else {
+		lp.acquire = algo->get;
+		lp.release = algo->put;
+	}
+	return lp;
+}
+
+/* One acquisition of a lock of this kind, timed or not; true when it was
+ * past the end of the run.  Inlined twice, the two bodies share no branch
+ * on whether they are timed. */
+static __always_inline bool one_acquisition(const struct wl_loop *lp, enum lock_kind kind,
+					    bool timed)
+{
+	struct wl_thread *t = lp->t;
+	uint64_t d = lp->ncs ? ncs_delay(lp->run->cfg, t) : 0;
+	struct wl_lock_slot *s = lp->slot0;
+	void *ctx = lp->ctx0;
+	struct wl_acq a = { .timed = timed };
+
+	if (lp->many_locks) {
+		unsigned l = pick_lock(lp->run->cfg, t);
+
+		s = &lp->run->slots[l];
+		ctx = t->ctx[l];
+	}
+	if (d)
+		ll_delay_ns(d);
+	set_phase(t, PH_ACQUIRING);
+	if (kind == LOCK_RWLOCK)
+		a.is_read = gsl_rng_uniform_int(t->rng, 100) < lp->read_pct;
+	if (a.is_read)
+		read_op(lp, s, ctx, &a);
+	else
+		exclusive_op(lp, s, ctx, &a, kind == LOCK_REFCOUNT);
+	set_phase(t, PH_OUTSIDE);
+	return count_acquisition(lp, &a, kind);
+}
+
+/* The loop of one kind of lock (see the top): the skip counts down in a
+ * register, and one timed acquisition follows each run of untimed ones. */
+static __always_inline void run_loop(const struct wl_loop lp, enum lock_kind kind)
+{
+	struct wl_thread *t = lp.t;
+	uint64_t skip = next_skip(t, lp.skip_log);
+
+	while (!loop_done(&lp)) {
+		bool past;
+
+		if (__builtin_expect(skip != 0, 1)) {
+			skip--;
+			past = one_acquisition(&lp, kind, false);
+		} else {
+			skip = next_skip(t, lp.skip_log);
+			past = one_acquisition(&lp, kind, true);
+		}
+		if (past)
+			break;
+	}
 }
 
 void wl_thread_main(struct wl_run *run, unsigned tid)
 {
-	const struct wl_config *cfg = run->cfg;
 	struct wl_thread *t = &run->threads[tid];
 
 	if (run->custom) {
@@ -554,28 +515,16 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 	 * to 1 us.  In the simulator it is also what makes one seed's
 	 * interleaving differ from another's when every delay is fixed. */
 	ll_delay_ns(gsl_rng_uniform_int(t->rng, START_SKEW_NS));
-	while (!wl_thread_done(run, t)) {
-		uint64_t d = ncs_delay(cfg, t);
-		unsigned l = pick_lock(cfg, t);
-		struct wl_acq a = { .timed = take_sample(run, t) };
-
-		if (d)
-			ll_delay_ns(d);
-		set_phase(t, PH_ACQUIRING);
-		switch (run->algo->kind) {
-		case LOCK_MUTEX:
-			mutex_op(run, t, l, &a);
-			break;
-		case LOCK_RWLOCK:
-			rwlock_op(run, t, l, &a);
-			break;
-		default:
-			refcount_op(run, t, l, &a);
-			break;
-		}
-		set_phase(t, PH_OUTSIDE);
-		if (count_acquisition(run, t, &a))
-			break;
+	switch (run->algo->kind) {
+	case LOCK_MUTEX:
+		run_loop(loop_of(run, t), LOCK_MUTEX);
+		break;
+	case LOCK_RWLOCK:
+		run_loop(loop_of(run, t), LOCK_RWLOCK);
+		break;
+	default:
+		run_loop(loop_of(run, t), LOCK_REFCOUNT);
+		break;
 	}
 	__atomic_store_n(&t->finish_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_add_fetch(&run->threads_out, 1, __ATOMIC_ACQ_REL) == run->nthreads &&

@@ -159,11 +159,11 @@ struct wl_thread {
 	unsigned tid;
 	unsigned cpu;  /* core (native: OS cpu; sim: host index) */
 	unsigned node; /* socket */
+	int phase;     /* enum wl_phase (__atomic), on the line of the counters */
 	void **ctx;    /* one context per lock */
 	uint64_t acquisitions;       /* completed before the stop */
 	uint64_t acquisitions_after; /* completed after the stop (drained) */
 	uint64_t timed;              /* counted ones that were timed (the sample) */
-	uint64_t skip;               /* untimed acquisitions before the next timed */
 	uint64_t sample_state;       /* the skip's own generator, not rng's */
 	uint64_t reads, writes;      /* rwlocks */
 	uint64_t handoffs, handoffs_local;
@@ -174,7 +174,6 @@ struct wl_thread {
 	unsigned nread_spans;
 	uint64_t violations;
 	uint64_t last_progress_ns; /* for the watchdog (__atomic) */
-	int phase;                 /* enum wl_phase (__atomic) */
 	uint64_t finish_ns;        /* when it left the loop */
 	uint64_t seed;
 	void *rng; /* gsl_rng * */
@@ -225,8 +224,6 @@ struct wl_run {
 int wl_setup(struct wl_run *run);
 /* The loop of thread tid; the backend calls it on the thread or actor. */
 void wl_thread_main(struct wl_run *run, unsigned tid);
-/* True once the run should stop: by duration or by op count. */
-bool wl_thread_done(struct wl_run *run, struct wl_thread *t);
 void wl_teardown(struct wl_run *run);
 /* core/readers.c */
 /* rwlocks, after the run: the most read sections that overlapped in time
