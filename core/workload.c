@@ -372,6 +372,16 @@ static void record_wait(const struct wl_run *run, struct wl_thread *t, bool is_r
 	ll_hist_add(is_read ? &t->wait_read : &t->wait_write, ns);
 }
 
+/* One acquisition in the thread's counts (and, of a rwlock, its side's). */
+static __always_inline void count_one(struct wl_thread *t, bool rwlock, bool is_read)
+{
+	t->acquisitions++;
+	if (rwlock && is_read)
+		t->reads++;
+	else if (rwlock)
+		t->writes++;
+}
+
 /* Count (or drain) a timed acquisition or one past the end, and the wait
  * of a timed one; true when it was past the end of the run. */
 static __attribute__((noinline)) bool count_timed(struct wl_run *run, struct wl_thread *t,
@@ -389,11 +399,7 @@ static __attribute__((noinline)) bool count_timed(struct wl_run *run, struct wl_
 			record_wait(run, t, a->is_read, run->end_ns - a->t0);
 		return true;
 	}
-	t->acquisitions++;
-	if (run->algo->kind == LOCK_RWLOCK && a->is_read)
-		t->reads++;
-	else if (run->algo->kind == LOCK_RWLOCK)
-		t->writes++;
+	count_one(t, run->algo->kind == LOCK_RWLOCK, a->is_read);
 	if (a->timed) {
 		t->timed++;
 		record_wait(run, t, a->is_read, a->t1 - a->t0);
@@ -409,11 +415,7 @@ static __always_inline bool count_acquisition(const struct wl_loop *lp, const st
 
 	if (__builtin_expect(a->timed | a->past, 0))
 		return count_timed(lp->run, t, *a);
-	t->acquisitions++;
-	if (kind == LOCK_RWLOCK && a->is_read)
-		t->reads++;
-	else if (kind == LOCK_RWLOCK)
-		t->writes++;
+	count_one(t, kind == LOCK_RWLOCK, a->is_read);
 	return false;
 }
 

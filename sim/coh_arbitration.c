@@ -191,3 +191,18 @@ unsigned coh_waiting(const struct coh_model *m, uintptr_t addr)
 
 	return l ? l->nwait : 0;
 }
+
+void coh_note_unattended(struct coh_model *m, uintptr_t addr, uint64_t done_ps)
+{
+	struct line *l = coh_line_get(m, addr);
+
+	if (done_ps > l->unattended_until)
+		l->unattended_until = done_ps;
+}
+
+uint64_t coh_unattended_end(const struct coh_model *m, uintptr_t addr)
+{
+	const struct line *l = coh_line_lookup(m, addr);
+
+	return l ? l->unattended_until : 0;
+}

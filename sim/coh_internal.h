@@ -41,6 +41,7 @@ struct waiting {
 struct line {
 	uintptr_t base;      /* address of the line's first byte */
 	uint64_t busy_until; /* ps */
+	uint64_t unattended_until; /* ps: the latest end of an unattended request */
 	void *user;
 	struct waiting *wait; /* requests waiting for admission: a ring, oldest at wait_head */
 	uint32_t nwait, wait_cap, wait_head; /* wait_cap: 0 or a power of two */

@@ -143,6 +143,13 @@ void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struc
 /* How many requests wait for admission on the line. */
 unsigned coh_waiting(const struct coh_model *m, uintptr_t addr);
 
+/* A request no actor waits for (a store buffer's fetch ahead, sim/storebuf.c)
+ * ends at done_ps: nobody completes it, so nobody admits the line's waiting
+ * misses then.  coh_unattended_end() tells a miss that waits for admission
+ * when to look again itself: the latest such end on the line (0: none). */
+void coh_note_unattended(struct coh_model *m, uintptr_t addr, uint64_t done_ps);
+uint64_t coh_unattended_end(const struct coh_model *m, uintptr_t addr);
+
 /* One access that needs no travel (or whose travel the caller ignores), at
  * simulated time now_ps: coh_access_arrived(..., now_ps, 0, r). */
 void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,

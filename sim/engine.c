@@ -197,7 +197,6 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.cur = NULL;
 	sim.base_ps = (uint64_t)llround(simgrid_get_clock() * 1e12);
 	sim.now_ps = 0;
-	sim.events = 0;
 	memset(sim.events_by, 0, sizeof(sim.events_by));
 	sim.end_ps = UINT64_MAX;
 	sim.snapped = false;
@@ -295,7 +294,7 @@ static void fill_counters(struct sim_counters *c)
 	for (unsigned l = 0; links && l < sim.topo.nlinks; l++)
 		if (links[l] > c->busiest_link_msgs)
 			c->busiest_link_msgs = links[l];
-	c->events = sim.events;
+	c->events = sim_events();
 	c->accesses = k->accesses;
 	for (unsigned i = 0; i < TOPO_MAX_CLASSES; i++)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=

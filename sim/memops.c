@@ -183,9 +183,9 @@ bool sim_all_blocked(void)
  * the waiters: the waiter looks again itself at the fetch's end. */
 static void wait_admission(struct sim_actor *a, uintptr_t addr)
 {
-	uint64_t end = sb_fetch_end(addr, sim.now_ps);
+	uint64_t end = coh_unattended_end(sim.model, addr);
 
-	if (end) {
+	if (end > sim.now_ps) {
 		sim.nadmit_timed++;
 		sim_sleep_until(a, end, SIM_EV_ADMIT);
 		sim.nadmit_timed--;

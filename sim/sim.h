@@ -131,7 +131,7 @@ enum sim_event_kind {
 extern const char *const sim_event_kind_names[SIM_EV_KINDS];
 
 /* One event of kind k. */
-#define SIM_COUNT_EVENT(k) (sim.events++, sim.events_by[k]++)
+#define SIM_COUNT_EVENT(k) (sim.events_by[k]++)
 
 struct sim_state {
 	/* The machine, loaded once per process. */
@@ -155,8 +155,7 @@ struct sim_state {
 	struct sim_actor *cur; /* the running actor; NULL in maestro */
 	uint64_t base_ps;      /* SimGrid clock at the start of the run */
 	uint64_t now_ps;       /* run time of the running actor's last event */
-	uint64_t events;       /* the sum of events_by */
-	uint64_t events_by[SIM_EV_KINDS];
+	uint64_t events_by[SIM_EV_KINDS]; /* this run's events (sim_events()) */
 	uint64_t end_ps;       /* snapshot the counters when time reaches it */
 	bool snapped;
 	struct coh_counters snap;
@@ -170,6 +169,16 @@ struct sim_state {
 };
 
 extern struct sim_state sim;
+
+/* Every event of this run, whatever its kind. */
+static inline uint64_t sim_events(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < SIM_EV_KINDS; k++)
+		n += sim.events_by[k];
+	return n;
+}
 
 struct ll_command;
 

@@ -35,7 +35,8 @@
  * order, so tso stays tso; its drain then waits only for the fetch to end
  * (sb_written_ahead).  Two store misses to lines in other sockets thus
  * cost about one miss.  No actor completes such a fetch: a miss that waits
- * for admission to its line looks again at the fetch's end (sb_fetch_end).
+ * for admission to its line looks again at the fetch's end, which the
+ * model keeps with the line (coh_note_unattended).
  * The check's adversarial runs fetch nothing ahead.
  *
  * Drain order.  tso: oldest first.  pso: an entry may pass older entries of
@@ -78,17 +79,6 @@ struct sb {
 	unsigned n;
 	struct sb_entry e[SB_ENTRIES];
 };
-
-/* The fetches ahead, by line: the latest end of any fetch of the line, for
- * sb_fetch_end (no actor completes them).  Open addressing, linear probes,
- * at most half full; line 0 marks a free slot. */
-struct fetch_end {
-	uintptr_t line;
-	uint64_t done_ps;
-};
-
-static struct fetch_end *fetch_ends;
-static unsigned fetch_cap, fetch_used;
 
 static int model_opt = -1;
 static struct sb *bufs;
@@ -164,55 +154,6 @@ static uint64_t adv_next(void)
 }
 
 /* The buffers of the current run: made afresh when a new run starts. */
-static void fetch_ends_clear(void)
-{
-	if (fetch_ends)
-		memset(fetch_ends, 0, fetch_cap * sizeof(*fetch_ends));
-	fetch_used = 0;
-}
-
-static struct fetch_end *fetch_slot(struct fetch_end *tab, unsigned cap, uintptr_t line)
-{
-	unsigned i = (unsigned)mix64(line) & (cap - 1);
-
-	while (tab[i].line && tab[i].line != line)
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
-}
-
-static void fetch_ends_grow(void)
-{
-	unsigned cap = fetch_cap ? 2 * fetch_cap : 256;
-	struct fetch_end *tab = calloc(cap, sizeof(*tab));
-
-	if (!tab) {
-		fprintf(stderr, "locklab-sim: out of memory\n");
-		exit(1);
-	}
-	for (unsigned i = 0; i < fetch_cap; i++)
-		if (fetch_ends[i].line)
-			*fetch_slot(tab, cap, fetch_ends[i].line) = fetch_ends[i];
-	free(fetch_ends);
-	fetch_ends = tab;
-	fetch_cap = cap;
-}
-
-static void fetch_end_note(uintptr_t line, uint64_t done_ps)
-{
-	struct fetch_end *f;
-
-	if (2 * (fetch_used + 1) > fetch_cap)
-		fetch_ends_grow();
-	f = fetch_slot(fetch_ends, fetch_cap, line);
-	if (!f->line) {
-		f->line = line;
-		f->done_ps = done_ps;
-		fetch_used++;
-	} else if (done_ps > f->done_ps) {
-		f->done_ps = done_ps;
-	}
-}
-
 static struct sb *sb_of(struct sim_actor *a)
 {
 	if (bufs_actors != sim.actors || bufs_run != sim.run || bufs_base != sim.base_ps ||
@@ -224,7 +165,6 @@ static struct sb *sb_of(struct sim_actor *a)
 			exit(1);
 		}
 		nbufs = sim.nactors;
-		fetch_ends_clear();
 		bufs_actors = sim.actors;
 		bufs_run = sim.run;
 		bufs_base = sim.base_ps;
@@ -268,25 +208,9 @@ static uint64_t rfo_start(struct sim_actor *a, uintptr_t line, uint64_t at)
 	struct coh_result r;
 	uint64_t travel = coh_request_travel_ps(sim.model, a->core, line, COH_STORE);
 
-	(void)sb_of(a); /* a new run clears the fetch ends */
 	coh_access_arrived(sim.model, a->core, line, COH_STORE, at + travel, travel, &r);
-	fetch_end_note(line, r.done_ps);
+	coh_note_unattended(sim.model, line, r.done_ps);
 	return r.done_ps;
-}
-
-/* A miss that waits for admission to the line of p asks when a fetch ahead
- * of it ends, if one is in flight at now (0: none): nobody else would admit
- * it then. */
-uint64_t sb_fetch_end(uintptr_t p, uint64_t now)
-{
-	uintptr_t line = line_of((const volatile void *)p);
-	uint64_t end;
-
-	if (!buffering() || bufs_actors != sim.actors || bufs_run != sim.run ||
-	    bufs_base != sim.base_ps || !fetch_used)
-		return 0;
-	end = fetch_slot(fetch_ends, fetch_cap, line)->done_ps;
-	return end > now ? end : 0;
 }
 
 /* Line-fill buffers: while the drain of one entry misses, the lines of

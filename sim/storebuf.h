@@ -37,8 +37,6 @@ bool sb_prefetchw(struct sim_actor *a, const volatile void *p);
 bool sb_written_ahead(struct sim_actor *a, volatile void *p);
 uint64_t sb_stall_ps(void); /* drain time the cores waited for, this run */
 unsigned sb_buffered(struct sim_actor *a); /* entries a has not drained */
-/* The end of a fetch ahead of the line of p in flight at now; 0: none. */
-uint64_t sb_fetch_end(uintptr_t p, uint64_t now);
 
 /* sim/memops.c: a store (drain: from the buffer, untold to the observer),
  * or a write miss with no store (a prefetch), performed now through the

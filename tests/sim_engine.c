@@ -160,12 +160,12 @@ static void timing_actor(void *arg)
 	t0 = sim_local_ps();
 	(void)ll_load(p, LL_RELAXED); /* I -> E: from memory at home */
 	t1 = sim_local_ps();
-	ev = sim.events;
+	ev = sim_events();
 	(void)ll_load(p, LL_RELAXED); /* E: a hit */
 	t2 = sim_local_ps();
 	tm->miss_ps = t1 - t0;
 	tm->hit_ps = t2 - t1;
-	tm->hit_events = sim.events - ev;
+	tm->hit_events = sim_events() - ev;
 	ll_store(p, 1, LL_RELAXED); /* E -> M silently: a hit */
 	tm->store_hit_ps = sim_local_ps() - t2;
 	ll_free(p, 64);
