@@ -20,6 +20,7 @@
  * Simulator: 4 and 8 threads on 4socket, 25 seeds each, exponential
  * non-critical delays so that the interleavings differ.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -141,7 +142,9 @@ static const struct lock_algo exclusive_reads = {
 /* A count whose get is a plain load and store with work in between (a
  * lost get is never made up by a lost put: the count ends low).  Natively
  * a get is lost when two gets overlap on two cores, or when a thread is
- * preempted between its load and store while another holds a reference. */
+ * preempted between its load and store while another holds a reference;
+ * the get yields its cpu between the two, so that the second happens even
+ * when the machine's other work leaves both threads one cpu. */
 struct racy_count {
 	int64_t count;
 } ll_cacheline_aligned;
@@ -157,6 +160,8 @@ static void racy_get(void *obj, void *ctx)
 	int64_t v = ll_load(&r->count, LL_RELAXED);
 
 	ll_delay_ns(500);
+	if (!tl_is_sim())
+		sched_yield();
 	ll_store(&r->count, v + 1, LL_RELAXED);
 }
 
@@ -209,7 +214,9 @@ static void checker_catches_a_lost_reference(void **state)
 	struct outcome o;
 
 	base_config(&c);
-	c.ops = tl_is_sim() ? 50 : 20000;
+	/* natively long enough (~0.2 s) that both threads run a while together
+	 * even when other work holds the machine's cpus at the start */
+	c.ops = tl_is_sim() ? 50 : 100000;
 	c.cs_ns = 1000;
 	c.ncs_ns = 0;
 	c.ncs_exp = false;
