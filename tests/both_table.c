@@ -39,11 +39,13 @@ extern const struct lock_algo lock_tas;
 /* tas, except that only thread 0 may try before the run's end. */
 static void gated_lock(void *lock, void *ctx)
 {
-	uint64_t end;
+	uint64_t end, now;
 
+	/* one clock read per turn: a second one could pass end, and end - now
+	 * would wrap to a delay of centuries */
 	while (ll_this_cpu() != 0 &&
-	       ll_now_ns() < (end = __atomic_load_n(&gated_run->end_ns, __ATOMIC_RELAXED)))
-		ll_delay_ns(end - ll_now_ns() < 1000 ? end - ll_now_ns() : 1000);
+	       (now = ll_now_ns()) < (end = __atomic_load_n(&gated_run->end_ns, __ATOMIC_RELAXED)))
+		ll_delay_ns(end - now < 1000 ? end - now : 1000);
 	lock_tas.lock(lock, ctx);
 }
 
@@ -102,7 +104,7 @@ static void gated_threads_wait_until_the_end(void **state)
 	struct wl_run run;
 	struct run_counters cnt;
 	struct run_result r;
-	char err[512] = "", *csv, *save = NULL, *line;
+	char *csv, *save = NULL, *line;
 	/* natively: one thread per cpu of this 2-cpu machine, and long enough
 	 * that starting the threads is a small part of the run */
 	unsigned n = tl_is_sim() ? 4 : 2, rows = 0;
@@ -120,7 +122,7 @@ static void gated_threads_wait_until_the_end(void **state)
 	dur = c.duration_ms * 1000000ull;
 	slack = tl_is_sim() ? 2000 : dur / 2;
 	gated_run = &run;
-	assert_int_equal(tl_run(&c, &gated, n, 0, &run, &cnt, err, sizeof(err)), 0);
+	tl_run_ok(&c, &gated, n, 0, &run, &cnt);
 	assert_true(run.threads[0].acquisitions > 0);
 	for (unsigned i = 1; i < n; i++) {
 		const struct wl_thread *t = &run.threads[i];
@@ -269,7 +271,6 @@ static void oversubscribed_runs_are_marked(void **state)
 	struct wl_config c;
 	struct wl_run run;
 	struct run_counters cnt;
-	char err[512] = "";
 
 	base_config(&c);
 	if (!tl_is_sim()) {
@@ -277,11 +278,11 @@ static void oversubscribed_runs_are_marked(void **state)
 		c.pin_list[0] = c.pin_list[1] = 0;
 		c.pin_list_len = 2;
 	}
-	assert_int_equal(tl_run(&c, &lock_tas, 2, 0, &run, &cnt, err, sizeof(err)), 0);
+	tl_run_ok(&c, &lock_tas, 2, 0, &run, &cnt);
 	assert_int_equal(cnt.oversubscribed, !tl_is_sim());
 	tl_done(&run);
 	base_config(&c);
-	assert_int_equal(tl_run(&c, &lock_tas, 1, 0, &run, &cnt, err, sizeof(err)), 0);
+	tl_run_ok(&c, &lock_tas, 1, 0, &run, &cnt);
 	assert_false(cnt.oversubscribed);
 	tl_done(&run);
 }

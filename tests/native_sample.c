@@ -36,10 +36,9 @@ static void every_wait_is_timed_at_k1(void **state)
 {
 	struct wl_run run;
 	struct run_counters c;
-	char err[256];
 
 	config(1);
-	assert_int_equal(tl_run(&cfg, ttas(), 2, 0, &run, &c, err, sizeof(err)), 0);
+	tl_run_ok(&cfg, ttas(), 2, 0, &run, &c);
 	for (unsigned i = 0; i < run.nthreads; i++) {
 		const struct wl_thread *t = &run.threads[i];
 
@@ -64,11 +63,10 @@ static void one_in_k_is_timed(void **state)
 {
 	struct wl_run run;
 	struct run_counters c;
-	char err[256];
 	uint64_t timed = 0, n = 0;
 
 	config(16);
-	assert_int_equal(tl_run(&cfg, ttas(), 2, 0, &run, &c, err, sizeof(err)), 0);
+	tl_run_ok(&cfg, ttas(), 2, 0, &run, &c);
 	for (unsigned i = 0; i < run.nthreads; i++) {
 		const struct wl_thread *t = &run.threads[i];
 
@@ -85,13 +83,12 @@ static void duration_run_stops_on_time(void **state)
 {
 	struct wl_run run;
 	struct run_counters c;
-	char err[256];
 	uint64_t n, late = 200ull * 1000000;
 
 	config(16);
 	cfg.ops = 0;
 	cfg.duration_ms = DURATION_MS;
-	assert_int_equal(tl_run(&cfg, ttas(), 2, 0, &run, &c, err, sizeof(err)), 0);
+	tl_run_ok(&cfg, ttas(), 2, 0, &run, &c);
 	n = tl_acquisitions(&run);
 	assert_true(n > 0);
 	assert_int_equal(run.stop_ns - run.start_ns, DURATION_MS * 1000000ull);

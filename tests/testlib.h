@@ -418,6 +418,16 @@ static inline int tl_run(struct wl_config *c, const struct lock_algo *a, unsigne
 	return backend_run(run, cnt) || run->failed;
 }
 
+/* tl_run that must succeed: a refusal or a failed run fails the test and
+ * prints why (err or run->failure), not only that it returned non-zero. */
+#define tl_run_ok(c, a, n, idx, run, cnt)                                              \
+	do {                                                                           \
+		char tl_err_[512] = "";                                                \
+		if (tl_run((c), (a), (n), (idx), (run), (cnt), tl_err_, sizeof(tl_err_))) \
+			fail_msg("run of '%s' with %u threads failed: %s%s", (a)->name, \
+				 (unsigned)(n), tl_err_, (run)->failure);               \
+	} while (0)
+
 /* Threads that left the loop (or were stopped by the checker): tear down. */
 static inline void tl_done(struct wl_run *run)
 {
