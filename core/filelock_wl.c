@@ -295,19 +295,71 @@ out:
 	return rc;
 }
 
-/* The syscall around set_lock: entry, the allocations, and for a lock
+/*
+ * The slab work of a call, as fs/locks.c does it (v3.10 to v4.1 alike, and
+ * flock_lock_inode / posix_lock_inode after them): the syscall allocates its
+ * request (flock_make_lock in sys_flock, locks_alloc_lock in fcntl_setlk)
+ * and frees it on the way out; every attempt of a lock request allocates,
+ * before flc_lock, what it may insert (flock: new_fl; posix: new_fl and
+ * new_fl2, for a range it may split) and frees, after it, what it did not
+ * insert; an unlock frees the lock it removed (the dispose list).  So a
+ * retry after a wake-up pays its allocations again.  Leases: lease_alloc
+ * and fasync_alloc in the call (freed again when the lease is refused),
+ * the lease freed at its release; they never sleep.
+ */
+static unsigned call_allocs(const struct flw *w, uint32_t type)
+{
+	if (w->fc.test == FLW_LEASE)
+		return type == FLW_UNLCK ? 0 : 2;
+	return 1;
+}
+
+/* On the way out of a call that returned rc: the request, or a lease's two
+ * structures when it was refused. */
+static unsigned call_frees(const struct flw *w, uint32_t type, int rc)
+{
+	if (w->fc.test == FLW_LEASE)
+		return rc ? call_allocs(w, type) : 0;
+	return 1;
+}
+
+static unsigned attempt_allocs(const struct flw *w, uint32_t type)
+{
+	if (type == FLW_UNLCK || w->fc.test == FLW_LEASE)
+		return 0;
+	return w->fc.test == FLW_POSIX ? 2 : 1;
+}
+
+/* After an attempt that returned rc and removed `removed` locks. */
+static unsigned attempt_frees(const struct flw *w, uint32_t type, int rc, uint64_t removed)
+{
+	unsigned n = attempt_allocs(w, type);
+
+	return (unsigned)removed + (rc == 0 && n ? n - 1 : n);
+}
+
+static void slab_work(unsigned ops)
+{
+	if (ops)
+		ll_delay_ns(ops * FLW_ALLOC_NS);
+}
+
+/* The syscall around set_lock: entry, the slab work above, and for a lock
  * that may block, the sleep-and-retry loop of flock_lock_file_wait /
  * posix_lock_file_wait. */
 static int lock_call(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t type,
 		     struct flw_counters *c)
 {
-	unsigned allocs = type == FLW_UNLCK ? 1 : w->fc.test == FLW_POSIX ? 3 : 2;
 	bool slept = false;
 	int rc;
 
-	ll_delay_ns(FLW_SYSCALL_NS + allocs * FLW_ALLOC_NS);
+	ll_delay_ns(FLW_SYSCALL_NS + call_allocs(w, type) * FLW_ALLOC_NS);
 	for (;;) {
+		uint64_t unlocks = c->unlocks;
+
+		slab_work(attempt_allocs(w, type));
 		rc = set_lock(w, p, ctx, type, c);
+		slab_work(attempt_frees(w, type, rc, c->unlocks - unlocks));
 		if (rc != FLW_DEFERRED) {
 			c->woken_grants += slept && !rc;
 			break;
@@ -318,6 +370,7 @@ static int lock_call(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t ty
 			ll_park();
 		slept = true;
 	}
+	slab_work(call_frees(w, type, rc));
 	return rc;
 }
 

@@ -20,6 +20,7 @@ or the chart could not be drawn, 2 on a malformed entry or bad arguments.
 """
 
 import concurrent.futures
+import csv
 import math
 import os
 import re
@@ -233,7 +234,6 @@ def judge(rule, pub, sim):
 # ---- running ---------------------------------------------------------------
 
 def read_csv_rows(path):
-    import csv
     with open(path, newline='') as f:
         return list(csv.DictReader(f))
 
@@ -281,18 +281,23 @@ def run_command(binary, machine, argv, fn, column):
         raise RuntimeError('%s: %s' % (column, e))
 
 
-def run_entry(binary, e):
-    """Runs both commands of e; returns a result dict."""
+def try_command(binary, e, k):
+    """run_command for command k ('baseline' or 'variant') of entry e: its
+    (value, wall) or the RuntimeError it raised."""
+    try:
+        return run_command(binary, e['machine'], e['argv'][k], e['fn'], e['column'])
+    except RuntimeError as err:
+        return err
+
+
+def entry_result(e, outcome):
+    """The result dict of entry e from the outcomes of its two commands."""
     res = {'id': e['id']}
-    vals = {}
     for k in ('baseline', 'variant'):
-        try:
-            vals[k] = run_command(binary, e['machine'], e['argv'][k],
-                                  e['fn'], e['column'])
-        except RuntimeError as err:
-            res.update(failed='%s: %s' % (k, err), passed=False)
+        if isinstance(outcome[k], RuntimeError):
+            res.update(failed='%s: %s' % (k, outcome[k]), passed=False)
             return res
-    (b, wb), (v, wv) = vals['baseline'], vals['variant']
+    (b, wb), (v, wv) = outcome['baseline'], outcome['variant']
     res.update(baseline=b, variant=v, wall=wb + wv)
     if e['rule'] == 'variance':
         res['sim'] = (b, v)
@@ -300,6 +305,32 @@ def run_entry(binary, e):
         res['sim'] = (v - b) / b if b else float('inf')
     res['passed'], res['error'] = judge(e['rule'], e['pub'], res['sim'])
     return res
+
+
+def previous_walls(csvpath):
+    """Each entry's wall_s in an earlier scoreboard.csv ({} when none)."""
+    try:
+        with open(csvpath, newline='') as f:
+            return {r['id']: float(r['wall_s']) for r in csv.DictReader(f)
+                    if r.get('wall_s') not in (None, '')}
+    except (OSError, ValueError, KeyError):
+        return {}
+
+
+def run_board(binary, entries, jobs, walls):
+    """Every command of every entry, `jobs` at once, the two commands of an
+    entry apart, the longest first by the last run's times (walls), so that
+    the board ends when its longest command does rather than when the last
+    entry that happened to start late does.  Returns {id: result}."""
+    cmds = [(e, k) for e in entries for k in ('baseline', 'variant')]
+    order = sorted(range(len(cmds)), key=lambda i: -walls.get(cmds[i][0]['id'], 0.0))
+    with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+        futs = {i: pool.submit(try_command, binary, cmds[i][0], cmds[i][1]) for i in order}
+        done = {i: f.result() for i, f in futs.items()}
+    outcomes = {}
+    for i, (e, k) in enumerate(cmds):
+        outcomes.setdefault(e['id'], {})[k] = done[i]
+    return {e['id']: entry_result(e, outcomes[e['id']]) for e in entries}
 
 
 # ---- printing --------------------------------------------------------------
@@ -481,11 +512,9 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         sys.stderr.write('scoreboard: no %s (build it: scons)\n' % binary)
         return 2
-    with concurrent.futures.ProcessPoolExecutor(opts['jobs']) as pool:
-        futs = {e['id']: pool.submit(run_entry, binary, e) for e in entries}
-        results = {k: f.result() for k, f in futs.items()}
-    print_board(entries, results)
     csvpath = os.path.join(opts['results'], 'scoreboard.csv')
+    results = run_board(binary, entries, opts['jobs'], previous_walls(csvpath))
+    print_board(entries, results)
     write_csv(csvpath, entries, results)
     ok = all('failed' not in r for r in results.values())
     if opts['chart'] and entries:
