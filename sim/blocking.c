@@ -216,7 +216,9 @@ void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 		park_on_line(a, addr, dl_ps);
 		return;
 	}
-	park_on_line(a, addr, vm_spin_deadline(a, dl_ps));
+	dl_ps = vm_spin_deadline(a, dl_ps);
+	if (dl_ps > sim.now_ps) /* else the slice has ended: straight to its end */
+		park_on_line(a, addr, dl_ps);
 	vm_spin_end(a);
 }
 

@@ -80,6 +80,16 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 			vm_prm.given = "--co-guests";
 		return 1;
 	}
+	if (!strcmp(opt, "--ple-yield")) {
+		if (strcmp(val, "pcpu") && strcmp(val, "guest")) {
+			snprintf(err, errlen, "--ple-yield: '%s' is not pcpu or guest", val);
+			return -1;
+		}
+		vm_prm.guest_yield = !strcmp(val, "guest");
+		if (!vm_prm.given)
+			vm_prm.given = "--ple-yield";
+		return 1;
+	}
 	for (size_t i = 0; i < NR_OPTS; i++) {
 		const struct vm_opt *o = &opts[i];
 		uint64_t v;
@@ -156,6 +166,8 @@ void vm_env_json(FILE *f)
 		(double)vm_prm.switch_ps / 1000.0, co_guests_name());
 	if (vm_prm.pcpus)
 		fprintf(f, ", \"pcpus\": %llu", (unsigned long long)vm_prm.pcpus);
+	if (vm_prm.guest_yield)
+		fprintf(f, ", \"ple_yield\": \"guest\"");
 }
 
 /* ------------------------------------------------------------ a run */
@@ -341,7 +353,8 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->nv = vcpus + others;
 	vm->v = calloc(vm->nv, sizeof(*vm->v));
 	vm->p = calloc(np, sizeof(*vm->p));
-	if (!vm->v || !vm->p)
+	vm->last_boosted = calloc((vm->nv + vcpus - 1) / vcpus, sizeof(*vm->last_boosted));
+	if (!vm->v || !vm->p || !vm->last_boosted)
 		goto fail;
 	vm->run = run;
 	vm->nthreads = n;
@@ -379,6 +392,7 @@ fail:
 	if (vm) {
 		free(vm->v);
 		free(vm->p);
+		free(vm->last_boosted);
 	}
 	free(vm);
 	return -1;
@@ -396,6 +410,7 @@ void vm_end(struct vm_counters *k)
 			sg_sem_destroy(vm->v[i].sem);
 	free(vm->v);
 	free(vm->p);
+	free(vm->last_boosted);
 	free(vm);
 	sim_vm = NULL;
 }

@@ -44,9 +44,12 @@
  * Spinning (ll_wait_until: the simulator parks the waiter on the line) is
  * a PAUSE loop to the hardware: after the PLE window (--ple-window-ns) the
  * vCPU exits to the hypervisor (--ple-exit-ns), which doubles its window
- * (--ple-grow, reset when the vCPU is next scheduled in) and yields the
- * pCPU to the first vCPU of the same guest in the run queue, if any (a
- * directed yield never helps another guest).
+ * (--ple-grow, reset when the vCPU is next scheduled in) and yields: by
+ * default (--ple-yield pcpu) the pCPU to the first vCPU of the same guest
+ * in its run queue, if any; with --ple-yield guest as KVM's directed yield
+ * does, to the next runnable, not running vCPU of the same guest on any
+ * pCPU (round-robin from the last boosted one), which runs next there,
+ * the spinner giving its own pCPU to the next vCPU waiting for it.
  *
  * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, whose queue head
  * runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to the
@@ -88,7 +91,7 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
 	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
-	"                          [--co-guests none|busy|same] [--pcpus P]\n"
+	"                          [--co-guests none|busy|same] [--pcpus P] [--ple-yield pcpu|guest]\n"
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
 

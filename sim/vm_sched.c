@@ -70,6 +70,7 @@ static void scheduled_in(struct vm_vcpu *v)
 		k->wake_ps += v->start_ps - v->kick_ps;
 	}
 	v->kick_ps = NONE;
+	v->in_spin = false;
 	v->window_ps = sim_vm->window_ps; /* KVM shrinks the window at sched-in */
 }
 
@@ -210,7 +211,6 @@ static void deschedule(struct sim_actor *a, int target)
 	v->off_phase = ph;
 	if (counting(now)) {
 		k->preemptions++;
-		k->ple_yields += target >= 0;
 		k->holder_preemptions += ph == PH_HOLDING;
 		k->waiter_preemptions += ph == PH_ACQUIRING;
 	}
@@ -301,9 +301,28 @@ uint64_t vm_spin_deadline(struct sim_actor *a, uint64_t dl_ps)
 	return d;
 }
 
-/* The first vCPU of the same guest waiting for p (KVM's directed yield
- * only ever yields to a vCPU of the spinning guest), or -1. */
-static int yield_target(struct vm_pcpu *p, unsigned self)
+/*
+ * --ple-yield guest: directed yield, as KVM does it at a PLE exit
+ * (kvm_vcpu_on_spin, virt/kvm/kvm_main.c, Linux 3.10; yield_to,
+ * kernel/sched/core.c): scan the
+ * spinning guest's vCPUs round-robin from the one after the guest's last
+ * boosted vCPU, and boost the first that is runnable but not running (not
+ * halted: a halted vCPU waits for its kick), on whichever pCPU it waits.
+ * A vCPU that is itself off its pCPU inside such a yield (in_spin) is
+ * eligible every other time it is looked at
+ * (kvm_vcpu_eligible_for_directed_yield), so that two spinners do not
+ * boost each other back and forth.  None: the exit changes nothing.
+ */
+static bool dy_eligible(struct vm_vcpu *v)
+{
+	if (!v->in_spin)
+		return true;
+	v->dy_eligible = !v->dy_eligible;
+	return !v->dy_eligible;
+}
+
+/* --ple-yield pcpu: the first vCPU of the same guest waiting for p. */
+static int pcpu_target(struct vm_pcpu *p, unsigned self)
 {
 	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
 		if (!vm_is_other((unsigned)i) && vm_guest_of((unsigned)i) == vm_guest_of(self))
@@ -311,12 +330,61 @@ static int yield_target(struct vm_pcpu *p, unsigned self)
 	return -1;
 }
 
+static int dy_target(unsigned self)
+{
+	unsigned g = vm_guest_of(self), n = sim_vm->vcpus, first = g * n;
+	unsigned last = sim_vm->last_boosted[g];
+
+	for (unsigned k = 1; k <= n; k++) {
+		unsigned r = (last + k) % n, i = first + r;
+		struct vm_vcpu *v;
+
+		if (i >= sim_vm->nv || i == self)
+			continue;
+		v = &sim_vm->v[i];
+		if (v->state != VC_READY || !dy_eligible(v))
+			continue;
+		sim_vm->last_boosted[g] = r;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* yield_to's resched of the target's pCPU q: target runs next on q.  A busy
+ * co-guest's vCPU (no actor) is preempted at once, as a kick preempts it;
+ * a vCPU with an actor at its next preemption point (the end of the local
+ * work it is paying, or of its spin's PLE window), where its slice now ends.
+ * The IPI of the kernel's resched_task stops it at once: the model is later
+ * by at most that piece of work or window. */
+static void boost(unsigned target, uint64_t now)
+{
+	struct vm_pcpu *q = &sim_vm->p[sim_vm->v[target].pcpu];
+
+	vm_rq_remove(q, target);
+	if (q->cur < 0 || vm_is_other((unsigned)q->cur)) {
+		if (q->cur >= 0) {
+			unsigned o = (unsigned)q->cur;
+
+			sim_vm->v[o].state = VC_READY;
+			vm_rq_push_head(q, o);
+		}
+		give(q, target, now + vm_prm.switch_ps);
+		return;
+	}
+	vm_rq_push_head(q, target);
+	if (q->slice_end_ps > now)
+		q->slice_end_ps = now;
+}
+
 /* The spin lasted the PLE window: the vCPU exits to the hypervisor, which
- * grows its window and yields the pCPU to a vCPU of the same guest that
- * waits for it, if there is one. */
+ * grows its window and yields to a preempted vCPU of its guest: one that
+ * waits for the same pCPU (--ple-yield pcpu), or any (guest, above).  For
+ * a target on another pCPU the spinner gives its own pCPU up when another
+ * vCPU waits for it (yield_task with a skip buddy), and otherwise spins on. */
 static void ple_exit(struct sim_actor *a)
 {
 	struct vm_vcpu *v = vcpu_of(a);
+	struct vm_pcpu *p = pcpu_of(a);
 	uint64_t w = v->window_ps * vm_prm.ple_grow;
 	int target;
 
@@ -324,11 +392,24 @@ static void ple_exit(struct sim_actor *a)
 		sim_vm->k.ple_exits++;
 	v->window_ps = w < PLE_WINDOW_MAX_PS ? w : PLE_WINDOW_MAX_PS;
 	sim_sleep_until(a, sim.now_ps + vm_prm.ple_exit_ps, SIM_EV_VM);
-	target = yield_target(pcpu_of(a), a->idx);
-	if (target >= 0)
-		deschedule(a, target);
-	else
+	target = vm_prm.guest_yield ? dy_target(a->idx) : pcpu_target(p, a->idx);
+	if (target < 0) {
 		preempt_point(a);
+		return;
+	}
+	if (counting(sim.now_ps))
+		sim_vm->k.ple_yields++;
+	if (sim_vm->v[target].pcpu != v->pcpu) {
+		boost((unsigned)target, sim.now_ps);
+		if (!p->queued) {
+			preempt_point(a);
+			return;
+		}
+		target = -1;
+	}
+	v->in_spin = vm_prm.guest_yield;
+	v->dy_eligible = false;
+	deschedule(a, target);
 }
 
 void vm_spin_end(struct sim_actor *a)

@@ -26,6 +26,7 @@ struct vm_params {
 	uint64_t pcpus; /* --pcpus: the host's pCPUs (0: from V and X) */
 	bool busy_guests; /* --co-guests busy */
 	bool same_guests; /* --co-guests same: the co-guests run the workload */
+	bool guest_yield; /* --ple-yield guest: KVM's directed yield to any pCPU */
 	const char *given; /* the first VM option given */
 };
 
@@ -45,6 +46,8 @@ struct vm_vcpu {
 	uint64_t kick_ps;  /* kicked then; NONE */
 	uint64_t window_ps; /* its PLE window now */
 	uint64_t ple_at_ps; /* a spin that lasts until then exits; NONE */
+	bool in_spin;       /* off its pCPU inside a PLE exit's directed yield */
+	bool dy_eligible;   /* KVM's dy_eligible: toggled at each look while in_spin */
 };
 
 struct vm_pcpu {
@@ -67,6 +70,7 @@ struct vm_state {
 	uint64_t seed;
 	unsigned nthreads, vcpus, nv, np, per_pcpu;
 	uint64_t window_ps; /* the PLE window a vCPU starts with; 0: no PLE */
+	unsigned *last_boosted; /* per guest: KVM's last_boosted_vcpu (guest-relative) */
 	struct vm_vcpu *v;
 	struct vm_pcpu *p;
 	struct vm_counters k;

@@ -157,6 +157,37 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 	assert_true(sum.waiter_lost_ps > 0);
 }
 
+/* Beside busy co-guests every vCPU of the guest has a pCPU of its own
+ * (shared with a co-guest's), so a PLE exit that yields only within its
+ * pCPU finds no vCPU of its guest there, and a preempted holder stays off
+ * until its pCPU's slice comes round; KVM's directed yield (--ple-yield
+ * guest) boosts a preempted vCPU of the guest on another pCPU, which runs
+ * at once in place of the co-guest, so the holder is back within the
+ * spinners' next exits.  (The spinners give their own pCPUs to the
+ * co-guests as they yield, so waiters are off their pCPUs more.) */
+static void guest_yield_boosts_other_pcpus(void **state)
+{
+	struct wl_config c;
+	struct vm_counters pcpu, guest;
+
+	set_opt("--co-guests", "busy");
+	vm_config(&c, 4);
+	c.ops = 0;
+	c.duration_ms = 10;
+	ticket_runs_at_2x(&c, 4, 2, "beside busy co-guests, yield within the pCPU",
+			  "--co-guests busy --format csv", &pcpu);
+	set_opt("--ple-yield", "guest");
+	ticket_runs_at_2x(&c, 4, 2, "beside busy co-guests, directed yield in the guest",
+			  "--co-guests busy --ple-yield guest --format csv", &guest);
+	set_opt("--ple-yield", "pcpu");
+	set_opt("--co-guests", "none");
+	assert_true(pcpu.ple_exits > 0);
+	assert_int_equal(pcpu.ple_yields, 0);
+	assert_true(pcpu.holder_preemptions > 0 && guest.holder_preemptions > 0);
+	assert_true(guest.ple_yields > 0);
+	assert_true(guest.holder_lost_ps * 10 < pcpu.holder_lost_ps);
+}
+
 /* ------------------------------------------------------------ halt, kick */
 
 /* Waits that outlast the spin: either the guest shares its pCPUs with
@@ -401,6 +432,8 @@ static void bad_vm_options(void **state)
 	BAD("--ple-grow", "--vm", "8", "--ple-grow", "0");
 	BAD("--slice-us", "--vm", "8", "--slice-us", "0");
 	BAD("--wake-ns", "--vm", "8", "--wake-ns", "-3");
+	BAD("--ple-yield", "--vm", "8", "--ple-yield", "anywhere");
+	BAD("--ple-yield", "--ple-yield", "guest");
 
 	const char *const ex[] = { "explain", "--topo", TOPO, "--lock", "ticket", "--threads",
 				   "4",       "--vm",   "4",  NULL };
@@ -413,6 +446,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(one_guest_at_1x_never_preempts),
 		cmocka_unit_test(ticket_at_2x_preempts_holders_and_waiters),
 		cmocka_unit_test(ticket_alone_at_2x_yields_by_ple),
+		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
 		cmocka_unit_test(same_seed_same_schedule),

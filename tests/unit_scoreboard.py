@@ -9,6 +9,7 @@ usage: unit_scoreboard.py BIN  (the directory holding locklab-sim)
 
 import csv
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -217,6 +218,34 @@ def test_end_to_end(tmp, bindir):
     p = tool(FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs',
              bindir=os.path.join(tmp, 'nobin'))
     check('a missing binary: status 2', p.returncode == 2, p.stderr)
+    test_shared_command(tmp, bindir)
+
+
+def test_shared_command(tmp, bindir):
+    """Two entries with the same baseline: it runs once, both rows use it."""
+    wrap = os.path.join(tmp, 'wrapbin')
+    log = os.path.join(tmp, 'invocations')
+    os.makedirs(wrap)
+    with open(os.path.join(wrap, 'locklab-sim'), 'w') as f:
+        f.write('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n'
+                % (shlex.quote(log), shlex.quote(os.path.join(bindir, 'locklab-sim'))))
+    os.chmod(os.path.join(wrap, 'locklab-sim'), 0o755)
+    quick = ' --ops 200 --runs 1 --threads 2'
+    d = write_board(tmp, 'shared', {
+        '002-a.sb': entry_text(id='002-a', baseline='run --lock ticket' + quick,
+                               variant='run --lock mcs' + quick),
+        '002-b.sb': entry_text(id='002-b', baseline='run --lock ticket' + quick,
+                               variant='run --lock tas' + quick)})
+    res = os.path.join(tmp, 'res-shared')
+    p = tool(d, '--results', res, '--no-chart', bindir=wrap)
+    with open(log) as f:
+        runs = f.read().splitlines()
+    with open(os.path.join(res, 'scoreboard.csv')) as f:
+        rows = list(csv.DictReader(f))
+    check('a command two entries share runs once', p.returncode == 0 and len(runs) == 3 and
+          sum('--lock ticket' in r for r in runs) == 1, '\n'.join(runs) + p.stderr)
+    check('both rows have its value', len(rows) == 2 and
+          rows[0]['baseline'] == rows[1]['baseline'] != '', str(rows))
 
 
 def main():

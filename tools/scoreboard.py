@@ -317,20 +317,34 @@ def previous_walls(csvpath):
         return {}
 
 
+def command_key(e, k):
+    """What identifies command k of entry e: two entries that run the same
+    command on the same machine and read the same metric share one run
+    (seed 003's HT-on tables compare two kernels with one baseline)."""
+    return (e['machine'], tuple(e['argv'][k]), e['fn'], e['column'])
+
+
 def run_board(binary, entries, jobs, walls):
-    """Every command of every entry, `jobs` at once, the two commands of an
-    entry apart, the longest first by the last run's times (walls), so that
-    the board ends when its longest command does rather than when the last
-    entry that happened to start late does.  Returns {id: result}."""
-    cmds = [(e, k) for e in entries for k in ('baseline', 'variant')]
-    order = sorted(range(len(cmds)), key=lambda i: -walls.get(cmds[i][0]['id'], 0.0))
+    """Every distinct command of the board once, `jobs` at once, the two
+    commands of an entry apart, the longest first by the last run's times
+    (walls), so that the board ends when its longest command does rather
+    than when the last entry that happened to start late does.  Returns
+    {id: result}."""
+    cmds = {}
+    for e in entries:
+        for k in ('baseline', 'variant'):
+            key = command_key(e, k)
+            cost = walls.get(e['id'], 0.0)
+            if key not in cmds or cmds[key][2] < cost:
+                cmds[key] = (e, k, cost)
+    order = sorted(cmds, key=lambda key: -cmds[key][2])
     with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-        futs = {i: pool.submit(try_command, binary, cmds[i][0], cmds[i][1]) for i in order}
-        done = {i: f.result() for i, f in futs.items()}
-    outcomes = {}
-    for i, (e, k) in enumerate(cmds):
-        outcomes.setdefault(e['id'], {})[k] = done[i]
-    return {e['id']: entry_result(e, outcomes[e['id']]) for e in entries}
+        futs = {key: pool.submit(try_command, binary, cmds[key][0], cmds[key][1])
+                for key in order}
+        done = {key: f.result() for key, f in futs.items()}
+    return {e['id']: entry_result(e, {k: done[command_key(e, k)]
+                                      for k in ('baseline', 'variant')})
+            for e in entries}
 
 
 # ---- printing --------------------------------------------------------------
