@@ -64,21 +64,11 @@ static double wall_now(void)
 static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned threads, uint64_t cs_ns,
 		   uint64_t duration_ms, uint64_t ops)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->algos[0] = a;
-	cfg->nalgos = 1;
-	cfg->threads[0] = threads;
-	cfg->nthreads = 1;
+	wl_config_defaults(cfg);
+	wl_config_only(cfg, a, threads);
 	cfg->cs_ns = cs_ns;
-	cfg->ncs_ns = 200;
-	cfg->cs_lines = 1;
-	cfg->locks = 1;
-	cfg->runs = 1;
 	cfg->duration_ms = duration_ms;
 	cfg->ops = ops;
-	cfg->pin = PIN_COMPACT;
-	cfg->pin_text = "compact";
-	cfg->seed = 1;
 }
 
 /* One locklab run; returns 0 and its events and acquisitions. */

@@ -275,19 +275,13 @@ static void set_defaults(struct cli_opts *o)
 	struct wl_config *c = &o->cfg;
 
 	memset(o, 0, sizeof(*o));
+	wl_config_defaults(c);
 	c->threads[0] = 1;
 	c->threads[1] = 2;
 	c->threads[2] = 4;
 	c->nthreads = 3;
-	c->cs_ns = 50;
-	c->ncs_ns = 200;
-	c->cs_lines = 1;
-	c->locks = 1;
 	c->read_pct = 90;
 	c->runs = 3;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
-	c->seed = 1;
 	o->format = FMT_TABLE;
 }
 

@@ -552,10 +552,7 @@ static void run_config(struct wl_config *c, const struct wl_config *base,
 		       const struct flw_config *fc, unsigned procs)
 {
 	*c = *base;
-	c->algos[0] = &flw_algo;
-	c->nalgos = 1;
-	c->threads[0] = procs;
-	c->nthreads = 1;
+	wl_config_only(c, &flw_algo, procs);
 	c->ops = fc->iterations;
 	c->duration_ms = 0;
 	c->locks = 1;

@@ -25,21 +25,14 @@
 
 static void check_config(struct wl_config *c, const struct lock_algo *a, uint64_t seed)
 {
-	memset(c, 0, sizeof(*c));
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = CHECK_THREADS;
-	c->nthreads = 1;
+	wl_config_defaults(c);
+	wl_config_only(c, a, CHECK_THREADS);
 	c->cs_ns = 20;
 	c->ncs_ns = 50;
 	c->ncs_exp = true;
 	c->cs_lines = 2;
-	c->locks = 1;
 	c->read_pct = a->kind == LOCK_RWLOCK ? 50 : 0;
 	c->ops = CHECK_OPS;
-	c->runs = 1;
-	c->pin = PIN_COMPACT;
-	c->pin_text = "compact";
 	c->seed = seed;
 	c->topo = sim_topo_of(NULL);
 }

@@ -62,18 +62,11 @@ static int run_with_watchdog(const struct lock_algo *a, uint64_t *elapsed_ns)
 	struct run_counters c;
 	char err[256];
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.algos[0] = a;
-	cfg.nalgos = 1;
-	cfg.threads[0] = 2;
-	cfg.nthreads = 1;
-	cfg.cs_lines = 1;
-	cfg.locks = 1;
-	cfg.runs = 1;
-	cfg.seed = 1;
+	wl_config_defaults(&cfg);
+	wl_config_only(&cfg, a, 2);
+	cfg.cs_ns = 0;
+	cfg.ncs_ns = 0;
 	cfg.duration_ms = 100;
-	cfg.pin = PIN_COMPACT;
-	cfg.pin_text = "compact";
 	assert_int_equal(backend_parse_option("--watchdog", "300", err, sizeof(err)), 1);
 	assert_int_equal(backend_check(&cfg, err, sizeof(err)), 0);
 	memset(&run, 0, sizeof(run));

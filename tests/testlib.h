@@ -360,14 +360,11 @@ static inline void tl_set_pin(struct wl_config *c, enum pin_policy p)
  */
 static inline void tl_config(struct wl_config *c, const char *topo, uint64_t seed)
 {
-	memset(c, 0, sizeof(*c));
+	wl_config_defaults(c);
 	c->cs_ns = 20;
 	c->ncs_ns = 50;
 	c->ncs_exp = true;
 	c->cs_lines = 2;
-	c->locks = 1;
-	c->runs = 1;
-	tl_set_pin(c, PIN_COMPACT);
 	c->topo = topo;
 	c->seed = seed;
 }
@@ -376,11 +373,9 @@ static inline void tl_config(struct wl_config *c, const char *topo, uint64_t see
  * line, a constant 200 ns between them; the rest as tl_config. */
 static inline void tl_config_plain(struct wl_config *c, const char *topo, uint64_t seed)
 {
-	tl_config(c, topo, seed);
-	c->cs_ns = 50;
-	c->ncs_ns = 200;
-	c->ncs_exp = false;
-	c->cs_lines = 1;
+	wl_config_defaults(c);
+	c->topo = topo;
+	c->seed = seed;
 }
 
 /*
@@ -393,10 +388,7 @@ static inline void tl_config_plain(struct wl_config *c, const char *topo, uint64
 static inline int tl_run(struct wl_config *c, const struct lock_algo *a, unsigned n, unsigned idx,
 			 struct wl_run *run, struct run_counters *cnt, char *err, size_t errlen)
 {
-	c->algos[0] = a;
-	c->nalgos = 1;
-	c->threads[0] = n;
-	c->nthreads = 1;
+	wl_config_only(c, a, n);
 	memset(run, 0, sizeof(*run));
 	memset(cnt, 0, sizeof(*cnt));
 	if (backend_check(c, err, errlen))

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lock.h"
 #include "stats.h"
@@ -84,6 +85,31 @@ struct wl_config {
 	 * g * group_locks .. + group_locks - 1 (--co-guests same, sim/vm.c). */
 	unsigned group_threads, group_locks;
 };
+
+/* The binaries' defaults (core/cli.c): sections of 50 ns writing one line,
+ * a constant 200 ns between them, one lock, threads placed compact, seed 1,
+ * one run; no lock, no thread count, no length (ops or duration_ms) yet. */
+static inline void wl_config_defaults(struct wl_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cs_ns = 50;
+	c->ncs_ns = 200;
+	c->cs_lines = 1;
+	c->locks = 1;
+	c->runs = 1;
+	c->pin = PIN_COMPACT;
+	c->pin_text = "compact";
+	c->seed = 1;
+}
+
+/* c runs lock a alone, with n threads. */
+static inline void wl_config_only(struct wl_config *c, const struct lock_algo *a, unsigned n)
+{
+	c->algos[0] = a;
+	c->nalgos = 1;
+	c->threads[0] = n;
+	c->nthreads = 1;
+}
 
 /* The physical CPUs of V vCPUs at overcommit x: V / x, rounded, at least 1. */
 static inline unsigned wl_vm_pcpus(unsigned vcpus, double overcommit)
