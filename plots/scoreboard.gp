@@ -1,39 +1,71 @@
-# plots/scoreboard.gp - the chart of `scons scoreboard`: for each entry, the
-# published change and the simulated one (for a variance entry, the change of
-# sigma/mean from baseline to variant), the simulated point green when the
-# entry passes and red when it fails.  Reads results/scoreboard.csv
-# (tools/scoreboard.py); writes OUT.png and OUT.svg.
+# plots/scoreboard.gp - the chart of `scons scoreboard`: one row per entry,
+# the entry's simulated result placed against its rule's pass band (the
+# `band` column of tools/scoreboard.py), so that every entry reads on one
+# scale whatever its rule:
+#
+#   change     log2(simulated change / published change)
+#   variance   log2(larger simulated sigma/mean / larger published one)
+#   neutral    simulated change / 15%
+#
+# The shaded band [-1, 1] is where an entry passes (for a change and a
+# variance also the sign or the order must be right).  A change of the
+# wrong sign or a variance in the wrong order has no place on that scale:
+# it is drawn in the column at the left edge.  Points beyond +-4 are drawn
+# at the edge as open circles.  Green passes, red fails.  Reads results/scoreboard.csv;
+# writes OUT.png and OUT.svg.
 #
 #   gnuplot -e "datafile='results/scoreboard.csv'; out='results/scoreboard'" plots/scoreboard.gp
 #
-# Columns used: 1 id, 7 published_change, 10 simulated_change, 12 pass.
+# Columns used: 1 id, 10 simulated_change, 12 pass, 14 band.
 
 if (!exists("datafile")) datafile = 'results/scoreboard.csv'
 if (!exists("out")) out = 'results/scoreboard'
 
 set datafile separator ","
 set datafile missing ""
-pct(c) = valid(c) ? 100.0 * column(c) : NaN
-passed(c) = strcol(c) eq "true"
+stats datafile every ::1 using 0 nooutput
+n = STATS_records
 
-set title "locklab scoreboard: published against simulated change per entry"
-set ylabel "change (%)"
-set xtics rotate by -40 left
-set grid ytics
-set key outside right top
-set xzeroaxis lt -1
-set offsets 0.5, 0.5, 0, 0
-set yrange [*<0:0<*]
+passed(c) = strcol(c) eq "true"
+lim = 4.0
+clip(x) = x > lim ? lim : (x < -lim ? -lim : x)
+ran = "(valid(10))"
+# y: the first entry at the top
+row(i) = n - 1 - i
+wrong = -lim - 1.3
+
+set title "locklab scoreboard: each entry against its pass band (shaded: passes)"
+set xlabel "log2(simulated / published) for change and variance entries; simulated change / 15% for neutral ones" offset 0,-1
+set xrange [wrong - 0.6 : lim + 0.3]
+set yrange [-1 : n]
+set xtics ("wrong sign\nor order" wrong, "-4 (1/16)" -4, "-3" -3, "-2 (1/4)" -2, "-1 (1/2)" -1, "0" 0, \
+           "1 (x2)" 1, "2 (x4)" 2, "3" 3, "4 (x16)" 4)
+set ytics scale 0 font ",9"
+set grid xtics
+set key outside top center horizontal
+set bmargin 5
+set object 1 rect from -1, graph 0 to 1, graph 1 fc rgb "#d9f0d3" fs solid 1.0 noborder behind
+set arrow 1 from -lim - 0.65, graph 0 to -lim - 0.65, graph 1 nohead lt 0 lc rgb "#808080"
 
 do for [fmt in "png svg"] {
+	h = 170 + 16 * n
 	if (fmt eq "png") {
-		set terminal pngcairo size 1100,650 font ",10" noenhanced
+		set terminal pngcairo size 1100, h font ",10" noenhanced
 	} else {
-		set terminal svg size 1100,650 dynamic font ",10" noenhanced
+		set terminal svg size 1100, h dynamic font ",10" noenhanced
 	}
 	set output out . "." . fmt
-	plot datafile every ::1 using 0:(pct(7)):xticlabels(1) with points pt 7 ps 1.6 lc rgb "#404040" title "published", \
-	     '' every ::1 using 0:(passed(12) ? pct(10) : NaN) with points pt 9 ps 1.8 lc rgb "#1a9641" title "simulated (pass)", \
-	     '' every ::1 using 0:(passed(12) ? NaN : pct(10)) with points pt 11 ps 1.8 lc rgb "#d7191c" title "simulated (fail)"
+	plot datafile every ::1 using (valid(14) ? clip(column(14)) : NaN):(row($0)):ytic(1) \
+	         with points pt 7 ps 0 notitle, \
+	     '' every ::1 using (valid(14) && passed(12) ? clip(column(14)) : NaN):(row($0)) \
+	         with points pt 7 ps 1.4 lc rgb "#1a9641" title "passes", \
+	     '' every ::1 using (valid(14) && !passed(12) && abs(column(14)) <= lim ? column(14) : NaN):(row($0)) \
+	         with points pt 7 ps 1.4 lc rgb "#d7191c" title "fails", \
+	     '' every ::1 using (valid(14) && abs(column(14)) > lim ? clip(column(14)) : NaN):(row($0)) \
+	         with points pt 6 ps 1.4 lw 2 lc rgb "#d7191c" title "fails, beyond the edge", \
+	     '' every ::1 using (!valid(14) && valid(10) ? wrong : NaN):(row($0)) \
+	         with points pt 2 ps 1.4 lw 2 lc rgb "#d7191c" title "fails: wrong sign or order", \
+	     '' every ::1 using (!valid(10) ? wrong : NaN):(row($0)) \
+	         with points pt 6 ps 1.4 lc rgb "#404040" title "a command failed"
 	unset output
 }

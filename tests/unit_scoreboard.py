@@ -237,7 +237,7 @@ def test_shared_command(tmp, bindir):
         '002-b.sb': entry_text(id='002-b', baseline='run --lock ticket' + quick,
                                variant='run --lock tas' + quick)})
     res = os.path.join(tmp, 'res-shared')
-    p = tool(d, '--results', res, '--no-chart', bindir=wrap)
+    p = tool(d, '--results', res, bindir=wrap)
     with open(log) as f:
         runs = f.read().splitlines()
     with open(os.path.join(res, 'scoreboard.csv')) as f:
@@ -246,6 +246,27 @@ def test_shared_command(tmp, bindir):
           sum('--lock ticket' in r for r in runs) == 1, '\n'.join(runs) + p.stderr)
     check('both rows have its value', len(rows) == 2 and
           rows[0]['baseline'] == rows[1]['baseline'] != '', str(rows))
+    check('the chart is drawn', all(os.path.getsize(os.path.join(res, 'scoreboard.' + x)) > 0
+                                    for x in ('png', 'svg')), str(os.listdir(res)))
+
+
+def test_band():
+    """The chart's scale: the pass band is [-1, 1] whatever the rule."""
+    b = sb.band
+    check('band: change x2 and x1/2 at the edges, x1 at 0',
+          abs(b('change', 0.64, 1.28) - 1) < 1e-12 and abs(b('change', 0.64, 0.32) + 1) < 1e-12
+          and b('change', 0.64, 0.64) == 0)
+    check('band: a change of the wrong sign has none', b('change', 0.64, -0.1) is None)
+    check('band: neutral is the change over 15%', abs(b('neutral', -0.02, -0.15) + 1) < 1e-12)
+    check('band: variance is log2 of larger / larger, none in the wrong order',
+          abs(b('variance', (0.25, 2.44), (0.1, 4.88)) - 1) < 1e-12 and
+          b('variance', (0.25, 2.44), (0.3, 0.2)) is None)
+    for rule, pub, sim in (('change', 0.3, 0.61), ('change', 0.3, 0.59), ('neutral', 0.01, 0.149),
+                           ('neutral', 0.01, -0.151), ('variance', (0.2, 1.0), (0.1, 2.1)),
+                           ('variance', (0.2, 1.0), (0.1, 1.9))):
+        x = b(rule, pub, sim)
+        check('band: |band| <= 1 exactly when %s %r against %r passes' % (rule, sim, pub),
+              (x is not None and abs(x) <= 1 + 1e-9) == sb.judge(rule, pub, sim)[0])
 
 
 def main():
@@ -257,6 +278,7 @@ def main():
         test_good(tmp)
         test_malformed(tmp)
         test_rules()
+        test_band()
         test_end_to_end(tmp, bindir)
     print('%d failed' % len(failures) if failures else 'all passed')
     return 1 if failures else 0

@@ -393,7 +393,7 @@ def print_board(entries, results):
 
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
-            'baseline,variant,simulated_change,error,pass,wall_s')
+            'baseline,variant,simulated_change,error,pass,wall_s,band')
 
 
 def csv_field(x):
@@ -410,15 +410,32 @@ def as_change(rule, x):
     return (x[1] - x[0]) / x[0] if x[0] else float('inf')
 
 
+def band(rule, pub, sim):
+    """Where sim lies against the rule's pass band, scaled so that the band
+    is [-1, 1]: log2(simulated / published) for a change, log2(the larger
+    simulated sigma/mean / the larger published) for a variance, the
+    simulated change / 15% for a neutral entry.  None when the sign of a
+    change or the order of a variance is wrong (no place on that scale)."""
+    if rule == 'neutral':
+        return sim / NEUTRAL_PASS
+    if rule == 'change':
+        return math.log2(sim / pub) if pub and sim / pub > 0 else None
+    (pb, pv), (sb, sv) = pub, sim
+    if (pb > pv) - (pb < pv) != (sb > sv) - (sb < sv) or not max(pb, pv) or not max(sb, sv):
+        return None
+    return math.log2(max(sb, sv) / max(pb, pv))
+
+
 def csv_line(e, r):
     pub_change = '%.6f' % as_change(e['rule'], e['pub'])
     if 'failed' in r:
-        vals = ['', '', '', '', 'false', '']
+        vals = ['', '', '', '', 'false', '', '']
     else:
         sim = '%.6f' % as_change(e['rule'], r['sim'])
+        b = band(e['rule'], e['pub'], r['sim'])
         vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
                 '%.6f' % r['error'], 'true' if r['passed'] else 'false',
-                '%.2f' % r['wall']]
+                '%.2f' % r['wall'], '' if b is None else '%.6f' % b]
     return ','.join(csv_field(x) for x in
                     [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
                      e['published'], pub_change] + vals)
@@ -437,7 +454,7 @@ def write_csv(path, entries, results):
 
 
 def draw_chart(csvpath, out):
-    """plots/scoreboard.gp: published vs simulated change; False on failure."""
+    """plots/scoreboard.gp: each entry against its pass band; False on failure."""
     script = os.path.join(ROOT, 'plots', 'scoreboard.gp')
     argv = ['gnuplot', '-e', "datafile='%s'; out='%s'" % (csvpath, out),
             script]
