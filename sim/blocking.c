@@ -197,6 +197,9 @@ static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 {
 	uintptr_t line = addr & SIM_LINE_MASK;
 
+	if (dl_ps <= sim.now_ps)
+		return; /* its deadline has come (in a VM: the slice has ended) */
+
 	line_append(coh_line_user(sim.model, line), a);
 	a->wait_line = addr;
 	a->block = SIM_PARKED_LINE;
@@ -216,9 +219,7 @@ void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 		park_on_line(a, addr, dl_ps);
 		return;
 	}
-	dl_ps = vm_spin_deadline(a, dl_ps);
-	if (dl_ps > sim.now_ps) /* else the slice has ended: straight to its end */
-		park_on_line(a, addr, dl_ps);
+	park_on_line(a, addr, vm_spin_deadline(a, dl_ps));
 	vm_spin_end(a);
 }
 

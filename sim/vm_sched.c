@@ -164,6 +164,21 @@ static void advance(struct vm_pcpu *p, uint64_t now)
 	}
 }
 
+/* A busy co-guest's vCPU running on p (no actor gives p away) is put back
+ * at the head of p's queue at once, for a kicked or boosted vCPU of the
+ * guest: p is then idle. */
+static void preempt_busy(struct vm_pcpu *p)
+{
+	unsigned o;
+
+	if (p->cur < 0 || !vm_is_other((unsigned)p->cur))
+		return;
+	o = (unsigned)p->cur;
+	sim_vm->v[o].state = VC_READY;
+	vm_rq_push_head(p, o);
+	p->cur = -1;
+}
+
 /* Block until the pCPU is this vCPU's, then until its start.  While a
  * co-guest's vCPU holds it, the wait ends at that slice's end. */
 static void wait_turn(struct sim_actor *a)
@@ -361,13 +376,8 @@ static void boost(unsigned target, uint64_t now)
 	struct vm_pcpu *q = &sim_vm->p[sim_vm->v[target].pcpu];
 
 	vm_rq_remove(q, target);
-	if (q->cur < 0 || vm_is_other((unsigned)q->cur)) {
-		if (q->cur >= 0) {
-			unsigned o = (unsigned)q->cur;
-
-			sim_vm->v[o].state = VC_READY;
-			vm_rq_push_head(q, o);
-		}
+	preempt_busy(q);
+	if (q->cur < 0) {
 		give(q, target, now + vm_prm.switch_ps);
 		return;
 	}
@@ -458,14 +468,7 @@ void vm_on_kick(struct sim_actor *w)
 	v->kick_ps = now;
 	v->state = VC_READY;
 	advance(p, now);
-	if (p->cur >= 0 && vm_is_other((unsigned)p->cur)) {
-		/* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
-		unsigned o = (unsigned)p->cur;
-
-		sim_vm->v[o].state = VC_READY;
-		vm_rq_push_head(p, o);
-		p->cur = -1;
-	}
+	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
 	if (p->cur < 0)
 		give(p, w->idx, now + vm_prm.wake_ps);
 	else
