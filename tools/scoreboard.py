@@ -214,16 +214,18 @@ def judge_neutral(pub, sim):
     return abs(sim) <= NEUTRAL_PASS + EPS, sim - pub
 
 
+def same_order(pub, sim):
+    """pub, sim: (baseline, variant) pairs ordered alike (ties alike too)."""
+    (pb, pv), (sb, sv) = pub, sim
+    return (pb > pv) - (pb < pv) == (sb > sv) - (sb < sv)
+
+
 def judge_variance(pub, sim):
     """pub, sim: (baseline cv, variant cv). (passed, error): error is the
     larger simulated / the larger published."""
-    pb, pv = pub
-    sb, sv = sim
-    order = (pb > pv) - (pb < pv)
-    same = order == (sb > sv) - (sb < sv)
-    big_pub, big_sim = max(pb, pv), max(sb, sv)
+    big_pub, big_sim = max(pub), max(sim)
     err = big_sim / big_pub if big_pub else float('inf')
-    return same and within_factor(big_sim, big_pub), err
+    return same_order(pub, sim) and within_factor(big_sim, big_pub), err
 
 
 def judge(rule, pub, sim):
@@ -310,9 +312,8 @@ def entry_result(e, outcome):
 def previous_walls(csvpath):
     """Each entry's wall_s in an earlier scoreboard.csv ({} when none)."""
     try:
-        with open(csvpath, newline='') as f:
-            return {r['id']: float(r['wall_s']) for r in csv.DictReader(f)
-                    if r.get('wall_s') not in (None, '')}
+        return {r['id']: float(r['wall_s']) for r in read_csv_rows(csvpath)
+                if r.get('wall_s') not in (None, '')}
     except (OSError, ValueError, KeyError):
         return {}
 
@@ -418,12 +419,10 @@ def band(rule, pub, sim):
     change or the order of a variance is wrong (no place on that scale)."""
     if rule == 'neutral':
         return sim / NEUTRAL_PASS
-    if rule == 'change':
-        return math.log2(sim / pub) if pub and sim / pub > 0 else None
-    (pb, pv), (sb, sv) = pub, sim
-    if (pb > pv) - (pb < pv) != (sb > sv) - (sb < sv) or not max(pb, pv) or not max(sb, sv):
+    if not pub or (rule == 'variance' and not same_order(pub, sim)):
         return None
-    return math.log2(max(sb, sv) / max(pb, pv))
+    err = judge(rule, pub, sim)[1]  # simulated / published
+    return math.log2(err) if 0 < err < float('inf') else None
 
 
 def csv_line(e, r):
