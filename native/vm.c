@@ -70,7 +70,7 @@ void native_vm_plan(const struct wl_run *run, int *cpus)
 		cfg.pin = PIN_COMPACT;
 	native_pin_plan(&cfg, np, pc);
 	for (unsigned i = 0; i < run->nthreads; i++)
-		cpus[i] = pc[wl_vm_pcpu_of(i, nv, np)];
+		cpus[i] = pc[wl_vm_pcpu_of(i, nv, nv, np)];
 	free(pc);
 }
 

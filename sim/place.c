@@ -211,7 +211,7 @@ int sim_place_threads(struct wl_run *run, unsigned *cores)
 	    place(run, n, pcores))
 		return -1;
 	for (unsigned i = 0; i < run->nthreads; i++)
-		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus + others, n)]
+		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus, cfg->vm_vcpus + others, n)]
 					 : pcores[i];
 	return 0;
 }

@@ -370,7 +370,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	for (unsigned i = 0; i < vm->nv; i++) {
 		struct vm_vcpu *v = &vm->v[i];
 
-		v->pcpu = wl_vm_pcpu_of(i, vm->nv, np);
+		v->pcpu = wl_vm_pcpu_of(i, vcpus, vm->nv, np);
 		v->next = -1;
 		v->off_phase = -1;
 		v->kick_ps = NONE;

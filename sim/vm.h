@@ -96,7 +96,7 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
 void vm_env_json(FILE *f);
 
 /* The pCPUs and the co-guests' vCPUs of V vCPUs at overcommit X (see
- * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V + others, pcpus). */
+ * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V, V + others, pcpus). */
 void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others);
 
 /* --co-guests same: grow run's threads to every guest's vCPUs and give

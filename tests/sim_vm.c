@@ -14,7 +14,8 @@
  *   - a VM run is deterministic;
  *   - --co-guests same: every guest runs the workload, each on its own
  *     lock (no handoff crosses guests), with exclusion in every guest,
- *     deterministically; --pcpus sizes the host;
+ *     deterministically; --pcpus sizes the host; where the pCPUs do not
+ *     divide the vCPUs, the crowded pCPUs are shared out among the guests;
  *   - the columns exist only with --vm, and bad VM options are refused
  *     with one line and exit status 2.
  */
@@ -363,6 +364,47 @@ static void pcpus_sizes_the_host(void **state)
 	set_opt("--pcpus", "0");
 }
 
+/* Where vCPUs go (wl_vm_pcpu_of): every pCPU holds total / P vCPUs, rounded
+ * down or up; no pCPU holds two vCPUs of one guest; and where P does not
+ * divide, the full guests share out the crowded pCPUs (within one vCPU),
+ * none of them left with pCPUs to itself. */
+static void placement_shares_crowded_pcpus(void **state)
+{
+	static const unsigned cases[][3] = {
+		/* guest, total, pcpus */
+		{ 32, 96, 64 }, { 16, 24, 16 }, { 32, 80, 32 }, { 4, 12, 8 }, { 32, 64, 32 },
+		{ 32, 128, 64 }, { 5, 13, 4 },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		unsigned v = cases[k][0], n = cases[k][1], np = cases[k][2];
+		unsigned on[64] = { 0 }, crowded[8] = { 0 }, ng = (n + v - 1) / v;
+		unsigned lo = n / np, hi = (n + np - 1) / np, least = ~0u, most = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			unsigned p = wl_vm_pcpu_of(i, v, n, np);
+
+			assert_true(p < np);
+			on[p]++;
+			if (n % np == 0)
+				assert_int_equal(p, i % np);
+			for (unsigned j = i - i % v; j < i && v <= np; j++)
+				assert_int_not_equal(wl_vm_pcpu_of(j, v, n, np), p);
+		}
+		for (unsigned p = 0; p < np; p++)
+			assert_true(on[p] == lo || on[p] == hi);
+		for (unsigned i = 0; i < n; i++)
+			if (on[wl_vm_pcpu_of(i, v, n, np)] == hi)
+				crowded[i / v]++;
+		for (unsigned g = 0; g < ng && (g + 1) * v <= n; g++) {
+			least = crowded[g] < least ? crowded[g] : least;
+			most = crowded[g] > most ? crowded[g] : most;
+		}
+		if (v <= np)
+			assert_true(most - least <= 1);
+	}
+}
+
 /* ------------------------------------------------------------ the binary */
 
 #define RUN(o, ...)                                                                    \
@@ -453,6 +495,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(same_guests_each_on_its_own_lock),
 		cmocka_unit_test(same_guests_deterministic),
 		cmocka_unit_test(pcpus_sizes_the_host),
+		cmocka_unit_test(placement_shares_crowded_pcpus),
 		cmocka_unit_test(columns_only_with_vm),
 		cmocka_unit_test(bad_vm_options),
 	};

@@ -119,13 +119,27 @@ static inline unsigned wl_vm_pcpus(unsigned vcpus, double overcommit)
 	return p < 1.0 ? 1u : (unsigned)p;
 }
 
-/* The physical CPU (0 .. pcpus-1) of vCPU i: round-robin when vCPUs
- * outnumber pCPUs, otherwise one each, spread evenly over the pCPUs. */
-static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned vcpus, unsigned pcpus)
+/* The physical CPU (0 .. pcpus-1) of vCPU i, of `total` vCPUs in guests of
+ * `guest` vCPUs each (guest i / guest; the last may be partial).  More pCPUs
+ * than vCPUs: one each, spread evenly.  Fewer: round-robin, i mod pcpus, which
+ * gives every pCPU total / pcpus vCPUs, each of another guest when guest <=
+ * pcpus.  Where that does not divide, the pCPUs that hold one vCPU more must
+ * not all go to one guest (i mod pcpus at 1.5x gives the second of three
+ * guests pCPUs of its own, and it is never preempted): guest g's arc of pCPUs
+ * then starts at g pcpus / G, G the guests, so that each guest shares the same
+ * part of its pCPUs, as a host that balances load among vCPU threads it treats
+ * alike spreads them. */
+static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned guest, unsigned total, unsigned pcpus)
 {
-	if (pcpus <= vcpus)
+	unsigned g, nguests;
+
+	if (pcpus > total)
+		return (unsigned)((uint64_t)i * pcpus / total);
+	if (total % pcpus == 0 || guest == 0 || guest >= total)
 		return i % pcpus;
-	return (unsigned)((uint64_t)i * pcpus / vcpus);
+	g = i / guest;
+	nguests = (total + guest - 1) / guest;
+	return (unsigned)((i % guest + (uint64_t)g * pcpus / nguests) % pcpus);
 }
 
 /* A line of protected data: writers store to it, readers load it. */
