@@ -37,6 +37,15 @@ static int bad(char *err, size_t len, const char *fmt, ...)
 	return LL_ARG_BAD;
 }
 
+/* Is name one of the backend's own options (an open command's)?  Asked
+ * only on the way out with an error: the probe may set it. */
+static bool backend_knows(const char *name)
+{
+	char err[256];
+
+	return backend_parse_option(name, "", err, sizeof(err)) != 0;
+}
+
 static int unknown(const struct ll_args *a, const char *name, char *err, size_t len)
 {
 	return bad(err, len, "%.60s: unknown option (locklab-%s %s --help lists them)", name,
@@ -76,6 +85,8 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 		a->val = eq + 1;
 	else if (a->i < a->argc)
 		a->val = a->argv[a->i++];
+	else if (!o && !backend_knows(a->name))
+		return unknown(a, a->name, err, len);
 	else
 		return bad(err, len, "%s: needs a value", a->name);
 	return LL_ARG_OPT;

@@ -76,6 +76,9 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 		rc = parse_num(opt, tok, lo, hi, &v, err, len);
 		if (!rc && *n == max)
 			rc = fail(err, len, "%s: more than %u entries", opt, max);
+		for (unsigned k = 0; !rc && k < *n; k++)
+			if (out[k] == v)
+				rc = fail(err, len, "%s: %s is listed twice", opt, tok);
 		if (!rc)
 			out[(*n)++] = (unsigned)v;
 	}
@@ -123,6 +126,9 @@ static int parse_overcommit(const char *val, struct wl_config *c, char *err, siz
 			return fail(err, len, "--overcommit: more than %d entries", WL_MAX_LIST);
 		if (parse_ratio("--overcommit", tok, &c->overcommit[c->novercommit], err, len))
 			return 2;
+		for (unsigned k = 0; k < c->novercommit; k++)
+			if (c->overcommit[k] == c->overcommit[c->novercommit])
+				return fail(err, len, "--overcommit: %s is listed twice", tok);
 		c->novercommit++;
 	}
 	return 0;
@@ -134,6 +140,8 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 
 	if (strlen(val) >= sizeof(buf))
 		return fail(err, len, "--lock: list too long");
+	if (!*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
+		return fail(err, len, "--lock: '%s' is not a list of lock names", val);
 	strcpy(buf, val);
 	c->nalgos = 0;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -144,6 +152,9 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 				    tok, backend_name);
 		if (c->nalgos == WL_MAX_LIST)
 			return fail(err, len, "--lock: more than %d locks", WL_MAX_LIST);
+		for (unsigned k = 0; k < c->nalgos; k++)
+			if (c->algos[k] == a)
+				return fail(err, len, "--lock: %s is listed twice", tok);
 		c->algos[c->nalgos++] = a;
 	}
 	if (c->nalgos == 0)

@@ -434,7 +434,7 @@ static int sync_journals(struct sweep_files *sf, const struct output_set *out)
 static void print_kept(const struct cli_opts *o, const struct sweep_files *sf, size_t done,
 		       size_t total)
 {
-	fprintf(stderr, "locklab-%s: interrupted: %zu of %zu configurations finished, kept in ",
+	fprintf(stderr, "locklab-%s: interrupted: %zu of %zu runs finished, kept in ",
 		backend_name, done, total);
 	if (o->csv)
 		fprintf(stderr, "%s", o->csv);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <locklab/backend.h>
 #include <locklab/result.h>
 #include <locklab/stats.h>
 #include <locklab/workload.h>
@@ -184,14 +185,15 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 		fprintf(f, "  ! up to %u of %u threads", c->starved_max, c->threads);
 	else
 		fprintf(f, "  ! %u to %u of %u threads", c->starved_min, c->starved_max, c->threads);
-	fprintf(f, " never acquired the lock");
+	fprintf(f, " never acquired the lock (");
 	if (c->starved_min != c->starved_max && !c->starved_min)
-		fprintf(f, " (in %u of %zu runs)", c->starved_runs, c->runs);
-	fprintf(f, " (Jain %.2f)", c->jain);
+		fprintf(f, "in %u of %zu runs; ", c->starved_runs, c->runs);
+	fprintf(f, "Jain %.2f)", c->jain);
 	if (c->served_max == 1 && c->sockets > 1)
-		fprintf(f, ": throughput here is one socket's");
+		fprintf(f, "; in each run only one socket's threads got it: the throughput is theirs");
 	else if (c->served_max < c->sockets)
-		fprintf(f, ": throughput here is %u of %u sockets'", c->served_max, c->sockets);
+		fprintf(f, "; in each run the threads of at most %u of the %u sockets got it: the "
+			   "throughput is theirs", c->served_max, c->sockets);
 	fputc('\n', f);
 }
 
@@ -265,15 +267,32 @@ static void table_legend(FILE *f, bool oversubscribed)
 {
 	fprintf(f, "\n+-: standard error of the mean (sigma/sqrt(runs)).  jain, local (handoffs within one "
 		   "socket), wait p99:\nmeans over the runs; starved: threads that never acquired the "
-		   "lock, the most in one run.\n");
+		   "lock, the most in one run.  A wait the run's\nend cut short counts in wait p99 at its "
+		   "length so far (a starved run's p99 is about its length).\n");
 	if (oversubscribed)
 		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
+}
+
+/* What the figures depend on beyond the headings and the rows. */
+static void table_settings(FILE *f, const struct wl_config *cfg)
+{
+	static const char *const home[] = {
+		[WL_HOME_SAME] = "same", [WL_HOME_SPREAD] = "spread", [WL_HOME_RANDOM] = "random",
+	};
+	char more[256];
+
+	backend_settings(cfg, more, sizeof(more));
+	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,
+		home[cfg->lock_home], (unsigned long long)cfg->seed, more);
 }
 
 void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false;
+
+	if (o->nrows && o->cfg)
+		table_settings(f, o->cfg);
 
 	for (size_t i = 0, j; i < o->nrows; i = j) {
 		const struct run_result *r = &o->rows[i];

@@ -406,14 +406,34 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		output_json_string(f, sim_arbitration_option());
 	}
 	sim_switch_json(f, cfg);
-	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu",
+	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu, \"memory_model\": \"%s\"",
 		(unsigned long long)(sim.quantum_ps / 1000),
-		(unsigned long long)(cfg ? cfg->seed : 0));
+		(unsigned long long)(cfg ? cfg->seed : 0), sb_model_name(sb_model()));
+	if (cfg && cfg->pin_text) {
+		fprintf(f, ", \"pinning\": ");
+		output_json_string(f, cfg->pin_text);
+	}
 	if (cfg && cfg->vm_vcpus) {
 		fprintf(f, ", \"vm\": {\"vcpus\": %u, ", cfg->vm_vcpus);
 		vm_env_json(f);
 		fputc('}', f);
 	}
+}
+
+void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
+				    sb_model_given() ? "" : " (the topology's)");
+
+	if (sim_arbitration_option() && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", sim_arbitration_option());
+	if (sim.quantum_ps != SIM_DEFAULT_QUANTUM_PS && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", --sim-quantum %llu",
+				      (unsigned long long)(sim.quantum_ps / 1000));
+	if (n < len)
+		n += sim_switch_text(buf + n, len - n);
+	if (n < len)
+		noise_text(cfg, buf + n, len - n);
 }
 
 const char *backend_topo_name(const struct wl_config *cfg)

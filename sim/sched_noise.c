@@ -101,6 +101,21 @@ static uint64_t opt_value(unsigned i, bool unpinned)
 	return unpinned ? opts[i].val : 0;
 }
 
+void noise_text(const struct wl_config *cfg, char *buf, size_t len)
+{
+	bool unpinned = cfg->pin == PIN_NONE && !cfg->vm_vcpus;
+	uint64_t mig = opt_value(OPT_MIGRATE, unpinned), hz = opt_value(OPT_IRQ_HZ, unpinned);
+	uint64_t irq = opt_value(OPT_IRQ_US, unpinned);
+	size_t n = 0;
+
+	*buf = 0;
+	if (mig)
+		n = (size_t)snprintf(buf, len, ", migrations every %llu us", (unsigned long long)mig);
+	if (hz && irq && n < len)
+		snprintf(buf + n, len - n, ", interrupts %llu Hz x %llu us", (unsigned long long)hz,
+			 (unsigned long long)irq);
+}
+
 static uint64_t next_rand(uint64_t *s)
 {
 	*s += 0x9e3779b97f4a7c15ull;

@@ -31,5 +31,8 @@ int noise_begin(struct wl_run *run);
 void sched_noise_point(struct sim_actor *a);
 /* The run's counts into c; the state goes. */
 void noise_end(struct sim_counters *c);
+/* The noise a run of cfg has outside a VM, as ", migrations every 4000 us,
+ * interrupts 250 Hz x 2 us" text (nothing when it has none). */
+void noise_text(const struct wl_config *cfg, char *buf, size_t len);
 
 #endif

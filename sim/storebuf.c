@@ -136,6 +136,11 @@ enum topo_memory_model sb_model(void)
 	return sim.topo_loaded ? sim.topo.memory_model : TOPO_MM_SC;
 }
 
+bool sb_model_given(void)
+{
+	return model_opt >= 0;
+}
+
 void sb_set_adversary(uint64_t seed, uint64_t max_ps)
 {
 	adv_seed = seed;

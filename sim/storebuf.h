@@ -19,6 +19,8 @@ struct sim_actor;
 /* --memory-model sc|tso|pso: -1 until given (the topology's then). */
 int sb_parse_option(const char *opt, const char *val, char *err, size_t errlen);
 enum topo_memory_model sb_model(void);
+/* Was the model given by --memory-model (or else is it the topology's)? */
+bool sb_model_given(void);
 const char *sb_model_name(enum topo_memory_model m);
 int sb_model_by_name(const char *name, enum topo_memory_model *m);
 void sb_set_model(int m); /* -1: the topology's */

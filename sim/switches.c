@@ -51,6 +51,14 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);
-	if (cfg && cfg->lock_home == WL_HOME_SPREAD)
-		fprintf(f, ", \"lock_home\": \"spread\"");
+}
+
+size_t sim_switch_text(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SW_N; i++)
+		if (sw_off[i] && n < len)
+			n += (size_t)snprintf(buf + n, len - n, ", %s off", sw_opt[i]);
+	return n;
 }

@@ -25,6 +25,8 @@ void sim_switch_model(struct coh_model *m);
 /* The switches given off, a machine's smt, and --lock-home spread, as
  * members of the JSON topology object (", \"smt\": \"off\"", ...). */
 void sim_switch_json(FILE *f, const struct wl_config *cfg);
+/* The switches turned off, as ", --smt off" text; returns its length. */
+size_t sim_switch_text(char *buf, size_t len);
 
 /* The local time a delay of d_ps starting at start_ps takes on actor a's
  * hardware thread: the part that overlaps a sibling's delay runs at

@@ -109,12 +109,39 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 	return 0;
 }
 
+/* A run of fewer slices than this, overcommitted, is mostly the first
+ * turns of the round-robin: a vCPU queued behind others may never run. */
+#define FEW_SLICES 3
+
+/* An overcommitted run shorter than a few slices: said once, on stderr. */
+static void warn_short_run(const struct wl_config *cfg)
+{
+	static bool said;
+	double most = 0;
+	uint64_t run_ps = cfg->duration_ms * 1000000000ull;
+
+	for (unsigned i = 0; i < cfg->novercommit; i++)
+		most = cfg->overcommit[i] > most ? cfg->overcommit[i] : most;
+	if (said || cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * vm_prm.slice_ps)
+		return;
+	said = true;
+	fprintf(stderr,
+		"locklab-sim: warning: --vm: a run of %llu ms is %.1f slices of %llu us "
+		"(--slice-us): overcommitted, some vCPUs may never run; give --duration "
+		"%llu or more (docs/vm.md)\n",
+		(unsigned long long)cfg->duration_ms, (double)run_ps / (double)vm_prm.slice_ps,
+		(unsigned long long)(vm_prm.slice_ps / US_PS),
+		(unsigned long long)((10 * vm_prm.slice_ps + 999999999ull) / 1000000000ull));
+}
+
 int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	if (vm_prm.given && !cfg->vm_vcpus) {
 		snprintf(err, errlen, "%s: a hypervisor setting, which needs --vm", vm_prm.given);
 		return -1;
 	}
+	if (cfg->vm_vcpus)
+		warn_short_run(cfg);
 	return 0;
 }
 

@@ -278,7 +278,7 @@ static void signal_keeps_finished_rows(int sig, int want)
 	err = tl_slurp(tl_path("sig.err"), NULL);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != want)
 		fail_msg("status %#x, not exit %d:\n%s", st, want, err);
-	if (!strstr(err, "interrupted: ") || !strstr(err, " configurations finished, kept in "))
+	if (!strstr(err, "interrupted: ") || !strstr(err, " runs finished, kept in "))
 		fail_msg("no 'interrupted' line:\n%s", err);
 	free(err);
 	assert_true(check_csv(csv) >= 1);

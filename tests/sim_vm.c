@@ -16,6 +16,7 @@
  *     lock (no handoff crosses guests), with exclusion in every guest,
  *     deterministically; --pcpus sizes the host; where the pCPUs do not
  *     divide the vCPUs, the crowded pCPUs are shared out among the guests;
+ *   - an overcommitted run shorter than a few slices is warned of;
  *   - the columns exist only with --vm, and bad VM options are refused
  *     with one line and exit status 2.
  */
@@ -443,6 +444,31 @@ static void columns_only_with_vm(void **state)
 	assert_non_null(strstr(o.out, "t=4 x1.00"));
 	assert_non_null(strstr(o.out, "t=4 x2.00"));
 	assert_non_null(strstr(o.out, "preempted holding"));
+	assert_null(strstr(o.err, "warning"));
+	tl_proc_free(&o);
+}
+
+/* An overcommitted run of fewer slices than a few is said to be one, once;
+ * a long one, or one at 1x, is not. */
+static void short_overcommitted_run_warned(void **state)
+{
+	struct tl_proc o;
+
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket,pv-ticket", "--vm", "4", "--overcommit",
+	    "1,2", "--duration", "2", "--runs", "1", "--format", "csv");
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.err, "warning: --vm: a run of 2 ms is 0.7 slices"));
+	assert_null(strstr(strstr(o.err, "warning") + 1, "warning"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "1",
+	    "--duration", "2", "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_null(strstr(o.err, "warning"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
+	    "--duration", "9", "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_null(strstr(o.err, "warning"));
 	tl_proc_free(&o);
 }
 
@@ -497,6 +523,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(pcpus_sizes_the_host),
 		cmocka_unit_test(placement_shares_crowded_pcpus),
 		cmocka_unit_test(columns_only_with_vm),
+		cmocka_unit_test(short_overcommitted_run_warned),
 		cmocka_unit_test(bad_vm_options),
 	};
 	int rc;

@@ -38,6 +38,10 @@ static void bad_input_native(void **state)
 	BAD(p, "--format", "run", "--lock", "ticket", "--format", "xml");
 	BAD(p, "exclude", "run", "--lock", "ticket", "--ops", "10", "--duration", "10");
 	BAD(p, "run: --bogus: unknown option", "run", "--bogus", "1");
+	BAD(p, "run: --bogus: unknown option", "run", "--lock", "ticket", "--bogus");
+	BAD(p, "--lock: ticket is listed twice", "run", "--lock", "ticket,mcs,ticket");
+	BAD(p, "--lock: 'ticket,,mcs' is not a list", "run", "--lock", "ticket,,mcs");
+	BAD(p, "--threads: 2 is listed twice", "run", "--lock", "ticket", "--threads", "2,1,2");
 	BAD(p, "run: --lock: needs a value", "run", "--lock");
 	BAD(p, "--progress: takes no value", "run", "--progress=1");
 	BAD(p, "unknown command", "frobnicate");
@@ -58,6 +62,10 @@ static void bad_input_sim(void **state)
 	BAD(p, "32", "run", "--topo", "4socket", "--lock", "ticket", "--threads", "33");
 	BAD(p, "ccbench: --format: 'x'", "ccbench", "--format", "x");
 	BAD(p, "explain: --bogus: unknown option", "explain", "--bogus", "1");
+	BAD(p, "run: --bogus: unknown option", "run", "--lock", "ticket", "--bogus");
+	BAD(p, "run: --sim-quantum: needs a value", "run", "--lock", "ticket", "--sim-quantum");
+	BAD(p, "--overcommit: 2 is listed twice", "run", "--lock", "ticket", "--vm", "4",
+	    "--overcommit", "2,1,2");
 }
 
 /* SimGrid's own options are not passed through; --simgrid-cfg is checked. */

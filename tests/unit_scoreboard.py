@@ -250,6 +250,19 @@ def test_shared_command(tmp, bindir):
                                     for x in ('png', 'svg')), str(os.listdir(res)))
 
 
+def test_error_text():
+    """The board's error column: a factor, points, or what is wrong when a
+    factor would be read as one (x-0.00 for a change of the other sign)."""
+    f = lambda rule, pub, sim: sb.fmt_error(rule, pub, sim, sb.judge(rule, pub, sim)[1])
+    check('error: a change as a factor', f('change', 0.64, 0.32) == 'x0.50')
+    check('error: a change of the other sign', f('change', 0.475, -0.002) == 'wrong sign')
+    check('error: no change at all is a factor of 0', f('change', 0.475, 0.0) == 'x0.00')
+    check('error: a neutral entry in points', f('neutral', -0.021, -0.002) == '+1.9 pt')
+    check('error: a variance as a factor', f('variance', (0.25, 2.44), (0.0, 0.028)) == 'x0.01')
+    check('error: a variance in the other order',
+          f('variance', (0.25, 2.44), (0.3, 0.1)) == 'wrong order')
+
+
 def test_band():
     """The chart's scale: the pass band is [-1, 1] whatever the rule."""
     b = sb.band
@@ -279,6 +292,7 @@ def main():
         test_malformed(tmp)
         test_rules()
         test_band()
+        test_error_text()
         test_end_to_end(tmp, bindir)
     print('%d failed' % len(failures) if failures else 'all passed')
     return 1 if failures else 0

@@ -360,9 +360,16 @@ def fmt_sim(rule, sim):
     return fmt_pct(sim)
 
 
-def fmt_error(rule, err):
+def fmt_error(rule, pub, sim, err):
+    """The error as the board prints it: points for a neutral entry, a
+    factor otherwise, or what is wrong when no factor means anything (a
+    change of the other sign, a variance in the other order)."""
     if rule == 'neutral':
         return '%+.1f pt' % (100.0 * err)
+    if rule == 'change' and err < 0:
+        return 'wrong sign'
+    if rule == 'variance' and not same_order(pub, sim):
+        return 'wrong order'
     return 'x%.2f' % err
 
 
@@ -375,7 +382,7 @@ def board_rows(entries, results):
                          'FAIL'))
             continue
         rows.append((e['id'], e['published'], fmt_sim(e['rule'], r['sim']),
-                     fmt_error(e['rule'], r['error']),
+                     fmt_error(e['rule'], e['pub'], r['sim'], r['error']),
                      'pass' if r['passed'] else 'FAIL'))
     return rows
 

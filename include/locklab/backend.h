@@ -48,6 +48,10 @@ int backend_run(struct wl_run *run, struct run_counters *counters);
  * short machine name used in file names and the topo column. */
 void backend_env_json(FILE *f, const struct wl_config *cfg);
 const char *backend_topo_name(const struct wl_config *cfg);
+/* What else the figures of a run depend on, as text that follows the
+ * table's "settings:" line (", memory model tso (the topology's)"; may be
+ * empty): whatever the rows and the headings do not show. */
+void backend_settings(const struct wl_config *cfg, char *buf, size_t len);
 
 /* The backend's own sub-commands (ccbench, calibrate ...) are its
  * backend_commands[] (locklab/args.h).  backend_usage: the lines of the

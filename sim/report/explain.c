@@ -129,7 +129,8 @@ static void verdict(FILE *f, const struct xp_report *r)
 		fprintf(f, "; the lock stays inside one socket %.1fx as often as a fair lock would",
 			r->local_frac / r->fair_local_frac);
 	if (r->starved)
-		fprintf(f, "; %u of %u threads never got it", r->starved, r->threads);
+		fprintf(f, "; %u of %u threads never got it%s", r->starved, r->threads,
+			r->runs > 1 ? " (the most in one run)" : "");
 	fprintf(f, ".\n");
 }
 
@@ -185,9 +186,10 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 		100 * r->fair_local_frac);
 	fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
 		(unsigned long long)r->longest_socket_run, r->longest_run_socket);
-	fprintf(f, "  acquisitions per thread  min %llu  max %llu  mean %.1f  cv %.2f  Jain %.3f\n",
+	fprintf(f, "  acquisitions per thread in a run  min %llu  max %llu  mean %.1f  cv %.2f  "
+		   "Jain %.3f%s\n",
 		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_mean, r->acq_cv,
-		r->jain);
+		r->jain, r->runs > 1 ? "  (min, max: of any run; the rest: means over the runs)" : "");
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
 		   "messages\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);

@@ -78,9 +78,11 @@ struct xp_report {
 	unsigned threads;
 	uint64_t acquisitions;
 	double throughput_per_s;
-	double acq_mean, acq_cv, jain; /* per thread, the last run */
+	/* per thread: the mean, cv and Jain index of each run, averaged over
+	 * the runs; the fewest and the most acquisitions of a thread in any run */
+	double acq_mean, acq_cv, jain;
 	uint64_t acq_min, acq_max;
-	unsigned starved; /* threads without a counted acquisition, the last run */
+	unsigned starved; /* threads without a counted acquisition, the most in one run */
 	double misses_per_acq, remote_per_acq, busiest_link_per_acq;
 	/* misses_per_acq by what the line holds: XP_LINE_* */
 	double line_misses_per_acq[XP_NLINES];

@@ -90,8 +90,11 @@ struct xp_state {
 	double duration_s;
 	uint64_t misses, remote, busiest;
 	uint64_t line_misses[XP_NLINES];
-	/* the last run's per-thread figures */
-	struct xp_report last;
+	/* the per-thread figures over the runs: the fewest and the most
+	 * acquisitions of a thread in any run, the most starved threads of one
+	 * run, and sums (for means) of each run's mean, cv and Jain index */
+	struct xp_report spread;
+	double acq_mean_sum, acq_cv_sum, jain_sum;
 };
 
 struct xp_state *sim_xp;
@@ -539,6 +542,27 @@ static void thread_spread(const struct wl_run *run, struct xp_report *r)
 	free(acq);
 }
 
+/* This run's per-thread figures into those of the runs before it. */
+static void fold_spread(const struct wl_run *run, struct xp_state *x)
+{
+	struct xp_report one = { 0 };
+	struct xp_report *s = &x->spread;
+
+	thread_spread(run, &one);
+	if (x->runs == 1) {
+		s->acq_min = one.acq_min;
+		s->acq_max = one.acq_max;
+		s->starved = one.starved;
+		s->threads = one.threads;
+	}
+	s->acq_min = one.acq_min < s->acq_min ? one.acq_min : s->acq_min;
+	s->acq_max = one.acq_max > s->acq_max ? one.acq_max : s->acq_max;
+	s->starved = one.starved > s->starved ? one.starved : s->starved;
+	x->acq_mean_sum += one.acq_mean;
+	x->acq_cv_sum += one.acq_cv;
+	x->jain_sum += one.jain;
+}
+
 void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c)
 {
 	struct xp_state *x = sim_xp;
@@ -558,7 +582,7 @@ void sim_explain_end_run(const struct wl_run *run, const struct sim_counters *c)
 	x->line_misses[XP_LINE_NODE] += c->node_misses;
 	x->line_misses[XP_LINE_DATA] += c->data_misses;
 	x->line_misses[XP_LINE_OTHER] += c->other_misses;
-	thread_spread(run, &x->last);
+	fold_spread(run, x);
 	free_run(x);
 }
 
@@ -574,7 +598,15 @@ void sim_explain_report(struct xp_report *rep)
 	memset(rep, 0, sizeof(*rep));
 	if (!x)
 		return;
-	*rep = x->last;
+	rep->acq_min = x->spread.acq_min;
+	rep->acq_max = x->spread.acq_max;
+	rep->starved = x->spread.starved;
+	rep->threads = x->spread.threads;
+	if (x->runs) {
+		rep->acq_mean = x->acq_mean_sum / x->runs;
+		rep->acq_cv = x->acq_cv_sum / x->runs;
+		rep->jain = x->jain_sum / x->runs;
+	}
 	rep->runs = x->runs;
 	rep->handoffs = x->handoffs;
 	rep->wl_handoffs = x->wl_handoffs;
