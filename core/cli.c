@@ -52,6 +52,9 @@ int cli_parse_u64(const char *s, uint64_t *out)
 static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
 		     char *err, size_t len)
 {
+	if (cli_parse_u64(val, out) && *val && strspn(val, "0123456789") == strlen(val))
+		return fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
+			    (unsigned long long)lo, (unsigned long long)hi);
 	if (cli_parse_u64(val, out))
 		return fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
 	if (*out < lo || *out > hi)
@@ -60,8 +63,8 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
-/* A comma-separated list of numbers in [lo, hi]. */
-static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_t hi,
+/* A comma-separated list of numbers in [lo, hi], each once if distinct. */
+static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_t hi, bool distinct,
 			  unsigned *out, unsigned max, unsigned *n, char *err, size_t len)
 {
 	char *buf = strdup(val), *save = NULL;
@@ -76,7 +79,7 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 		rc = parse_num(opt, tok, lo, hi, &v, err, len);
 		if (!rc && *n == max)
 			rc = fail(err, len, "%s: more than %u entries", opt, max);
-		for (unsigned k = 0; !rc && k < *n; k++)
+		for (unsigned k = 0; distinct && !rc && k < *n; k++)
 			if (out[k] == v)
 				rc = fail(err, len, "%s: %s is listed twice", opt, tok);
 		if (!rc)
@@ -147,6 +150,9 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct lock_algo *a = lock_find(tok);
 
+		if (!a && !strncmp(tok, "pthread-", 8) && !strcmp(backend_name, "sim"))
+			return fail(err, len, "--lock: '%s' is the C library's, native only "
+					      "(`locklab-sim list` shows the simulator's)", tok);
 		if (!a)
 			return fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
 				    tok, backend_name);
@@ -192,8 +198,8 @@ int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
 		c->pin_socket = (unsigned)v;
 	} else if (!strncmp(val, "list:", 5)) {
 		c->pin = PIN_LIST;
-		return parse_num_list("--pin list:", val + 5, 0, 1u << 20, c->pin_list, WL_MAX_THREADS,
-				      &c->pin_list_len, err, len);
+		return parse_num_list("--pin list:", val + 5, 0, 1u << 20, false, c->pin_list,
+				      WL_MAX_THREADS, &c->pin_list_len, err, len);
 	} else {
 		return fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, list:a,b,c or none",
 			    val);
@@ -338,8 +344,8 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	if (!strcmp(opt, "--preset"))
 		return 0; /* applied before the other options */
 	if (!strcmp(opt, "--threads"))
-		return parse_num_list(opt, val, 1, WL_MAX_THREADS, c->threads, WL_MAX_LIST, &c->nthreads,
-				      err, len);
+		return parse_num_list(opt, val, 1, WL_MAX_THREADS, true, c->threads, WL_MAX_LIST,
+				      &c->nthreads, err, len);
 	if (!strcmp(opt, "--vm")) {
 		rc = parse_num(opt, val, 1, WL_MAX_THREADS, &v, err, len);
 		c->vm_vcpus = (unsigned)v;

@@ -33,13 +33,15 @@ static void run_usage(FILE *f)
 		"              [--cs-lines K] [--locks L] [--read-pct P] [--duration MS | --ops N]\n"
 		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
+		"              [--fail-fast]  (stop the sweep at the first failed run)\n"
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"
 		"              [--jobs N]  (runs at once in worker processes; default the CPUs,\n"
 		"                           natively 1) [--shard I/N]  (configurations k, k %% N == I)\n"
 		"              [--time-every K]  (time one acquisition in K: native 32, sim 1)\n"
 		"              [--vm V --overcommit X[,X...]]  (V threads on V/X cpus: docs/vm.md)\n"
-		"              [--preset fserver|stat]  (rwlock file-server mix; lockref stat() loop:\n"
-		"                                        docs/rwlocks.md; other options override it)\n"
+		"              [--preset fserver|stat|ebizzy|dbench]  (rwlock file-server mix, lockref\n"
+		"                           stat() loop: docs/rwlocks.md; ebizzy, dbench in a KVM guest:\n"
+		"                           docs/vm.md; other options override it)\n"
 		"%s",
 		backend_name, backend_usage);
 }

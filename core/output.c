@@ -306,6 +306,8 @@ void output_json(FILE *f, const struct output_set *o)
 		backend_env_json(f, o->cfg);
 	if (o->cfg && o->cfg->time_every > 1)
 		fprintf(f, ", \"time_every\": %u", o->cfg->time_every);
+	if (o->cfg)
+		fprintf(f, ", \"lock_home\": \"%s\"", wl_lock_home_name(o->cfg->lock_home));
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");

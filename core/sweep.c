@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <locklab/args.h>
 #include <locklab/backend.h>
 #include <locklab/lock.h>
 #include <locklab/result.h>
@@ -389,10 +390,8 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 	char err[4400];
 
 	for (unsigned i = 0; i < 4; i++)
-		if (paths[i] && outfile_check(opts[i], paths[i], err, sizeof(err))) {
-			fprintf(stderr, "locklab-%s: %s\n", backend_name, err);
-			return 2;
-		}
+		if (paths[i] && outfile_check(opts[i], paths[i], err, sizeof(err)))
+			return ll_bad("run", "%s", err);
 	memset(sf, 0, sizeof(*sf));
 	if (o->csv)
 		sf->csv[sf->ncsv++] = o->csv;
@@ -481,7 +480,10 @@ int sweep_commit(struct sweep_sink *s, const struct run_result *res, int failed,
 		 size_t tlen)
 {
 	if (failed) {
-		fprintf(stderr, "locklab-%s: %s\n", backend_name, res->failure);
+		fprintf(stderr, "locklab-%s: %s t=%u", backend_name, res->lock, res->threads);
+		if (res->vm.has_vm)
+			fprintf(stderr, " x%.2f", res->vm.overcommit);
+		fprintf(stderr, " run %u: %s\n", res->run, res->failure);
 		fflush(stderr);
 	}
 	output_add(&s->out, res);

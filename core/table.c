@@ -276,14 +276,11 @@ static void table_legend(FILE *f, bool oversubscribed)
 /* What the figures depend on beyond the headings and the rows. */
 static void table_settings(FILE *f, const struct wl_config *cfg)
 {
-	static const char *const home[] = {
-		[WL_HOME_SAME] = "same", [WL_HOME_SPREAD] = "spread", [WL_HOME_RANDOM] = "random",
-	};
 	char more[256];
 
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,
-		home[cfg->lock_home], (unsigned long long)cfg->seed, more);
+		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, more);
 }
 
 void output_table(FILE *f, const struct output_set *o)

@@ -156,7 +156,7 @@ static const char *mode_name(const struct flw_config *fc)
 
 static void table_heading(const struct flc_opts *o, enum flw_test t)
 {
-	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated s)\n",
+	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated ms)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
 	       flw_global_names[o->global]);
 	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
@@ -165,15 +165,23 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 static void table_row(const struct flc_opts *o, const struct flc_result *r)
 {
 	const struct flw_counters *c = &r->cnt;
+	static double ms[FLC_MAX_RUNS];
 	struct ll_summary s;
 	char label[128];
 
-	ll_summarize(r->secs, o->runs, &s);
+	for (unsigned i = 0; i < o->runs; i++)
+		ms[i] = r->secs[i] * 1e3;
+	ll_summarize(ms, o->runs, &s);
 	snprintf(label, sizeof(label), "sim %s %s", backend_topo_name(&o->cfg), mode_name(&r->fc));
-	printf("%-44s %12.9f %12.3e %12.9f %12.9f %12.9f\n", label, s.mean,
-	       o->runs > 1 ? s.variance : 0.0, o->runs > 1 ? s.sigma : 0.0, s.max, s.min);
-	printf("%-44s sleeps %llu, woken %llu by %llu unlocks (at most %llu at once), slept again %llu\n",
-	       "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
+	if (o->runs == 1)
+		printf("%-44s %12.6f   (single run: no variance)\n", label, s.mean);
+	else
+		printf("%-44s %12.6f %12.3e %12.6f %12.6f %12.6f  ( +- %.2f%% )\n", label, s.mean,
+		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
+	printf("%-44s %.0f lock+unlock pairs/s; %ssleeps %llu, woken %llu by %llu unlocks (at most "
+	       "%llu at once), slept again %llu\n",
+	       "", s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0,
+	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
 	       (unsigned long long)c->resleeps);
 }

@@ -42,6 +42,20 @@ static int read_whole(struct topo_ctx *x, char **text, size_t *len)
 
 static xmlError first_error;
 
+/* libxml2 ends some messages with " line N", the line where the element
+ * began, which reads as a second, contradicting location beside ours:
+ * said as "(opened at line N)". */
+static void opened_at(char *msg, size_t len)
+{
+	char *p = strrchr(msg, ' ');
+	int n;
+
+	if (!p || p - msg < 5 || strncmp(p - 5, " line", 5) || sscanf(p + 1, "%d", &n) != 1 ||
+	    strspn(p + 1, "0123456789") != strlen(p + 1))
+		return;
+	snprintf(p - 5, len - (size_t)(p - 5 - msg), " (opened at line %d)", n);
+}
+
 /* The first error, and the parser stops there: libxml2 goes on after many
  * errors, copying its buffer for each (quadratic in a long broken comment). */
 static void keep_first_error(void *ctx, xmlErrorPtr e)
@@ -65,6 +79,7 @@ static int xml_error(struct topo_ctx *x)
 	else
 		snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "not well formed");
 	msg[strcspn(msg, "\n")] = 0;
+	opened_at(msg, sizeof(msg));
 	if (x->err && x->errlen)
 		snprintf(x->err, x->errlen, "%s:%d: malformed XML: %s", x->path, e->line, msg);
 	return -1;

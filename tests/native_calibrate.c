@@ -501,6 +501,7 @@ static void test_report_bad_input(void **state)
 	char *disjoint[] = { "--native", tl_path("other.csv"), "--sim", tl_path("s.csv") };
 	char *bad_num[] = { "--native", tl_path("badnum.csv"), "--sim", tl_path("s.csv") };
 	char *unknown[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"), "--what" };
+	char *swapped[] = { "--native", tl_path("bs.csv"), "--sim", tl_path("bn.csv") };
 
 	(void)state;
 	spit(tl_path("n.csv"), native_csv);
@@ -520,6 +521,12 @@ static void test_report_bad_input(void **state)
 	expect_log("badnum.csv:2");
 	assert_int_equal(call_quiet(native_validate_report_main, 5, unknown), 2);
 	expect_log("--what: unknown option");
+	spit(tl_path("bn.csv"), "backend,lock,threads,throughput_per_s,jain,topo\n"
+				"native,tas,1,5,1,box\n");
+	spit(tl_path("bs.csv"), "backend,lock,threads,throughput_per_s,jain,topo\n"
+				"sim,tas,1,5,1,4socket\n");
+	assert_int_equal(call_quiet(native_validate_report_main, 4, swapped), 2);
+	expect_log("bs.csv:2: a row of backend 'sim' given as the native results");
 }
 
 /* ------------------------------------------------------ end to end */

@@ -434,6 +434,10 @@ static void test_bad_structure(void **state)
 		     "malformed XML");
 	expect_error("unclosed.xml", replace(s, "</zone>", ""), ": malformed XML: </platform> closes <zone>");
 	expect_error("garbage.xml", strdup("this is not XML\n"), ":1: malformed XML");
+	/* one location (libxml2's own " line N", where its versions give one,
+	 * is said as where the element opened) */
+	expect_error("opentag.xml", strdup("<?xml version=\"1.0\"?>\n<platform>\n<zone id=\"x\"\n"),
+		     ":4: malformed XML: ");
 	expect_error("empty.xml", strdup(""), "no <platform> element");
 	expect_error("quote.xml", replace(s, "value=\"MESIF\"", "value=\"MESIF"), "malformed XML");
 

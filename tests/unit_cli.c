@@ -24,6 +24,8 @@ static void bad_input_native(void **state)
 	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "-5");
 	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "abc");
 	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "0");
+	BAD(p, "--duration: 99999999999999999999 is out of range", "run", "--lock", "ticket",
+	    "--duration", "99999999999999999999");
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "0");
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "1,,2");
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "100000");

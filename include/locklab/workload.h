@@ -44,6 +44,12 @@ enum wl_lock_home {
 			     (the simulator's default with --pin none) */
 };
 
+/* --lock-home's word for h. */
+static inline const char *wl_lock_home_name(enum wl_lock_home h)
+{
+	return h == WL_HOME_SPREAD ? "spread" : h == WL_HOME_RANDOM ? "random" : "same";
+}
+
 /* Everything the user chose; filled by core/cli.c. */
 struct wl_config {
 	const struct lock_algo *algos[WL_MAX_LIST];

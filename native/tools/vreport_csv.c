@@ -15,10 +15,10 @@
 
 /* ------------------------------------------------------------ reading */
 
-enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, NCOLS };
-#define NREQUIRED COL_CS /* cs_ns and ncs_ns are optional */
+enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND, NCOLS };
+#define NREQUIRED COL_CS /* cs_ns, ncs_ns and backend are optional */
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
-					      "topo", "cs_ns", "ncs_ns" };
+					      "topo", "cs_ns", "ncs_ns", "backend" };
 
 /* One line of a CSV, without its line end, into at most max fields. */
 static unsigned split_csv(char *s, char **f, unsigned max)
@@ -121,6 +121,12 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
 		snprintf(err, errlen, "%s: a lock, thread count, throughput or jain that does not read",
 			 where);
+		return -1;
+	}
+	if (idx[COL_BACKEND] >= 0 && strcmp(f[idx[COL_BACKEND]], sim ? "sim" : "native")) {
+		snprintf(err, errlen, "%s: a row of backend '%s' given as the %s results (swapped "
+				      "--native and --sim?)", where, f[idx[COL_BACKEND]],
+			 sim ? "simulator's" : "native");
 		return -1;
 	}
 	e = find_entry(t, f[idx[COL_LOCK]], (unsigned)threads);
