@@ -287,6 +287,19 @@ static int find_preset(const struct ll_command *cmd, int argc, char **argv, cons
 	return rc == LL_ARG_BAD ? 2 : 0;
 }
 
+/* Was option name on the line before argv[upto] (as --name or --name=)?  A
+ * second one would silently win over the first. */
+static bool given_before(char **argv, int upto, const char *name)
+{
+	size_t n = strlen(name);
+	int seen = 0;
+
+	for (int i = 0; i < upto; i++)
+		if (!strncmp(argv[i], name, n) && (!argv[i][n] || argv[i][n] == '='))
+			seen++;
+	return seen > 1;
+}
+
 static void set_defaults(struct cli_opts *o)
 {
 	struct wl_config *c = &o->cfg;
@@ -544,6 +557,9 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		return rc;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
+		if (given_before(argv, a.i, a.name))
+			return fail(err, len, "%s: given twice (a list takes commas: --threads 1,2)",
+				    a.name);
 		if (!strcmp(a.name, "--progress")) {
 			o->progress = true;
 			continue;

@@ -425,7 +425,8 @@ static void simulated_time_runs_out_with_a_line(void **state)
 	struct tl_proc p;
 
 	tl_bin(&p, bindir, "locklab-sim", args);
-	if (p.status != 3 || strncmp(p.err, "locklab-sim: simulated time ran out at ", 39))
+	if (p.status != 3 || strncmp(p.err, "locklab-sim: mcs t=1 run ", 25) ||
+	    !strstr(p.err, ": simulated time ran out at "))
 		fail_msg("status %d, stderr '%s'", p.status, p.err);
 	tl_proc_free(&p);
 }

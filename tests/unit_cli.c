@@ -44,6 +44,7 @@ static void bad_input_native(void **state)
 	BAD(p, "--lock: ticket is listed twice", "run", "--lock", "ticket,mcs,ticket");
 	BAD(p, "--lock: 'ticket,,mcs' is not a list", "run", "--lock", "ticket,,mcs");
 	BAD(p, "--threads: 2 is listed twice", "run", "--lock", "ticket", "--threads", "2,1,2");
+	BAD(p, "--threads: given twice", "run", "--lock", "ticket", "--threads", "1", "--threads=2");
 	BAD(p, "run: --lock: needs a value", "run", "--lock");
 	BAD(p, "--progress: takes no value", "run", "--progress=1");
 	BAD(p, "unknown command", "frobnicate");
@@ -66,6 +67,8 @@ static void bad_input_sim(void **state)
 	BAD(p, "explain: --bogus: unknown option", "explain", "--bogus", "1");
 	BAD(p, "run: --bogus: unknown option", "run", "--lock", "ticket", "--bogus");
 	BAD(p, "run: --sim-quantum: needs a value", "run", "--lock", "ticket", "--sim-quantum");
+	BAD(p, "run: --topo: given twice", "run", "--topo", "4socket", "--lock", "ticket", "--topo",
+	    "2socket");
 	BAD(p, "--overcommit: 2 is listed twice", "run", "--lock", "ticket", "--vm", "4",
 	    "--overcommit", "2,1,2");
 }
