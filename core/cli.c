@@ -287,17 +287,24 @@ static int find_preset(const struct ll_command *cmd, int argc, char **argv, cons
 	return rc == LL_ARG_BAD ? 2 : 0;
 }
 
-/* Was option name on the line before argv[upto] (as --name or --name=)?  A
- * second one would silently win over the first. */
-static bool given_before(char **argv, int upto, const char *name)
-{
-	size_t n = strlen(name);
-	int seen = 0;
+/* The options read so far on one line: a second one of a name would
+ * silently win over the first. */
+#define MAX_OPTS_SEEN 64
 
-	for (int i = 0; i < upto; i++)
-		if (!strncmp(argv[i], name, n) && (!argv[i][n] || argv[i][n] == '='))
-			seen++;
-	return seen > 1;
+struct opts_seen {
+	char name[MAX_OPTS_SEEN][64];
+	unsigned n;
+};
+
+/* Was name read before?  Recorded otherwise, while there is room. */
+static bool given_before(struct opts_seen *s, const char *name)
+{
+	for (unsigned k = 0; k < s->n; k++)
+		if (!strcmp(s->name[k], name))
+			return true;
+	if (s->n < MAX_OPTS_SEEN)
+		snprintf(s->name[s->n++], sizeof(s->name[0]), "%s", name);
+	return false;
 }
 
 static void set_defaults(struct cli_opts *o)
@@ -545,6 +552,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		  char *err, size_t len)
 {
 	bool duration_given = false, threads_given = false;
+	struct opts_seen seen = { .n = 0 };
 	struct ll_args a;
 	const char *preset;
 	int rc;
@@ -557,7 +565,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		return rc;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
-		if (given_before(argv, a.i, a.name))
+		if (given_before(&seen, a.name))
 			return fail(err, len, "%s: given twice (a list takes commas: --threads 1,2)",
 				    a.name);
 		if (!strcmp(a.name, "--progress")) {

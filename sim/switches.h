@@ -22,8 +22,8 @@ int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
 void sim_switch_topo(struct topo *t);
 /* --home-agents off, --probes off: on a new model. */
 void sim_switch_model(struct coh_model *m);
-/* The switches given off, a machine's smt, and --lock-home spread, as
- * members of the JSON topology object (", \"smt\": \"off\"", ...). */
+/* The switches given off and a machine's smt, as members of the JSON
+ * topology object (", \"smt\": \"off\"", ...). */
 void sim_switch_json(FILE *f, const struct wl_config *cfg);
 /* The switches turned off, as ", --smt off" text; returns its length. */
 size_t sim_switch_text(char *buf, size_t len);

@@ -127,8 +127,8 @@ static void warn_short_run(const struct wl_config *cfg)
 	said = true;
 	fprintf(stderr,
 		"locklab-sim: warning: --vm: a run of %llu ms is %.1f slices of %llu us "
-		"(--slice-us): overcommitted, some vCPUs may never run; give --duration "
-		"%llu or more (docs/vm.md)\n",
+		"(--slice-us): overcommitted, some vCPUs may never run; give it ten slices, "
+		"--duration %llu, or more (docs/vm.md)\n",
 		(unsigned long long)cfg->duration_ms, (double)run_ps / (double)vm_prm.slice_ps,
 		(unsigned long long)(vm_prm.slice_ps / US_PS),
 		(unsigned long long)((10 * vm_prm.slice_ps + 999999999ull) / 1000000000ull));

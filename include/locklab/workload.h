@@ -131,17 +131,19 @@ static inline unsigned wl_vm_pcpus(unsigned vcpus, double overcommit)
  * gives every pCPU total / pcpus vCPUs, each of another guest when guest <=
  * pcpus.  Where that does not divide, the pCPUs that hold one vCPU more must
  * not all go to one guest (i mod pcpus at 1.5x gives the second of three
- * guests pCPUs of its own, and it is never preempted): guest g's arc of pCPUs
- * then starts at g pcpus / G, G the guests, so that each guest shares the same
- * part of its pCPUs, as a host that balances load among vCPU threads it treats
- * alike spreads them. */
+ * guests pCPUs of its own, and it is never preempted): when the guests are all
+ * whole, guest g's arc of pCPUs then starts at g pcpus / G, G the guests, so
+ * that each guest shares the same part of its pCPUs, as a host that balances
+ * load among vCPU threads it treats alike spreads them (every pCPU still holds
+ * total / pcpus, rounded; with a partial last guest those arcs would leave
+ * pCPUs empty, and i mod pcpus stays). */
 static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned guest, unsigned total, unsigned pcpus)
 {
 	unsigned g, nguests;
 
 	if (pcpus > total)
 		return (unsigned)((uint64_t)i * pcpus / total);
-	if (total % pcpus == 0 || guest == 0 || guest >= total)
+	if (total % pcpus == 0 || guest == 0 || guest >= total || total % guest)
 		return i % pcpus;
 	g = i / guest;
 	nguests = (total + guest - 1) / guest;
