@@ -9,7 +9,8 @@
  *   2. explain tells locks apart the way their algorithms say: ttas's
  *      handoff is mostly queueing on the lock's line and stays in one
  *      socket, mcs's is not and does not; an idle lock's handoff is idle;
- *   3. `locklab-sim explain` prints its report, as a table and as CSV, and
+ *   3. `locklab-sim explain` prints its report, as a table and as CSV (its
+ *      unfairness over every run, as `run` counts it), and
  *      refuses what it cannot explain (exit 2, one line);
  *   4. `run --graphs DIR` writes the machine and handoff graphs; the DOT
  *      files parse (agread) with the expected nodes and edges, the SVG files
@@ -239,6 +240,62 @@ static void test_explain_command(void **state)
 	assert_true(csv_value(out, "runs") == 2);
 	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
 	tl_proc_free(&p);
+}
+
+/* Field k of a CSV line (0-based), or NULL. */
+static const char *csv_field(const char *line, int k)
+{
+	for (; k > 0 && line; k--) {
+		line = strchr(line, ',');
+		line = line ? line + 1 : NULL;
+	}
+	return line;
+}
+
+/* Column col of a run's CSV over its rows: the most (max) or the mean. */
+static double run_column(const char *csv, const char *col, bool max)
+{
+	char *copy = strdup(csv), *save = NULL;
+	const char *head, *f;
+	double acc = 0;
+	int idx = -1, n = 0;
+
+	assert_non_null(copy);
+	head = strtok_r(copy, "\n", &save);
+	for (int k = 0; (f = csv_field(head, k)); k++)
+		if (!strncmp(f, col, strlen(col)) && (f[strlen(col)] == ',' || !f[strlen(col)]))
+			idx = k;
+	assert_true(idx >= 0);
+	for (char *line; (line = strtok_r(NULL, "\n", &save)); n++) {
+		const char *cell = csv_field(line, idx);
+		double v;
+
+		assert_non_null(cell);
+		v = strtod(cell, NULL);
+
+		acc = max ? (n && acc > v ? acc : v) : acc + v;
+	}
+	free(copy);
+	assert_true(n > 0);
+	return max ? acc : acc / n;
+}
+
+/* explain's unfairness figures cover every run, as run's table does: the
+ * most threads starved in one run, and the mean of each run's Jain index. */
+static void test_explain_spread_over_runs(void **state)
+{
+	struct tl_proc x, r;
+
+	assert_int_equal(tl_sh(&x, "%s/locklab-sim explain --topo %s --lock ttas --threads 32 "
+			       "--format csv", bindir, TOPO), 0);
+	assert_int_equal(tl_sh(&r, "%s/locklab-sim run --topo %s --lock ttas --threads 32 --runs 3 "
+			       "--format csv", bindir, TOPO), 0);
+	assert_true(csv_value(x.out, "runs") == 3);
+	assert_true(csv_value(x.out, "starved") == run_column(r.out, "starved", true));
+	assert_true(csv_value(x.out, "starved") > 0);
+	assert_true(fabs(csv_value(x.out, "jain") - run_column(r.out, "jain", false)) < 1e-3);
+	tl_proc_free(&x);
+	tl_proc_free(&r);
 }
 
 static void expect_bad(const char *args, const char *needle)
@@ -552,6 +609,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_parts_add_up),
 		cmocka_unit_test(test_signatures),
 		cmocka_unit_test(test_explain_command),
+		cmocka_unit_test(test_explain_spread_over_runs),
 		cmocka_unit_test(test_explain_bad_input),
 		cmocka_unit_test(test_graphs),
 		cmocka_unit_test(test_socket_graph),

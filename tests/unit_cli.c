@@ -73,6 +73,37 @@ static void bad_input_sim(void **state)
 	    "--overcommit", "2,1,2");
 }
 
+/* What a run's figures depend on beyond its rows is on the table's
+ * settings line and in the JSON environment: a table of sc and one of tso
+ * must not read alike. */
+static void settings_are_shown(void **state)
+{
+	const char *const dflt[] = { "run", "--topo", "2socket", "--lock", "mcs", "--threads", "2",
+				     "--ops", "20", "--runs", "1", NULL };
+	const char *const given[] = { "run", "--topo", "2socket", "--lock", "mcs", "--threads", "2",
+				      "--ops", "20", "--runs", "1", "--memory-model", "sc", "--pin",
+				      "scatter", "--lock-home", "spread", "--smt", "off",
+				      "--arbitration", "fifo", "--seed", "7", NULL };
+	const char *const json[] = { "run", "--topo", "2socket", "--lock", "mcs", "--threads", "2",
+				     "--ops", "20", "--runs", "1", "--memory-model", "pso", "--pin",
+				     "none", "--format", "json", NULL };
+	struct tl_proc o;
+
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", dflt), 0);
+	assert_non_null(strstr(o.out, "settings: pin compact, lock home same, seed 1, memory model "
+				      "tso (the topology's)\n"));
+	tl_proc_free(&o);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", given), 0);
+	assert_non_null(strstr(o.out, "settings: pin scatter, lock home spread, seed 7, memory model "
+				      "sc, arbitration fifo, --smt off\n"));
+	tl_proc_free(&o);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);
+	assert_non_null(strstr(o.out, "\"memory_model\": \"pso\""));
+	assert_non_null(strstr(o.out, "\"pinning\": \"none\""));
+	assert_non_null(strstr(o.out, "\"lock_home\": \"random\""));
+	tl_proc_free(&o);
+}
+
 /* SimGrid's own options are not passed through; --simgrid-cfg is checked. */
 static void simgrid_options(void **state)
 {
@@ -213,6 +244,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(bad_input_sim),
 		cmocka_unit_test(list_prints_catalogue),
 		cmocka_unit_test(simgrid_options),
+		cmocka_unit_test(settings_are_shown),
 		cmocka_unit_test(arbitration_option),
 		cmocka_unit_test(switch_options),
 		cmocka_unit_test(help_after_every_command),
