@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""tools/vm_tables.py - the tables of docs/vm.md's sweep, from its two CSVs.
+
+docs/vm.md shows the sweep's throughput per lock and overcommit, and the
+hypervisor's counters at 1x, 2x and 4x, for `--co-guests busy` and for the
+guest alone (`none`).  Each cell is the mean over the runs of a CSV column
+(`throughput_per_s`, `holder_preemptions`, `waiter_preemptions`,
+`holder_lost_ns_per_acq`, `waiter_lost_ns_per_acq`, `ple_exits`,
+`ple_yields`, `halts`, `kicks`, `wake_latency_ns` over the runs that woke a
+vCPU, `misses_per_acq`, `jain`).  Markdown on stdout:
+
+    python3 tools/vm_tables.py results/vm-4socket-busy.csv results/vm-4socket-none.csv
+"""
+
+import csv
+import sys
+
+LOCKS = ('ticket', 'pv-ticket', 'qspinlock', 'pv-qspinlock')
+ALL_X = ('0.50', '1.00', '1.50', '2.00', '3.00', '4.00')
+COUNTER_X = ('1.00', '2.00', '4.00')
+
+
+def load(path):
+    """{(lock, overcommit): [rows]} of one sweep's CSV."""
+    by = {}
+    with open(path, newline='') as f:
+        for r in csv.DictReader(f):
+            by.setdefault((r['lock'], r['overcommit']), []).append(r)
+    return by
+
+
+def mean(rows, col):
+    return sum(float(r[col]) for r in rows) / len(rows)
+
+
+def wake_ns(rows):
+    """The mean wake latency of the runs that woke a vCPU, or '-'."""
+    w = [float(r['wake_latency_ns']) for r in rows
+         if r['wake_latency_ns'] not in ('', 'nan')]
+    return '%.0f' % (sum(w) / len(w)) if w else '-'
+
+
+def cells(by, lock, x):
+    rows = by.get((lock, x))
+    if not rows:
+        raise SystemExit('vm_tables: no rows of %s at overcommit %s' % (lock, x))
+    return rows
+
+
+def throughput_table(name, by):
+    head = '| `--co-guests %s` | %s |' % (
+        name, ' | '.join('%gx' % float(x) for x in ALL_X))
+    lines = [head, '|---|' + '---:|' * len(ALL_X)]
+    for lock in LOCKS:
+        lines.append('| %s | %s |' % (lock, ' | '.join(
+            '%.3f' % (mean(cells(by, lock, x), 'throughput_per_s') / 1e6) for x in ALL_X)))
+    return '\n'.join(lines)
+
+
+def counter_table(name, by):
+    lines = ['`--co-guests %s`:' % name, '',
+             '| lock | x | Macq/s | preempted holding / waiting | lost ns/acq holding / '
+             'waiting | PLE exits (yields) | halts / kicks | wake ns | misses/acq | Jain |',
+             '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
+    for lock in LOCKS:
+        for x in COUNTER_X:
+            rows = cells(by, lock, x)
+            m = lambda col: mean(rows, col)  # noqa: E731
+            lines.append(
+                '| %s | %d | %.3f | %.0f / %.0f | %.0f / %.0f | %.0f (%.0f) | %.0f / %.0f '
+                '| %s | %.2f | %.3f |' % (
+                    lock, int(float(x)), m('throughput_per_s') / 1e6,
+                    m('holder_preemptions'), m('waiter_preemptions'),
+                    m('holder_lost_ns_per_acq'), m('waiter_lost_ns_per_acq'),
+                    m('ple_exits'), m('ple_yields'), m('halts'), m('kicks'),
+                    wake_ns(rows), m('misses_per_acq'), m('jain')))
+    return '\n'.join(lines)
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    try:
+        sweeps = (('busy', load(argv[1])), ('none', load(argv[2])))
+    except (OSError, KeyError, ValueError) as e:
+        sys.stderr.write('vm_tables: %s\n' % e)
+        return 2
+    print('Throughput (Macq/s, mean of the 3 runs):\n')
+    for name, by in sweeps:
+        print(throughput_table(name, by) + '\n')
+    print('The counters at 1x, 2x and 4x (per run, means of the 3 runs; preemptions,\n'
+          'exits, halts and kicks are counts over the 100 ms):\n')
+    for name, by in sweeps:
+        print(counter_table(name, by) + '\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
