@@ -29,6 +29,7 @@ struct config_sum {
 	unsigned starved_min, starved_max, starved_runs, threads;
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
+	bool p99_censored; /* in some run, a lower bound (cut-short waits) */
 };
 
 static bool same_test(const struct run_result *a, const struct run_result *b)
@@ -68,6 +69,7 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 
 		c->jain += r->jain;
 		c->p99 += r->wait_p99_ns;
+		c->p99_censored |= r->wait_p99_censored;
 		if (!isnan(r->handoff_local_frac)) {
 			c->local += r->handoff_local_frac;
 			nlocal++;
@@ -160,6 +162,7 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 		      const struct config_sum *c, int w)
 {
 	char label[192], starved[32], local[16], p99[32];
+	size_t n;
 
 	config_label(&rows[from], c->oversubscribed, label, sizeof(label));
 	fprintf(f, "%-*s", w, label);
@@ -169,7 +172,9 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 		snprintf(local, sizeof(local), "-");
 	else
 		snprintf(local, sizeof(local), "%.1f%%", 100.0 * c->local);
-	format_ns(c->p99, p99, sizeof(p99));
+	n = c->p99_censored ? 2 : 0;
+	memcpy(p99, ">=", n);
+	format_ns(c->p99, p99 + n, sizeof(p99) - n);
 	fprintf(f, "  %6.4f %7s %6s %9s\n", c->jain, starved, local, p99);
 }
 
@@ -268,7 +273,8 @@ static void table_legend(FILE *f, bool oversubscribed)
 	fprintf(f, "\n+-: standard error of the mean (sigma/sqrt(runs)).  jain, local (handoffs within one "
 		   "socket), wait p99:\nmeans over the runs; starved: threads that never acquired the "
 		   "lock, the most in one run.  A wait the run's\nend cut short counts in wait p99 at its "
-		   "length so far (a starved run's p99 is about its length).\n");
+		   "length so far; >= marks a p99 that is a lower bound\n(in a run, half of the waits at or "
+		   "above it or more were cut short).\n");
 	if (oversubscribed)
 		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
 }

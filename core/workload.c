@@ -395,8 +395,10 @@ static __attribute__((noinline)) bool count_timed(struct wl_run *run, struct wl_
 		if (a->timed)
 			__atomic_store_n(&run->time_up, 1, __ATOMIC_RELAXED);
 		t->acquisitions_after++;
-		if (a->timed && a->t0 < run->end_ns)
+		if (a->timed && a->t0 < run->end_ns) {
 			record_wait(run, t, a->is_read, run->end_ns - a->t0);
+			t->censored_ns = run->end_ns - a->t0;
+		}
 		return true;
 	}
 	count_one(t, run->algo->kind == LOCK_RWLOCK, a->is_read);

@@ -129,6 +129,7 @@ static void gated_threads_wait_until_the_end(void **state)
 
 		assert_int_equal(t->acquisitions, 0);
 		assert_int_equal(t->wait.count, 1);
+		assert_true(t->censored_ns == t->wait.max); /* its one wait, cut short */
 		assert_true(t->wait.max <= dur);
 		assert_true(t->wait.max + slack >= dur);
 	}
@@ -245,6 +246,33 @@ static void verdict_counts_runs(void **state)
 	output_free(&o);
 }
 
+/* A p99 that waits cut short by the run's end may make a lower bound is
+ * marked >= (one run of the configuration is enough); others are not. */
+static void censored_p99_marked(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fake_row(&r, "tas", 32, i);
+		r.throughput_per_s = 1e6;
+		r.wait_p99_ns = 2e6;
+		r.wait_p99_censored = i == 2;
+		output_add(&o, &r);
+	}
+	fake_row(&r, "mcs", 32, 0);
+	r.throughput_per_s = 3e6;
+	r.wait_p99_ns = 10300;
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_non_null(strstr(t, " >=2.00 ms\n"));
+	assert_non_null(strstr(t, " -   10.3 us\n"));
+	assert_null(strstr(t, ">=10.3"));
+	assert_non_null(strstr(t, ">= marks a p99"));
+	output_free(&o);
+}
+
 static void csv_has_the_new_columns_last(void **state)
 {
 	struct output_set o = { 0 };
@@ -342,6 +370,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sem_is_sigma_over_root_n),
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
+		cmocka_unit_test(censored_p99_marked),
 		cmocka_unit_test(csv_has_the_new_columns_last),
 		cmocka_unit_test(oversubscribed_runs_are_marked),
 		cmocka_unit_test(starved_ttas_end_to_end),

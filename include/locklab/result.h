@@ -86,6 +86,9 @@ struct run_result {
 	uint64_t acquisitions;
 	double throughput_per_s;
 	double wait_mean_ns, wait_p50_ns, wait_p99_ns, wait_max_ns;
+	/* the waits at or above wait_p99_ns are mostly waits the run's end cut
+	 * short: it is a lower bound (the table marks it >=) */
+	bool wait_p99_censored;
 	double jain;
 	uint64_t acq_min, acq_max;
 	double handoff_local_frac; /* NaN when there were no handoffs */
