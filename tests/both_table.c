@@ -225,20 +225,30 @@ static void table_tells_starvation(void **state)
 	output_free(&o);
 }
 
+/* Three runs of lock at 32 threads on 4 sockets: 2 threads starved in run
+ * starved_in, the p99 (2 ms) cut short in run cut_in (-1: in none). */
+static void add_three_runs(struct output_set *o, const char *lock, int starved_in, int cut_in)
+{
+	struct run_result r;
+
+	for (int i = 0; i < 3; i++) {
+		fake_row(&r, lock, 32, (unsigned)i);
+		r.throughput_per_s = 1e6;
+		r.starved = i == starved_in ? 2 : 0;
+		r.sockets = 4;
+		r.sockets_served = 4;
+		r.wait_p99_ns = 2e6;
+		r.wait_p99_censored = i == cut_in;
+		output_add(o, &r);
+	}
+}
+
 static void verdict_counts_runs(void **state)
 {
 	struct output_set o = { 0 };
-	struct run_result r;
 	char *t;
 
-	for (unsigned i = 0; i < 3; i++) {
-		fake_row(&r, "ttas", 32, i);
-		r.throughput_per_s = 1e6;
-		r.starved = i == 1 ? 2 : 0;
-		r.sockets = 4;
-		r.sockets_served = 4;
-		output_add(&o, &r);
-	}
+	add_three_runs(&o, "ttas", 1, -1);
 	t = table_of(&o);
 	assert_non_null(strstr(t, "  ! up to 2 of 32 threads never acquired the lock (in 1 of 3 runs; "
 				  "Jain 1.00)\n"));
@@ -254,13 +264,7 @@ static void censored_p99_marked(void **state)
 	struct run_result r;
 	char *t;
 
-	for (unsigned i = 0; i < 3; i++) {
-		fake_row(&r, "tas", 32, i);
-		r.throughput_per_s = 1e6;
-		r.wait_p99_ns = 2e6;
-		r.wait_p99_censored = i == 2;
-		output_add(&o, &r);
-	}
+	add_three_runs(&o, "tas", -1, 2);
 	fake_row(&r, "mcs", 32, 0);
 	r.throughput_per_s = 3e6;
 	r.wait_p99_ns = 10300;
