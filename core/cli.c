@@ -63,6 +63,13 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
+/* Has a comma-separated list an empty item (",," or a comma at an end), or
+ * none at all? */
+static bool empty_item(const char *val)
+{
+	return !*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,");
+}
+
 /* A comma-separated list of numbers in [lo, hi], each once if distinct. */
 static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_t hi, bool distinct,
 			  unsigned *out, unsigned max, unsigned *n, char *err, size_t len)
@@ -88,7 +95,7 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 	free(buf);
 	if (rc)
 		return rc;
-	if (*n == 0 || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
+	if (*n == 0 || empty_item(val))
 		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
 	return 0;
 }
@@ -120,7 +127,7 @@ static int parse_overcommit(const char *val, struct wl_config *c, char *err, siz
 
 	if (strlen(val) >= sizeof(buf))
 		return fail(err, len, "--overcommit: list too long");
-	if (!*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
+	if (empty_item(val))
 		return fail(err, len, "--overcommit: '%s' is not a list of ratios", val);
 	strcpy(buf, val);
 	c->novercommit = 0;
@@ -143,7 +150,7 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 
 	if (strlen(val) >= sizeof(buf))
 		return fail(err, len, "--lock: list too long");
-	if (!*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,"))
+	if (empty_item(val))
 		return fail(err, len, "--lock: '%s' is not a list of lock names", val);
 	strcpy(buf, val);
 	c->nalgos = 0;
