@@ -110,8 +110,10 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 }
 
 /* A run of fewer slices than this, overcommitted, is mostly the first
- * turns of the round-robin: a vCPU queued behind others may never run. */
+ * turns of the round-robin: a vCPU queued behind others may never run.
+ * The warning asks for ADVISED_SLICES (docs/vm.md asks for many). */
 #define FEW_SLICES 3
+#define ADVISED_SLICES 10
 
 /* An overcommitted run shorter than a few slices: said once, on stderr. */
 static void warn_short_run(const struct wl_config *cfg)
@@ -127,11 +129,12 @@ static void warn_short_run(const struct wl_config *cfg)
 	said = true;
 	fprintf(stderr,
 		"locklab-sim: warning: --vm: a run of %llu ms is %.1f slices of %llu us "
-		"(--slice-us): overcommitted, some vCPUs may never run; give it ten slices, "
+		"(--slice-us): overcommitted, some vCPUs may never run; give it %u slices, "
 		"--duration %llu, or more (docs/vm.md)\n",
 		(unsigned long long)cfg->duration_ms, (double)run_ps / (double)vm_prm.slice_ps,
-		(unsigned long long)(vm_prm.slice_ps / US_PS),
-		(unsigned long long)((10 * vm_prm.slice_ps + 999999999ull) / 1000000000ull));
+		(unsigned long long)(vm_prm.slice_ps / US_PS), ADVISED_SLICES,
+		(unsigned long long)((ADVISED_SLICES * vm_prm.slice_ps + 999999999ull) /
+				     1000000000ull));
 }
 
 int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
