@@ -390,13 +390,13 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 		return rc;
 	}
 	if (!strcmp(opt, "--lock-home")) {
-		c->lock_home = !strcmp(val, "spread")	? WL_HOME_SPREAD
-			       : !strcmp(val, "random") ? WL_HOME_RANDOM
-							: WL_HOME_SAME;
-		c->lock_home_given = true;
-		if (strcmp(val, "same") && strcmp(val, "spread") && strcmp(val, "random"))
-			return fail(err, len, "--lock-home: '%s' is not same, spread or random", val);
-		return 0;
+		for (enum wl_lock_home h = WL_HOME_SAME; h <= WL_HOME_RANDOM; h++)
+			if (!strcmp(val, wl_lock_home_name(h))) {
+				c->lock_home = h;
+				c->lock_home_given = true;
+				return 0;
+			}
+		return fail(err, len, "--lock-home: '%s' is not same, spread or random", val);
 	}
 	if (!strcmp(opt, "--locks")) {
 		rc = parse_num(opt, val, 1, MAX_LOCKS, &v, err, len);

@@ -256,10 +256,10 @@ static bool conflicts(uint32_t held, uint32_t want)
  * One call of flock_lock_file, __posix_lock_file or generic_setlease /
  * generic_delete_lease for process p on its file: type FLW_UNLCK
  * releases.  Returns 0, FLW_DEFERRED (p sleeps on a blocker) or -1
- * (a lease refused: EAGAIN).
+ * (a lease refused: EAGAIN); *removed: the locks it took off the file.
  */
 static int set_lock(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t type,
-		    struct flw_counters *c)
+		    struct flw_counters *c, unsigned *removed)
 {
 	int rc = 0;
 	uint32_t q;
@@ -273,6 +273,7 @@ static int set_lock(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t typ
 		if (q) {
 			delete_lock(w, ctx, p, c);
 			c->unlocks++;
+			(*removed)++;
 		}
 		goto out;
 	}
@@ -331,11 +332,11 @@ static unsigned attempt_allocs(const struct flw *w, uint32_t type)
 }
 
 /* After an attempt that returned rc and removed `removed` locks. */
-static unsigned attempt_frees(const struct flw *w, uint32_t type, int rc, uint64_t removed)
+static unsigned attempt_frees(const struct flw *w, uint32_t type, int rc, unsigned removed)
 {
 	unsigned n = attempt_allocs(w, type);
 
-	return (unsigned)removed + (rc == 0 && n ? n - 1 : n);
+	return removed + (rc == 0 && n ? n - 1 : n);
 }
 
 static void slab_work(unsigned ops)
@@ -355,11 +356,11 @@ static int lock_call(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t ty
 
 	ll_delay_ns(FLW_SYSCALL_NS + call_allocs(w, type) * FLW_ALLOC_NS);
 	for (;;) {
-		uint64_t unlocks = c->unlocks;
+		unsigned removed = 0;
 
 		slab_work(attempt_allocs(w, type));
-		rc = set_lock(w, p, ctx, type, c);
-		slab_work(attempt_frees(w, type, rc, c->unlocks - unlocks));
+		rc = set_lock(w, p, ctx, type, c, &removed);
+		slab_work(attempt_frees(w, type, rc, removed));
 		if (rc != FLW_DEFERRED) {
 			c->woken_grants += slept && !rc;
 			break;

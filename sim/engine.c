@@ -405,7 +405,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"arbitration\": ");
 		output_json_string(f, sim_arbitration_option());
 	}
-	sim_switch_json(f, cfg);
+	sim_switch_json(f);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu, \"memory_model\": \"%s\"",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0), sb_model_name(sb_model()));

@@ -44,7 +44,7 @@ void sim_switch_model(struct coh_model *m)
 		coh_set_probes(m, false);
 }
 
-void sim_switch_json(FILE *f, const struct wl_config *cfg)
+void sim_switch_json(FILE *f)
 {
 	for (int i = 0; i < SW_N; i++)
 		if (sw_off[i])

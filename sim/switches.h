@@ -24,7 +24,7 @@ void sim_switch_topo(struct topo *t);
 void sim_switch_model(struct coh_model *m);
 /* The switches given off and a machine's smt, as members of the JSON
  * topology object (", \"smt\": \"off\"", ...). */
-void sim_switch_json(FILE *f, const struct wl_config *cfg);
+void sim_switch_json(FILE *f);
 /* The switches turned off, as ", --smt off" text; returns its length. */
 size_t sim_switch_text(char *buf, size_t len);
 

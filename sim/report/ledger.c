@@ -549,12 +549,8 @@ static void fold_spread(const struct wl_run *run, struct xp_state *x)
 	struct xp_report *s = &x->spread;
 
 	thread_spread(run, &one);
-	if (x->runs == 1) {
-		s->acq_min = one.acq_min;
-		s->acq_max = one.acq_max;
-		s->starved = one.starved;
-		s->threads = one.threads;
-	}
+	if (x->runs == 1)
+		*s = one; /* the first run: its own fewest, most and starved */
 	s->acq_min = one.acq_min < s->acq_min ? one.acq_min : s->acq_min;
 	s->acq_max = one.acq_max > s->acq_max ? one.acq_max : s->acq_max;
 	s->starved = one.starved > s->starved ? one.starved : s->starved;
