@@ -126,34 +126,29 @@ static void fill_identity(struct run_result *r, const struct wl_run *run)
 static void fill_result(struct run_result *r, const struct wl_run *run,
 			const struct run_counters *c)
 {
-	double *acq = calloc(run->nthreads ? run->nthreads : 1, sizeof(*acq));
+	struct wl_spread spread;
 	uint64_t handoffs = 0, local = 0;
 
-	if (!acq) {
+	if (wl_thread_spread(run, &spread)) {
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
 		exit(1);
 	}
 
 	fill_identity(r, run);
 	r->duration_s = (double)(run->stop_ns - run->start_ns) / 1e9;
-	r->acq_min = UINT64_MAX;
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
 
 		r->acquisitions += t->acquisitions;
 		r->reads += t->reads;
 		r->writes += t->writes;
-		acq[i] = (double)t->acquisitions;
-		if (t->acquisitions < r->acq_min)
-			r->acq_min = t->acquisitions;
-		if (t->acquisitions > r->acq_max)
-			r->acq_max = t->acquisitions;
 		handoffs += t->handoffs;
 		local += t->handoffs_local;
 	}
+	r->acq_min = spread.min;
+	r->acq_max = spread.max;
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
-	r->jain = ll_jain(acq, run->nthreads);
-	free(acq);
+	r->jain = spread.jain;
 	r->handoff_local_frac = per(local, handoffs);
 	result_count_threads(r, run);
 	if (r->is_rwlock)

@@ -384,7 +384,14 @@ void sim_fence(int ord)
 {
 	if (sim.cur)
 		sb_fence(sim.cur, ord);
-}void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint64_t deadline_ns)
+}
+
+/* ll_wait_change(_until): park on the line of p until a write may have
+ * changed it from seen, or until the deadline.  Returns at once when the
+ * deadline has passed (in a VM before any spin or PLE window starts), when
+ * the line was invalidated (the caller's re-read misses and sees the new
+ * value) or when it already differs. */
+void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint64_t deadline_ns)
 {
 	struct sim_actor *a = sim.cur;
 	uintptr_t addr = (uintptr_t)p;
@@ -396,7 +403,7 @@ void sim_fence(int ord)
 	sb_drain_all(a); /* before it waits, its own stores become visible */
 	sim_pay(a);
 	if (sim.now_ps >= dl_ps)
-		return;
+		return; /* before vm_spin_deadline, which would open a spin */
 	if (!coh_would_hit(sim.model, a->core, addr, COH_LOAD))
 		return; /* invalidated: the re-read misses and sees the new value */
 	if ((mem_read(p, size) & mask) != (seen & mask))

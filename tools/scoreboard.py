@@ -360,17 +360,23 @@ def fmt_sim(rule, sim):
     return fmt_pct(sim)
 
 
-def fmt_error(rule, pub, sim, err):
-    """The error as the board prints it: points for a neutral entry, a
-    factor otherwise, or what is wrong when no factor means anything (a
-    change of the other sign, a variance in the other order)."""
-    if rule == 'neutral':
-        return '%+.1f pt' % (100.0 * err)
-    if rule == 'change' and err < 0:
+def wrong_way(rule, pub, sim):
+    """'wrong sign' for a change of the other sign than the published one,
+    'wrong order' for variances in the other order, else None: where no
+    factor between simulated and published means anything."""
+    if rule == 'change' and sim * pub < 0:
         return 'wrong sign'
     if rule == 'variance' and not same_order(pub, sim):
         return 'wrong order'
-    return 'x%.2f' % err
+    return None
+
+
+def fmt_error(rule, pub, sim, err):
+    """The error as the board prints it: points for a neutral entry, a
+    factor otherwise, or what is wrong when no factor means anything."""
+    if rule == 'neutral':
+        return '%+.1f pt' % (100.0 * err)
+    return wrong_way(rule, pub, sim) or 'x%.2f' % err
 
 
 def board_rows(entries, results):
@@ -426,7 +432,7 @@ def band(rule, pub, sim):
     change or the order of a variance is wrong (no place on that scale)."""
     if rule == 'neutral':
         return sim / NEUTRAL_PASS
-    if not pub or (rule == 'variance' and not same_order(pub, sim)):
+    if not pub or wrong_way(rule, pub, sim):
         return None
     err = judge(rule, pub, sim)[1]  # simulated / published
     return math.log2(err) if 0 < err < float('inf') else None

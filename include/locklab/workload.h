@@ -278,5 +278,16 @@ void wl_teardown(struct wl_run *run);
 /* rwlocks, after the run: the most read sections that overlapped in time
  * among the recorded ones (0 when none was recorded). */
 unsigned wl_max_readers(const struct wl_run *run);
+/* core/spread.c */
+/* Acquisitions over a run's threads: the fewest (UINT64_MAX with no thread)
+ * and most of one thread, the mean, the sample coefficient of variation (0
+ * for one thread or none acquired), Jain's index and the threads with none. */
+struct wl_spread {
+	uint64_t min, max;
+	double mean, cv, jain;
+	unsigned starved;
+};
+/* 0, or -1 when out of memory. */
+int wl_thread_spread(const struct wl_run *run, struct wl_spread *s);
 
 #endif

@@ -514,48 +514,25 @@ void sim_explain_disarm(void)
 	sim_xp = NULL;
 }
 
-static void thread_spread(const struct wl_run *run, struct xp_report *r)
-{
-	unsigned n = run->nthreads;
-	double *acq = calloc(n ? n : 1, sizeof(*acq)), sum = 0, sq = 0;
-
-	if (!acq)
-		return;
-	r->acq_min = UINT64_MAX;
-	r->acq_max = 0;
-	r->starved = 0;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t a = run->threads[i].acquisitions;
-
-		acq[i] = (double)a;
-		sum += acq[i];
-		r->acq_min = a < r->acq_min ? a : r->acq_min;
-		r->acq_max = a > r->acq_max ? a : r->acq_max;
-		r->starved += a == 0;
-	}
-	r->acq_mean = n ? sum / n : 0;
-	for (unsigned i = 0; i < n; i++)
-		sq += (acq[i] - r->acq_mean) * (acq[i] - r->acq_mean);
-	r->acq_cv = n > 1 && r->acq_mean > 0 ? sqrt(sq / (n - 1)) / r->acq_mean : 0;
-	r->jain = ll_jain(acq, n);
-	r->threads = n;
-	free(acq);
-}
-
 /* This run's per-thread figures into those of the runs before it. */
 static void fold_spread(const struct wl_run *run, struct xp_state *x)
 {
-	struct xp_report one = { 0 };
+	struct wl_spread one;
 	struct xp_report *s = &x->spread;
 
-	thread_spread(run, &one);
-	if (x->runs == 1)
-		*s = one; /* the first run: its own fewest, most and starved */
-	s->acq_min = one.acq_min < s->acq_min ? one.acq_min : s->acq_min;
-	s->acq_max = one.acq_max > s->acq_max ? one.acq_max : s->acq_max;
+	if (wl_thread_spread(run, &one))
+		return;
+	if (x->runs == 1) { /* the first run: its own fewest, most and starved */
+		s->acq_min = one.min;
+		s->acq_max = one.max;
+		s->starved = one.starved;
+		s->threads = run->nthreads;
+	}
+	s->acq_min = one.min < s->acq_min ? one.min : s->acq_min;
+	s->acq_max = one.max > s->acq_max ? one.max : s->acq_max;
 	s->starved = one.starved > s->starved ? one.starved : s->starved;
-	x->acq_mean_sum += one.acq_mean;
-	x->acq_cv_sum += one.acq_cv;
+	x->acq_mean_sum += one.mean;
+	x->acq_cv_sum += one.cv;
 	x->jain_sum += one.jain;
 }
 
