@@ -1,9 +1,12 @@
 # plots/acquisitions.gp - acquisitions of each thread, one panel per lock,
-# bars shaded by socket: starvation and socket capture at a glance.
+# bars shaded by socket, a cross for a thread that acquired nothing (the
+# heading says so when there is one):
+# starvation and socket capture at a glance.
 #
 # Variables (gnuplot -e), written by plots/plots.py:
 #   data     blocks separated by two blank lines, one per lock, columns
-#            thread, acquisitions (mean over runs), the socket's colour
+#            thread, acquisitions (one run's, or the mean over runs when
+#            no thread changed socket between them), the socket's colour
 #            (0xRRGGBB)
 #   titles   one word per block (the lock)
 #   sockets, socket_colours   one word each per socket, for the key
@@ -21,12 +24,17 @@ do for [fmt in formats] {
 	set multiplot layout rows, cols title heading
 	set xlabel "thread"
 	set ylabel "acquisitions"
+	# A thread of room at each side, and room above the tallest bar,
+	# so that no bar reaches a border and reads as cut off.
+	set autoscale fix
+	set offsets 1, 1, graph 0.08, 0
 	set yrange [0:*]
-	set xrange [-1:*]
 	do for [i=1:n] {
 		set title word(titles, i)
 		if (i == 1) { set key top left horizontal } else { unset key }
 		plot data index (i - 1) using 1:2:3 with boxes lc rgb variable notitle, \
+		     data index (i - 1) using 1:($2 == 0 ? 0 : 1/0) with points pt 2 ps 0.8 \
+			lc rgb "#c0392b" notitle, \
 		     for [k=1:words(sockets)] keyentry with boxes lc rgb word(socket_colours, k) \
 			title word(sockets, k)
 	}

@@ -287,15 +287,30 @@ def traffic_chart(name, rows, outdir, tmp):
 
 # ------------------------------------------------------------ per thread
 
+def thread_rows(rows):
+    """The per-thread rows to draw and what the bars are: the mean over the
+    runs, unless some thread ran on another socket in another run (--pin
+    none), where a mean would mix sockets under one shade: then the first
+    run's rows alone."""
+    runs = sorted({r.get('run', '1') for r in rows}, key=lambda v: int(v) if v.isdigit() else 0)
+    placed = {}
+    for r in rows:
+        placed.setdefault((r['lock'], r['tid']), set()).add(r.get('node', '0'))
+    if any(len(nodes) > 1 for nodes in placed.values()):
+        return ([r for r in rows if r.get('run', '1') == runs[0]],
+                'run %s of %d (threads placed anew each run)' % (runs[0], len(runs)))
+    return rows, 'one run' if len(runs) == 1 else 'mean of %d runs' % len(runs)
+
+
 def acquisitions_chart(name, rows, outdir, tmp, threads=None):
     if not rows:
         return True
     tcounts = sorted({int(r['threads']) for r in rows})
     t = threads if threads in tcounts else tcounts[-1]
+    rows, what = thread_rows([r for r in rows if int(r['threads']) == t])
     by_lock = {}
     for r in rows:
-        if int(r['threads']) == t:
-            by_lock.setdefault(r['lock'], {}).setdefault(int(r['tid']), []).append(r)
+        by_lock.setdefault(r['lock'], {}).setdefault(int(r['tid']), []).append(r)
     data = os.path.join(tmp, 'acq-%s.dat' % name)
     with open(data, 'w') as f:
         f.write('# tid acquisitions socket\n')
@@ -308,12 +323,13 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                                         rgb_int(socket_colour(rs[0].get('node', '0')))))
     sockets = sorted({socket_of(r) for r in rows})
     backend = rows[0].get('backend', 'sim')
+    starved = '; x: none acquired' if any(num(r, 'acquisitions') == 0 for r in rows) else ''
     return gnuplot('acquisitions.gp', os.path.join(outdir, 'acquisitions-' + name), data=data,
                    titles=' '.join(by_lock),
                    sockets=' '.join('socket-%d' % k for k in sockets),
                    socket_colours=' '.join(socket_colour(k) for k in sockets),
-                   heading='acquisitions per thread (grey: socket): %s %s, %d threads'
-                   % (backend, name, t))
+                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s): %s %s, '
+                   '%d threads' % (what, starved, backend, name, t))
 
 
 def socket_of(row):

@@ -163,6 +163,25 @@ if len(set(colours)) != len(colours):
 sys.exit(1 if missing or len(set(colours)) != len(colours) else 0)
 EOF
 
+	# The bars are a mean over runs only while no thread changed socket.
+	python3 - "$ROOT/plots" <<'EOF' || failed=1
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import plots
+def row(run, tid, node):
+    return {'lock': 'ttas', 'run': str(run), 'tid': str(tid), 'node': str(node)}
+still = [row(k, t, t) for k in (1, 2, 3) for t in (0, 1)]
+moved = still[:-1] + [row(3, 1, 0)]
+cases = [(plots.thread_rows(still[:2]), 2, 'one run'),
+         (plots.thread_rows(still), 6, 'mean of 3 runs'),
+         (plots.thread_rows(moved), 2, 'run 1 of 3 (threads placed anew each run)')]
+bad = [(n, w, len(r), what) for (r, what), n, w in cases if len(r) != n or what != w]
+for b in bad:
+    print('plots_check: FAIL: thread_rows: expected %d rows, %r; got %d, %r' % b)
+sys.exit(1 if bad else 0)
+EOF
+
 	# A cached sweep is reused for the same command, made again for another.
 	mkdir -p "$TMP/sweep"
 	sweep() {
