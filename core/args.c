@@ -17,6 +17,17 @@ void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, cha
 	a->argv = argv;
 }
 
+/* Was a->name read before?  Recorded otherwise, while there is room. */
+static bool seen_before(struct ll_args *a)
+{
+	for (unsigned k = 0; k < a->nseen; k++)
+		if (!strcmp(a->seen[k], a->name))
+			return true;
+	if (a->nseen < LL_ARGS_SEEN)
+		snprintf(a->seen[a->nseen++], sizeof(a->seen[0]), "%s", a->name);
+	return false;
+}
+
 static const struct ll_opt *find_opt(const struct ll_command *cmd, const char *name)
 {
 	for (const struct ll_opt *o = cmd->opts; o && o->name; o++)
@@ -76,6 +87,9 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	o = find_opt(a->cmd, a->name);
 	if (!o && !a->cmd->open)
 		return unknown(a, a->name, err, len);
+	if (seen_before(a))
+		return bad(err, len, "%s: given twice (give it once; a list takes commas: 1,2)",
+			   a->name);
 	if (o && o->flag) {
 		if (eq)
 			return bad(err, len, "%s: takes no value", a->name);

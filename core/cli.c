@@ -294,26 +294,6 @@ static int find_preset(const struct ll_command *cmd, int argc, char **argv, cons
 	return rc == LL_ARG_BAD ? 2 : 0;
 }
 
-/* The options read so far on one line: a second one of a name would
- * silently win over the first. */
-#define MAX_OPTS_SEEN 64
-
-struct opts_seen {
-	char name[MAX_OPTS_SEEN][64];
-	unsigned n;
-};
-
-/* Was name read before?  Recorded otherwise, while there is room. */
-static bool given_before(struct opts_seen *s, const char *name)
-{
-	for (unsigned k = 0; k < s->n; k++)
-		if (!strcmp(s->name[k], name))
-			return true;
-	if (s->n < MAX_OPTS_SEEN)
-		snprintf(s->name[s->n++], sizeof(s->name[0]), "%s", name);
-	return false;
-}
-
 static void set_defaults(struct cli_opts *o)
 {
 	struct wl_config *c = &o->cfg;
@@ -545,6 +525,32 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 	return 0;
 }
 
+/* Options that would mean nothing in this sweep: --read-pct without an
+ * rwlock; a critical or non-critical section as long as the run, in which
+ * no acquisition could finish.  0, or 2 with one line in err. */
+static int check_meaning(const struct cli_opts *o, bool read_pct_given, char *err, size_t len)
+{
+	const struct wl_config *c = &o->cfg;
+	uint64_t run_ns = c->duration_ms * 1000000ull;
+	bool rwlock = false;
+
+	for (unsigned i = 0; i < c->nalgos; i++)
+		rwlock |= c->algos[i]->kind == LOCK_RWLOCK;
+	if (read_pct_given && !rwlock)
+		return fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
+			    "an rwlock's acquisitions that read)");
+	if (!c->ops && c->cs_ns >= run_ns)
+		return fail(err, len, "--cs %llu: a critical section as long as the run (--duration "
+			    "%llu ms): no acquisition could finish", (unsigned long long)c->cs_ns,
+			    (unsigned long long)c->duration_ms);
+	if (!c->ops && c->ncs_ns >= run_ns)
+		return fail(err, len, "--ncs %llu: %s as long as the run (--duration %llu ms): no "
+			    "acquisition could finish", (unsigned long long)c->ncs_ns,
+			    c->ncs_exp ? "a mean time between acquisitions" : "a time between acquisitions",
+			    (unsigned long long)c->duration_ms);
+	return 0;
+}
+
 const struct ll_opt cli_run_opts[] = {
 	LL_VALUE("--lock"), LL_VALUE("--preset"), LL_VALUE("--threads"), LL_VALUE("--vm"), LL_VALUE("--overcommit"),
 	LL_VALUE("--cs"), LL_VALUE("--ncs"), LL_VALUE("--cs-lines"), LL_VALUE("--locks"), LL_VALUE("--read-pct"),
@@ -555,11 +561,64 @@ const struct ll_opt cli_run_opts[] = {
 	LL_FLAG("--progress"), LL_FLAG("--fail-fast"), LL_OPTS_END,
 };
 
+/* Options that change where results go or how the sweep is run, not what
+ * it measures: left out of the sweep's identity. */
+static bool output_only(const char *name)
+{
+	static const char *const names[] = { "--format", "--out", "--csv", "--json",
+					     "--threads-csv", "--jobs", "--shard", "--progress",
+					     "--fail-fast" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* name's own string when it is an option of how a sweep runs, else NULL. */
+static const char *runner_option(const char *name)
+{
+	static const char *const names[] = { "--jobs", "--shard", "--fail-fast", "--progress" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return names[i];
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* o->sweep_text and o->sweep_key from the options given (each at most once),
+ * sorted, so that their order on the command line does not matter. */
+static void name_sweep(struct cli_opts *o, const char *cmd, char **sorted, unsigned n)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	size_t used;
+
+	qsort(sorted, n, sizeof(sorted[0]), cmp_str);
+	used = (size_t)snprintf(o->sweep_text, sizeof(o->sweep_text), "%s", cmd);
+	for (unsigned i = 0; i < n; i++) {
+		for (const char *p = sorted[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+		h = (h ^ '\n') * 0x100000001b3ull;
+		if (used < sizeof(o->sweep_text))
+			used += (size_t)snprintf(o->sweep_text + used, sizeof(o->sweep_text) - used,
+						 " %s", sorted[i]);
+	}
+	if (used >= sizeof(o->sweep_text))
+		memcpy(o->sweep_text + sizeof(o->sweep_text) - 4, "...", 4);
+	o->sweep_key = h;
+}
+
 int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,
 		  char *err, size_t len)
 {
-	bool duration_given = false, threads_given = false;
-	struct opts_seen seen = { .n = 0 };
+	char *sweep_opts[LL_ARGS_SEEN];
+	unsigned nsweep = 0;
+	bool duration_given = false, threads_given = false, read_pct_given = false;
 	struct ll_args a;
 	const char *preset;
 	int rc;
@@ -572,9 +631,12 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		return rc;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
-		if (given_before(&seen, a.name))
-			return fail(err, len, "%s: given twice (a list takes commas: --threads 1,2)",
-				    a.name);
+		if (!o->runner_opt)
+			o->runner_opt = runner_option(a.name);
+		if (!output_only(a.name) && nsweep < LL_ARGS_SEEN &&
+		    asprintf(&sweep_opts[nsweep], "%s%s%s", a.name, a.val ? " " : "",
+			     a.val ? a.val : "") >= 0)
+			nsweep++;
 		if (!strcmp(a.name, "--progress")) {
 			o->progress = true;
 			continue;
@@ -587,17 +649,28 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 			duration_given = true;
 		if (!strcmp(a.name, "--threads"))
 			threads_given = true;
+		if (!strcmp(a.name, "--read-pct"))
+			read_pct_given = true;
 		rc = parse_one(a.name, a.val, o, err, len);
 		if (rc < 0) {
 			ll_args_unknown(&a, err, len);
-			return 2;
+			rc = 2;
 		}
 		if (rc)
-			return rc;
+			goto out;
 	}
-	if (rc == LL_ARG_BAD)
-		return 2;
-	return check_config(o, duration_given, threads_given, err, len);
+	if (rc == LL_ARG_BAD) {
+		rc = 2;
+		goto out;
+	}
+	name_sweep(o, cmd->name, sweep_opts, nsweep);
+	rc = check_config(o, duration_given, threads_given, err, len);
+	if (!rc)
+		rc = check_meaning(o, read_pct_given, err, len);
+out:
+	while (nsweep)
+		free(sweep_opts[--nsweep]);
+	return rc;
 }
 
 int cli_parse_run(int argc, char **argv, struct cli_opts *o, char *err, size_t len)

@@ -24,6 +24,12 @@ struct cli_opts {
 	bool fail_fast; /* --fail-fast: stop the sweep at the first failed run */
 	unsigned jobs;  /* --jobs: runs at once, each in a worker process */
 	unsigned shard, nshards; /* --shard I/N: the configurations k with k % N == I */
+	/* The sweep the options describe, whatever its outputs, shard, workers
+	 * and progress: its options sorted, as text (cut at its room) and as a
+	 * hash of the whole.  merge joins only shards of one sweep. */
+	char sweep_text[256];
+	uint64_t sweep_key;
+	const char *runner_opt; /* the first of --jobs, --shard, --fail-fast, --progress given */
 };
 
 /* Parse the options of `run` (argv[0] is the first option); cli_parse_cmd

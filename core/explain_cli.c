@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <locklab/backend.h>
+#include <locklab/result.h>
 
 #include "cli.h"
 
@@ -30,6 +31,11 @@ static int check_explain(const struct cli_opts *o, char *err, size_t len)
 	else if (o->csv || o->json || o->threads_csv)
 		snprintf(err, len, "--csv/--json/--threads-csv are not explain's outputs "
 				   "(--format csv --out FILE)");
+	else if (o->runner_opt)
+		snprintf(err, len, "%s: a sweep's option; explain runs its runs one after another "
+				   "in this process", o->runner_opt);
+	else if (o->out && outfile_check("--out", o->out, err, len))
+		return -1;
 	else
 		return 0;
 	return -1;
@@ -45,6 +51,7 @@ int explain_command(const struct ll_command *cmd, int argc, char **argv,
 	if (cli_parse_cmd(cmd, argc, argv, &o, err, sizeof(err)) ||
 	    check_explain(&o, err, sizeof(err)) || backend_check(&o.cfg, err, sizeof(err)))
 		return ll_bad(cmd->name, "%s", err);
+	backend_warn(&o.cfg);
 	x.cfg = o.cfg;
 	x.csv = o.format == FMT_CSV;
 	x.out = o.out;

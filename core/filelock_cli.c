@@ -15,7 +15,8 @@ int flw_parse_tests(const char *val, bool test[FLW_NTESTS])
 {
 	char buf[128], *save = NULL;
 
-	if (strlen(val) >= sizeof(buf) || !*val || val[strlen(val) - 1] == ',')
+	if (strlen(val) >= sizeof(buf) || !*val || val[0] == ',' || val[strlen(val) - 1] == ',' ||
+	    strstr(val, ",,"))
 		return BAD("--test: '%s' is not a list of flock, posix, lease", val);
 	strcpy(buf, val);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -26,6 +27,8 @@ int flw_parse_tests(const char *val, bool test[FLW_NTESTS])
 				k = i;
 		if (k < 0)
 			return BAD("--test: unknown test '%s' (flock, posix, lease)", t);
+		if (test[k])
+			return BAD("--test: %s is listed twice", t);
 		test[k] = true;
 	}
 	return 0;

@@ -561,6 +561,28 @@ static void run_config(struct wl_config *c, const struct wl_config *base,
 	c->read_pct = 0;
 }
 
+/* The backend's check of c, its words for run's --threads said as filelock's
+ * --procs: 0, or 2 with one line in why. */
+static int check_procs(const struct wl_config *c, char *why, size_t len)
+{
+	if (!backend_check(c, why, len))
+		return 0;
+	if (!strncmp(why, "--threads", 9) && strlen(why) + 1 < len) {
+		memmove(why + 7, why + 9, strlen(why + 9) + 1);
+		memcpy(why, "--procs", 7);
+	}
+	return 2;
+}
+
+int flw_check(const struct flw_config *fc, const struct wl_config *base, unsigned procs,
+	      char *why, size_t len)
+{
+	struct wl_config c;
+
+	run_config(&c, base, fc, procs);
+	return check_procs(&c, why, len);
+}
+
 int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsigned procs,
 		 unsigned idx, double *secs, struct flw_counters *cnt, char *why, size_t len)
 {
@@ -571,7 +593,7 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	int failed;
 
 	run_config(&c, base, fc, procs);
-	if (backend_check(&c, why, len))
+	if (check_procs(&c, why, len))
 		return 2;
 	memset(&run, 0, sizeof(run));
 	memset(&rc, 0, sizeof(rc));

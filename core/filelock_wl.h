@@ -40,6 +40,11 @@ struct flw_counters {
 /* sum += c (max_woken: the larger) */
 void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c);
 
+/* Would flw_run_once refuse this configuration?  0, or 2 with one line in
+ * why (checked before anything is printed). */
+int flw_check(const struct flw_config *fc, const struct wl_config *base, unsigned procs,
+	      char *why, size_t len);
+
 /*
  * One run of the workload with procs processes placed by base (pin, topo,
  * seed; its lock fields are overwritten in a copy), repetition idx.  Fills

@@ -220,7 +220,8 @@ static int dispatch(int argc, char **argv)
 	const struct ll_command *c;
 
 	if (argc < 2) {
-		full_usage(stderr);
+		fprintf(stderr, "locklab-%s: no command given (locklab-%s --help lists them)\n",
+			backend_name, backend_name);
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <locklab/args.h>
 #include <locklab/backend.h>
@@ -29,6 +30,8 @@ struct shard {
 	size_t nrows;
 	unsigned index, count; /* I/N */
 	size_t total;          /* runs of the whole sweep */
+	unsigned long long key; /* the sweep's (cli_opts.sweep_key) */
+	char sweep[300];        /* and its options (cli_opts.sweep_text) */
 	size_t *order;         /* each row's index in sweep order */
 };
 
@@ -96,7 +99,8 @@ static int split_records(struct shard *sh)
 	return 0;
 }
 
-/* SHARD.order: "locklab-shard I/N TOTAL", then a line per row. */
+/* SHARD.order: "locklab-shard2 I/N TOTAL KEY", the sweep's options, then
+ * a line per row. */
 static int read_order(struct shard *sh)
 {
 	char path[4200], magic[32];
@@ -108,23 +112,61 @@ static int read_order(struct shard *sh)
 	if (!f)
 		return ll_bad("merge", "%s: %s (written by run --shard beside its CSV)", path,
 			      strerror(errno));
-	ok = fscanf(f, "%31s %u/%u %zu", magic, &sh->index, &sh->count, &sh->total) == 4 &&
-	     !strcmp(magic, MERGE_ORDER_MAGIC) && sh->index < sh->count;
+	ok = fscanf(f, "%31s %u/%u %zu %llx ", magic, &sh->index, &sh->count, &sh->total,
+		    &sh->key) == 5 &&
+	     !strcmp(magic, MERGE_ORDER_MAGIC) && sh->index < sh->count &&
+	     fgets(sh->sweep, sizeof(sh->sweep), f) && strchr(sh->sweep, '\n');
+	if (ok)
+		*strchr(sh->sweep, '\n') = 0;
 	sh->order = malloc((sh->nrows + 1) * sizeof(*sh->order));
 	for (size_t i = 0; ok && sh->order && i < sh->nrows; i++)
 		ok = fscanf(f, "%zu", &sh->order[i]) == 1 && sh->order[i] < sh->total;
 	ok = ok && sh->order && fscanf(f, "%31s", magic) == EOF;
 	fclose(f);
 	if (!ok)
-		return ll_bad("merge", "%s: not the order of %s's %zu rows", path, sh->path,
-			      sh->nrows);
+		return ll_bad("merge", "%s: not the order of %s's %zu rows (as run --shard of this "
+			      "version writes it)", path, sh->path, sh->nrows);
+	return 0;
+}
+
+/* Fields of a CSV record: commas outside quotes, plus one. */
+static size_t fields_of(const char *rec)
+{
+	size_t n = 1;
+	bool quoted = false;
+
+	for (; *rec; rec++) {
+		if (*rec == '"')
+			quoted = !quoted;
+		else if (*rec == ',' && !quoted)
+			n++;
+	}
+	return n;
+}
+
+/* Every row has the header's fields: 0, or 2 and a line naming the first
+ * that has not (its line in the file). */
+static int check_rows(const struct shard *sh)
+{
+	size_t want = fields_of(sh->header);
+
+	for (size_t r = 0; r < sh->nrows; r++) {
+		size_t got = fields_of(sh->rows[r]);
+
+		if (got != want)
+			return ll_bad("merge", "%s: row %zu has %zu field(s) where the header has %zu",
+				      sh->path, r + 1, got, want);
+	}
 	return 0;
 }
 
 static int read_shard(struct shard *sh)
 {
+	struct stat st;
 	int rc;
 
+	if (!stat(sh->path, &st) && S_ISDIR(st.st_mode))
+		return ll_bad("merge", "%s: a directory, not a shard's CSV", sh->path);
 	sh->text = slurp(sh->path);
 	if (!sh->text)
 		return ll_bad("merge", "%s: %s", sh->path, strerror(errno ? errno : ENOMEM));
@@ -134,7 +176,8 @@ static int read_shard(struct shard *sh)
 	if (rc)
 		return ll_bad("merge", "%s: not a CSV of locklab (no header, or no newline at its end)",
 			      sh->path);
-	return read_order(sh);
+	rc = check_rows(sh);
+	return rc ? rc : read_order(sh);
 }
 
 /* a is b, or b with the failure column. */
@@ -190,6 +233,9 @@ struct merged_row {
 static int place_rows(const struct shard *sh, const struct shard *first, bool fail, bool *seen,
 		      struct merged_row *at)
 {
+	if (sh->key != first->key)
+		return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' and '%s'", first->path,
+			      sh->path, first->sweep, sh->sweep);
 	if (sh->count != first->count || sh->total != first->total)
 		return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",
 			      sh->path, sh->index, sh->count, sh->total, first->path, first->index,
@@ -297,6 +343,10 @@ int merge_main(int argc, char **argv)
 	rc = parse_merge(argc, argv, &out, files, &n);
 	if (!rc && outfile_check("--out", out, err, sizeof(err)))
 		rc = ll_bad("merge", "%s", err);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (outfile_same(out, files[i]))
+			rc = ll_bad("merge", "--out %s: the same file as the shard %s it would replace",
+				    out, files[i]);
 	for (size_t i = 0; i < n && !rc; i++) {
 		sh[i].path = files[i];
 		rc = read_shard(&sh[i]);

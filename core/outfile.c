@@ -41,6 +41,25 @@ int outfile_may_replace(const char *path)
 	return -1;
 }
 
+/* Whether a file can be created in dir: mode bits are not enough (a
+ * read-only mount, /proc, /sys), so one is created and removed. */
+static int can_create_in(const char *dir)
+{
+	char probe[4096];
+	int fd;
+
+	if (snprintf(probe, sizeof(probe), "%s/.locklab-probe-XXXXXX", dir) >= (int)sizeof(probe)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkstemp(probe);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
 static int check_dir(const char *opt, const char *path, char *err, size_t len)
 {
 	char *copy = strdup(path);
@@ -59,13 +78,40 @@ static int check_dir(const char *opt, const char *path, char *err, size_t len)
 	} else if (!S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "%s %s: %s is not a directory", opt, path, dir);
 		rc = -1;
-	} else if (access(dir, W_OK | X_OK)) {
-		snprintf(err, len, "%s %s: directory %s is not writable: %s", opt, path, dir,
+	} else if (can_create_in(dir)) {
+		snprintf(err, len, "%s %s: no file can be created in %s: %s", opt, path, dir,
 			 strerror(errno));
 		rc = -1;
 	}
 	free(copy);
 	return rc;
+}
+
+/* path's directory resolved, then its last name: "/abs/dir/name" in out.
+ * -1 when the directory does not resolve. */
+static int resolved_name(const char *path, char *out, size_t len)
+{
+	char *d = strdup(path), *b = strdup(path), *real = NULL;
+	int rc = -1;
+
+	if (d && b && (real = realpath(dirname(d), NULL)))
+		rc = snprintf(out, len, "%s/%s", real, basename(b)) < (int)len ? 0 : -1;
+	free(real);
+	free(d);
+	free(b);
+	return rc;
+}
+
+bool outfile_same(const char *a, const char *b)
+{
+	char ra[8192], rb[8192];
+	struct stat sa, sb;
+
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (resolved_name(a, ra, sizeof(ra)) || resolved_name(b, rb, sizeof(rb)))
+		return !strcmp(a, b);
+	return !strcmp(ra, rb);
 }
 
 int outfile_check(const char *opt, const char *path, char *err, size_t len)

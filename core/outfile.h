@@ -22,12 +22,6 @@ struct out_shape output_shape(const struct output_set *o);
 void output_csv_head(FILE *f, struct out_shape sh);
 void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh);
 
-/* Can opt's path be written before anything runs: a regular file or none
- * yet (never a directory, symbolic link, device, FIFO or socket) in an
- * existing writable directory, with no PATH.partial left by a sweep that
- * did not finish.  0, or -1 with one line (no newline) in err. */
-int outfile_check(const char *opt, const char *path, char *err, size_t len);
-
 /* 0 when path is absent or a regular file; else -1 with errno set
  * (a rename never replaces what is not a regular file). */
 int outfile_may_replace(const char *path);

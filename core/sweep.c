@@ -332,9 +332,10 @@ static void order_of(FILE *f, const void *arg)
 {
 	const struct sweep_sink *s = arg;
 
-	fprintf(f, "%s %u/%u %zu\n", MERGE_ORDER_MAGIC, s->o->shard, s->o->nshards,
+	fprintf(f, "%s %u/%u %zu %016llx\n%s\n", MERGE_ORDER_MAGIC, s->o->shard, s->o->nshards,
 		(size_t)s->o->cfg.nalgos * s->o->cfg.nthreads * s->o->cfg.runs *
-			(s->o->cfg.vm_vcpus ? s->o->cfg.novercommit : 1));
+			(s->o->cfg.vm_vcpus ? s->o->cfg.novercommit : 1),
+		(unsigned long long)s->o->sweep_key, s->o->sweep_text);
 	for (size_t i = 0; i < s->done; i++)
 		fprintf(f, "%zu\n", s->todo[i]);
 }
@@ -392,13 +393,21 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 	const char *paths[] = { o->out, o->csv, o->json, o->threads_csv };
 	char err[4400];
 
-	for (unsigned i = 0; i < 4; i++)
-		if (paths[i] && outfile_check(opts[i], paths[i], err, sizeof(err)))
+	for (unsigned i = 0; i < 4; i++) {
+		if (!paths[i])
+			continue;
+		if (outfile_check(opts[i], paths[i], err, sizeof(err)))
 			return ll_bad("run", "%s", err);
+		for (unsigned j = 0; j < i; j++)
+			if (paths[j] && outfile_same(paths[i], paths[j]) &&
+			    !(j == 0 && i == 1 && o->format == FMT_CSV)) /* --out is that CSV */
+				return ll_bad("run", "%s %s: the same file as %s; each output needs "
+					      "its own", opts[i], paths[i], opts[j]);
+	}
 	memset(sf, 0, sizeof(*sf));
 	if (o->csv)
 		sf->csv[sf->ncsv++] = o->csv;
-	if (o->out && o->format == FMT_CSV && !(o->csv && !strcmp(o->csv, o->out)))
+	if (o->out && o->format == FMT_CSV && !(o->csv && outfile_same(o->csv, o->out)))
 		sf->csv[sf->ncsv++] = o->out;
 	for (unsigned i = 0; i < sf->ncsv; i++)
 		if (journal_open(&sf->j[i], sf->csv[i])) {
@@ -524,6 +533,7 @@ int sweep_run(struct cli_opts *o)
 	rc = open_outputs(o, &s.sf);
 	if (rc)
 		return rc;
+	backend_warn(&o->cfg);
 	s.o = o;
 	s.out.cfg = &o->cfg;
 	todo = shard_runs(o, total, &s.ntodo);

@@ -184,6 +184,10 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 {
 	if (!c->starved_max)
 		return;
+	if (!c->served_max) { /* Jain's index of all zeros says nothing */
+		fprintf(f, "  ! no thread acquired the lock in any run: the throughput is zero\n");
+		return;
+	}
 	if (c->starved_min == c->starved_max)
 		fprintf(f, "  ! %u of %u threads", c->starved_max, c->threads);
 	else if (!c->starved_min)

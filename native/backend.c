@@ -174,8 +174,12 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	}
 	if (native_pin_check(cfg, maxt, err, errlen))
 		return -1;
-	native_warn_oversubscribed(cfg);
 	return 0;
+}
+
+void backend_warn(const struct wl_config *cfg)
+{
+	native_warn_oversubscribed(cfg);
 }
 
 void backend_fini(void)

@@ -293,12 +293,12 @@ static int sim_ccbench(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (sim_load_topo(topo, err, sizeof(err))) {
-		fprintf(stderr, "locklab-sim: %s\n", err);
+		fprintf(stderr, "locklab-sim: ccbench: %s\n", err);
 		return 2;
 	}
 	b = calloc(1, sizeof(*b));
 	if (!b || sim_begin(1, &b->req)) {
-		fprintf(stderr, "locklab-sim: out of memory\n");
+		fprintf(stderr, "locklab-sim: ccbench: out of memory\n");
 		free(b);
 		return 1;
 	}

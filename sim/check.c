@@ -74,7 +74,7 @@ int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t 
 struct check_opts {
 	const char *lock;
 	uint64_t seed, nseeds;
-	bool one_seed;
+	bool one_seed, many_seeds; /* --seed, --seeds given */
 	int model; /* -1: tso and pso */
 };
 
@@ -102,6 +102,7 @@ static int parse_one(const struct ll_args *a, struct check_opts *o)
 		if (cli_parse_u64(a->val, &o->nseeds) || !o->nseeds || o->nseeds > CHECK_SEEDS_MAX)
 			return ll_bad("check", "--seeds: '%s' is not a number in 1..%llu", a->val,
 				      CHECK_SEEDS_MAX);
+		o->many_seeds = true;
 	} else if (!strcmp(a->name, "--seed")) {
 		if (cli_parse_u64(a->val, &o->seed))
 			return ll_bad("check", "--seed: '%s' is not a number", a->val);
@@ -129,6 +130,9 @@ static int parse(int argc, char **argv, struct check_opts *o)
 	return rc == LL_ARG_BAD ? ll_bad("check", "%s", err) : 0;
 }
 
+/* check_lock's answer when the configuration was refused (after one line). */
+#define CHECK_REFUSED 1000u
+
 /* Every seed of one lock under one model; returns the violations. */
 static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 			   const struct check_opts *o)
@@ -140,8 +144,8 @@ static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 		int rc = sim_check_one(a, m, s, why, sizeof(why));
 
 		if (rc < 0) {
-			fprintf(stderr, "locklab-sim: check: %s: %s\n", a->name, why);
-			return 1;
+			ll_bad("check", "%s: %s", a->name, why);
+			return CHECK_REFUSED;
 		}
 		if (rc) {
 			printf("VIOLATION lock %s, memory model %s, seed %llu: %s; replay: "
@@ -158,24 +162,33 @@ static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 static int sim_check(int argc, char **argv)
 {
 	struct check_opts o = { .nseeds = CHECK_SEEDS, .model = -1 };
-	unsigned bad = 0, nlocks = 0;
+	unsigned bad = 0;
+	char err[600];
 	int rc = parse(argc, argv, &o);
 
 	if (rc)
 		return rc;
+	if (o.one_seed && o.many_seeds)
+		return ll_bad("check", "--seed S replays one seed, --seeds N runs N: give one");
+	if (o.lock && !lock_find(o.lock))
+		return ll_bad("check", "--lock: no lock '%s'", o.lock);
+	if (sim_load_topo(sim_topo_of(NULL), err, sizeof(err)))
+		return ll_bad("check", "%s", err);
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 
 		if (o.lock && strcmp(o.lock, a->name))
 			continue;
-		nlocks++;
-		for (int m = TOPO_MM_TSO; m <= TOPO_MM_PSO; m++)
+		for (int m = TOPO_MM_TSO; m <= TOPO_MM_PSO; m++) {
+			unsigned v = 0;
+
 			if (o.model < 0 || o.model == m)
-				bad += check_lock(a, (enum topo_memory_model)m, &o);
+				v = check_lock(a, (enum topo_memory_model)m, &o);
+			if (v == CHECK_REFUSED)
+				return 2;
+			bad += v;
+		}
 		fflush(stdout);
-	}
-	if (!nlocks) {
-		return ll_bad("check", "--lock: no lock '%s'", o.lock);
 	}
 	return bad ? 1 : 0;
 }

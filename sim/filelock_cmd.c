@@ -264,6 +264,19 @@ static int run_tests(const struct flc_opts *o, struct flc_result *res, unsigned 
 	return rc;
 }
 
+/* What would stop the command half-way, refused before the first table:
+ * the processes against the topology and the pinning, the CSV's path. */
+static int check_before_running(const struct flc_opts *o)
+{
+	struct flw_config fc = { .global = o->global, .iterations = o->iterations };
+	char why[4400];
+
+	if (flw_check(&fc, &o->cfg, o->procs, why, sizeof(why)) ||
+	    (o->csv && outfile_check("--csv", o->csv, why, sizeof(why))))
+		return BAD("%s", why);
+	return 0;
+}
+
 static int flc_main(int argc, char **argv)
 {
 	static struct flc_opts o;
@@ -273,6 +286,9 @@ static int flc_main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	rc = check_before_running(&o);
+	if (rc)
+		return rc;
 	memset(res, 0, sizeof(res));
 	rc = run_tests(&o, res, &csv.n);
 	if (!rc && o.csv && write_text_atomic(o.csv, csv_rows, &csv)) {

@@ -119,6 +119,11 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+void backend_warn(const struct wl_config *cfg)
+{
+	vm_warn(cfg);
+}
+
 /* ------------------------------------------------------------ placement */
 
 /* The k-th core (in index order) of socket s, or -1. */

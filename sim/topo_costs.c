@@ -6,6 +6,7 @@
  */
 #include "topo_internal.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,24 @@ static const char *prop(const struct topo_ctx *x, const char *key)
 	return topo_desc_prop(x->desc, key);
 }
 
+/* A comma with no number before it, or a last one with none after it. */
+static bool empty_item(const char *v)
+{
+	bool item = false, comma = false;
+
+	for (; *v; v++) {
+		if (*v == ',') {
+			if (!item)
+				return true;
+			item = false;
+			comma = true;
+		} else if (!isspace((unsigned char)*v)) {
+			item = true;
+		}
+	}
+	return comma && !item;
+}
+
 /* Whitespace- or comma-separated numbers. */
 static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, double *out,
 			 unsigned max, unsigned *n)
@@ -52,6 +71,10 @@ static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, dou
 
 	if (!buf)
 		abort();
+	if (empty_item(v)) {
+		free(buf);
+		return topo_fail(x, "%s: '%s' has an empty item", key, v);
+	}
 	*n = 0;
 	for (char *tok = strtok_r(buf, " \t\r\n,", &save); tok && !rc; tok = strtok_r(NULL, " \t\r\n,", &save)) {
 		double d;

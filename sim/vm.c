@@ -143,9 +143,13 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: a hypervisor setting, which needs --vm", vm_prm.given);
 		return -1;
 	}
+	return 0;
+}
+
+void vm_warn(const struct wl_config *cfg)
+{
 	if (cfg->vm_vcpus)
 		warn_short_run(cfg);
-	return 0;
 }
 
 void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others)

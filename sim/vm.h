@@ -86,6 +86,9 @@ extern struct vm_state *sim_vm;
 int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen);
 /* VM options given without --vm are refused. */
 int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
+/* Once the configuration passed every check: a warning of what it may not
+ * show (an overcommitted run of a few slices), on stderr, once. */
+void vm_warn(const struct wl_config *cfg);
 #define VM_USAGE                                                                                   \
 	"              --vm V --overcommit X[,X...]: a guest of V vCPUs (the threads) on V/X\n"    \
 	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \

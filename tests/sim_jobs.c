@@ -150,6 +150,21 @@ static void merge_refuses_what_does_not_fit(void **state)
 	refused(merge, "--out m.csv");
 	refused(merge, "--out m.csv --bogus shard-0.csv");
 	refused(merge, "--out m.csv shard-0.csv shard-1.csv nonexistent.csv");
+	/* a shard of another sweep of the same shape: another seed */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run " SWEEP " --seed 7 "
+			       "--shard 1/3 --csv seed7-1.csv >/dev/null", tl_tmpdir(), bindir), 0);
+	refused(merge, "--out m.csv shard-0.csv seed7-1.csv shard-2.csv");
+	/* the same sweep with its options in another order is one sweep */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run --shard 1/3 --duration 1 "
+			       "--runs 2 --threads 1,2,4 --lock ttas,mcs,ticket --topo 2socket "
+			       "--csv again-1.csv >/dev/null && '%s/locklab-sim' merge --out "
+			       "again.csv shard-0.csv again-1.csv shard-2.csv && cmp -s again.csv "
+			       "plain.csv", tl_tmpdir(), bindir, bindir), 0);
+	refused(merge, "--out shard-1.csv shard-0.csv shard-1.csv shard-2.csv"); /* over a shard */
+	/* a row that is not the header's */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/.*/hello world/' shard-1.csv > bad-1.csv && "
+			       "cp shard-1.csv.order bad-1.csv.order", tl_tmpdir()), 0);
+	refused(merge, "--out m.csv shard-0.csv bad-1.csv shard-2.csv");
 }
 
 static void write_file(const char *name, const char *text)
@@ -169,9 +184,9 @@ static void merge_adds_the_failure_column(void **state)
 	char *text;
 
 	write_file("f0.csv", "lock,run\nttas,0\nmcs,0\n");
-	write_file("f0.csv.order", "locklab-shard 0/2 3\n0\n2\n");
+	write_file("f0.csv.order", "locklab-shard2 0/2 3 1f\nrun --lock x\n0\n2\n");
 	write_file("f1.csv", "lock,run,failure\nnever,0,\"deadlock, all waiting\"\n");
-	write_file("f1.csv.order", "locklab-shard 1/2 3\n1\n");
+	write_file("f1.csv.order", "locklab-shard2 1/2 3 1f\nrun --lock x\n1\n");
 	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' merge --out f.csv f1.csv f0.csv",
 			       tl_tmpdir(), bindir), 0);
 	text = tl_slurp(tl_path("f.csv"), &len);

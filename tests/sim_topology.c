@@ -362,6 +362,10 @@ static void test_bad_values(void **state)
 	expect_error("count1.xml", replace(s, "\"44 121\"", "\"44\""),
 		     ": lat.load.M has 1 value, the routes give 2 distance classes");
 	expect_error("nan.xml", replace(s, "\"44 121\"", "\"44 fast\""), "lat.load.M: 'fast' is not a number");
+	expect_error("emptyitem.xml", replace(s, "\"44 121\"", "\"44,,121\""),
+		     "lat.load.M: '44,,121' has an empty item");
+	expect_error("lastcomma.xml", replace(s, "\"44 121\"", "\"44,121,\""),
+		     "lat.load.M: '44,121,' has an empty item");
 	expect_error("neg.xml", replace(s, "\"81 119\"", "\"-81 119\""), "lat.load.I: negative latency -81");
 	expect_error("proto.xml", replace(s, "\"MESIF\"", "\"MSI\""), "unknown protocol 'MSI'");
 	expect_error("unit.xml", replace(s, "\"ns\"", "\"cycles\""), "unit is cycles but freq_ghz is missing");

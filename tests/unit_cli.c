@@ -52,6 +52,31 @@ static void bad_input_native(void **state)
 	BAD(p, "filelock: --threads: unknown option", "filelock", "--threads", "2");
 	BAD(p, "calibrate: --reps: ", "calibrate", "--reps", "5");
 	BAD(p, "validate-report: --what: unknown option", "validate-report", "--what");
+	/* every sub-command refuses an option given twice, not only run */
+	BAD(p, "filelock: --procs: given twice", "filelock", "--procs", "2", "--procs", "3");
+	BAD(p, "validate-report: --native: given twice", "validate-report", "--native", "a.csv",
+	    "--native", "b.csv");
+	BAD(p, "calibrate: --from: given twice", "calibrate", "--from", "a", "--from", "b");
+	BAD(p, "filelock: --test: flock is listed twice", "filelock", "--test", "flock,flock");
+	BAD(p, "filelock: --test: 'flock,,posix' is not a list", "filelock", "--test",
+	    "flock,,posix");
+	/* options that would mean nothing */
+	BAD(p, "--read-pct: no rwlock", "run", "--lock", "ticket", "--read-pct", "50");
+	BAD(p, "--cs 2000000: a critical section as long as the run", "run", "--lock", "ticket",
+	    "--duration", "2", "--cs", "2000000");
+	BAD(p, "calibrate: --reps: nothing is measured with --from", "calibrate", "--from", "x",
+	    "--reps", "100");
+	/* two outputs to one file, or an output over an input */
+	BAD(p, "ll-cli-same.csv: the same file as --csv", "run", "--lock",
+	    "ticket", "--csv", "/tmp/ll-cli-same.csv", "--json", "/tmp/./ll-cli-same.csv");
+	BAD(p, "validate-report: --csv /tmp/ll-cli-n.csv: the same file as --native",
+	    "validate-report", "--native", "/tmp/ll-cli-n.csv", "--sim", "/tmp/ll-cli-s.csv",
+	    "--csv", "/tmp/ll-cli-n.csv");
+	BAD(p, "calibrate: --out /tmp/ll-cli-c.csv: the same file as --from", "calibrate",
+	    "--from", "/tmp/ll-cli-c.csv", "--out", "/tmp/ll-cli-c.csv");
+	/* a directory where no file can be created */
+	BAD(p, "--csv /proc/ll-cli.csv: no file can be created in /proc", "filelock", "--csv",
+	    "/proc/ll-cli.csv");
 }
 
 static void bad_input_sim(void **state)
@@ -71,6 +96,17 @@ static void bad_input_sim(void **state)
 	    "2socket");
 	BAD(p, "--overcommit: 2 is listed twice", "run", "--lock", "ticket", "--vm", "4",
 	    "--overcommit", "2,1,2");
+	BAD(p, "explain: --jobs: a sweep's option", "explain", "--topo", "2socket", "--lock", "mcs",
+	    "--threads", "2", "--jobs", "2");
+	BAD(p, "check: --seed S replays one seed", "check", "--seed", "3", "--seeds", "2");
+	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
+	BAD(p, "check: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
+	BAD(p, "filelock: --procs 17: topology 2socket has 16 cores", "filelock", "--topo",
+	    "2socket", "--procs", "17");
+	BAD(p, "ccbench: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
+	/* the warning of a short overcommitted run is not said before an error */
+	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",
+	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99");
 }
 
 /* What a run's figures depend on beyond its rows is on the table's

@@ -33,6 +33,8 @@ struct ll_command {
 
 enum { LL_ARG_BAD = -1, LL_ARG_END = 0, LL_ARG_OPT = 1, LL_ARG_HELP = 2 };
 
+#define LL_ARGS_SEEN 64
+
 struct ll_args {
 	const struct ll_command *cmd;
 	int argc, i;
@@ -40,12 +42,15 @@ struct ll_args {
 	const char *name; /* the option just read */
 	const char *val;  /* its value; NULL for a flag */
 	char namebuf[64];
+	char seen[LL_ARGS_SEEN][64]; /* the options read so far: none may come twice */
+	unsigned nseen;
 };
 
 void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, char **argv);
 
 /* The next option: LL_ARG_OPT (a->name, a->val), LL_ARG_END, LL_ARG_HELP,
- * or LL_ARG_BAD with one line in err. */
+ * or LL_ARG_BAD with one line in err (among them an option given twice: the
+ * second would silently win). */
 int ll_args_next(struct ll_args *a, char *err, size_t errlen);
 
 /* The option just read is not the sub-command's: say so in err. */

@@ -38,6 +38,12 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
  * holds one line; core prints it and exits 2. */
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen);
 
+/* Once the command has passed every check (its outputs too): what the
+ * configuration may not show (natively an oversubscribed machine, in the
+ * simulator an overcommitted run of a few slices), on stderr, once.  A
+ * refused command says its one line alone. */
+void backend_warn(const struct wl_config *cfg);
+
 /* Place threads (fill run->threads[i].cpu/.node per cfg->pin), call
  * wl_setup(), run wl_thread_main on each thread, stop by duration or ops,
  * fill run->start_ns/stop_ns, and the counters.  Returns 0, or non-zero

@@ -140,6 +140,15 @@ void output_csv(FILE *f, const struct output_set *o);
 void output_json(FILE *f, const struct output_set *o);
 /* s as a JSON string, quoted and escaped; NULL as null. */
 void output_json_string(FILE *f, const char *s);
+/* Can path (given with option opt) be written, checked before any work: a
+ * regular file or none yet (never a directory, symbolic link, device, FIFO
+ * or socket) in an existing directory where a file can be created, with no
+ * PATH.partial left by a sweep that did not finish.  0, or -1 with one line
+ * (no newline) in err (core/outfile.c). */
+int outfile_check(const char *opt, const char *path, char *err, size_t len);
+/* True when paths a and b name one file, whether or not it exists yet
+ * (their directories resolved, and links to one file found). */
+bool outfile_same(const char *a, const char *b);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
 /* What fn prints, in a malloc'd buffer of *len bytes; NULL on failure. */

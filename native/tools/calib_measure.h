@@ -36,6 +36,7 @@ struct cal_opts {
 	const char *out;  /* the platform file */
 	const char *from; /* a calibration to convert instead of measuring */
 	bool progress;
+	bool reps_given;
 	char out_buf[512];
 };
 

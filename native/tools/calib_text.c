@@ -231,6 +231,11 @@ static int parse_stats(struct pctx *p, char **f, struct calib_cell *x)
 		return -1;
 	if (x->median < 0)
 		return perr(p, "median_ns: negative time %g", x->median);
+	/* A cache's latency is nanoseconds; a second is no latency at all, and
+	 * the topology written from it would not load. */
+	if (x->median > 1e9 || x->p10 > 1e9 || x->p90 > 1e9 || x->mad > 1e9)
+		return perr(p, "median_ns %g, p10_ns %g, p90_ns %g, mad_ns %g: a time over a "
+			       "second is not a latency", x->median, x->p10, x->p90, x->mad);
 	if (x->trimmed > x->samples)
 		return perr(p, "trimmed %u is more than the %u samples", x->trimmed, x->samples);
 	if (x->measured)

@@ -74,8 +74,10 @@ static int parse_opts(int argc, char **argv, struct cal_opts *o)
 		else if (cli_parse_u64(a.val, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
 			return bad("--reps: '%s' is not a whole number from %u to %u", a.val,
 				   CAL_MIN_REPS, CAL_MAX_REPS);
-		else
+		else {
 			o->reps = (unsigned)v;
+			o->reps_given = true;
+		}
 	}
 	if (rc == LL_ARG_HELP) {
 		cal_usage(stdout);
@@ -343,6 +345,23 @@ static int measure(struct cal_opts *o)
 }
 #endif
 
+/* --out and, when measuring, the calibration beside it: each may be
+ * written, and neither is the --from it converts.  0, or -1 and err. */
+static int check_out(const struct cal_opts *o, char *err, size_t len)
+{
+	char cpath[600];
+
+	calib_path_of(o->out, cpath, sizeof(cpath));
+	if (outfile_check("--out", o->out, err, len) ||
+	    (!o->from && outfile_check("--out's calibration", cpath, err, len)))
+		return -1;
+	if (o->from && outfile_same(o->out, o->from)) {
+		snprintf(err, len, "--out %s: the same file as --from", o->out);
+		return -1;
+	}
+	return 0;
+}
+
 int native_calibrate_main(int argc, char **argv)
 {
 	struct cal_opts o;
@@ -351,7 +370,10 @@ int native_calibrate_main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc; /* 1: --help */
-	if (o.out && calib_check_out_path(o.out, err, sizeof(err))) {
+	if (o.from && (o.reps_given || o.progress))
+		return bad("%s: nothing is measured with --from", o.reps_given ? "--reps" : "--progress");
+	if (o.out && (calib_check_out_path(o.out, err, sizeof(err)) ||
+		      check_out(&o, err, sizeof(err)))) {
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;
 	}

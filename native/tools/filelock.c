@@ -447,7 +447,7 @@ int native_filelock_main(int argc, char **argv)
 	struct fl_result res[2 * FL_NTESTS];
 	struct fl_files files;
 	unsigned nres = 0;
-	char err[300];
+	char err[4400];
 	int rc;
 
 	memset(&files, 0, sizeof(files));
@@ -455,7 +455,8 @@ int native_filelock_main(int argc, char **argv)
 	rc = fl_parse_opts(argc, argv, &o);
 	if (rc)
 		return rc == 1 ? 0 : rc; /* 1: --help */
-	if (native_pin_check(&o.pin.cfg, o.procs, err, sizeof(err)))
+	if (native_pin_check(&o.pin.cfg, o.procs, err, sizeof(err)) ||
+	    (o.csv && outfile_check("--csv", o.csv, err, sizeof(err))))
 		return fl_bad("%s", err);
 	memset(&r, 0, sizeof(r));
 	r.o = &o;

@@ -364,6 +364,26 @@ const struct ll_command native_vreport_cmd = {
 	.opts = vr_opts,
 };
 
+/* The outputs, before anything is read: each may be written, and none is
+ * an input or the other output. */
+static int vr_check_outputs(const struct vr_opts *o)
+{
+	const char *name[] = { "--csv", "--report", "--native", "--sim" };
+	const char *path[] = { o->csv, o->report, o->native, o->sim };
+	char err[4400];
+
+	for (int i = 0; i < 2; i++) {
+		if (!path[i])
+			continue;
+		if (outfile_check(name[i], path[i], err, sizeof(err)))
+			return vr_bad("%s", err);
+		for (int j = 0; j < 4; j++)
+			if (j != i && path[j] && outfile_same(path[i], path[j]))
+				return vr_bad("%s %s: the same file as %s", name[i], path[i], name[j]);
+	}
+	return 0;
+}
+
 /* 0, 1 after --help, or 2 after one line on stderr. */
 static int vr_parse(int argc, char **argv, struct vr_opts *o)
 {
@@ -396,14 +416,18 @@ static int vr_parse(int argc, char **argv, struct vr_opts *o)
 		return vr_bad("%s", err);
 	if (!o->native || !o->sim)
 		return vr_bad("--native FILE and --sim FILE are both needed");
-	return 0;
+	return vr_check_outputs(o);
 }
 
 /* Keeps the (lock, threads) present on both sides; says what was dropped. */
 static int keep_common(struct table *t)
 {
-	size_t w = 0;
+	size_t w = 0, common = 0;
 
+	for (size_t i = 0; i < t->n; i++)
+		common += t->e[i].nat.n && t->e[i].sim.n;
+	if (!common)
+		return -1;
 	for (size_t i = 0; i < t->n; i++) {
 		struct entry *e = &t->e[i];
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../core/cli.h"
 #include "validate.h"
@@ -49,10 +50,13 @@ static struct entry *find_entry(struct table *t, const char *lock, unsigned thre
 	return e;
 }
 
+/* Fields of the heading: each row must have as many. */
+static unsigned heading_fields;
+
 static int heading(const char *path, char *line, int *idx, char *err, size_t errlen)
 {
 	char *f[256];
-	unsigned n = split_csv(line, f, 256);
+	unsigned n = heading_fields = split_csv(line, f, 256);
 
 	for (int c = 0; c < NCOLS; c++) {
 		idx[c] = -1;
@@ -111,16 +115,21 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 	struct entry *e;
 	struct side *s;
 
-	for (int c = 0; c < NCOLS; c++)
-		if (idx[c] >= 0 && (unsigned)idx[c] >= nf) {
-			snprintf(err, errlen, "%s: fewer fields than the heading", where);
-			return -1;
-		}
+	if (nf != heading_fields) {
+		snprintf(err, errlen, "%s: %u field(s) where the heading has %u", where, nf,
+			 heading_fields);
+		return -1;
+	}
 	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
 	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
 	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
 		snprintf(err, errlen, "%s: a lock, thread count, throughput or jain that does not read",
 			 where);
+		return -1;
+	}
+	if (!(tput > 0) || isinf(tput) || !(jain > 0 && jain <= 1)) {
+		snprintf(err, errlen, "%s: throughput %s and jain %s: a run's rate is above 0 and "
+				      "Jain's index in (0, 1]", where, f[idx[COL_TPUT]], f[idx[COL_JAIN]]);
 		return -1;
 	}
 	if (idx[COL_BACKEND] >= 0 && strcmp(f[idx[COL_BACKEND]], sim ? "sim" : "native")) {
@@ -155,7 +164,13 @@ int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t e
 	char where[600], *fields[256];
 	int idx[NCOLS], rc = 0;
 	unsigned lineno = 1, rows = 0;
+	struct stat st;
 
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: a directory, not a result CSV", path);
+		fclose(f);
+		return -1;
+	}
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
