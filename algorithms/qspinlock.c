@@ -6,8 +6,20 @@
  * (algorithms/internal_qspinlock.h), with two short cuts in front of the
  * queue: a free lock is taken by one cmpxchg, and a second contender spins
  * on the lock word itself (the "pending" waiter) instead of queueing.  Only
- * a third contender queues.  The word sits alone on its line; after it,
- * each cpu has QS_MAX_NODES queue nodes, each on its own line:
+ * a third contender queues.
+ *
+ * The slowpath is Linux 4.18's, after Will Deacon's 2018 rework, not the
+ * 4.2 one: the pending bit is set by one fetch_or, and cleared again by
+ * its setter if the word showed a queue (4.2 looped on cmpxchg), a word
+ * seen as (0,1,0) is waited on a bounded time (_Q_PENDING_LOOPS; 4.2 waited
+ * without bound), the head claims the lock by one cmpxchg, then a store
+ * (4.2 looped), and the next node is prefetched for writing (added in 4.5).
+ * The branches after the fetch_or are in the order Peter Zijlstra gave
+ * them later in 2018 (undo and queue first); the transitions are 4.18's.
+ * qrwlock-4.2 uses this lock as its wait_lock.
+ *
+ * The word sits alone on its line; after it, each cpu has QS_MAX_NODES
+ * queue nodes, each on its own line:
  *
  *   node:  +------+--------+-------+---------+
  *          | next | locked | count |  (pad)  |   count: node 0 only, the
@@ -17,8 +29,10 @@
  * and the count are kept as the kernel has them (docs/spinlocks.md).
  *
  * The byte and halfword stores never overlap a field another thread may
- * write at that moment: only the holder writes `locked`, only the pending
- * waiter clears `pending`, and `tail` changes by xchg alone.
+ * write at that moment: only the holder writes `locked`, only the thread
+ * that set `pending` clears it, and `tail` changes by the queuers' xchg or
+ * by the head's cmpxchg of the whole word, (me,0,0) -> (0,0,1), which
+ * clears it only while it still names the head (no store of `tail` alone).
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -179,7 +193,7 @@ static void qspin_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_qspinlock = {
 	.name = "qspinlock",
-	.desc = "Linux queued spinlock: 4-byte word, pending waiter, MCS tail as cpu+idx (Long & Zijlstra 2015)",
+	.desc = "Linux queued spinlock: 4-byte word, pending waiter, MCS tail as cpu+idx (Long & Zijlstra 2015; 4.18's slowpath)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct qspin_lock),
 	.lock_size_per_cpu = sizeof(struct qspin_cpu),
