@@ -1,16 +1,41 @@
 /*
- * qrwlock-3.16, qrwlock-4.2 - the queued rwlock as merged, by wait_lock.
+ * qrwlock-3.16, qrwlock-4.2 - the queued rwlock as released in Linux 3.16
+ * and in 4.2.
  *
  * Waiman Long, commit 70af2f8a4f48 "locking/rwlocks: Introduce 'qrwlocks'
- * - fair, queued rwlocks" (v3.16, kernel/locking/qrwlock.c).  The wait
- * queue is the arch_spinlock_t beside the count: on x86 a ticket lock
- * (internal_ticket.h) until 4.1, the queued spinlock from 4.2 (qrwlock-4.2
- * calls algorithms/qspinlock.c through its catalogue entry).  The writer
- * mode byte holds 0xff while a writer holds and 1 while one waits: a
- * queued writer claims it by cas only while it is 0, so a writer that
- * enters by the fast path in between keeps the queued one out (the
- * unfairness Will Deacon's 4.15 layout, in qrwlock.c, removed).  A reader
- * at the head waits only while a writer holds, not while one waits.
+ * - fair, queued rwlocks" (v3.16, kernel/locking/qrwlock.c), and the same
+ * file as v4.2 shipped it.  The wait queue is the arch_spinlock_t beside
+ * the count.  qrwlock-3.16 has the x86 spinlock of 3.16, a ticket lock
+ * (internal_ticket.h).  qrwlock-4.2 has a queued spinlock, as x86 has had
+ * since 4.2, but it is this project's algorithms/qspinlock.c, called
+ * through its catalogue entry, and that file follows Linux 4.18's
+ * slowpath, not 4.2's: qrwlock-4.2 is 4.2's qrwlock.c on a later
+ * qspinlock.
+ *
+ * The writer mode byte holds 0xff while a writer holds and 1 while one
+ * waits.  Both versions share the read side and differ in how the queued
+ * writer sets its waiting mark:
+ *
+ *   read   the fast path adds a reader bias; finding a writer holding or
+ *          waiting, it takes the bias back and queues on wait_lock.  At
+ *          the head it waits, uncounted, until the mode byte is 0, adds
+ *          its bias again, and if a fast-path writer took the lock in
+ *          between (the count was 0) waits for that writer to unlock
+ *          (rspin_until_writer_unlock).  Linux 4.3 dropped the uncounted
+ *          wait: its head adds the bias at once.  Readers in interrupt
+ *          context, which never queue, are not modelled (qrwlock-steal,
+ *          in qrwlock.c, sends every reader down that path).
+ *   write  at the head, once the mode byte is 0, the writer sets the
+ *          waiting mark (R, 0) -> (R, 1):
+ *            3.16  by a cmpxchg of the whole word, which fails whenever a
+ *                  reader comes or goes between its read and the cmpxchg;
+ *            4.2   by a cmpxchg of the mode byte alone, which readers'
+ *                  arrivals and departures do not disturb;
+ *          then waits for the readers to drain, (0, 1) -> (0, 0xff).
+ *
+ * Either way a queued writer claims the mode byte only while it is 0, so a
+ * writer that enters by the fast path in between keeps the queued one out
+ * (the unfairness Will Deacon's 4.15 layout, in qrwlock.c, removed).
  *
  *   +---------------------------+-------------------------------------+
  *   | wait_lock (u32): ticket,  | cnts (u32)                          |
@@ -55,6 +80,8 @@ struct q316_lock {
 struct q316_wait_ops {
 	void (*lock)(struct q316_lock *l);
 	void (*unlock)(struct q316_lock *l);
+	/* the queued writer's waiting mark: the version's own way */
+	void (*set_waiting)(struct q316_lock *l);
 };
 
 static void q316_ticket_lock(struct q316_lock *l)
@@ -77,8 +104,39 @@ static void q42_qspin_unlock(struct q316_lock *l)
 	lock_qspinlock.unlock(l, NULL);
 }
 
-static const struct q316_wait_ops q316_ticket = { q316_ticket_lock, q316_ticket_unlock };
-static const struct q316_wait_ops q42_qspin = { q42_qspin_lock, q42_qspin_unlock };
+/*
+ * v3.16, in the queue's head: (R, 0) -> (R, 1) by a cas of the whole word
+ * from the value read.  Any change of the word between the read and the
+ * cas fails it (a reader that arrives, leaves or takes its bias back; a
+ * fast-path writer), and the writer reads again.
+ */
+static void q316_set_waiting_word(struct q316_lock *l)
+{
+	for (;;) {
+		uint32_t c = ll_wait_until(&l->cnts, !(VAL & Q316_WMASK));
+
+		if (ll_cas(&l->cnts, c, c | Q316_WAITING, LL_RELAXED) == c)
+			return;
+	}
+}
+
+/*
+ * v4.2, in the queue's head: (*, 0) -> (*, 1) by a cas of the mode byte
+ * alone, which only a fast-path writer's (0, 0) -> (0, 0xff) can fail.
+ */
+static void q42_set_waiting_byte(struct q316_lock *l)
+{
+	for (;;) {
+		ll_wait_until(&l->wmode, VAL == 0);
+		if (ll_cas(&l->wmode, 0, (uint8_t)Q316_WAITING, LL_RELAXED) == 0)
+			return;
+	}
+}
+
+static const struct q316_wait_ops q316_ops = { q316_ticket_lock, q316_ticket_unlock,
+					       q316_set_waiting_word };
+static const struct q316_wait_ops q42_ops = { q42_qspin_lock, q42_qspin_unlock,
+					      q42_set_waiting_byte };
 
 static void q316_init(void *lock, unsigned ncpus)
 {
@@ -97,22 +155,34 @@ static void q42_init(void *lock, unsigned ncpus)
 	q316_init(lock, ncpus);
 }
 
-/* rspin_until_writer_unlock: (R, 0xff) -> (R, 0); pairs with the release
- * in q316_write_unlock */
-static void q316_rspin_until_writer_unlock(struct q316_lock *l)
+/* rspin_until_writer_unlock: given the count my bias went into, wait
+ * while a writer holds, (R, 0xff) -> (R, 0); pairs with the release in
+ * q316_write_unlock */
+static void q316_rspin_until_writer_unlock(struct q316_lock *l, uint32_t cnts)
 {
-	ll_wait_until(&l->cnts, (VAL & Q316_WMASK) != Q316_LOCKED);
+	if ((cnts & Q316_WMASK) == Q316_LOCKED)
+		ll_wait_until(&l->cnts, (VAL & Q316_WMASK) != Q316_LOCKED);
 }
 
 static void q316_read_lock_ops(struct q316_lock *l, const struct q316_wait_ops *wait)
 {
+	uint32_t cnts;
+
 	/* (R, 0) -> (R+1, 0): in; pairs with the release in write_unlock */
 	if (!(ll_fetch_add(&l->cnts, Q316_R_BIAS, LL_ACQUIRE) & Q316_WMASK))
 		return;
-	(void)ll_fetch_add(&l->cnts, -Q316_R_BIAS, LL_RELAXED); /* (R+1, *) -> (R, *) */
+	(void)ll_fetch_add(&l->cnts, -Q316_R_BIAS, LL_RELAXED); /* (R+1, w) -> (R, w) */
 	wait->lock(l);
-	(void)ll_fetch_add(&l->cnts, Q316_R_BIAS, LL_RELAXED); /* (R, *) -> (R+1, *) */
-	q316_rspin_until_writer_unlock(l);
+	/*
+	 * The head, not counted: wait for (R, 0xff) -> (R, 0).  While I hold
+	 * the wait_lock no writer waits (only its holder sets 1), but with
+	 * my bias out a fast-path writer may take (0, 0) -> (0, 0xff) again
+	 * before I add it back.
+	 */
+	ll_wait_until(&l->cnts, !(VAL & Q316_WMASK));
+	/* (R, w) -> (R+1, w), w 0 or 0xff; pairs with the release in write_unlock */
+	cnts = ll_fetch_add(&l->cnts, Q316_R_BIAS, LL_ACQUIRE);
+	q316_rspin_until_writer_unlock(l, cnts);
 	wait->unlock(l);
 }
 
@@ -124,16 +194,6 @@ static void q316_read_unlock(void *lock, void *ctx)
 	(void)ll_fetch_add(&l->cnts, -Q316_R_BIAS, LL_RELEASE);
 }
 
-/* In the queue's head: (*, 0) -> (*, 1) once no writer holds or waits */
-static void q316_write_set_waiting(struct q316_lock *l)
-{
-	for (;;) {
-		ll_wait_until(&l->cnts, !(VAL & Q316_WMASK));
-		if (ll_cas(&l->wmode, 0, (uint8_t)Q316_WAITING, LL_RELAXED) == 0)
-			return;
-	}
-}
-
 static void q316_write_lock_slowpath(struct q316_lock *l, const struct q316_wait_ops *wait)
 {
 	wait->lock(l);
@@ -141,7 +201,7 @@ static void q316_write_lock_slowpath(struct q316_lock *l, const struct q316_wait
 	if (ll_load(&l->cnts, LL_RELAXED) == 0 &&
 	    ll_cas(&l->cnts, 0, Q316_LOCKED, LL_ACQUIRE) == 0)
 		goto unlock;
-	q316_write_set_waiting(l);
+	wait->set_waiting(l); /* (R, 0) -> (R, 1) */
 	for (;;) {
 		ll_wait_until(&l->cnts, VAL == Q316_WAITING); /* readers drained */
 		/* (0, 1) -> (0, 0xff); pairs with the release in read_unlock */
@@ -161,22 +221,22 @@ static void q316_write_lock_ops(struct q316_lock *l, const struct q316_wait_ops 
 
 static void q316_read_lock(void *lock, void *ctx)
 {
-	q316_read_lock_ops(lock, &q316_ticket);
+	q316_read_lock_ops(lock, &q316_ops);
 }
 
 static void q316_write_lock(void *lock, void *ctx)
 {
-	q316_write_lock_ops(lock, &q316_ticket);
+	q316_write_lock_ops(lock, &q316_ops);
 }
 
 static void q42_read_lock(void *lock, void *ctx)
 {
-	q316_read_lock_ops(lock, &q42_qspin);
+	q316_read_lock_ops(lock, &q42_ops);
 }
 
 static void q42_write_lock(void *lock, void *ctx)
 {
-	q316_write_lock_ops(lock, &q42_qspin);
+	q316_write_lock_ops(lock, &q42_ops);
 }
 
 static void q316_write_unlock(void *lock, void *ctx)
@@ -189,7 +249,7 @@ static void q316_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_qrwlock_316 = {
 	.name = "qrwlock-3.16",
-	.desc = "qrwlock as merged in Linux 3.16: ticket wait_lock beside the count, writer-waiting by cas on the mode byte",
+	.desc = "qrwlock as in Linux 3.16: ticket wait_lock; head reader waits uncounted; writer-waiting by cas of the whole word",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct q316_lock),
 	.init = q316_init,
@@ -201,7 +261,7 @@ const struct lock_algo lock_qrwlock_316 = {
 
 const struct lock_algo lock_qrwlock_42 = {
 	.name = "qrwlock-4.2",
-	.desc = "qrwlock-3.16 with Linux 4.2's x86 wait_lock, a queued spinlock (qspinlock)",
+	.desc = "qrwlock as in Linux 4.2 (writer-waiting by cas of the mode byte) on this project's qspinlock, whose slowpath is 4.18's",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct q316_lock),
 	.lock_size_per_cpu = Q42_QSPIN_PER_CPU,
