@@ -9,6 +9,13 @@
  * the unlock finds and kicks it.  Natively, ll_park/ll_unpark are futexes.
  * docs/vm.md discusses the design and the lost-wake-up argument.
  *
+ * pv-qspinlock-4.2 is this lock without wait early.  Despite its name it
+ * is not the lock of Linux 4.2 to 4.4: it keeps the rest of 4.5 (commit
+ * 1c4941fd53af and its series: the one-shot steal on the way into the
+ * queue, the head spinning with the pending bit set) and 4.3's deferred
+ * kick (a holder hashes a halted next for its own unlock to kick).  It is
+ * 4.5's lock without wait early.
+ *
  * The word (algorithms/internal_qspinlock.h) shares line 0 with the hash
  * size; locked is 0 free, 1 held, PVQ_SLOW held with a halted head hashed;
  * pending is the spinning head's, and keeps stealers out.  After line 0,
@@ -96,7 +103,9 @@ static void pvq_init(void *lock, unsigned ncpus)
 	l->wait_early = 1;
 }
 
-/* Linux 4.2-4.4: a queued waiter spins its whole budget, halted prev or not */
+/* Without 4.5's wait early: a queued waiter spins its whole budget, halted
+ * prev or not.  The rest is 4.5's (the steal, the head spinning with the
+ * pending bit set), so this is not the 4.2-4.4 lock: that one had neither. */
 static void pvq_init_nowe(void *lock, unsigned ncpus)
 {
 	struct pvq_lock *l = lock;
@@ -314,8 +323,11 @@ static void pvq_unlock(void *lock, void *ctx)
 	/*
 	 * smp_rmb(): a failed cas orders nothing; the SLOW byte it read must
 	 * come before the hash entry's reads.  Pairs with the release store
-	 * of he->node in pvq_hash, made before the byte was set to SLOW
-	 * (pvq_wait_head, pvq_kick_node).
+	 * of he->node in pvq_hash, which a halting head (pvq_wait_head) makes
+	 * before its xchg of the byte to SLOW.  pvq_kick_node stores SLOW
+	 * first and hashes after; that needs no pairing: the thread that ran
+	 * it is the holder, and this is its own unlock, later in program
+	 * order, so it reads its own entry.
 	 */
 	ll_fence(LL_ACQUIRE);
 	node = pvq_unhash(l);
@@ -326,7 +338,7 @@ static void pvq_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_pv_qspinlock = {
 	.name = "pv-qspinlock",
-	.desc = "paravirtual queued spinlock: queued waiters and the head spin, then halt; unlock kicks (Linux 4.2, 2015)",
+	.desc = "paravirtual queued spinlock: queued waiters and the head spin, then halt; unlock kicks (Linux 4.5, 2016)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct pvq_lock),
 	.lock_size_per_cpu = sizeof(struct pvq_cpu),
@@ -338,7 +350,7 @@ const struct lock_algo lock_pv_qspinlock = {
 
 const struct lock_algo lock_pv_qspinlock_42 = {
 	.name = "pv-qspinlock-4.2",
-	.desc = "pv-qspinlock without 4.5's wait early: queued waiters spin their budget even behind a halted one (Linux 4.2-4.4)",
+	.desc = "pv-qspinlock (Linux 4.5's) without wait early: queued waiters spin their budget even behind a halted one; not 4.2's lock",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct pvq_lock),
 	.lock_size_per_cpu = sizeof(struct pvq_cpu),
