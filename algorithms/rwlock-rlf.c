@@ -17,12 +17,18 @@
  *   +-------+---------------------+           - BIAS while a writer holds
  *     s32
  *
+ * The count is rwlock.c's, R - BIAS*W with BIAS 2^20, and has its bound:
+ * more than 2048 writers' biases at once would wrap it positive and let a
+ * reader in beside a writer, so the lock holds at most RLF_MAX_THREADS
+ * threads (.max_threads).
+ *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
 #define RLF_BIAS (1 << 20)
+#define RLF_MAX_THREADS 2048u /* 2048 * RLF_BIAS == -(int64_t)INT32_MIN */
 
 struct rw_rlf {
 	int32_t cnt;
@@ -94,6 +100,7 @@ const struct lock_algo lock_rwlock_rlf = {
 	.desc = "rwlock with a modified __read_lock_failed: a failed reader re-enters by cas once no writer holds (LKML, July 2013)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct rw_rlf),
+	.max_threads = RLF_MAX_THREADS,
 	.init = rlf_init,
 	.read_lock = rlf_read_lock,
 	.read_unlock = rlf_read_unlock,

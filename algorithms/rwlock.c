@@ -3,10 +3,14 @@
  *
  * Linux's x86 rwlock_t until 3.16 (arch/x86/include/asm/rwlock.h and the
  * __read_lock_failed / __write_lock_failed stubs): one counter with a
- * writer bias.  Linux counts down from RW_LOCK_BIAS; this file counts up
- * from zero, the same algorithm with the sign flipped.  Readers only wait
- * while a writer holds the lock, never because one waits: a stream of
- * overlapping readers starves writers (docs/rwlocks.md).
+ * writer bias.  Linux starts the count at RW_LOCK_BIAS and both sides
+ * subtract, readers 1 and writers the bias: BIAS - R - BIAS*W.  This file
+ * starts at zero and flips the readers' sign only, R - BIAS*W: a reader
+ * is in when the count it found was not negative (Linux: when the result
+ * is not negative), a writer when it found 0 (Linux: when the result is
+ * 0).  The same tests of the same states, the same writes.  Readers only
+ * wait while a writer holds the lock, never because one waits: a stream
+ * of overlapping readers starves writers (docs/rwlocks.md).
  *
  *   +-------+---------------------+
  *   |  cnt  |  (padding)          |     cnt = readers inside
@@ -14,9 +18,13 @@
  *     s32                                     + transient arrivals that
  *                                               undo themselves
  *
- * BIAS is 2^20 (Linux's for up to 2048 CPUs): any number of readers up to
- * 2^20 - 1 keeps cnt positive, and up to 2047 writers that subtract the
- * bias at once keep it above INT32_MIN.
+ * BIAS is 2^20, Linux's for up to 2048 CPUs (more took a 64-bit count).
+ * Up to 2^20 - 1 readers keep a writer's -BIAS negative, and up to 2048
+ * writers that have subtracted the bias at once (a holder and failed tries
+ * not yet undone) keep cnt at or above INT32_MIN.  A 2049th would wrap it
+ * positive, and a reader would enter beside the writer: so the lock holds
+ * at most RW_MAX_THREADS threads (.max_threads; a run asking for more is
+ * refused with one line).
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -24,6 +32,7 @@
 #include <locklab/mem.h>
 
 #define RW_BIAS (1 << 20)
+#define RW_MAX_THREADS 2048u /* 2048 * RW_BIAS == -(int64_t)INT32_MIN */
 
 struct rw_classic {
 	int32_t cnt;
@@ -85,6 +94,7 @@ const struct lock_algo lock_rwlock = {
 	.desc = "classic reader-preferring rwlock: one counter, writer subtracts a bias (Linux x86 until 3.16)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct rw_classic),
+	.max_threads = RW_MAX_THREADS,
 	.init = rw_init,
 	.read_lock = rw_read_lock,
 	.read_unlock = rw_read_unlock,

@@ -484,6 +484,23 @@ static int check_vm(struct wl_config *c, bool threads_given, char *err, size_t l
 	return 0;
 }
 
+/* A lock whose words bound its thread count (rwlock's 32-bit biased
+ * count): no run beyond it. */
+static int check_max_threads(const struct wl_config *c, char *err, size_t len)
+{
+	for (unsigned i = 0; i < c->nalgos; i++) {
+		const struct lock_algo *a = c->algos[i];
+
+		for (unsigned k = 0; k < c->nthreads; k++)
+			if (a->max_threads && c->threads[k] > a->max_threads)
+				return fail(err, len,
+					    "--threads %u: lock %s is correct for at most %u threads "
+					    "(its file in algorithms/ says why)",
+					    c->threads[k], a->name, a->max_threads);
+	}
+	return 0;
+}
+
 static int check_config(struct cli_opts *o, bool duration_given, bool threads_given, char *err,
 			size_t len)
 {
@@ -500,6 +517,8 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 		c->time_every = backend_default_time_every;
 	if (c->nalgos == 0)
 		default_locks(c);
+	if (check_max_threads(c, err, len))
+		return 2;
 	/* an unpinned process's memory lands where its first toucher ran */
 	if (c->pin == PIN_NONE && !c->lock_home_given && !strcmp(backend_name, "sim"))
 		c->lock_home = WL_HOME_RANDOM;

@@ -107,6 +107,11 @@ static void bad_input_sim(void **state)
 	/* the warning of a short overcommitted run is not said before an error */
 	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",
 	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99");
+	/* the classic rwlocks' 32-bit count holds 2048 writers' biases */
+	BAD(p, "--threads 2049: lock rwlock is correct for at most 2048 threads", "run", "--lock",
+	    "qrwlock,rwlock", "--threads", "8,2049");
+	BAD(p, "--threads 4096: lock rwlock-rlf is correct for at most 2048", "explain", "--lock",
+	    "rwlock-rlf", "--threads", "4096");
 }
 
 /* What a run's figures depend on beyond its rows is on the table's

@@ -32,6 +32,9 @@ struct lock_algo {
 	size_t lock_size;
 	size_t lock_size_per_cpu;
 	size_t ctx_size;
+	/* The most threads the algorithm is correct for; 0: no bound of its
+	 * own.  A run that asks for more is refused (core/cli.c). */
+	unsigned max_threads;
 
 	/* Every kind: prepare a zeroed object for ncpus threads. */
 	void (*init)(void *lock, unsigned ncpus);
