@@ -14,9 +14,14 @@
  * says where this differs from Linux.
  *
  *   line 0:     +-----------+-----------+-------+
- *               | rss       | idle_at   | ncpus |  read by every reader,
- *               +-----------+-----------+-------+  written only when
- *                 state | writers << 8             writers come and go
+ *               | rss       | idle_at   | ncpus |  read by every reader;
+ *               +-----------+-----------+-------+  written when writers
+ *                 state | writers << 8             come and go, and by a
+ *                                                  slow-path reader's cas
+ *                                                  EXIT -> IDLE once the
+ *                                                  last writer's grace
+ *                                                  period is over
+ *                                                  (rss_finish_exit)
  *   line 1:     +-------+------------------------+
  *               | block |                        |  1 while a writer is in
  *               +-------+------------------------+  or draining readers

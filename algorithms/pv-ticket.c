@@ -9,6 +9,17 @@
  * ll_park/ll_unpark are futexes: a spin-then-park ticket lock.  docs/vm.md
  * says why, and why no wake-up is lost.
  *
+ * How the unlocker finds the halted waiter is this project's own, not
+ * 3.12's.  There, each cpu had a {lock, want} record and a mask of waiting
+ * cpus, and a waiter about to halt set TICKET_SLOWPATH_FLAG in the tail
+ * (tickets step by 2, bit 0 is the flag); the unlocker's locked add of
+ * the head was followed by a test of that flag, and only when it was set
+ * did it scan the waiting cpus for the one that wants the new head.  Here
+ * the slot of ticket t names the waiter with one read, and there is no
+ * flag: every unlock reads the next ticket's slot, halted waiter or not,
+ * so each release reads one more line than 3.12's fast unlock, which only
+ * re-read the lock's own line.
+ *
  *   line 0:  +------+-----------+
  *            | next | (padding) |       the dispenser, fetch_add'ed
  *            +------+-----------+
@@ -135,7 +146,7 @@ static void pvt_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_pv_ticket = {
 	.name = "pv-ticket",
-	.desc = "paravirtual ticket lock: spin, then halt; the unlocker kicks the next ticket (Linux 3.12, 2013)",
+	.desc = "paravirtual ticket lock: spin, then halt; the unlocker kicks the next ticket (Linux 3.12, 2013; per-ticket slots, no slowpath flag)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct pvt_lock),
 	.lock_size_per_cpu = 2 * sizeof(struct pvt_slot), /* nslots <= 2 x cpus */

@@ -4,10 +4,17 @@
  * Reed and Kanodia's sequencer and eventcount ("Synchronization with
  * eventcounts and sequencers", CACM 1979), studied as a spinlock by
  * Mellor-Crummey and Scott ("Algorithms for scalable synchronization on
- * shared-memory multiprocessors", ACM TOCS 1991); Linux's x86 spinlock
- * from 2.6.25 to 4.1.  Take a number, wait until it is served: strictly
- * FIFO.  Free when next == owner; both wrap modulo 2^32.  Each counter
- * has its own line, so that an arrival does not disturb the spinners
+ * shared-memory multiprocessors", ACM TOCS 1991).  Take a number, wait
+ * until it is served: strictly FIFO.  Free when next == owner; both wrap
+ * modulo 2^32.
+ *
+ * The algorithm of Linux's x86 spinlock from 2.6.25 to 4.1, but a variant
+ * of its layout: each counter has its own line here, so that an arrival
+ * does not disturb the spinners, where the kernel kept head and tail in
+ * one word, on one line, so that every arrival's xadd invalidates every
+ * waiter's copy.  algorithms/internal_ticket.h is the faithful one-word
+ * lock; it is no catalogue entry of its own but the wait_lock of
+ * qrwlock-3.16 and qrwlock, brlock's per-cpu lock and lockref's lock
  * (docs/spinlocks.md).
  *
  *   line 0:  +------+---------------------+
