@@ -9,8 +9,9 @@
  * the unlock finds and kicks it.  Natively, ll_park/ll_unpark are futexes.
  * docs/vm.md discusses the design and the lost-wake-up argument.
  *
- * pv-qspinlock-4.2 is this lock without wait early.  Despite its name it
- * is not the lock of Linux 4.2 to 4.4: it keeps the rest of 4.5 (commit
+ * pv-qspinlock-noearly is this lock without wait early.  It is not the
+ * lock of Linux 4.2 to 4.4, which had no wait early either: it keeps the
+ * rest of 4.5 (commit
  * 1c4941fd53af and its series: the one-shot steal on the way into the
  * queue, the head spinning with the pending bit set) and 4.3's deferred
  * kick (a holder hashes a halted next for its own unlock to kick).  It is
@@ -348,9 +349,9 @@ const struct lock_algo lock_pv_qspinlock = {
 	.trylock = pvq_trylock,
 };
 
-const struct lock_algo lock_pv_qspinlock_42 = {
-	.name = "pv-qspinlock-4.2",
-	.desc = "pv-qspinlock (Linux 4.5's) without wait early: queued waiters spin their budget even behind a halted one; not 4.2's lock",
+const struct lock_algo lock_pv_qspinlock_noearly = {
+	.name = "pv-qspinlock-noearly",
+	.desc = "pv-qspinlock (Linux 4.5's) without wait early: queued waiters spin their budget even behind a halted one",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct pvq_lock),
 	.lock_size_per_cpu = sizeof(struct pvq_cpu),

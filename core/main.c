@@ -95,7 +95,7 @@ static int cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 
-		printf("%-16s %-9s %s\n", a->name, lock_kind_name(a->kind), a->desc);
+		printf("%-20s %-9s %s\n", a->name, lock_kind_name(a->kind), a->desc);
 	}
 	return 0;
 }

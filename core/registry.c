@@ -17,7 +17,7 @@ extern const struct lock_algo lock_ticket, lock_ticket_prop;
 extern const struct lock_algo lock_anderson, lock_mcs, lock_clh;
 extern const struct lock_algo lock_qspinlock;
 extern const struct lock_algo lock_cna, lock_cohort, lock_hmcs, lock_hticket;
-extern const struct lock_algo lock_pv_ticket, lock_pv_qspinlock, lock_pv_qspinlock_42;
+extern const struct lock_algo lock_pv_ticket, lock_pv_qspinlock, lock_pv_qspinlock_noearly;
 extern const struct lock_algo lock_rwlock, lock_rwlock_rlf;
 extern const struct lock_algo lock_qrwlock, lock_qrwlock_steal;
 extern const struct lock_algo lock_qrwlock_2013, lock_qrwlock_2013_rs;
@@ -47,7 +47,7 @@ static const struct lock_algo *const algorithms[] = {
 	/* paravirtual: spin a bounded time, then halt; the unlocker kicks */
 	&lock_pv_ticket,
 	&lock_pv_qspinlock,
-	&lock_pv_qspinlock_42,
+	&lock_pv_qspinlock_noearly,
 	/* reader-writer locks: one counter, a queue, per-CPU counts, per-CPU locks */
 	&lock_rwlock,
 	&lock_rwlock_rlf,

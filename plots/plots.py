@@ -69,7 +69,7 @@ LOCK_COLOURS = {
     'rwlock': '#e52600', 'qrwlock': '#006599', 'qrwlock-steal': '#0000e5',
     'percpu-rwsem': '#9fbf00', 'brlock': '#2fbf8f', 'spinlock-ref': '#72335d',
     'lockref': '#e567bb', 'pthread-mutex': '#469990', 'pthread-spin': '#00e500',
-    'pv-qspinlock-4.2': '#723e33', 'qrwlock-2013': '#6791e5', 'qrwlock-2013-rs': '#9900e5',
+    'pv-qspinlock-noearly': '#723e33', 'qrwlock-2013': '#6791e5', 'qrwlock-2013-rs': '#9900e5',
     'qrwlock-3.16': '#bf005f', 'qrwlock-4.2': '#7c4499', 'rwlock-rlf': '#99007f',
 }
 SPARE_COLOURS = ['#ffb07c', '#7fdfa0', '#f7a1c4', '#b39ddb', '#d4c200', '#5f9ea0']
