@@ -25,6 +25,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "validate.h"
 
@@ -434,10 +435,16 @@ int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen)
 	FILE *f = fopen(path, "rb");
 	char *text = NULL, msg[400];
 	size_t len = 0;
+	struct stat st;
 	int rc;
 
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "%s: a directory, not a calibration", path);
 		return -1;
 	}
 	FILE *m = open_memstream(&text, &len);
