@@ -36,8 +36,8 @@
 
 #include "internal_qspinlock.h"
 
-/* Spin budgets: the kernel's SPIN_THRESHOLD of 2^15 iterations, at about
- * 10 ns each (see algorithms/pv-ticket.c), and its check of the
+/* Spin budgets: the kernel's SPIN_THRESHOLD of 2^15 iterations, at an
+ * assumed 10 ns each (see algorithms/pv-ticket.c), and its check of the
  * predecessor's state every 256 iterations. */
 #define PV_SPIN_NS (32768u * 10u)
 #define PV_PREV_CHECK_NS (256u * 10u)

@@ -45,7 +45,8 @@
 /*
  * How long a waiter spins before it halts: the kernel's SPIN_THRESHOLD,
  * 2^15 iterations of a read and a PAUSE, at about 10 ns an iteration on
- * the Nehalem-EX generation of the 2013 benchmarks.  A budget of time
+ * the Nehalem-EX generation of the 2013 benchmarks (*assumed*: no
+ * measurement of that loop on that machine is at hand).  A budget of time
  * rather than iterations, because a simulated spin costs events per write
  * of the line, not per iteration.
  */

@@ -241,6 +241,8 @@ struct preset {
 	bool ncs_exp;
 };
 
+/* Every length below is *assumed*, read from the benchmark's structure and
+ * not measured (docs/rwlocks.md, docs/vm.md "Presets"). */
 static const struct preset presets[] = {
 	/* AIM7 fserver on the 8-socket DL980: read-mostly rwlock traffic */
 	{ "fserver", "rwlock,qrwlock,qrwlock-steal,percpu-rwsem,brlock", 90, 200, 2000, true },

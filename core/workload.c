@@ -81,6 +81,8 @@
 #include <locklab/rng.h>
 #include <locklab/workload.h>
 
+/* The seeded skew of the threads' start (see wl_thread_main): *assumed*, a
+ * microsecond, about a thread's wake-up from a barrier. */
 #define START_SKEW_NS 1000
 
 /* The loop's own steps are inlined, so that its state stays in registers. */

@@ -45,6 +45,8 @@
 
 #include "topology.h"
 
+/* 64-byte lines: every x86 since the Pentium 4 (Intel 64 and IA-32
+ * Architectures Optimization Reference Manual, "cache line size"). */
 #define COH_LINE_SHIFT 6
 #define COH_LINE_SIZE (1u << COH_LINE_SHIFT)
 

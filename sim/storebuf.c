@@ -62,7 +62,9 @@
 #include "vm.h"
 
 /* Store-buffer entries per core: Skylake's 56 (Intel Optimization
- * Reference Manual, table 2-6). */
+ * Reference Manual, table 2-6), *assumed* for every other generation the
+ * topologies model (Nehalem and Westmere had 32, Sandy Bridge 36; a run
+ * rarely holds more than a few stores). */
 #define SB_ENTRIES 56
 
 struct sb_entry {

@@ -24,7 +24,7 @@
 #define DEF_SLICE_PS (3000ull * US_PS)    /* CFS minimum granularity, 8+ CPUs */
 #define DEF_PLE_WINDOW_CYCLES 4096.0      /* KVM ple_window */
 #define DEF_PLE_GROW 2u                   /* KVM ple_window_grow */
-#define DEF_FREQ_GHZ 2.0                  /* when the topology gives no clock */
+#define DEF_FREQ_GHZ 2.0                  /* when the topology gives no clock: assumed */
 #define DEF_PLE_EXIT_PS (1000ull * NS_PS) /* a VM exit and entry */
 #define DEF_HALT_PS (1000ull * NS_PS)     /* the HLT exit */
 #define DEF_KICK_PS (1000ull * NS_PS)     /* the KICK_CPU hypercall */
@@ -208,7 +208,8 @@ void vm_env_json(FILE *f)
 
 /* The length of p's next slice: a seeded draw from [S/2, 3S/2), mean S.
  * Real slices vary (with the tasks runnable, wake-ups, the tick); equal
- * ones would keep pCPUs that once switched together in step for ever. */
+ * ones would keep pCPUs that once switched together in step for ever.  The
+ * uniform draw from [S/2, 3S/2) is *assumed* (docs/vm.md). */
 uint64_t vm_slice_len(struct vm_pcpu *p)
 {
 	uint64_t s = vm_prm.slice_ps;
