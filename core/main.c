@@ -42,8 +42,13 @@ static void run_usage(FILE *f)
 		"              [--preset fserver|stat|ebizzy|dbench]  (rwlock file-server mix, lockref\n"
 		"                           stat() loop: docs/rwlocks.md; ebizzy, dbench in a KVM guest:\n"
 		"                           docs/vm.md; other options override it)\n"
+		"              [--lock-home same|spread|random]  (the locks' node: node 0 or the\n"
+		"                           threads' one; lock i on node i; a draw per run)\n"
+		"              defaults: --lock every mutex of `list`, --threads 1,2,4, --cs 50,\n"
+		"                        --ncs 200, --cs-lines 1, --locks 1, --read-pct 90, --runs 3,\n"
+		"                        --duration %llu, --pin compact, --lock-home same, --seed 1\n"
 		"%s",
-		backend_name, backend_usage);
+		backend_name, (unsigned long long)backend_default_duration_ms, backend_usage);
 }
 
 static void list_usage(FILE *f)

@@ -150,7 +150,9 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 			"(single run: no variance)");
 		return;
 	}
-	fprintf(f, " %*.4f %*.4f %*.4f %*.4f %*.4f", NUM_W, s.mean, NUM_W, s.variance, NUM_W,
+	/* the variance in (Macq/s)^2, in powers of ten: four decimals would
+	 * print 0.0000 beside a sigma that is not zero */
+	fprintf(f, " %*.4f %*.2e %*.4f %*.4f %*.4f", NUM_W, s.mean, NUM_W, s.variance, NUM_W,
 		s.sigma, NUM_W, s.max, NUM_W, s.min);
 	if (s.mean > 0)
 		fprintf(f, "  ( +- %5.2f%% )", 100.0 * s.sem / s.mean);
@@ -272,13 +274,46 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 	fputc('\n', f);
 }
 
-static void table_legend(FILE *f, bool oversubscribed)
+/* text on f in lines of at most LEGEND_W columns, broken at spaces. */
+#define LEGEND_W 104
+static void print_wrapped(FILE *f, const char *text)
 {
-	fprintf(f, "\n+-: standard error of the mean (sigma/sqrt(runs)).  jain, local (handoffs within one "
-		   "socket), wait p99:\nmeans over the runs; starved: threads that never acquired the "
-		   "lock, the most in one run.  A wait the run's\nend cut short counts in wait p99 at its "
-		   "length so far; >= marks a p99 that is a lower bound\n(in a run, half of the waits at or "
-		   "above it or more were cut short).\n");
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+
+		if (n > LEGEND_W) {
+			cut = LEGEND_W;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = LEGEND_W;
+		}
+		fprintf(f, "%.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
+static void table_legend(FILE *f, bool oversubscribed, bool many_runs)
+{
+	char text[1024];
+	size_t n = 0;
+
+	if (many_runs)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "+-: standard error of the mean "
+				      "(sigma/sqrt(runs)); variance in (Macq/s)^2. ");
+	if (many_runs && !strcmp(backend_name, "native"))
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "Natively the runs of one command "
+				      "follow each other: +- leaves out what changes between commands "
+				      "(other load, the clock's speed); run the command again to see it. ");
+	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket), wait p99: "
+		 "means over the runs; starved: threads that never acquired the lock, the most in "
+		 "one run. A wait the run's end cut short counts in wait p99 at its length so far; "
+		 ">= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
+		 "more were cut short).");
+	fputc('\n', f);
+	print_wrapped(f, text);
 	if (oversubscribed)
 		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
 }
@@ -296,7 +331,7 @@ static void table_settings(FILE *f, const struct wl_config *cfg)
 void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
-	bool over = false;
+	bool over = false, many = false;
 
 	if (o->nrows && o->cfg)
 		table_settings(f, o->cfg);
@@ -310,6 +345,7 @@ void output_table(FILE *f, const struct output_set *o)
 		j = config_end(o, i);
 		summarize_config(o->rows, i, j, &c);
 		over |= c.oversubscribed;
+		many |= j - i > 1;
 		table_row(f, o->rows, i, j, &c, w);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j, w);
@@ -318,7 +354,7 @@ void output_table(FILE *f, const struct output_set *o)
 		table_verdict(f, &c);
 	}
 	if (o->nrows)
-		table_legend(f, over);
+		table_legend(f, over, many);
 	if (o->nrows && o->cfg && o->cfg->time_every > 1)
 		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every).\n",
 			o->cfg->time_every);

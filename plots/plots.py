@@ -229,6 +229,13 @@ def series_values(groups, key):
     return [num(r, key) for by_t in groups.values() for rs in by_t.values() for r in rs]
 
 
+def runs_text(groups):
+    """How many runs a point is the mean of: "3 runs", "2 to 3 runs"."""
+    counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
+    lo, hi = min(counts), max(counts)
+    return '%d run%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d runs' % (lo, hi)
+
+
 def series_charts(name, rows, outdir, tmp, only):
     groups = series_of(rows)
     if not groups:
@@ -245,11 +252,14 @@ def series_charts(name, rows, outdir, tmp, only):
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
-                      heading='throughput against threads: %s' % what,
+                      heading='throughput against threads: %s\npoints: means of %s; bars: one '
+                      'sigma over them' % (what, runs_text(groups)),
                       tscale=scale, tunit=unit, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
-                      heading="fairness (Jain's index) against threads: %s" % what, **common)
+                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
+                      "series moved sideways a little, each with its own marker, so that equal indexes show" % (what, runs_text(groups)),
+                      **common)
     if 'waits' in only:
         units = [scaled_unit(series_values(groups, c), TIME_UNITS)
                  for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
@@ -328,8 +338,8 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                    titles=' '.join(by_lock),
                    sockets=' '.join('socket-%d' % k for k in sockets),
                    socket_colours=' '.join(socket_colour(k) for k in sockets),
-                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s): %s %s, '
-                   '%d threads' % (what, starved, backend, name, t))
+                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s; each '
+                   'panel its own scale): %s %s, %d threads' % (what, starved, backend, name, t))
 
 
 def socket_of(row):
@@ -376,7 +386,8 @@ def crossover_chart(name, rows, outdir, tmp):
                    xt=xt, yt=yt, nx=len(xs), ny=len(ys), locks=' '.join(winners),
                    colours=' '.join(lock_colour(l) for l in winners),
                    heading='best lock by threads and critical section: sim %s '
-                   '(lead over the second best)' % name)
+                   '(lead over the second best; one run a cell, so a lead of a few %% is one draw)'
+                   % name)
 
 
 def best_of(by_lock):
@@ -514,7 +525,11 @@ def cached_sweep(path, binary, topo, argvs, make):
     """Make PATH with MAKE unless its sidecar shows the same sweep; True
     when PATH may be charted.  Without a binary PATH is taken as it is."""
     if not binary:
-        return os.path.exists(path)
+        if not os.path.exists(path):
+            print('%s: absent, and no sweep is run without --bin (or with --no-sweeps): '
+                  'its chart is not drawn' % path)
+            return False
+        return True
     record = sweep_record(binary, topo, argvs)
     if sweep_is_current(path, record):
         print('%s: made by the same sweep (%s): reused' % (path, sidecar(path)))
@@ -530,13 +545,22 @@ def cached_sweep(path, binary, topo, argvs, make):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(description='charts from locklab CSV files (gnuplot)')
-    ap.add_argument('--results', default='results')
-    ap.add_argument('--out', default=None)
-    ap.add_argument('--bin', default=None, help='directory of locklab-sim (for the sweeps)')
-    ap.add_argument('--topo', default='4socket')
-    ap.add_argument('--locks', default='')
-    ap.add_argument('--threads', default='')
-    ap.add_argument('--only', default=','.join(CHARTS))
+    ap.add_argument('--results', default='results',
+                    help='directory of the sweeps\' CSV files (sim-*.csv, native-*.csv, '
+                    'validate-*.csv), every one charted (default: results)')
+    ap.add_argument('--out', default=None, help='directory of the charts (default: --results)')
+    ap.add_argument('--bin', default=None,
+                    help='directory of locklab-sim, to run the sweeps of the acquisitions and '
+                    'crossover charts (without it those two are drawn from earlier sweeps only)')
+    ap.add_argument('--topo', default='4socket',
+                    help='the machine of the acquisitions and crossover sweeps (the other '
+                    'charts follow their CSV files)')
+    ap.add_argument('--locks', default='', help='the locks of those two sweeps')
+    ap.add_argument('--threads', default='',
+                    help='the thread count of the acquisitions chart (of a list, the last; '
+                    'default 32)')
+    ap.add_argument('--only', default=','.join(CHARTS),
+                    help='charts to draw, of %s (default: all)' % ', '.join(CHARTS))
     ap.add_argument('--no-sweeps', action='store_true',
                     help='chart the sweep CSV files as they are, never run a sweep')
     ap.add_argument('--overlay-native', action='store_true',
@@ -554,6 +578,9 @@ def parse_args(argv):
             a.thread_count = int(a.threads.split(',')[-1])
         except ValueError:
             fail('--threads %r: not a number' % a.threads)
+        if ',' in a.threads and 'acquisitions' in a.only:
+            print('--threads %s: the acquisitions chart is drawn at %d threads, the last' %
+                  (a.threads, a.thread_count))
     a.lock_list = [l for l in a.locks.split(',') if l]
     return a
 

@@ -161,7 +161,9 @@ static double cc_print_table(const struct cc_bench *b)
 	       t->ncores, t->nsockets, b->req, in_cycles() ? "cycles" : "ns");
 	if (in_cycles())
 		printf(" (%.2f GHz)", t->freq_ghz);
-	printf("\nmeasured (error against the topology's value)\n%-9s", "op state");
+	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"
+	       "description, not of the description against hardware; no difference is shown where the\n"
+	       "table gives no value of its own and the model derives it)\n%-9s", "op state");
 	for (unsigned c = 0; c < t->nclasses; c++) {
 		char label[32];
 
@@ -308,7 +310,8 @@ static int sim_ccbench(int argc, char **argv)
 	sim_end();
 	maxerr = csv ? cc_print_csv(b) : cc_print_table(b);
 	if (!csv)
-		printf("max error against the topology: %.2f%% (limit %.0f%%): %s\n", maxerr,
+		printf("max error against the topology: %.2f%% (limit %.0f%%): %s (the model against "
+		       "its description)\n", maxerr,
 		       CC_LIMIT_PCT, maxerr <= CC_LIMIT_PCT ? "ok" : "FAILED");
 	if (maxerr > CC_LIMIT_PCT)
 		cc_report_worst(b);

@@ -228,8 +228,11 @@ int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room)
 static void explain_usage(FILE *f)
 {
 	fprintf(f, "usage: locklab-sim explain --lock L --threads N [run options]\n"
+		   "              [--format table|csv] [--out FILE] [--graphs DIR]\n"
 		   "              where the handoff time goes, and how unfair the lock is "
-		   "(docs/graphs.md)\n");
+		   "(docs/graphs.md)\n"
+		   "              one mutex, one thread count of 2 or more, no --vm; over --runs\n"
+		   "              runs (3 by default), one after another in this process\n");
 }
 
 static const struct ll_command explain_cmd;

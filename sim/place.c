@@ -80,7 +80,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 
 	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
 		return -1;
-	if (vm_check(cfg, err, errlen))
+	if (vm_check(cfg, err, errlen) || noise_check(cfg, err, errlen))
 		return -1;
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)

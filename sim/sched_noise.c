@@ -93,6 +93,17 @@ int noise_parse_option(const char *opt, const char *val, char *err, size_t errle
 	return 0;
 }
 
+int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && cfg->pin != PIN_NONE) {
+		snprintf(err, errlen, "--migrate-us %llu: threads pinned by --pin %s do not migrate "
+			 "(migrations are --pin none's)", (unsigned long long)opts[OPT_MIGRATE].val,
+			 cfg->pin_text);
+		return -1;
+	}
+	return 0;
+}
+
 /* The option's value for this run: given, or the default with --pin none. */
 static uint64_t opt_value(unsigned i, bool unpinned)
 {

@@ -21,6 +21,9 @@ struct sim_actor;
 
 /* --migrate-us, --irq-rate-hz, --irq-us: 1 taken, 0 not ours, -1 bad. */
 int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen);
+/* A noise option that cannot apply to cfg (migrations of pinned threads):
+ * -1 with one line in err. */
+int noise_check(const struct wl_config *cfg, char *err, size_t errlen);
 /* --pin none: n distinct cores drawn from seed, one per physical core
  * first, siblings last. */
 void noise_place(unsigned n, unsigned *cores, uint64_t seed);

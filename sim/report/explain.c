@@ -163,8 +163,13 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 		(unsigned long long)cfg->cs_ns, cfg->ncs_exp ? "exp:" : "",
 		(unsigned long long)cfg->ncs_ns, cfg->cs_lines, (unsigned long long)cfg->seed, r->runs,
 		r->runs == 1 ? "" : "s");
-	fprintf(f, "throughput %.4f Macq/s; %llu handoffs between threads\n\n", r->throughput_per_s / 1e6,
-		(unsigned long long)r->handoffs);
+	if (r->runs > 1)
+		fprintf(f, "throughput %.4f Macq/s (over the %u runs); %llu handoffs between threads "
+			   "in them\n\n", r->throughput_per_s / 1e6, r->runs,
+			(unsigned long long)r->handoffs);
+	else
+		fprintf(f, "throughput %.4f Macq/s; %llu handoffs between threads\n\n",
+			r->throughput_per_s / 1e6, (unsigned long long)r->handoffs);
 	if (!r->handoffs) {
 		fprintf(f, "no handoff between two threads: nothing to explain\n");
 		return;
@@ -182,8 +187,8 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	fprintf(f, "  %-40s %10.1f %6.1f%%  (measured %.1f ns)\n\n", "sum of the parts", r->parts_sum_ns,
 		pct(r->parts_sum_ns, r->handoff_ns), r->handoff_ns);
 	fprintf(f, "unfairness\n");
-	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%)\n", 100 * r->local_frac,
-		100 * r->fair_local_frac);
+	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%%s)\n", 100 * r->local_frac,
+		100 * r->fair_local_frac, r->runs > 1 ? "; of all the runs' handoffs together" : "");
 	fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
 		(unsigned long long)r->longest_socket_run, r->longest_run_socket);
 	fprintf(f, "  acquisitions per thread in a run  min %llu  max %llu  mean %.1f  cv %.2f  "

@@ -81,19 +81,23 @@ static double waited(const struct wl_run *run, unsigned t)
 static void wait_legend(Agraph_t *g, const char *title, const char *edge1, const char *text1,
 			const char *edge2, const char *text2)
 {
-	char c[3][48];
-	struct draw_key k[5] = {
+	/* four stops: the scale is not linear (draw_wait_colour), so 50% alone
+	 * would let 90% read as a colour between it and the whole run */
+	char c[4][48];
+	struct draw_key k[6] = {
 		{ c[0], NULL, "never waited" },
 		{ c[1], NULL, "waited 50% of the run" },
-		{ c[2], NULL, "waited the whole run" },
+		{ c[2], NULL, "waited 90% of the run" },
+		{ c[3], NULL, "waited the whole run" },
 		{ NULL, edge1, text1 },
 		{ NULL, edge2, text2 },
 	};
 
 	draw_wait_colour(c[0], sizeof(c[0]), 0);
 	draw_wait_colour(c[1], sizeof(c[1]), 0.5);
-	draw_wait_colour(c[2], sizeof(c[2]), 1);
-	draw_legend(g, title, k, edge2 ? 5 : 4);
+	draw_wait_colour(c[2], sizeof(c[2]), 0.9);
+	draw_wait_colour(c[3], sizeof(c[3]), 1);
+	draw_legend(g, title, k, edge2 ? 6 : 5);
 }
 
 /* ------------------------------------------------------------ machine */
