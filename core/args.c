@@ -88,8 +88,8 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	if (!o && !a->cmd->open)
 		return unknown(a, a->name, err, len);
 	if (seen_before(a))
-		return bad(err, len, "%s: given twice (give it once; a list takes commas: 1,2)",
-			   a->name);
+		return bad(err, len, "%s: given twice (give it once; a list is one value: "
+			   "--threads 1,2)", a->name);
 	if (o && o->flag) {
 		if (eq)
 			return bad(err, len, "%s: takes no value", a->name);

@@ -276,8 +276,8 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat, ebizzy, dbench)", val);
 }
 
-/* The value of --preset on the line, or NULL; 2 when given twice, or when
- * the line does not parse (the one line says why). */
+/* The value of --preset on the line, or NULL; 2 when the line does not
+ * parse (an option given twice among the reasons; the one line says why). */
 static int find_preset(const struct ll_command *cmd, int argc, char **argv, const char **val,
 		       char *err, size_t len)
 {
@@ -287,11 +287,8 @@ static int find_preset(const struct ll_command *cmd, int argc, char **argv, cons
 	*val = NULL;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
-		if (strcmp(a.name, "--preset"))
-			continue;
-		if (*val)
-			return fail(err, len, "--preset: given twice");
-		*val = a.val;
+		if (!strcmp(a.name, "--preset"))
+			*val = a.val; /* once: ll_args_next refuses a second */
 	}
 	return rc == LL_ARG_BAD ? 2 : 0;
 }
@@ -547,8 +544,9 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
 }
 
 /* Options that would mean nothing in this sweep: --read-pct without an
- * rwlock; a critical or non-critical section as long as the run, in which
- * no acquisition could finish.  0, or 2 with one line in err. */
+ * rwlock; a critical section as long as the run, or a fixed time between
+ * acquisitions as long as it (an exponential one of that mean still gives
+ * some).  0, or 2 with one line in err. */
 static int check_meaning(const struct cli_opts *o, bool read_pct_given, char *err, size_t len)
 {
 	const struct wl_config *c = &o->cfg;
@@ -562,13 +560,12 @@ static int check_meaning(const struct cli_opts *o, bool read_pct_given, char *er
 			    "an rwlock's acquisitions that read)");
 	if (!c->ops && c->cs_ns >= run_ns)
 		return fail(err, len, "--cs %llu: a critical section as long as the run (--duration "
-			    "%llu ms): no acquisition could finish", (unsigned long long)c->cs_ns,
-			    (unsigned long long)c->duration_ms);
-	if (!c->ops && c->ncs_ns >= run_ns)
-		return fail(err, len, "--ncs %llu: %s as long as the run (--duration %llu ms): no "
-			    "acquisition could finish", (unsigned long long)c->ncs_ns,
-			    c->ncs_exp ? "a mean time between acquisitions" : "a time between acquisitions",
-			    (unsigned long long)c->duration_ms);
+			    "%llu ms): each thread could take the lock once at most",
+			    (unsigned long long)c->cs_ns, (unsigned long long)c->duration_ms);
+	if (!c->ops && !c->ncs_exp && c->ncs_ns >= run_ns)
+		return fail(err, len, "--ncs %llu: a time between acquisitions as long as the run "
+			    "(--duration %llu ms): no thread would ask for the lock",
+			    (unsigned long long)c->ncs_ns, (unsigned long long)c->duration_ms);
 	return 0;
 }
 
@@ -583,12 +580,13 @@ const struct ll_opt cli_run_opts[] = {
 };
 
 /* Options that change where results go or how the sweep is run, not what
- * it measures: left out of the sweep's identity. */
+ * it measures: left out of the sweep's identity (a shard rerun with a
+ * longer --watchdog after a timeout is still a shard of its sweep). */
 static bool output_only(const char *name)
 {
 	static const char *const names[] = { "--format", "--out", "--csv", "--json",
 					     "--threads-csv", "--jobs", "--shard", "--progress",
-					     "--fail-fast" };
+					     "--fail-fast", "--graphs", "--watchdog" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))

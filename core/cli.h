@@ -27,7 +27,7 @@ struct cli_opts {
 	/* The sweep the options describe, whatever its outputs, shard, workers
 	 * and progress: its options sorted, as text (cut at its room) and as a
 	 * hash of the whole.  merge joins only shards of one sweep. */
-	char sweep_text[256];
+	char sweep_text[1024];
 	uint64_t sweep_key;
 	const char *runner_opt; /* the first of --jobs, --shard, --fail-fast, --progress given */
 };

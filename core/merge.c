@@ -31,7 +31,7 @@ struct shard {
 	unsigned index, count; /* I/N */
 	size_t total;          /* runs of the whole sweep */
 	unsigned long long key; /* the sweep's (cli_opts.sweep_key) */
-	char sweep[300];        /* and its options (cli_opts.sweep_text) */
+	char sweep[1100];       /* and its options (cli_opts.sweep_text) */
 	size_t *order;         /* each row's index in sweep order */
 };
 
@@ -228,14 +228,51 @@ struct merged_row {
 	bool pad;
 };
 
+/* Does sweep text y hold the option piece p (" --name value", plen bytes)? */
+static bool has_piece(const char *y, const char *p, size_t plen)
+{
+	for (const char *q = strstr(y, " --"); q; q = strstr(q + 1, " --")) {
+		const char *end = strstr(q + 1, " --");
+		size_t qlen = end ? (size_t)(end - q) : strlen(q);
+
+		if (qlen == plen && !strncmp(q, p, plen))
+			return true;
+	}
+	return false;
+}
+
+/* The options of sweep text x ("run --a 1 --b 2", sorted) that y has not,
+ * into out; all of x when none differs in its text (cut at its room). */
+static void options_only_in(const char *x, const char *y, char *out, size_t len)
+{
+	size_t n = 0;
+
+	*out = 0;
+	for (const char *p = strstr(x, " --"); p && n < len; p = strstr(p + 1, " --")) {
+		const char *end = strstr(p + 1, " --");
+		size_t plen = end ? (size_t)(end - p) : strlen(p);
+
+		if (!has_piece(y, p, plen))
+			n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "",
+					      (int)plen - 1, p + 1);
+	}
+	if (!*out)
+		snprintf(out, len, "%s", x);
+}
+
 /* The rows of shard sh in their places in at; 2 and a line when a shard
  * or a run comes twice, or sh is of another sweep. */
 static int place_rows(const struct shard *sh, const struct shard *first, bool fail, bool *seen,
 		      struct merged_row *at)
 {
-	if (sh->key != first->key)
-		return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' and '%s'", first->path,
-			      sh->path, first->sweep, sh->sweep);
+	if (sh->key != first->key) {
+		char a[600], b[600];
+
+		options_only_in(first->sweep, sh->sweep, a, sizeof(a));
+		options_only_in(sh->sweep, first->sweep, b, sizeof(b));
+		return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' against '%s'",
+			      first->path, sh->path, a, b);
+	}
 	if (sh->count != first->count || sh->total != first->total)
 		return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",
 			      sh->path, sh->index, sh->count, sh->total, first->path, first->index,
@@ -309,11 +346,15 @@ static int parse_merge(int argc, char **argv, const char **out, const char **fil
 	*out = NULL;
 	*n = 0;
 	for (int i = 0; i < argc; i++) {
+		bool is_out = !strcmp(argv[i], "--out") || !strncmp(argv[i], "--out=", 6);
+
+		if (is_out && *out)
+			return ll_bad("merge", "--out: given twice (one merged CSV)");
 		if (!strcmp(argv[i], "--out")) {
 			if (i + 1 == argc)
 				return ll_bad("merge", "--out: needs a value");
 			*out = argv[++i];
-		} else if (!strncmp(argv[i], "--out=", 6)) {
+		} else if (is_out) {
 			*out = argv[i] + 6;
 		} else if (!strncmp(argv[i], "--", 2)) {
 			return ll_bad("merge", "%.60s: unknown option (locklab-%s merge --help)",

@@ -308,7 +308,7 @@ def thread_rows(rows):
         placed.setdefault((r['lock'], r['tid']), set()).add(r.get('node', '0'))
     if any(len(nodes) > 1 for nodes in placed.values()):
         return ([r for r in rows if r.get('run', '1') == runs[0]],
-                'run %s of %d (threads placed anew each run)' % (runs[0], len(runs)))
+                'the first of %d runs (threads placed anew each run)' % len(runs))
     return rows, 'one run' if len(runs) == 1 else 'mean of %d runs' % len(runs)
 
 

@@ -95,6 +95,12 @@ int noise_parse_option(const char *opt, const char *val, char *err, size_t errle
 
 int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
+	for (unsigned i = 0; i < NR_OPTS && cfg->vm_vcpus; i++)
+		if (opts[i].given) {
+			snprintf(err, errlen, "%s: a run under --vm has no scheduler noise of its own "
+				 "(the hypervisor's schedule is the model: docs/vm.md)", opts[i].name);
+			return -1;
+		}
 	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && cfg->pin != PIN_NONE) {
 		snprintf(err, errlen, "--migrate-us %llu: threads pinned by --pin %s do not migrate "
 			 "(migrations are --pin none's)", (unsigned long long)opts[OPT_MIGRATE].val,

@@ -171,11 +171,11 @@ sys.path.insert(0, sys.argv[1])
 import plots
 def row(run, tid, node):
     return {'lock': 'ttas', 'run': str(run), 'tid': str(tid), 'node': str(node)}
-still = [row(k, t, t) for k in (1, 2, 3) for t in (0, 1)]
-moved = still[:-1] + [row(3, 1, 0)]
+still = [row(k, t, t) for k in (0, 1, 2) for t in (0, 1)]  # runs count from 0
+moved = still[:-1] + [row(2, 1, 0)]
 cases = [(plots.thread_rows(still[:2]), 2, 'one run'),
          (plots.thread_rows(still), 6, 'mean of 3 runs'),
-         (plots.thread_rows(moved), 2, 'run 1 of 3 (threads placed anew each run)')]
+         (plots.thread_rows(moved), 2, 'the first of 3 runs (threads placed anew each run)')]
 bad = [(n, w, len(r), what) for (r, what), n, w in cases if len(r) != n or what != w]
 for b in bad:
     print('plots_check: FAIL: thread_rows: expected %d rows, %r; got %d, %r' % b)

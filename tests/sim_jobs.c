@@ -157,7 +157,7 @@ static void merge_refuses_what_does_not_fit(void **state)
 	/* the same sweep with its options in another order is one sweep */
 	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run --shard 1/3 --duration 1 "
 			       "--runs 2 --threads 1,2,4 --lock ttas,mcs,ticket --topo 2socket "
-			       "--csv again-1.csv >/dev/null && '%s/locklab-sim' merge --out "
+			       "--graphs g1 --watchdog 500 --csv again-1.csv >/dev/null && '%s/locklab-sim' merge --out "
 			       "again.csv shard-0.csv again-1.csv shard-2.csv && cmp -s again.csv "
 			       "plain.csv", tl_tmpdir(), bindir, bindir), 0);
 	refused(merge, "--out shard-1.csv shard-0.csv shard-1.csv shard-2.csv"); /* over a shard */

@@ -99,6 +99,11 @@ static void bad_input_sim(void **state)
 	BAD(p, "explain: --jobs: a sweep's option", "explain", "--topo", "2socket", "--lock", "mcs",
 	    "--threads", "2", "--jobs", "2");
 	BAD(p, "check: --seed S replays one seed", "check", "--seed", "3", "--seeds", "2");
+	BAD(p, "--migrate-us: a run under --vm has no scheduler noise", "run", "--topo", "2socket",
+	    "--lock", "mcs", "--vm", "2", "--pin", "none", "--migrate-us", "10");
+	BAD(p, "--migrate-us 10: threads pinned by --pin compact do not migrate", "run", "--topo",
+	    "2socket", "--lock", "mcs", "--migrate-us", "10");
+	BAD(p, "merge: --out: given twice", "merge", "--out", "a.csv", "--out", "b.csv", "s.csv");
 	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
 	BAD(p, "check: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
 	BAD(p, "filelock: --procs 17: topology 2socket has 16 cores", "filelock", "--topo",

@@ -372,15 +372,14 @@ int native_calibrate_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc; /* 1: --help */
 	if (o.from && (o.reps_given || o.progress))
 		return bad("%s: nothing is measured with --from", o.reps_given ? "--reps" : "--progress");
-	if (o.out && (calib_check_out_path(o.out, err, sizeof(err)) ||
-		      check_out(&o, err, sizeof(err)))) {
+	if (default_out(&o)) /* the default's paths are checked as a given --out's */
+		return 1;
+	if (calib_check_out_path(o.out, err, sizeof(err)) || check_out(&o, err, sizeof(err))) {
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;
 	}
 	if (o.from)
 		return from_file(&o);
-	if (default_out(&o))
-		return 1;
 	rc = measure(&o);
 	fflush(stdout);
 	return rc;
