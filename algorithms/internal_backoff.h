@@ -18,6 +18,8 @@
 #include <locklab/mem.h>
 #include <locklab/rng.h>
 
+/* Exponential backoff from 128 ns to 64 times that: *assumed* (the bounds
+ * of such loops are tuned by hand in practice; no source gives these). */
 #define BACKOFF_MIN_NS 128u
 #define BACKOFF_MAX_NS (64u * BACKOFF_MIN_NS)
 

@@ -38,7 +38,9 @@
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
-#define PCPU_RWSEM_GP_NS 10000 /* the grace period: 10 us */
+/* The grace period a writer waits: 10 us, *assumed* of the order of an
+ * expedited RCU grace period on an idle machine (no measurement at hand). */
+#define PCPU_RWSEM_GP_NS 10000
 
 enum rss_state { RSS_IDLE = 0, RSS_PENDING = 1, RSS_PASSED = 2, RSS_EXIT = 3 };
 

@@ -48,7 +48,7 @@
  * in progress: it has seen the release and is about to set `locked`.  The
  * kernel re-reads the word a bounded number of times (_Q_PENDING_LOOPS)
  * before queueing; here the wait is bounded in time instead: about two
- * cross-socket line transfers, what that handover costs.
+ * cross-socket line transfers, what that handover costs (*assumed*).
  */
 #define QS_PENDING_WAIT_NS 500u
 

@@ -21,6 +21,7 @@
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
+/* The wait per ticket ahead: *assumed*, about one handover on a socket. */
 #define PROP_BASE_NS 128u
 
 struct ticket_prop_lock {

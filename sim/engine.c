@@ -408,7 +408,8 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	sim_switch_json(f);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu, \"memory_model\": \"%s\"",
 		(unsigned long long)(sim.quantum_ps / 1000),
-		(unsigned long long)(cfg ? cfg->seed : 0), sb_model_name(sb_model()));
+		(unsigned long long)(cfg ? cfg->seed : 0),
+		cfg && cfg->vm_vcpus ? "sc" : sb_model_name(sb_model())); /* --vm: sc */
 	if (cfg && cfg->pin_text) {
 		fprintf(f, ", \"pinning\": ");
 		output_json_string(f, cfg->pin_text);
@@ -422,8 +423,10 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 {
-	size_t n = (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
-				    sb_model_given() ? "" : " (the topology's)");
+	size_t n = cfg && cfg->vm_vcpus
+			   ? (size_t)snprintf(buf, len, ", memory model sc (every --vm run is)")
+			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
+					      sb_model_given() ? "" : " (the topology's)");
 
 	if (sim_arbitration_option() && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", sim_arbitration_option());

@@ -156,7 +156,7 @@ static const char *mode_name(const struct flw_config *fc)
 
 static void table_heading(const struct flc_opts *o, enum flw_test t)
 {
-	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated ms)\n",
+	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated ms; variance in ms^2)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
 	       flw_global_names[o->global]);
 	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
@@ -176,7 +176,7 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	if (o->runs == 1)
 		printf("%-44s %12.6f   (single run: no variance)\n", label, s.mean);
 	else
-		printf("%-44s %12.6f %12.3e %12.6f %12.6f %12.6f  ( +- %.2f%% )\n", label, s.mean,
+		printf("%-44s %12.6f %12.3e %12.6f %12.6f %12.6f  ( sigma/mean %.2f%% )\n", label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
 	printf("%-44s %.0f lock+unlock pairs/s; %ssleeps %llu, woken %llu by %llu unlocks (at most "
 	       "%llu at once), slept again %llu\n",

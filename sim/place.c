@@ -22,6 +22,7 @@
 
 #include "sched_noise.h"
 #include "sim.h"
+#include "storebuf.h"
 #include "vm.h"
 
 static unsigned socket_cores(unsigned s)
@@ -82,6 +83,11 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 		return -1;
 	if (vm_check(cfg, err, errlen) || noise_check(cfg, err, errlen))
 		return -1;
+	if (cfg->vm_vcpus && sb_model_given() && sb_model() != TOPO_MM_SC) {
+		snprintf(err, errlen, "--memory-model %s: --vm runs are sequentially consistent "
+			 "(docs/storebuf.md)", sb_model_name(sb_model()));
+		return -1;
+	}
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)
 			maxt = cfg->threads[i];

@@ -51,9 +51,10 @@ static void both_modes(const char *test)
 	}
 	if (rc)
 		fail_msg("filelock --test %s: %d: %s", test, rc, log);
-	assert_non_null(strstr(log, "procs=3 iterations=200 pin=compact   (time per run, ms)"));
+	assert_non_null(strstr(log, "procs=3 iterations=200 pin=compact   (time per run, ms; "
+				  "variance in ms^2)"));
 	assert_int_equal(count(log, "lock+unlock pairs/s"), 2);
-	assert_int_equal(count(log, "( +- "), 2);
+	assert_int_equal(count(log, "( sigma/mean "), 2);
 	assert_non_null(strstr(log, "private files"));
 	free(log);
 	csv = tl_slurp(tl_path("fl.csv"), NULL);

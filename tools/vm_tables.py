@@ -57,6 +57,12 @@ def throughput_table(name, by):
     return '\n'.join(lines)
 
 
+def count(x):
+    """A count's mean over the runs: below 10 to a tenth (one event in
+    three runs reads 0.3, not 0), else whole."""
+    return '%.0f' % x if x == int(x) or x >= 10 else '%.1f' % x
+
+
 def counter_table(name, by):
     lines = ['`--co-guests %s`:' % name, '',
              '| lock | x | Macq/s | preempted holding / waiting | lost ns/acq holding / '
@@ -67,12 +73,13 @@ def counter_table(name, by):
             rows = cells(by, lock, x)
             m = lambda col: mean(rows, col)  # noqa: E731
             lines.append(
-                '| %s | %d | %.3f | %.0f / %.0f | %.0f / %.0f | %.0f (%.0f) | %.0f / %.0f '
+                '| %s | %d | %.3f | %s / %s | %.0f / %.0f | %s (%s) | %s / %s '
                 '| %s | %.2f | %.3f |' % (
                     lock, int(float(x)), m('throughput_per_s') / 1e6,
-                    m('holder_preemptions'), m('waiter_preemptions'),
+                    count(m('holder_preemptions')), count(m('waiter_preemptions')),
                     m('holder_lost_ns_per_acq'), m('waiter_lost_ns_per_acq'),
-                    m('ple_exits'), m('ple_yields'), m('halts'), m('kicks'),
+                    count(m('ple_exits')), count(m('ple_yields')), count(m('halts')),
+                    count(m('kicks')),
                     wake_ns(rows), m('misses_per_acq'), m('jain')))
     return '\n'.join(lines)
 

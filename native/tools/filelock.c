@@ -337,7 +337,7 @@ struct fl_result {
 
 static void table_heading(const struct fl_opts *o, enum fl_test t)
 {
-	printf("\n%s  procs=%u iterations=%llu pin=%s   (time per run, ms)\n", fl_test_names[t],
+	printf("\n%s  procs=%u iterations=%llu pin=%s   (time per run, ms; variance in ms^2)\n", fl_test_names[t],
 	       o->procs, (unsigned long long)o->iterations, o->pin_text);
 	printf("%-34s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
 }
@@ -358,7 +358,7 @@ static void table_row(const struct fl_opts *o, const struct fl_result *r)
 	if (o->runs == 1)
 		printf("%-34s %12.4f   (single run: no variance)", label, s.mean);
 	else
-		printf("%-34s %12.4f %12.4f %12.4f %12.4f %12.4f  ( +- %.2f%% )", label, s.mean,
+		printf("%-34s %12.4f %12.4f %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
 	printf("\n%-34s %12.0f lock+unlock pairs/s\n", "",
 	       s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0);

@@ -83,6 +83,11 @@ double calib_row_value(const struct calib *c, int topo_op, enum calib_state st,
 /* Checks a calibration is complete enough for a platform file: 0, or -1
  * with one line in err. */
 int calib_check(const struct calib *c, char *err, size_t errlen);
+/* After a measurement: a cross-core load (M, E, S) that took no more than
+ * twice a hit did not reach another core (the S eviction walk failed, or
+ * the line was never moved).  0, or -1 with one line in err (calibrate
+ * warns with it). */
+int calib_check_transfers(const struct calib *c, char *err, size_t errlen);
 /* Distance classes from the load-of-M latency of every socket pair,
  * lat[s * nsockets + t] for s < t.  Sorted by latency, a pair opens a new
  * class when it is more than CALIB_CLASS_STEP times slower than the first

@@ -130,16 +130,16 @@ static void pct(FILE *f, double x)
 
 static void print_rows(FILE *f, const struct table *t)
 {
-	fprintf(f, "%-16s %7s %14s %8s %14s %9s %9s %9s\n", "lock", "threads", "native Macq/s",
-		"(+-%)", "sim Macq/s", "rel.err", "Jain nat", "Jain sim");
+	fprintf(f, "%-16s %7s %14s %9s %14s %9s %9s %9s\n", "lock", "threads", "native Macq/s",
+		"(sd/mean)", "sim Macq/s", "rel.err", "Jain nat", "Jain sim");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
 		fprintf(f, "%-16s %7u %14.4f ", e->lock, e->threads, e->ns.mean / 1e6);
 		if (e->nat.n > 1 && e->ns.mean > 0)
-			fprintf(f, "%7.1f%% ", 100 * e->ns.sigma / e->ns.mean);
+			fprintf(f, "%8.1f%% ", 100 * e->ns.sigma / e->ns.mean);
 		else
-			fprintf(f, "%8s ", "1 run");
+			fprintf(f, "%9s ", "1 run");
 		fprintf(f, "%14.4f ", e->ss.mean / 1e6);
 		pct(f, e->rel);
 		fprintf(f, " %9.4f %9.4f\n", e->njain, e->sjain);
