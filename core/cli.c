@@ -560,7 +560,7 @@ static int check_meaning(const struct cli_opts *o, bool read_pct_given, char *er
 			    "an rwlock's acquisitions that read)");
 	if (!c->ops && c->cs_ns >= run_ns)
 		return fail(err, len, "--cs %llu: a critical section as long as the run (--duration "
-			    "%llu ms): each thread could take the lock once at most",
+			    "%llu ms): each lock could be taken once at most",
 			    (unsigned long long)c->cs_ns, (unsigned long long)c->duration_ms);
 	if (!c->ops && !c->ncs_exp && c->ncs_ns >= run_ns)
 		return fail(err, len, "--ncs %llu: a time between acquisitions as long as the run "

@@ -242,7 +242,7 @@ static bool has_piece(const char *y, const char *p, size_t plen)
 }
 
 /* The options of sweep text x ("run --a 1 --b 2", sorted) that y has not,
- * into out; all of x when none differs in its text (cut at its room). */
+ * into out ("" when none). */
 static void options_only_in(const char *x, const char *y, char *out, size_t len)
 {
 	size_t n = 0;
@@ -256,8 +256,6 @@ static void options_only_in(const char *x, const char *y, char *out, size_t len)
 			n += (size_t)snprintf(out + n, len - n, "%s%.*s", n ? " " : "",
 					      (int)plen - 1, p + 1);
 	}
-	if (!*out)
-		snprintf(out, len, "%s", x);
 }
 
 /* The rows of shard sh in their places in at; 2 and a line when a shard
@@ -270,8 +268,13 @@ static int place_rows(const struct shard *sh, const struct shard *first, bool fa
 
 		options_only_in(first->sweep, sh->sweep, a, sizeof(a));
 		options_only_in(sh->sweep, first->sweep, b, sizeof(b));
-		return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' against '%s'",
-			      first->path, sh->path, a, b);
+		if (!*a && !*b) /* the difference lies past the texts' room */
+			return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' against '%s'",
+				      first->path, sh->path, first->sweep, sh->sweep);
+		return ll_bad("merge", "%s and %s are shards of two sweeps: %s%s%s against %s%s%s",
+			      first->path, sh->path, *a ? "'" : "", *a ? a : "(no other option)",
+			      *a ? "'" : "", *b ? "'" : "", *b ? b : "(no other option)",
+			      *b ? "'" : "");
 	}
 	if (sh->count != first->count || sh->total != first->total)
 		return ll_bad("merge", "%s: shard %u/%u of %zu runs, %s: %u/%u of %zu: not one sweep",

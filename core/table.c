@@ -236,17 +236,20 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 		wr / n, wp99 / n, wmax);
 }
 
-/* --vm: the figures of rows [from, to) that explain the row, as means over
- * the runs (the simulator's hypervisor knows the phase; natively there
- * are the context switches and the parks). */
 /* A count's mean over runs: below 10 to a tenth (one event in three runs
- * reads 0.3, not 0), else whole. */
+ * reads 0.3, not 0; fewer than one in twenty, <0.1), else whole. */
 static const char *count_text(double x, char *buf)
 {
-	snprintf(buf, 32, x == floor(x) || x >= 10 ? "%.0f" : "%.1f", x);
+	if (x > 0 && x < 0.05)
+		snprintf(buf, 32, "<0.1");
+	else
+		snprintf(buf, 32, x == floor(x) || x >= 9.95 ? "%.0f" : "%.1f", x);
 	return buf;
 }
 
+/* --vm: the figures of rows [from, to) that explain the row, as means over
+ * the runs (the simulator's hypervisor knows the phase; natively there
+ * are the context switches and the parks). */
 static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
 {
 	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;

@@ -96,7 +96,7 @@ int noise_parse_option(const char *opt, const char *val, char *err, size_t errle
 int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < NR_OPTS && cfg->vm_vcpus; i++)
-		if (opts[i].given) {
+		if (opts[i].given && opts[i].val) { /* 0 (off) says what is so */
 			snprintf(err, errlen, "%s: a run under --vm has no scheduler noise of its own "
 				 "(the hypervisor's schedule is the model: docs/vm.md)", opts[i].name);
 			return -1;

@@ -59,8 +59,13 @@ def throughput_table(name, by):
 
 def count(x):
     """A count's mean over the runs: below 10 to a tenth (one event in
-    three runs reads 0.3, not 0), else whole."""
-    return '%.0f' % x if x == int(x) or x >= 10 else '%.1f' % x
+    three runs reads 0.3, not 0; fewer than one in twenty, <0.1), else
+    whole."""
+    if x != x:  # NaN: no such count in the CSV
+        return '-'
+    if 0 < x < 0.05:
+        return '<0.1'
+    return '%.0f' % x if x == int(x) or x >= 9.95 else '%.1f' % x
 
 
 def counter_table(name, by):

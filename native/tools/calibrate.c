@@ -351,13 +351,13 @@ static int measure(struct cal_opts *o)
 
 /* --out and, when measuring, the calibration beside it: each may be
  * written, and neither is the --from it converts.  0, or -1 and err. */
-static int check_out(const struct cal_opts *o, char *err, size_t len)
+static int check_out(const struct cal_opts *o, bool given, char *err, size_t len)
 {
 	char cpath[600];
 
 	calib_path_of(o->out, cpath, sizeof(cpath));
-	if (outfile_check("--out", o->out, err, len) ||
-	    (!o->from && outfile_check("--out's calibration", cpath, err, len)))
+	if (outfile_check(given ? "--out" : "the default --out", o->out, err, len) ||
+	    (!o->from && outfile_check("the calibration beside it", cpath, err, len)))
 		return -1;
 	if (o->from && outfile_same(o->out, o->from)) {
 		snprintf(err, len, "--out %s: the same file as --from", o->out);
@@ -376,14 +376,21 @@ int native_calibrate_main(int argc, char **argv)
 		return rc == 1 ? 0 : rc; /* 1: --help */
 	if (o.from && (o.reps_given || o.progress))
 		return bad("%s: nothing is measured with --from", o.reps_given ? "--reps" : "--progress");
-	if (default_out(&o)) /* the default's paths are checked as a given --out's */
-		return 1;
-	if (calib_check_out_path(o.out, err, sizeof(err)) || check_out(&o, err, sizeof(err))) {
+	if (o.out && (calib_check_out_path(o.out, err, sizeof(err)) ||
+		      check_out(&o, true, err, sizeof(err)))) {
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;
 	}
-	if (o.from)
+	if (o.from) /* reads first: its errors come before any results/ is made */
 		return from_file(&o);
+	if (!o.out) { /* measuring takes long: the default's paths are checked first */
+		if (default_out(&o))
+			return 1;
+		if (check_out(&o, false, err, sizeof(err))) {
+			fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+			return 2;
+		}
+	}
 	rc = measure(&o);
 	fflush(stdout);
 	return rc;

@@ -83,9 +83,8 @@ double calib_row_value(const struct calib *c, int topo_op, enum calib_state st,
 /* Checks a calibration is complete enough for a platform file: 0, or -1
  * with one line in err. */
 int calib_check(const struct calib *c, char *err, size_t errlen);
-/* After a measurement: a cross-core load (M, E, S) that took no more than
- * twice a hit did not reach another core (the S eviction walk failed, or
- * the line was never moved).  0, or -1 with one line in err (calibrate
+/* After a measurement: a cross-core load on M or E that took about a hit
+ * (under 2 hits + 2 ns, the bound of S's note) did not reach another core.  0, or -1 with one line in err (calibrate
  * warns with it). */
 int calib_check_transfers(const struct calib *c, char *err, size_t errlen);
 /* Distance classes from the load-of-M latency of every socket pair,
