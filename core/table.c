@@ -163,7 +163,7 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to,
 		      const struct config_sum *c, int w)
 {
-	char label[192], starved[32], local[16], p99[32];
+	char label[192], starved[32], local[16], p99[32], jain[16];
 	size_t n;
 
 	config_label(&rows[from], c->oversubscribed, label, sizeof(label));
@@ -177,7 +177,12 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 	n = c->p99_censored ? 2 : 0;
 	memcpy(p99, ">=", n);
 	format_ns(c->p99, p99 + n, sizeof(p99) - n);
-	fprintf(f, "  %6.4f %7s %6s %9s\n", c->jain, starved, local, p99);
+	/* Jain's index of all zeros is 1 by its formula: no acquisition, no index */
+	if (c->served_max)
+		snprintf(jain, sizeof(jain), "%6.4f", c->jain);
+	else
+		snprintf(jain, sizeof(jain), "-");
+	fprintf(f, "  %6s %7s %6s %9s\n", jain, starved, local, p99);
 }
 
 /* Under a configuration whose runs left threads without the lock: how

@@ -277,6 +277,27 @@ static void censored_p99_marked(void **state)
 	output_free(&o);
 }
 
+/* No thread acquired the lock: no Jain index (its formula gives 1 for all
+ * zeros), and a verdict of its own. */
+static void no_acquisition_no_jain(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned i = 0; i < 2; i++) {
+		fake_row(&r, "mcs", 2, i);
+		r.starved = 2;
+		r.sockets_served = 0;
+		output_add(&o, &r);
+	}
+	t = table_of(&o);
+	assert_non_null(strstr(t, "       -     2/2"));
+	assert_null(strstr(t, "1.0000     2/2"));
+	assert_non_null(strstr(t, "! no thread acquired the lock in any run: the throughput is zero"));
+	output_free(&o);
+}
+
 static void csv_has_the_new_columns_last(void **state)
 {
 	struct output_set o = { 0 };
@@ -375,6 +396,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
 		cmocka_unit_test(censored_p99_marked),
+		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(csv_has_the_new_columns_last),
 		cmocka_unit_test(oversubscribed_runs_are_marked),
 		cmocka_unit_test(starved_ttas_end_to_end),
