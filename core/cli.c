@@ -63,9 +63,7 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
-/* Has a comma-separated list an empty item (",," or a comma at an end), or
- * none at all? */
-static bool empty_item(const char *val)
+bool cli_empty_item(const char *val)
 {
 	return !*val || val[strlen(val) - 1] == ',' || val[0] == ',' || strstr(val, ",,");
 }
@@ -95,7 +93,7 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 	free(buf);
 	if (rc)
 		return rc;
-	if (*n == 0 || empty_item(val))
+	if (*n == 0 || cli_empty_item(val))
 		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
 	return 0;
 }
@@ -127,7 +125,7 @@ static int parse_overcommit(const char *val, struct wl_config *c, char *err, siz
 
 	if (strlen(val) >= sizeof(buf))
 		return fail(err, len, "--overcommit: list too long");
-	if (empty_item(val))
+	if (cli_empty_item(val))
 		return fail(err, len, "--overcommit: '%s' is not a list of ratios", val);
 	strcpy(buf, val);
 	c->novercommit = 0;
@@ -150,7 +148,7 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 
 	if (strlen(val) >= sizeof(buf))
 		return fail(err, len, "--lock: list too long");
-	if (empty_item(val))
+	if (cli_empty_item(val))
 		return fail(err, len, "--lock: '%s' is not a list of lock names", val);
 	strcpy(buf, val);
 	c->nalgos = 0;
@@ -581,28 +579,26 @@ const struct ll_opt cli_run_opts[] = {
 
 /* Options that change where results go or how the sweep is run, not what
  * it measures: left out of the sweep's identity (a shard rerun with a
- * longer --watchdog after a timeout is still a shard of its sweep). */
-static bool output_only(const char *name)
+ * longer --watchdog after a timeout is still a shard of its sweep).  The
+ * runner's own (how the runs are spread over processes and stopped) are
+ * marked: explain, which runs its runs itself, refuses them. */
+static const struct {
+	const char *name;
+	bool runner;
+} outside_sweep[] = {
+	{ "--format", false }, { "--out", false },  { "--csv", false },	 { "--json", false },
+	{ "--threads-csv", false }, { "--graphs", false }, { "--watchdog", false },
+	{ "--jobs", true },	    { "--shard", true },   { "--progress", true },
+	{ "--fail-fast", true },
+};
+
+/* name's entry in outside_sweep, or -1. */
+static int outside_sweep_of(const char *name)
 {
-	static const char *const names[] = { "--format", "--out", "--csv", "--json",
-					     "--threads-csv", "--jobs", "--shard", "--progress",
-					     "--fail-fast", "--graphs", "--watchdog" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return true;
-	return false;
-}
-
-/* name's own string when it is an option of how a sweep runs, else NULL. */
-static const char *runner_option(const char *name)
-{
-	static const char *const names[] = { "--jobs", "--shard", "--fail-fast", "--progress" };
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return names[i];
-	return NULL;
+	for (size_t i = 0; i < sizeof(outside_sweep) / sizeof(outside_sweep[0]); i++)
+		if (!strcmp(name, outside_sweep[i].name))
+			return (int)i;
+	return -1;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -650,9 +646,11 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		return rc;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
-		if (!o->runner_opt)
-			o->runner_opt = runner_option(a.name);
-		if (!output_only(a.name) && nsweep < LL_ARGS_SEEN &&
+		int outside = outside_sweep_of(a.name);
+
+		if (!o->runner_opt && outside >= 0 && outside_sweep[outside].runner)
+			o->runner_opt = outside_sweep[outside].name;
+		if (outside < 0 && nsweep < LL_ARGS_SEEN &&
 		    asprintf(&sweep_opts[nsweep], "%s%s%s", a.name, a.val ? " " : "",
 			     a.val ? a.val : "") >= 0)
 			nsweep++;

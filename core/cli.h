@@ -43,6 +43,10 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 /* --pin POLICY into c (filelock's --pin too): 0, or 2 with one line in err. */
 int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t errlen);
 
+/* Has a comma-separated list an empty item (",," or a comma at an end), or
+ * none at all?  Every list option of both backends refuses one. */
+bool cli_empty_item(const char *val);
+
 /* Strict number parsing for every option of both backends: the whole string
  * must be a non-negative decimal integer that fits. */
 int cli_parse_u64(const char *s, uint64_t *out);

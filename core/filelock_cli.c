@@ -15,8 +15,7 @@ int flw_parse_tests(const char *val, bool test[FLW_NTESTS])
 {
 	char buf[128], *save = NULL;
 
-	if (strlen(val) >= sizeof(buf) || !*val || val[0] == ',' || val[strlen(val) - 1] == ',' ||
-	    strstr(val, ",,"))
+	if (strlen(val) >= sizeof(buf) || cli_empty_item(val))
 		return BAD("--test: '%s' is not a list of flock, posix, lease", val);
 	strcpy(buf, val);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {

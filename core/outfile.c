@@ -114,6 +114,24 @@ bool outfile_same(const char *a, const char *b)
 	return !strcmp(ra, rb);
 }
 
+int outfile_check_all(const char *const opt[], const char *const path[], unsigned nout,
+		      unsigned n, char *err, size_t len)
+{
+	for (unsigned i = 0; i < nout; i++) {
+		if (!path[i])
+			continue;
+		if (outfile_check(opt[i], path[i], err, len))
+			return -1;
+		for (unsigned j = 0; j < n; j++) /* a pair of outputs: said at its second */
+			if ((j < i || j >= nout) && path[j] && outfile_same(path[i], path[j])) {
+				snprintf(err, len, "%s %s: the same file as %s; each output needs "
+					 "its own", opt[i], path[i], opt[j]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 int outfile_check(const char *opt, const char *path, char *err, size_t len)
 {
 	char partial[4096];

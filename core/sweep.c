@@ -389,25 +389,18 @@ static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
 /* Every output path checked, the CSV journals open: 0, else the exit status. */
 static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 {
-	const char *opts[] = { "--out", "--csv", "--json", "--threads-csv" };
-	const char *paths[] = { o->out, o->csv, o->json, o->threads_csv };
+	/* --out in CSV naming --csv's file is that one CSV, written once */
+	bool out_is_csv = o->out && o->format == FMT_CSV && o->csv && outfile_same(o->csv, o->out);
+	const char *const opts[] = { "--out", "--csv", "--json", "--threads-csv" };
+	const char *const paths[] = { out_is_csv ? NULL : o->out, o->csv, o->json, o->threads_csv };
 	char err[4400];
 
-	for (unsigned i = 0; i < 4; i++) {
-		if (!paths[i])
-			continue;
-		if (outfile_check(opts[i], paths[i], err, sizeof(err)))
-			return ll_bad("run", "%s", err);
-		for (unsigned j = 0; j < i; j++)
-			if (paths[j] && outfile_same(paths[i], paths[j]) &&
-			    !(j == 0 && i == 1 && o->format == FMT_CSV)) /* --out is that CSV */
-				return ll_bad("run", "%s %s: the same file as %s; each output needs "
-					      "its own", opts[i], paths[i], opts[j]);
-	}
+	if (outfile_check_all(opts, paths, 4, 4, err, sizeof(err)))
+		return ll_bad("run", "%s", err);
 	memset(sf, 0, sizeof(*sf));
 	if (o->csv)
 		sf->csv[sf->ncsv++] = o->csv;
-	if (o->out && o->format == FMT_CSV && !(o->csv && outfile_same(o->csv, o->out)))
+	if (o->out && o->format == FMT_CSV && !out_is_csv)
 		sf->csv[sf->ncsv++] = o->out;
 	for (unsigned i = 0; i < sf->ncsv; i++)
 		if (journal_open(&sf->j[i], sf->csv[i])) {

@@ -149,6 +149,12 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len);
 /* True when paths a and b name one file, whether or not it exists yet
  * (their directories resolved, and links to one file found). */
 bool outfile_same(const char *a, const char *b);
+/* A command's files, given with options opt[]: path[0..nout) are outputs,
+ * each checked by outfile_check, path[nout..n) inputs; no output may name
+ * the same file as another output or an input.  A NULL path is not given.
+ * 0, or -1 with one line in err. */
+int outfile_check_all(const char *const opt[], const char *const path[], unsigned nout,
+		      unsigned n, char *err, size_t len);
 /* Write buf to path whole: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const char *buf, size_t len);
 /* What fn prints, in a malloc'd buffer of *len bytes; NULL on failure. */

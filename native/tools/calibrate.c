@@ -354,16 +354,12 @@ static int measure(struct cal_opts *o)
 static int check_out(const struct cal_opts *o, bool given, char *err, size_t len)
 {
 	char cpath[600];
+	const char *const name[] = { given ? "--out" : "the default --out",
+				     "the calibration beside it", "--from" };
+	const char *const path[] = { o->out, o->from ? NULL : cpath, o->from };
 
 	calib_path_of(o->out, cpath, sizeof(cpath));
-	if (outfile_check(given ? "--out" : "the default --out", o->out, err, len) ||
-	    (!o->from && outfile_check("the calibration beside it", cpath, err, len)))
-		return -1;
-	if (o->from && outfile_same(o->out, o->from)) {
-		snprintf(err, len, "--out %s: the same file as --from", o->out);
-		return -1;
-	}
-	return 0;
+	return outfile_check_all(name, path, 2, 3, err, len);
 }
 
 int native_calibrate_main(int argc, char **argv)

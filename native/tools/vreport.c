@@ -368,20 +368,11 @@ const struct ll_command native_vreport_cmd = {
  * an input or the other output. */
 static int vr_check_outputs(const struct vr_opts *o)
 {
-	const char *name[] = { "--csv", "--report", "--native", "--sim" };
-	const char *path[] = { o->csv, o->report, o->native, o->sim };
+	const char *const name[] = { "--csv", "--report", "--native", "--sim" };
+	const char *const path[] = { o->csv, o->report, o->native, o->sim };
 	char err[4400];
 
-	for (int i = 0; i < 2; i++) {
-		if (!path[i])
-			continue;
-		if (outfile_check(name[i], path[i], err, sizeof(err)))
-			return vr_bad("%s", err);
-		for (int j = 0; j < 4; j++)
-			if (j != i && path[j] && outfile_same(path[i], path[j]))
-				return vr_bad("%s %s: the same file as %s", name[i], path[i], name[j]);
-	}
-	return 0;
+	return outfile_check_all(name, path, 2, 4, err, sizeof(err)) ? vr_bad("%s", err) : 0;
 }
 
 /* 0, 1 after --help, or 2 after one line on stderr. */
