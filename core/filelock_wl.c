@@ -505,6 +505,8 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->wakeups += c->wakeups;
 	sum->waking_unlocks += c->waking_unlocks;
 	sum->violations += c->violations;
+	sum->idle_wakes += c->idle_wakes;
+	sum->idle_exit_ns += c->idle_exit_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
 }
@@ -617,6 +619,8 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	wl_teardown(&run);
 	*secs = run_seconds(&w);
 	sum_counters(&w, cnt);
+	cnt->idle_wakes = rc.sim.idle_wakes;
+	cnt->idle_exit_ns = rc.sim.idle_exit_ps / 1000;
 	free(run.threads);
 	free(w.proc);
 	free(w.check);

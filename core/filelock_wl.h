@@ -35,6 +35,9 @@ struct flw_counters {
 	uint64_t waking_unlocks; /* unlocks that woke someone */
 	uint64_t max_woken;      /* the most sleepers one unlock woke */
 	uint64_t violations;     /* two holders of an exclusive lock at once */
+	/* the simulator's: wake-ups from an idle state, and their exit
+	 * latency (sim/idle.c) */
+	uint64_t idle_wakes, idle_exit_ns;
 };
 
 /* sum += c (max_woken: the larger) */

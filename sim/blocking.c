@@ -18,7 +18,8 @@
  * Parking.  ll_park/ll_unpark are halt and kick: a kick that comes first
  * is remembered.  A halt costs SIM_HALT_PS before the thread sleeps, a kick
  * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
- * after the kick (sim/sim.h).
+ * after the kick (sim/sim.h), plus the exit latency of the idle state its
+ * hardware thread entered meanwhile (sim/idle.c).
  *
  * In a virtual machine (--vm, sim/vm.h) a park on a line is a spin, with
  * the PLE window and the slice end as deadlines, and halt and kick are the
@@ -30,6 +31,7 @@
  */
 #include <locklab/mem.h>
 
+#include "idle.h"
 #include "lookahead.h"
 #include "observe.h"
 #include "sim.h"
@@ -226,6 +228,8 @@ void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 void ll_park(void)
 {
 	struct sim_actor *a = sim.cur;
+	unsigned core;
+	int state;
 
 	if (!a)
 		return;
@@ -237,11 +241,15 @@ void ll_park(void)
 		return;
 	}
 	a->block = SIM_PARKED_KICK;
-	block_self(a, UINT64_MAX);
-	if (sim_vm)
+	if (sim_vm) {
+		block_self(a, UINT64_MAX);
 		vm_after_halt(a); /* the wake latency: until its pCPU runs it */
-	else
-		sim_owe(a, SIM_WAKE_PS, SIM_OBS_PARK);
+		return;
+	}
+	core = a->core;
+	state = idle_enter(core, sim.now_ps);
+	block_self(a, UINT64_MAX);
+	sim_owe(a, SIM_WAKE_PS + idle_leave(core, state, sim.now_ps), SIM_OBS_PARK);
 }
 
 void ll_unpark(unsigned cpu)

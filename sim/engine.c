@@ -32,6 +32,7 @@
 
 #include <locklab/backend.h>
 
+#include "idle.h"
 #include "lookahead.h"
 #include "observe.h"
 #include "switches.h"
@@ -300,6 +301,7 @@ static void fill_counters(struct sim_counters *c)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
 			k->transfers_by_class[i];
 	noise_end(c);
+	idle_end(&c->idle_wakes, &c->idle_exit_ps);
 }
 
 static int run_failed(struct wl_run *run, const char *msg)
@@ -328,9 +330,9 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	if (sim_begin(run->nthreads, cores))
 		return run_failed(run, "out of memory starting the simulation");
 	sim.run = run;
-	if (noise_begin(run)) {
+	if (noise_begin(run) || idle_begin(&sim.topo)) {
 		sim_end();
-		return run_failed(run, "out of memory starting the scheduler noise");
+		return run_failed(run, "out of memory starting the scheduler noise or the idle states");
 	}
 	if (run->vm_pcpus && vm_begin(run, sim.topo.freq_ghz)) {
 		sim_end();

@@ -20,6 +20,7 @@
 
 #include "../core/filelock_cli.h"
 #include "sim.h"
+#include "switches.h"
 
 #define FLC_MAX_RUNS 10000
 #define FLC_DEFAULT_ITERS 1000
@@ -44,7 +45,8 @@ struct flc_result {
 static const struct ll_opt flc_opts_table[] = {
 	LL_VALUE("--test"), LL_VALUE("--procs"),   LL_FLAG("--shared"), LL_FLAG("--private"),
 	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--csv"),
-	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_OPTS_END,
+	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_VALUE("--idle-states"),
+	LL_OPTS_END,
 };
 
 static void flc_usage(FILE *f)
@@ -52,7 +54,9 @@ static void flc_usage(FILE *f)
 	fprintf(f, "usage: locklab-sim filelock [--test flock,posix,lease] [--procs N] [--shared|--private]\n"
 		   "              [--iterations N] [--runs R] [--pin POLICY] [--csv FILE]\n"
 		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
-		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md)\n");
+		   "              [--idle-states on|off]\n"
+		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
+		   "              --idle-states off: a sleeper's CPU polls (idle=poll), no exit latency\n");
 }
 
 static int flc_main(int argc, char **argv);
@@ -89,6 +93,11 @@ static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 	}
 	if (!strcmp(a, "--seed"))
 		return flw_parse_seed(v, &o->cfg.seed);
+	if (!strcmp(a, "--idle-states")) {
+		char err[128];
+
+		return sim_switch_parse(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;
+	}
 	if (!strcmp(a, "--procs")) {
 		if (flw_parse_count(a, v, WL_MAX_THREADS, &n))
 			return 2;
@@ -184,6 +193,10 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
 	       (unsigned long long)c->resleeps);
+	if (c->idle_wakes)
+		printf("%-44s woken from an idle state %llu times, %.1f us exit latency each on "
+		       "average (the topology's idle.states)\n", "", (unsigned long long)c->idle_wakes,
+		       (double)c->idle_exit_ns / 1e3 / (double)c->idle_wakes);
 }
 
 struct flc_csv {

@@ -1,6 +1,6 @@
 /*
  * sim/switches.h - the switches that turn a memory-system mechanism off
- * (--home-agents, --probes, --smt; sim/switches.c), and SMT's sharing of a
+ * (--home-agents, --probes, --smt, --idle-states; sim/switches.c), and SMT's sharing of a
  * core's issue bandwidth between siblings (sim/smt.c).
  */
 #ifndef SIM_SWITCHES_H
@@ -18,7 +18,8 @@ struct sim_actor;
 
 /* One of the switches: 1 taken, 0 not a switch, -1 a bad value (err). */
 int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
-/* --smt off: on the loaded topology, before any model is built. */
+/* --smt off, --idle-states off: on the loaded topology, before any model
+ * is built. */
 void sim_switch_topo(struct topo *t);
 /* --home-agents off, --probes off: on a new model. */
 void sim_switch_model(struct coh_model *m);

@@ -22,7 +22,7 @@ bool topo_prop_known(const char *id)
 		"protocol", "unit", "freq_ghz", "description", "hit.load", "hit.store",
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
-		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share",
+		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share", "idle.states",
 	};
 	char key[32];
 

@@ -112,6 +112,7 @@ int topo_check_bw(struct topo_ctx *x, const char *what, const char *text, double
 /* sim/topo_costs.c */
 int topo_read_costs(struct topo_ctx *x, struct topo *t); /* from x->desc */
 int topo_read_smt(struct topo_ctx *x, struct topo *t);   /* sim/topo_smt.c */
+int topo_read_idle(struct topo_ctx *x, struct topo *t);  /* sim/topo_idle.c */
 bool topo_prop_known(const char *id);
 
 /* sim/topo_find.c */

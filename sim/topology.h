@@ -20,6 +20,7 @@
 #define TOPO_MAX_CLASSES 8
 #define TOPO_MAX_CORES 8192
 #define TOPO_MAX_SOCKETS 256
+#define TOPO_MAX_IDLE 8
 
 enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
 /* State of the line when the request arrives, as ccbench names it;
@@ -36,6 +37,13 @@ enum topo_arbitration { ARB_FIFO = 0, ARB_SOCKET_FIRST = 1 };
  * filter (a store to a shared line probes every socket), or nothing (every
  * request through the home probes every socket). */
 enum topo_directory { DIR_FULL = 0, DIR_PROBE_FILTER = 1, DIR_BROADCAST = 2 };
+
+/* An idle state of a hardware thread, as a cpuidle driver lists it: the
+ * time to leave it, and the least idle time for which entering it pays. */
+struct topo_idle_state {
+	char name[16];
+	uint64_t exit_ps, residency_ps;
+};
 
 struct topo_link {
 	char name[64];
@@ -94,6 +102,14 @@ struct topo {
 	unsigned smt;
 	double smt_issue_share;
 	unsigned *core_phys;
+
+	/* Idle states (property `idle.states`, sim/idle.c): what a hardware
+	 * thread enters while its thread sleeps (ll_park), shallowest first.
+	 * nidle 0 (no such property, --idle-states off, a topology built by
+	 * hand): a sleeping thread's hardware thread polls, and a wake-up pays
+	 * no exit latency. */
+	unsigned nidle;
+	struct topo_idle_state idle[TOPO_MAX_IDLE];
 
 	/* Socket links and the route between each pair of sockets. */
 	unsigned nlinks;

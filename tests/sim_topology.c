@@ -412,6 +412,53 @@ static void test_bad_ranges(void **state)
 	free(s);
 }
 
+/* idle.states: the shipped tables (Linux 4.1 intel_idle's snb_cstates and
+ * nehalem_cstates), and a malformed table refused in one line. */
+static void test_idle_states(void **state)
+{
+	struct loaded *l = load_in_child("4socket-ring-ht");
+	char *s = shipped_2socket();
+	(void)state;
+
+	assert_int_equal(l->rc, 0);
+	assert_int_equal(l->t.nidle, 4);
+	assert_string_equal(l->t.idle[0].name, "C1");
+	assert_true(l->t.idle[0].exit_ps == 2000000 && l->t.idle[0].residency_ps == 2000000);
+	assert_string_equal(l->t.idle[3].name, "C6");
+	assert_true(l->t.idle[3].exit_ps == 104000000 && l->t.idle[3].residency_ps == 345000000);
+	unload(l);
+	l = load_in_child("8socket-ht");
+	assert_int_equal(l->t.nidle, 4);
+	assert_true(l->t.idle[3].exit_ps == 200000000 && l->t.idle[3].residency_ps == 800000000);
+	unload(l);
+	l = load_in_child("2socket"); /* no CPU named: no table */
+	assert_int_equal(l->t.nidle, 0);
+	unload(l);
+
+	static const struct {
+		const char *value, *want;
+	} bad[] = {
+		{ "C1 2 2, C6 104", "idle.states: state 2: no target residency" },
+		{ "C1 2 1", "idle.states: C1 pays off sooner than it can be left" },
+		{ "C6 104 345, C1 2 2", "idle.states: C1 is listed after C6 but is shallower" },
+		{ "C1 x 2", "idle.states: 'x' is not a number" },
+		{ "C1 2 2,", "idle.states: state 2: '' is not a name" },
+		{ "C1 2 2 9", "idle.states: state 1 (C1): more than NAME EXIT_US RESIDENCY_US" },
+		{ "C1 -2 2", "idle.states: state 1: exit latency -2 is not in 0..1000000 us" },
+		{ "a 1 1, b 1 1, c 1 1, d 1 1, e 1 1, f 1 1, g 1 1, h 1 1, i 1 1",
+		  "idle.states: more than 8 states" },
+	};
+	char name[32], to[200];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(name, sizeof(name), "idle%zu.xml", i);
+		snprintf(to, sizeof(to), "id=\"unit\" value=\"ns\"/><prop id=\"idle.states\" value=\"%s\"",
+			 bad[i].value);
+		expect_error(name, replace(s, "id=\"unit\" value=\"ns\"", to), bad[i].want);
+	}
+	free(s);
+}
+
 static void test_bad_structure(void **state)
 {
 	char *s = shipped_2socket();
@@ -574,6 +621,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_bad_ranges),
 		cmocka_unit_test(test_bad_structure),
+		cmocka_unit_test(test_idle_states),
 		cmocka_unit_test(test_floyd_and_order),
 		cmocka_unit_test(test_floyd_chain),
 		cmocka_unit_test(test_core_limit),

@@ -59,6 +59,10 @@ struct sim_counters {
 	uint64_t migrations;          /* threads moved to another core */
 	uint64_t irqs;                /* interrupts on the threads' cores */
 	uint64_t irq_lost_ps;         /* thread time they took */
+	/* idle states (sim/idle.c): wake-ups of a sleeping thread whose
+	 * hardware thread was in one, and the exit latency they paid */
+	uint64_t idle_wakes;
+	uint64_t idle_exit_ps;
 };
 
 /* The counters of one run (backend_run): the simulator's, and the virtual

@@ -1,0 +1,155 @@
+/*
+ * sim/idle.c - the idle state a hardware thread enters while its thread
+ * sleeps, and what leaving it costs the wake-up.
+ *
+ * A thread that sleeps (ll_park: a futex wait, a halt) leaves its hardware
+ * thread with nothing to run, and the kernel's cpuidle governor puts it in
+ * an idle state of the machine's table (`idle.states` of the topology:
+ * exit latency and target residency of each, as Linux's intel_idle lists
+ * them; topologies/README.md, "Idle states").  A wake-up then takes the
+ * state's exit latency before the woken thread runs, besides the
+ * scheduler's path (SIM_WAKE_PS, sim/sim.h).  Deep states take a hundred
+ * microseconds or more to leave, so on an idle-capable machine a sleeping
+ * lock's handoff costs what the governor chose, not only the futex path.
+ *
+ * The governor is Linux's menu governor as of 4.1
+ * (drivers/cpuidle/governors/menu.c), reduced to what a sleeping thread of
+ * a lock benchmark meets:
+ *
+ *   predicted   the typical interval of the hardware thread's last 8 idle
+ *               intervals (get_typical_interval: their mean, when their
+ *               variance is at most 400 us^2 or the mean exceeds six
+ *               standard deviations over at least 6 of them, dropping the
+ *               largest and trying again while more than 6 remain), else
+ *               none
+ *   state       the deepest whose target residency and exit latency are
+ *               both at most the prediction; with no prediction the
+ *               deepest; at least the first
+ *
+ * What the model leaves out, each *assumed* away: the next timer event
+ * and its correction factor (an idle thread of a benchmark has none due
+ * soon: with the tick stopped, the next timer is taken as beyond every
+ * state's residency), the load and I/O-wait multiplier (1), PM QoS limits
+ * (none), and the history before the run: a hardware thread starts with
+ * no intervals, as a machine idle before the run starts without a
+ * pattern, so its first sleeps go to the deepest state.  The state is per
+ * hardware thread, whatever its SMT sibling does, and a wake-up pays the
+ * driver's exit latency in full (the table's figure is a worst case).
+ *
+ * --idle-states off (sim/switches.c) empties the table: the hardware
+ * thread polls (Linux's idle=poll) and a wake-up pays no exit latency.
+ * Under --vm a halt is the hypervisor's (sim/vm.h) and this file is not
+ * used.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "idle.h"
+
+#define INTERVALS 8
+#define STABLE_VARIANCE_US2 400.0 /* menu.c: variance <= 400 */
+#define STABLE_SIGMAS2 36.0       /* menu.c: avg^2 > 36 variance */
+
+struct idle_cpu {
+	double interval_us[INTERVALS];
+	unsigned next, filled;
+	uint64_t since_ps;
+};
+
+static struct {
+	const struct topo *t;
+	struct idle_cpu *cpu;
+	uint64_t wakes, exit_ps;
+} idl;
+
+int idle_begin(const struct topo *t)
+{
+	free(idl.cpu);
+	memset(&idl, 0, sizeof(idl));
+	idl.t = t;
+	if (!t->nidle)
+		return 0;
+	idl.cpu = calloc(t->ncores, sizeof(*idl.cpu));
+	return idl.cpu ? 0 : -1;
+}
+
+void idle_end(uint64_t *wakes, uint64_t *exit_ps)
+{
+	*wakes = idl.wakes;
+	*exit_ps = idl.exit_ps;
+	free(idl.cpu);
+	memset(&idl, 0, sizeof(idl));
+}
+
+/* get_typical_interval: the mean of the recorded intervals at or below
+ * thresh, when they agree; -1 when they do not. */
+static double typical_interval(const struct idle_cpu *c)
+{
+	double thresh = 1e300;
+
+	for (;;) {
+		double sum = 0, var = 0, max = 0, avg;
+		unsigned n = 0;
+
+		for (unsigned i = 0; i < c->filled; i++) {
+			if (c->interval_us[i] > thresh)
+				continue;
+			sum += c->interval_us[i];
+			n++;
+			if (c->interval_us[i] > max)
+				max = c->interval_us[i];
+		}
+		if (!n)
+			return -1;
+		avg = sum / n;
+		for (unsigned i = 0; i < c->filled; i++)
+			if (c->interval_us[i] <= thresh)
+				var += (c->interval_us[i] - avg) * (c->interval_us[i] - avg);
+		var /= n;
+		if ((avg * avg > STABLE_SIGMAS2 * var && n * 4 >= INTERVALS * 3) ||
+		    (var <= STABLE_VARIANCE_US2 && n * 4 >= INTERVALS * 3))
+			return avg;
+		if (n * 4 <= INTERVALS * 3)
+			return -1;
+		thresh = max - 1e-9; /* drop the largest */
+	}
+}
+
+int idle_enter(unsigned core, uint64_t now_ps)
+{
+	const struct topo *t = idl.t;
+	struct idle_cpu *c;
+	double predicted;
+	int state = 0;
+
+	if (!t || !t->nidle || !idl.cpu || core >= t->ncores)
+		return -1;
+	c = &idl.cpu[core];
+	c->since_ps = now_ps;
+	predicted = typical_interval(c);
+	for (unsigned i = 1; i < t->nidle; i++) {
+		double res_us = (double)t->idle[i].residency_ps / 1e6;
+		double exit_us = (double)t->idle[i].exit_ps / 1e6;
+
+		if (predicted < 0 || (res_us <= predicted && exit_us <= predicted))
+			state = (int)i;
+	}
+	return state;
+}
+
+uint64_t idle_leave(unsigned core, int state, uint64_t now_ps)
+{
+	const struct topo *t = idl.t;
+	struct idle_cpu *c;
+
+	if (state < 0 || !t || !idl.cpu || core >= t->ncores || (unsigned)state >= t->nidle)
+		return 0;
+	c = &idl.cpu[core];
+	c->interval_us[c->next] = now_ps > c->since_ps ? (double)(now_ps - c->since_ps) / 1e6 : 0;
+	c->next = (c->next + 1) % INTERVALS;
+	if (c->filled < INTERVALS)
+		c->filled++;
+	idl.wakes++;
+	idl.exit_ps += t->idle[state].exit_ps;
+	return t->idle[state].exit_ps;
+}

@@ -1,0 +1,26 @@
+/*
+ * sim/idle.h - the idle state a hardware thread enters while its thread
+ * sleeps, chosen as Linux's menu governor chooses it, and the exit latency
+ * a wake-up then pays (sim/idle.c).
+ */
+#ifndef SIM_IDLE_H
+#define SIM_IDLE_H
+
+#include <stdint.h>
+
+#include "topology.h"
+
+/* A run on machine t begins: every hardware thread's history of idle
+ * intervals is empty.  0, or -1 out of memory. */
+int idle_begin(const struct topo *t);
+/* The run's wake-ups from an idle state and the exit latency they paid. */
+void idle_end(uint64_t *wakes, uint64_t *exit_ps);
+
+/* Hardware thread core goes idle at now_ps (its thread sleeps): the state
+ * it enters, an index into t->idle, or -1 when the machine has none. */
+int idle_enter(unsigned core, uint64_t now_ps);
+/* It is woken at now_ps from state (idle_enter's answer): the exit latency
+ * to pay.  The interval joins core's history. */
+uint64_t idle_leave(unsigned core, int state, uint64_t now_ps);
+
+#endif
