@@ -17,11 +17,11 @@
  * a lock benchmark meets:
  *
  *   predicted   the typical interval of the hardware thread's last 8 idle
- *               intervals (get_typical_interval: their mean, when their
- *               variance is at most 400 us^2 or the mean exceeds six
- *               standard deviations over at least 6 of them, dropping the
- *               largest and trying again while more than 6 remain), else
- *               none
+ *               intervals (get_typical_interval: the mean of at least 6 of
+ *               them, when their variance is at most 400 us^2 or the mean
+ *               exceeds six standard deviations; else the largest is
+ *               dropped and the rest tried again while more than 6
+ *               remain), else none
  *   state       the deepest whose target residency and exit latency are
  *               both at most the prediction; with no prediction the
  *               deepest; at least the first
@@ -106,8 +106,8 @@ static double typical_interval(const struct idle_cpu *c)
 			if (c->interval_us[i] <= thresh)
 				var += (c->interval_us[i] - avg) * (c->interval_us[i] - avg);
 		var /= n;
-		if ((avg * avg > STABLE_SIGMAS2 * var && n * 4 >= INTERVALS * 3) ||
-		    (var <= STABLE_VARIANCE_US2 && n * 4 >= INTERVALS * 3))
+		if (n * 4 >= INTERVALS * 3 &&
+		    (avg * avg > STABLE_SIGMAS2 * var || var <= STABLE_VARIANCE_US2))
 			return avg;
 		if (n * 4 <= INTERVALS * 3)
 			return -1;
