@@ -228,6 +228,7 @@ void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 void ll_park(void)
 {
 	struct sim_actor *a = sim.cur;
+	uint64_t exit_ps;
 	unsigned core;
 	int state;
 
@@ -249,7 +250,10 @@ void ll_park(void)
 	core = a->core;
 	state = idle_enter(core, sim.now_ps);
 	block_self(a, UINT64_MAX);
-	sim_owe(a, SIM_WAKE_PS + idle_leave(core, state, sim.now_ps), SIM_OBS_PARK);
+	exit_ps = idle_leave(core, state, sim.now_ps);
+	if (exit_ps)
+		sim_owe(a, exit_ps, SIM_OBS_IDLE_EXIT);
+	sim_owe(a, SIM_WAKE_PS, SIM_OBS_PARK);
 }
 
 void ll_unpark(unsigned cpu)

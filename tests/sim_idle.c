@@ -11,6 +11,9 @@
  *   herd       filelock on 4socket-ring-ht with the idle states and with
  *              --idle-states off: the wake-ups are counted and their exit
  *              latency reported only with them, and the herd differs
+ *   explain    explain charges the exit to its own part, and only with
+ *              the idle states: pv-ticket's waiters halt, each handoff
+ *              wakes the next ticket's holder
  *   refused    --idle-states with another value than on or off
  *
  * argv[1] is the bin/ directory.
@@ -135,6 +138,29 @@ static void herd(void **state)
 	tl_proc_free(&b);
 }
 
+static void explain_part(void **state)
+{
+	const char *on[] = { "explain", "--topo", "4socket-ring", "--lock", "pv-ticket", "--threads",
+			     "16", "--cs", "50000", "--duration", "10", "--runs", "1", NULL };
+	const char *off[] = { "explain", "--topo", "4socket-ring", "--lock", "pv-ticket", "--threads",
+			      "16", "--cs", "50000", "--duration", "10", "--runs", "1",
+			      "--idle-states", "off", NULL };
+	struct tl_proc a, b;
+	const char *row;
+	double ns = 0;
+	(void)state;
+
+	assert_int_equal(tl_bin(&a, bindir, "locklab-sim", on), 0);
+	assert_int_equal(tl_bin(&b, bindir, "locklab-sim", off), 0);
+	row = strstr(a.out, "leaving an idle state (C-state exit)");
+	assert_non_null(row);
+	assert_int_equal(sscanf(row + strlen("leaving an idle state (C-state exit)"), "%lf", &ns), 1);
+	assert_true(ns > 2000 && ns <= 104000); /* per handoff: at most C6's exit */
+	assert_null(strstr(b.out, "leaving an idle state"));
+	tl_proc_free(&a);
+	tl_proc_free(&b);
+}
+
 static void refused(void **state)
 {
 	const char *f[] = { "filelock", "--idle-states", "maybe", NULL };
@@ -151,6 +177,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(governor),
 		cmocka_unit_test(exit_latency),
 		cmocka_unit_test(herd),
+		cmocka_unit_test(explain_part),
 		cmocka_unit_test(refused),
 	};
 

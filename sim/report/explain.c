@@ -51,7 +51,7 @@ static const char *part_key(unsigned p, char *buf, size_t len)
 		[XP_IDLE] = "idle",   [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
 		[XP_LINK] = "link",   [XP_DATA] = "data",   [XP_LOCAL] = "local",
 		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_STOREBUF] = "storebuf", [XP_OTHER] = "other",
-		[XP_HOME] = "home_agent",
+		[XP_HOME] = "home_agent", [XP_IDLE_EXIT] = "idle_exit",
 	};
 
 	if (p >= XP_XFER && p < XP_XFER + TOPO_MAX_CLASSES) {
@@ -75,6 +75,7 @@ static const char *part_name(unsigned p, char *buf, size_t len)
 		[XP_STOREBUF] = "store-buffer stall",
 		[XP_OTHER] = "waits not traced further",
 		[XP_HOME] = "home-agent queueing",
+		[XP_IDLE_EXIT] = "leaving an idle state (C-state exit)",
 	};
 	unsigned k = p - XP_XFER;
 

@@ -352,14 +352,26 @@ static struct xp_thread *observe(unsigned tid, uint64_t at)
 	return t;
 }
 
+static enum xp_part local_part(enum sim_obs_local what)
+{
+	switch (what) {
+	case SIM_OBS_PARK:
+		return XP_PARK;
+	case SIM_OBS_STOREBUF:
+		return XP_STOREBUF;
+	case SIM_OBS_IDLE_EXIT:
+		return XP_IDLE_EXIT;
+	default:
+		return XP_LOCAL;
+	}
+}
+
 void xp_local(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what)
 {
 	struct xp_thread *t = observe(tid, from);
 
 	if (t)
-		seg_append(t, from, to,
-			   what == SIM_OBS_PARK ? XP_PARK : what == SIM_OBS_STOREBUF ? XP_STOREBUF : XP_LOCAL,
-			   -1, false);
+		seg_append(t, from, to, local_part(what), -1, false);
 }
 
 void xp_delay(unsigned tid, uint64_t from, uint64_t to)
