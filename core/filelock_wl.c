@@ -561,19 +561,14 @@ static void run_config(struct wl_config *c, const struct wl_config *base,
 	c->locks = 1;
 	c->cs_lines = 0;
 	c->read_pct = 0;
+	c->count_opt = "--procs";
 }
 
-/* The backend's check of c, its words for run's --threads said as filelock's
- * --procs: 0, or 2 with one line in why. */
+/* The backend's check of c (its refusals name --procs): 0, or 2 with one
+ * line in why. */
 static int check_procs(const struct wl_config *c, char *why, size_t len)
 {
-	if (!backend_check(c, why, len))
-		return 0;
-	if (!strncmp(why, "--threads", 9) && strlen(why) + 1 < len) {
-		memmove(why + 7, why + 9, strlen(why + 9) + 1);
-		memcpy(why, "--procs", 7);
-	}
-	return 2;
+	return backend_check(c, why, len) ? 2 : 0;
 }
 
 int flw_check(const struct flw_config *fc, const struct wl_config *base, unsigned procs,

@@ -159,7 +159,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 		if (cfg->threads[i] > maxt)
 			maxt = cfg->threads[i];
 	if (maxt > NATIVE_MAX_THREADS) {
-		snprintf(err, errlen, "--threads %u: at most %u threads", maxt,
+		snprintf(err, errlen, "%s %u: at most %u threads", wl_count_opt(cfg), maxt,
 			 NATIVE_MAX_THREADS);
 		return -1;
 	}

@@ -41,9 +41,8 @@ static int check_list(const struct wl_config *cfg, unsigned max_threads,
 		      char *err, size_t errlen)
 {
 	if (cfg->pin_list_len < max_threads) {
-		snprintf(err, errlen,
-			 "--pin list has %u cpus but a run has %u threads",
-			 cfg->pin_list_len, max_threads);
+		snprintf(err, errlen, "--pin list: has %u cpus but %s asks for %u",
+			 cfg->pin_list_len, wl_count_opt(cfg), max_threads);
 		return -1;
 	}
 	for (unsigned i = 0; i < cfg->pin_list_len; i++) {

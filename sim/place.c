@@ -103,22 +103,22 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 		if (maxt > room) {
-			snprintf(err, errlen, "--threads %u: socket %u of topology %s has %u cores", maxt,
-				 cfg->pin_socket, sim.topo.name, room);
+			snprintf(err, errlen, "%s %u: socket %u of topology %s has %u cores",
+				 wl_count_opt(cfg), maxt, cfg->pin_socket, sim.topo.name, room);
 			return -1;
 		}
 	}
 	if (maxt > sim.topo.ncores) {
-		snprintf(err, errlen, "--threads %u: topology %s has %u cores", maxt, sim.topo.name,
-			 sim.topo.ncores);
+		snprintf(err, errlen, "%s %u: topology %s has %u cores", wl_count_opt(cfg), maxt,
+			 sim.topo.name, sim.topo.ncores);
 		return -1;
 	}
 	if (cfg->pin == PIN_LIST) {
 		if (check_list(cfg, err, errlen))
 			return -1;
 		if (cfg->pin_list_len < maxt) {
-			snprintf(err, errlen, "--pin list: has %u cpus but --threads asks for %u",
-				 cfg->pin_list_len, maxt);
+			snprintf(err, errlen, "--pin list: has %u cpus but %s asks for %u",
+				 cfg->pin_list_len, wl_count_opt(cfg), maxt);
 			return -1;
 		}
 	}

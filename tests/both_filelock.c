@@ -107,13 +107,18 @@ static void bad_options_are_one_line(void **state)
 	const char *fit[] = { "filelock", "--topo", "4socket-ring", "--procs", "9",
 			      "--pin", "socket:0", "--iterations", "1", "--runs", "1", NULL };
 	const char *global[] = { "filelock", "--global", "rcu", NULL };
+	const char *list[] = { "filelock", "--procs", "4", "--pin", "list:0,1", NULL };
+	const char *many[] = { "filelock", "--procs", "2000", NULL };
 
 	if (!tl_is_sim())
 		skip();
 	refused(procs0, "--procs");
 	refused(pin, "--pin");
-	refused(fit, "socket");
+	refused(fit, "--procs 9: socket 0 of topology 4socket-ring has 8 cores");
 	refused(global, "--global");
+	/* the backend's refusals name filelock's option, not run's --threads */
+	refused(list, "--pin list: has 2 cpus but --procs asks for 4");
+	refused(many, "--procs 2000: topology 4socket has 32 cores");
 }
 
 int main(int argc, char **argv)

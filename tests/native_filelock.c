@@ -132,6 +132,7 @@ static void test_bad_input(void **state)
 	char *unknown[] = { "--threads", "2" };
 	char *dangling[] = { "--runs" };
 	char *dir[] = { "--dir", "/nonexistent/locklab", "--iterations", "10", "--runs", "1" };
+	char *list[] = { "--procs", "4", "--pin", "list:0,1" };
 
 	(void)state;
 	expect_bad(2, procs0, "--procs: '0'");
@@ -142,6 +143,7 @@ static void test_bad_input(void **state)
 	expect_bad(2, unknown, "--threads: unknown option");
 	expect_bad(1, dangling, "--runs: needs a value");
 	expect_bad(6, dir, "cannot make a directory in /nonexistent/locklab");
+	expect_bad(4, list, "--pin list: has 2 cpus but --procs asks for 4");
 }
 
 int main(void)

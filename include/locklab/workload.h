@@ -80,6 +80,9 @@ struct wl_config {
 
 	const char *topo;      /* sim: name or path; native: NULL */
 	const char *pin_text;  /* as typed, for the output */
+	/* The option that set the thread counts, as refusals name it
+	 * (wl_count_opt): NULL for run's --threads; filelock's --procs. */
+	const char *count_opt;
 
 	/* A virtual machine (--vm V --overcommit X[,X...], docs/vm.md): V
 	 * vCPUs, one per thread (--threads defaults to V), on V / X physical
@@ -289,5 +292,11 @@ struct wl_spread {
 };
 /* 0, or -1 when out of memory. */
 int wl_thread_spread(const struct wl_run *run, struct wl_spread *s);
+
+/* cfg->count_opt, or "--threads". */
+static inline const char *wl_count_opt(const struct wl_config *cfg)
+{
+	return cfg && cfg->count_opt ? cfg->count_opt : "--threads";
+}
 
 #endif

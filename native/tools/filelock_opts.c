@@ -100,6 +100,7 @@ static void set_defaults(struct fl_opts *o)
 	o->runs = FL_DEFAULT_RUNS;
 	o->timeout_s = FL_DEFAULT_TIMEOUT_S;
 	o->procs = m ? m->npus : 2;
+	o->pin.cfg.count_opt = "--procs";
 }
 
 int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
