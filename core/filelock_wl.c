@@ -505,7 +505,8 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->wakeups += c->wakeups;
 	sum->waking_unlocks += c->waking_unlocks;
 	sum->violations += c->violations;
-	sum->idle_wakes += c->idle_wakes;
+	for (unsigned i = 0; i < LL_MAX_IDLE_STATES; i++)
+		sum->idle_wakes[i] += c->idle_wakes[i];
 	sum->idle_exit_ns += c->idle_exit_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
@@ -614,7 +615,7 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	wl_teardown(&run);
 	*secs = run_seconds(&w);
 	sum_counters(&w, cnt);
-	cnt->idle_wakes = rc.sim.idle_wakes;
+	memcpy(cnt->idle_wakes, rc.sim.idle_wakes, sizeof(cnt->idle_wakes));
 	cnt->idle_exit_ns = rc.sim.idle_exit_ps / 1000;
 	free(run.threads);
 	free(w.proc);

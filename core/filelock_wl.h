@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <locklab/result.h>
 #include <locklab/workload.h>
 
 enum flw_test { FLW_FLOCK, FLW_POSIX, FLW_LEASE, FLW_NTESTS };
@@ -35,9 +36,9 @@ struct flw_counters {
 	uint64_t waking_unlocks; /* unlocks that woke someone */
 	uint64_t max_woken;      /* the most sleepers one unlock woke */
 	uint64_t violations;     /* two holders of an exclusive lock at once */
-	/* the simulator's: wake-ups from an idle state, and their exit
-	 * latency (sim/idle.c) */
-	uint64_t idle_wakes, idle_exit_ns;
+	/* the simulator's: wake-ups from each idle state of the machine,
+	 * and their exit latency (sim/idle.c) */
+	uint64_t idle_wakes[LL_MAX_IDLE_STATES], idle_exit_ns;
 };
 
 /* sum += c (max_woken: the larger) */

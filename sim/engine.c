@@ -301,7 +301,7 @@ static void fill_counters(struct sim_counters *c)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
 			k->transfers_by_class[i];
 	noise_end(c);
-	idle_end(&c->idle_wakes, &c->idle_exit_ps);
+	idle_end(c->idle_wakes, &c->idle_exit_ps);
 }
 
 static int run_failed(struct wl_run *run, const char *msg)
@@ -334,6 +334,8 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 		sim_end();
 		return run_failed(run, "out of memory starting the scheduler noise or the idle states");
 	}
+	for (unsigned i = 0; i < run->nthreads; i++)
+		idle_occupy(cores[i]);
 	if (run->vm_pcpus && vm_begin(run, sim.topo.freq_ghz)) {
 		sim_end();
 		return run_failed(run, "out of memory starting the virtual machine");
@@ -407,7 +409,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"arbitration\": ");
 		output_json_string(f, sim_arbitration_option());
 	}
-	sim_switch_json(f);
+	sim_switch_json(f, cfg);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu, \"memory_model\": \"%s\"",
 		(unsigned long long)(sim.quantum_ps / 1000),
 		(unsigned long long)(cfg ? cfg->seed : 0),
@@ -437,6 +439,11 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 				      (unsigned long long)(sim.quantum_ps / 1000));
 	if (n < len)
 		n += sim_switch_text(buf + n, len - n);
+	if (n < len && !(cfg && cfg->vm_vcpus)) {
+		n += (size_t)snprintf(buf + n, len - n, ", ");
+		if (n < len)
+			n += sim_idle_text(cfg, buf + n, len - n);
+	}
 	if (n < len)
 		noise_text(cfg, buf + n, len - n);
 }

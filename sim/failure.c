@@ -17,6 +17,7 @@
 
 #include <locklab/workload.h>
 
+#include "idle.h"
 #include "observe.h"
 #include "sim.h"
 #include "vm.h"
@@ -204,7 +205,9 @@ void sim_check_progress(void)
 			if (p > last)
 				last = p;
 		}
-		if (sim.now_ps - last > sim.progress_bound_ps) {
+		/* last may lie ahead of now: a thread's own clock runs ahead of
+		 * the others' by what it owes */
+		if (sim.now_ps > last && sim.now_ps - last > sim.progress_bound_ps) {
 			sim.next_check_ps = UINT64_MAX;
 			no_progress(last);
 			return;
@@ -222,6 +225,7 @@ void sim_actor_exit(struct sim_actor *a)
 		return;
 	a->block = SIM_EXITED;
 	sim.nlive--;
+	idle_vacate(a->core); /* its hardware thread has nothing left to run */
 	if (sim_vm)
 		vm_actor_exit(a); /* its pCPU goes to the next vCPU */
 	if (!sim.aborting && sim.nlive && sim_all_blocked())

@@ -56,7 +56,11 @@ static void flc_usage(FILE *f)
 		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
 		   "              [--idle-states on|off]\n"
 		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
-		   "              --idle-states off: a sleeper's CPU polls (idle=poll), no exit latency\n");
+		   "              defaults: --test flock,posix,lease, --procs 8, both --shared and\n"
+		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"
+		   "              --topo " SIM_DEFAULT_TOPO ", --seed 1, --idle-states on (the topology's\n"
+		   "              idle.states; off: a sleeper's CPU polls, idle=poll, no exit latency)\n",
+		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
 static int flc_main(int argc, char **argv);
@@ -171,6 +175,26 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
 }
 
+/* The idle states the runs used, and the wake-ups from each. */
+static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
+{
+	char text[160];
+	uint64_t n = 0;
+
+	sim_idle_text(&o->cfg, text, sizeof(text));
+	for (unsigned i = 0; i < sim.topo.nidle; i++)
+		n += c->idle_wakes[i];
+	printf("%-44s %s", "", text);
+	if (n) {
+		printf(": woken from one %llu times (", (unsigned long long)n);
+		for (unsigned i = 0; i < sim.topo.nidle; i++)
+			printf("%s%s %llu", i ? ", " : "", sim.topo.idle[i].name,
+			       (unsigned long long)c->idle_wakes[i]);
+		printf("), %.1f us exit latency each on average", (double)c->idle_exit_ns / 1e3 / (double)n);
+	}
+	printf("\n");
+}
+
 static void table_row(const struct flc_opts *o, const struct flc_result *r)
 {
 	const struct flw_counters *c = &r->cnt;
@@ -193,10 +217,7 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
 	       (unsigned long long)c->resleeps);
-	if (c->idle_wakes)
-		printf("%-44s woken from an idle state %llu times, %.1f us exit latency each on "
-		       "average (the topology's idle.states)\n", "", (unsigned long long)c->idle_wakes,
-		       (double)c->idle_exit_ns / 1e3 / (double)c->idle_wakes);
+	idle_row(o, c);
 }
 
 struct flc_csv {

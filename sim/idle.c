@@ -17,14 +17,22 @@
  * a lock benchmark meets:
  *
  *   predicted   the typical interval of the hardware thread's last 8 idle
- *               intervals (get_typical_interval: the mean of at least 6 of
- *               them, when their variance is at most 400 us^2 or the mean
- *               exceeds six standard deviations; else the largest is
- *               dropped and the rest tried again while more than 6
- *               remain), else none
+ *               intervals (get_typical_interval): their mean, when their
+ *               standard deviation (an integer square root, as int_sqrt)
+ *               is at most 20 us, or when the mean exceeds six standard
+ *               deviations and at least 6 intervals remain; else the
+ *               largest are dropped and the rest tried again while more
+ *               than 6 remain; else none
  *   state       the deepest whose target residency and exit latency are
  *               both at most the prediction; with no prediction the
  *               deepest; at least the first
+ *
+ * SMT: a core enters C3 or C6 only when all its hardware threads are idle
+ * (Intel's optimization reference manual, the core C-states).  A woken
+ * thread whose sibling runs at that moment leaves the shallowest state
+ * (the core stayed in C0); with every sibling idle, the shallowest of
+ * their states.  A hardware thread no thread of the run occupies is idle
+ * in the deepest state.
  *
  * What the model leaves out, each *assumed* away: the next timer event
  * and its correction factor (an idle thread of a benchmark has none due
@@ -32,34 +40,43 @@
  * state's residency), the load and I/O-wait multiplier (1), PM QoS limits
  * (none), and the history before the run: a hardware thread starts with
  * no intervals, as a machine idle before the run starts without a
- * pattern, so its first sleeps go to the deepest state.  The state is per
- * hardware thread, whatever its SMT sibling does, and a wake-up pays the
- * driver's exit latency in full (the table's figure is a worst case).
+ * pattern, so its first sleep goes to the deepest state and the
+ * governor's rules apply to the intervals recorded since.  Interrupts on
+ * an idle hardware thread (--irq-rate-hz) neither end its idle period nor
+ * enter its history.  A wake-up pays the driver's exit latency in full
+ * (the table's figure is a worst case).
  *
  * --idle-states off (sim/switches.c) empties the table: the hardware
  * thread polls (Linux's idle=poll) and a wake-up pays no exit latency.
  * Under --vm a halt is the hypervisor's (sim/vm.h) and this file is not
  * used.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/result.h>
+
 #include "idle.h"
 
+_Static_assert(TOPO_MAX_IDLE == LL_MAX_IDLE_STATES, "one bound on a machine's idle states");
+
 #define INTERVALS 8
-#define STABLE_VARIANCE_US2 400.0 /* menu.c: variance <= 400 */
-#define STABLE_SIGMAS2 36.0       /* menu.c: avg^2 > 36 variance */
+#define STABLE_SIGMA_US 20.0 /* menu.c: stddev <= 20 */
+#define STABLE_SIGMAS 6.0    /* menu.c: avg > stddev * 6 */
+#define BUSY (-1)            /* now: a thread runs on the hardware thread */
 
 struct idle_cpu {
 	double interval_us[INTERVALS];
 	unsigned next, filled;
 	uint64_t since_ps;
+	int now; /* BUSY, or the state it is idle in */
 };
 
 static struct {
 	const struct topo *t;
 	struct idle_cpu *cpu;
-	uint64_t wakes, exit_ps;
+	uint64_t wakes[TOPO_MAX_IDLE], exit_ps;
 } idl;
 
 int idle_begin(const struct topo *t)
@@ -70,29 +87,46 @@ int idle_begin(const struct topo *t)
 	if (!t->nidle)
 		return 0;
 	idl.cpu = calloc(t->ncores, sizeof(*idl.cpu));
-	return idl.cpu ? 0 : -1;
+	if (!idl.cpu)
+		return -1;
+	for (unsigned c = 0; c < t->ncores; c++)
+		idl.cpu[c].now = (int)t->nidle - 1; /* no thread on it yet */
+	return 0;
+}
+
+void idle_occupy(unsigned core)
+{
+	if (idl.cpu && core < idl.t->ncores)
+		idl.cpu[core].now = BUSY;
+}
+
+void idle_vacate(unsigned core)
+{
+	if (idl.cpu && core < idl.t->ncores)
+		idl.cpu[core].now = (int)idl.t->nidle - 1;
 }
 
 void idle_end(uint64_t *wakes, uint64_t *exit_ps)
 {
-	*wakes = idl.wakes;
+	if (idl.t)
+		memcpy(wakes, idl.wakes, idl.t->nidle * sizeof(*wakes));
 	*exit_ps = idl.exit_ps;
 	free(idl.cpu);
 	memset(&idl, 0, sizeof(idl));
 }
 
-/* get_typical_interval: the mean of the recorded intervals at or below
- * thresh, when they agree; -1 when they do not. */
+/* get_typical_interval: the mean of the recorded intervals below thresh,
+ * when they agree; -1 when they do not. */
 static double typical_interval(const struct idle_cpu *c)
 {
-	double thresh = 1e300;
+	double thresh = HUGE_VAL;
 
 	for (;;) {
-		double sum = 0, var = 0, max = 0, avg;
+		double sum = 0, var = 0, max = 0, avg, sd;
 		unsigned n = 0;
 
 		for (unsigned i = 0; i < c->filled; i++) {
-			if (c->interval_us[i] > thresh)
+			if (c->interval_us[i] >= thresh)
 				continue;
 			sum += c->interval_us[i];
 			n++;
@@ -103,15 +137,14 @@ static double typical_interval(const struct idle_cpu *c)
 			return -1;
 		avg = sum / n;
 		for (unsigned i = 0; i < c->filled; i++)
-			if (c->interval_us[i] <= thresh)
+			if (c->interval_us[i] < thresh)
 				var += (c->interval_us[i] - avg) * (c->interval_us[i] - avg);
-		var /= n;
-		if (n * 4 >= INTERVALS * 3 &&
-		    (avg * avg > STABLE_SIGMAS2 * var || var <= STABLE_VARIANCE_US2))
+		sd = floor(sqrt(var / n)); /* int_sqrt */
+		if ((avg > STABLE_SIGMAS * sd && n * 4 >= INTERVALS * 3) || sd <= STABLE_SIGMA_US)
 			return avg;
 		if (n * 4 <= INTERVALS * 3)
 			return -1;
-		thresh = max - 1e-9; /* drop the largest */
+		thresh = max; /* drop the largest (menu.c: thresh = max - 1, in whole us) */
 	}
 }
 
@@ -134,6 +167,26 @@ int idle_enter(unsigned core, uint64_t now_ps)
 		if (predicted < 0 || (res_us <= predicted && exit_us <= predicted))
 			state = (int)i;
 	}
+	c->now = state;
+	return state;
+}
+
+/* The state hardware thread core leaves when woken from state: no deeper
+ * than any sibling's (a busy sibling kept the core in C0: the first). */
+static int core_state(unsigned core, int state)
+{
+	const struct topo *t = idl.t;
+
+	if (!t->core_phys)
+		return state;
+	for (unsigned c = 0; c < t->ncores && state > 0; c++) {
+		if (c == core || t->core_phys[c] != t->core_phys[core])
+			continue;
+		if (idl.cpu[c].now == BUSY)
+			return 0;
+		if (idl.cpu[c].now < state)
+			state = idl.cpu[c].now;
+	}
 	return state;
 }
 
@@ -149,7 +202,9 @@ uint64_t idle_leave(unsigned core, int state, uint64_t now_ps)
 	c->next = (c->next + 1) % INTERVALS;
 	if (c->filled < INTERVALS)
 		c->filled++;
-	idl.wakes++;
+	state = core_state(core, state);
+	c->now = BUSY;
+	idl.wakes[state]++;
 	idl.exit_ps += t->idle[state].exit_ps;
 	return t->idle[state].exit_ps;
 }

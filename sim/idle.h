@@ -13,14 +13,21 @@
 /* A run on machine t begins: every hardware thread's history of idle
  * intervals is empty.  0, or -1 out of memory. */
 int idle_begin(const struct topo *t);
-/* The run's wake-ups from an idle state and the exit latency they paid. */
+/* The run's wake-ups from each idle state ([t->nidle]) and the exit
+ * latency they paid. */
 void idle_end(uint64_t *wakes, uint64_t *exit_ps);
+
+/* A thread of the run comes to hardware thread core (at its start, or
+ * migrated there), or leaves it (migrated away, or ended). */
+void idle_occupy(unsigned core);
+void idle_vacate(unsigned core);
 
 /* Hardware thread core goes idle at now_ps (its thread sleeps): the state
  * it enters, an index into t->idle, or -1 when the machine has none. */
 int idle_enter(unsigned core, uint64_t now_ps);
-/* It is woken at now_ps from state (idle_enter's answer): the exit latency
- * to pay.  The interval joins core's history. */
+/* It is woken at now_ps from state (idle_enter's answer, made no deeper
+ * than its SMT siblings' states allow): the exit latency to pay.  The
+ * interval joins core's history. */
 uint64_t idle_leave(unsigned core, int state, uint64_t now_ps);
 
 #endif

@@ -34,6 +34,7 @@
 #include <locklab/backend.h>
 #include <locklab/rng.h>
 
+#include "idle.h"
 #include "sched_noise.h"
 #include "sim.h"
 
@@ -223,15 +224,20 @@ static void set_core(struct sim_actor *a, unsigned c)
 	}
 }
 
-/* Swap the cores of a and another thread drawn from a's stream. */
-static void swap_with_other(struct sim_actor *a, struct noise_thread *t)
+/* Swap the cores of a and another thread drawn from a's stream; false
+ * when that thread sleeps (ll_park): a sleeping task is on no CPU's run
+ * queue, and the load balancer moves runnable ones. */
+static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 {
 	unsigned j = (unsigned)(next_rand(&t->rng) % (sim.nactors - 1));
 	struct sim_actor *b = &sim.actors[j >= a->idx ? j + 1 : j];
 	unsigned c = a->core;
 
+	if (b->block == SIM_PARKED_KICK)
+		return false;
 	set_core(a, b->core);
 	set_core(b, c);
+	return true;
 }
 
 /* Move a to an idle core drawn from its stream; with none idle, swap. */
@@ -243,17 +249,19 @@ static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
 		idle += !nz.busy[c];
 	if (!idle && sim.nactors < 2)
 		return;
-	nz.migrations += counting(now);
 	if (!idle) {
-		swap_with_other(a, t);
+		nz.migrations += swap_with_other(a, t) && counting(now);
 		return;
 	}
+	nz.migrations += counting(now);
 	k = (unsigned)(next_rand(&t->rng) % idle);
 	for (unsigned c = 0; c < sim.topo.ncores; c++) {
 		if (nz.busy[c] || k--)
 			continue;
 		nz.busy[a->core] = false;
 		nz.busy[c] = true;
+		idle_vacate(a->core);
+		idle_occupy(c);
 		set_core(a, c);
 		return;
 	}

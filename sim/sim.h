@@ -67,9 +67,10 @@
 
 /* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
  * sending a kick (the waker's cost), and the woken thread's delay from the
- * kick until it runs again.  *Assumed*, of the order of a futex wait, a
- * futex wake and a wake-up on an idle core (a context switch and the
- * scheduler's path, a few microseconds); no measurement stands behind the
+ * kick until it runs again, besides the exit from the idle state its
+ * hardware thread entered (sim/idle.c).  *Assumed*, of the order of a
+ * futex wait, a futex wake and the scheduler's path of a wake-up (a
+ * context switch, a few microseconds); no measurement stands behind the
  * values.  topologies/README.md lists them with the other constants that
  * are not a topology's. */
 #define SIM_HALT_PS 200000ull

@@ -14,7 +14,7 @@ enum { SW_HOME, SW_PROBES, SW_SMT, SW_IDLE, SW_N };
 
 static const char *const sw_opt[SW_N] = { "--home-agents", "--probes", "--smt", "--idle-states" };
 static const char *const sw_json[SW_N] = { "home_agents", "probes", "smt", "idle_states" };
-static bool sw_off[SW_N];
+static bool sw_off[SW_N], sw_given[SW_N];
 
 int sim_switch_parse(const char *opt, const char *val, char *err, size_t len)
 {
@@ -26,6 +26,7 @@ int sim_switch_parse(const char *opt, const char *val, char *err, size_t len)
 			return -1;
 		}
 		sw_off[i] = !strcmp(val, "off");
+		sw_given[i] = true;
 		return 1;
 	}
 	return 0;
@@ -39,6 +40,42 @@ void sim_switch_topo(struct topo *t)
 		t->nidle = 0; /* the hardware threads poll: idle=poll */
 }
 
+int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
+{
+	if (!sw_given[SW_IDLE])
+		return 0;
+	if (cfg->vm_vcpus) {
+		snprintf(err, len, "--idle-states: a --vm run's halts are the hypervisor's (docs/vm.md); "
+			 "the idle states apply to runs without --vm");
+		return -1;
+	}
+	if (!sw_off[SW_IDLE] && !sim.topo.nidle) {
+		snprintf(err, len, "--idle-states on: topology %s has no idle.states (topologies/"
+			 "README.md, \"Idle states\", lists the machines that have)", sim.topo.name);
+		return -1;
+	}
+	return 0;
+}
+
+size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (cfg && cfg->vm_vcpus)
+		return 0; /* the hypervisor's halts: docs/vm.md */
+	if (sw_off[SW_IDLE])
+		return (size_t)snprintf(buf, len, "idle states off (--idle-states off)");
+	if (!sim.topo_loaded || !sim.topo.nidle)
+		return (size_t)snprintf(buf, len, "no idle states (none in %s)",
+					sim.topo_loaded ? sim.topo.name : "the topology");
+	n = (size_t)snprintf(buf, len, "idle states ");
+	for (unsigned i = 0; i < sim.topo.nidle && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", sim.topo.idle[i].name);
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, " (the topology's)");
+	return n;
+}
+
 void sim_switch_model(struct coh_model *m)
 {
 	if (sw_off[SW_HOME])
@@ -47,14 +84,14 @@ void sim_switch_model(struct coh_model *m)
 		coh_set_probes(m, false);
 }
 
-void sim_switch_json(FILE *f)
+void sim_switch_json(FILE *f, const struct wl_config *cfg)
 {
 	for (int i = 0; i < SW_N; i++)
-		if (sw_off[i])
+		if (sw_off[i] && !(i == SW_IDLE && cfg && cfg->vm_vcpus))
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);
-	if (!sw_off[SW_IDLE] && sim.topo_loaded && sim.topo.nidle) {
+	if (!sw_off[SW_IDLE] && sim.topo_loaded && sim.topo.nidle && !(cfg && cfg->vm_vcpus)) {
 		fprintf(f, ", \"idle_states\": [");
 		for (unsigned i = 0; i < sim.topo.nidle; i++)
 			fprintf(f, "%s{\"name\": \"%s\", \"exit_us\": %.3f, \"residency_us\": %.3f}",
@@ -69,7 +106,7 @@ size_t sim_switch_text(char *buf, size_t len)
 	size_t n = 0;
 
 	for (int i = 0; i < SW_N; i++)
-		if (sw_off[i] && n < len)
+		if (sw_off[i] && i != SW_IDLE && n < len)
 			n += (size_t)snprintf(buf + n, len - n, ", %s off", sw_opt[i]);
 	return n;
 }

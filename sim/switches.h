@@ -23,11 +23,21 @@ int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
 void sim_switch_topo(struct topo *t);
 /* --home-agents off, --probes off: on a new model. */
 void sim_switch_model(struct coh_model *m);
-/* The switches given off and a machine's smt, as members of the JSON
- * topology object (", \"smt\": \"off\"", ...). */
-void sim_switch_json(FILE *f);
-/* The switches turned off, as ", --smt off" text; returns its length. */
+/* The switches given off, a machine's smt and its idle states (not under
+ * --vm), as members of the JSON topology object (", \"smt\": \"off\"",
+ * ", \"idle_states\": [...]"). */
+void sim_switch_json(FILE *f, const struct wl_config *cfg);
+/* The switches turned off but --idle-states, as ", --smt off" text;
+ * returns its length. */
 size_t sim_switch_text(char *buf, size_t len);
+/* A configuration's use of the switches that needs the topology: 0, or -1
+ * with one line in err (--idle-states under --vm, or on for a machine
+ * without idle.states). */
+int sim_switch_check(const struct wl_config *cfg, char *err, size_t len);
+/* The idle states a run uses, as "idle states C1,C1E,C3,C6 (the
+ * topology's)", "idle states off (...)" or "no idle states (...)"; empty
+ * under --vm.  Returns its length. */
+size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len);
 
 /* The local time a delay of d_ps starting at start_ps takes on actor a's
  * hardware thread: the part that overlaps a sibling's delay runs at

@@ -8,17 +8,21 @@
  *              pays off within it; an interval pattern with an outlier,
  *              the pattern; one without a pattern, the deepest
  *   exit       a wake-up pays the exit latency of the state entered
+ *   SMT        no deeper than the core went: a busy sibling kept it in C0
  *   herd       filelock on 4socket-ring-ht with the idle states and with
  *              --idle-states off: the wake-ups are counted and their exit
  *              latency reported only with them, and the herd differs
  *   explain    explain charges the exit to its own part, and only with
  *              the idle states: pv-ticket's waiters halt, each handoff
  *              wakes the next ticket's holder
- *   refused    --idle-states with another value than on or off
+ *   refused    --idle-states with another value than on or off, on for a
+ *              machine without idle states, and under --vm
  *
  * argv[1] is the bin/ directory.
  */
 #include "testlib.h"
+
+#include <locklab/result.h>
 
 #include "../sim/idle.h"
 
@@ -53,64 +57,114 @@ static int sleeps(unsigned core, double us, unsigned n, uint64_t *now)
 	return st;
 }
 
+/* A history of idle intervals, and the state the governor picks after it. */
+struct history {
+	const char *what;
+	unsigned core;
+	struct { double us; unsigned n; } run[8]; /* n sleeps of us each, in order */
+	int want;
+};
+
+static const struct history histories[] = {
+	{ "steady 30 us: C1E pays off, C3 does not", 1, { { 30, 8 } }, 1 },
+	{ "steady 5 us: C1", 2, { { 5, 8 } }, 0 },
+	{ "steady 500 us: C6", 3, { { 500, 8 } }, 3 },
+	{ "seven of 30 us and an outlier: the outlier dropped", 3, { { 30, 7 }, { 5000, 1 } }, 1 },
+	{ "four of 5 us, four of 5 ms: the 5 ms ones dropped as the largest, and a deviation of "
+	  "at most 20 us needs no count", 2,
+	  { { 5, 1 }, { 5000, 1 }, { 5, 1 }, { 5000, 1 }, { 5, 1 }, { 5000, 1 }, { 5, 1 }, { 5000, 1 } }, 0 },
+	{ "five of 10 us after three of 1 ms: 10 us", 1, { { 1000, 3 }, { 10, 5 } }, 0 },
+	{ "four of 30 us, four of 71 us: variance 420 us^2, int_sqrt 20: the mean, 50.5 us", 1,
+	  { { 30, 4 }, { 71, 4 } }, 1 },
+	{ "spread out, no six agree: no prediction, the deepest", 2,
+	  { { 10, 1 }, { 100, 1 }, { 300, 1 }, { 700, 1 }, { 1500, 1 }, { 3000, 1 }, { 6000, 1 },
+	    { 9000, 1 } }, 3 },
+	{ "40 s intervals, a double's last bit above a microsecond: dropping the largest ends", 0,
+	  { { 4e7, 4 }, { 5, 4 } }, 0 },
+};
+
 static void governor(void **state)
 {
 	struct topo t;
-	uint64_t now = 0, wakes, exit_ps;
+	uint64_t now = 0, wakes[LL_MAX_IDLE_STATES] = { 0 }, exit_ps;
 	(void)state;
 
 	snb_table(&t);
 	assert_int_equal(idle_begin(&t), 0);
 	assert_int_equal(idle_enter(0, now), 3); /* no history: C6 */
 	idle_leave(0, 3, now + 1000000);
-	assert_int_equal(sleeps(1, 30, 8, &now), 1);  /* C1E pays off in 30 us, C3 does not */
-	assert_int_equal(idle_enter(1, now), 1);
-	idle_leave(1, 1, now + 30000000);
-	assert_int_equal(sleeps(2, 5, 8, &now), 0);   /* C1 */
-	assert_int_equal(idle_enter(2, now), 0);
-	idle_leave(2, 0, now + 5000000);
-	assert_int_equal(sleeps(3, 500, 8, &now), 3); /* C6 */
-	/* seven of 30 us and one outlier: the outlier is dropped */
-	sleeps(3, 30, 7, &now);
-	sleeps(3, 5000, 1, &now);
-	assert_int_equal(idle_enter(3, now), 1);
-	idle_leave(3, 1, now);
-	/* half 5 us, half 5 ms: no pattern, the deepest */
-	for (unsigned i = 0; i < 4; i++) {
-		sleeps(2, 5, 1, &now);
-		sleeps(2, 5000, 1, &now);
+	for (size_t h = 0; h < sizeof(histories) / sizeof(histories[0]); h++) {
+		const struct history *y = &histories[h];
+		int got;
+
+		for (unsigned r = 0; r < 8 && y->run[r].n; r++)
+			sleeps(y->core, y->run[r].us, y->run[r].n, &now);
+		got = idle_enter(y->core, now);
+		if (got != y->want)
+			fail_msg("%s: state %d, not %d", y->what, got, y->want);
+		idle_leave(y->core, got, now + 1000000);
 	}
-	assert_int_equal(idle_enter(2, now), 3);
-	idle_leave(2, 3, now);
-	idle_end(&wakes, &exit_ps);
-	assert_true(wakes > 30);
+	idle_end(wakes, &exit_ps);
+	assert_true(wakes[0] + wakes[1] + wakes[2] + wakes[3] > 30);
+	assert_true(wakes[0] && wakes[1] && wakes[3]); /* C1, C1E and C6 were chosen */
 	assert_true(exit_ps > 0);
+}
+
+/* A core enters C6 only when all its hardware threads are idle. */
+static void smt_siblings(void **state)
+{
+	static unsigned phys[4] = { 0, 1, 0, 1 }; /* threads 0 and 2 share core 0 */
+	struct topo t;
+	uint64_t wakes[LL_MAX_IDLE_STATES] = { 0 }, exit_ps;
+	(void)state;
+
+	snb_table(&t);
+	t.core_phys = phys;
+	assert_int_equal(idle_begin(&t), 0);
+	idle_occupy(0);
+	idle_occupy(2);
+	/* 0 asks for C6 while 2 runs: the core stays in C0, 0 leaves C1 */
+	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000), 2000000);
+	/* both asleep in C6: the core was in C6 */
+	idle_enter(2, 400000000);
+	assert_int_equal(idle_leave(0, idle_enter(0, 400000000), 800000000), 104000000);
+	/* 2 wakes while 0 runs: C1; then 2's thread leaves the run, and its
+	 * hardware thread counts as idle, deepest */
+	assert_int_equal(idle_leave(2, 3, 800000000), 2000000);
+	idle_vacate(2);
+	assert_int_equal(idle_leave(0, idle_enter(0, 800000000), 1200000000), 104000000);
+	idle_end(wakes, &exit_ps);
+	assert_int_equal(wakes[0], 2);
+	assert_int_equal(wakes[3], 2);
 }
 
 static void exit_latency(void **state)
 {
 	struct topo t;
-	uint64_t wakes, exit_ps;
+	uint64_t wakes[LL_MAX_IDLE_STATES] = { 0 }, exit_ps;
 	(void)state;
 
 	snb_table(&t);
 	assert_int_equal(idle_begin(&t), 0);
 	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000), 104000000);
-	idle_end(&wakes, &exit_ps);
-	assert_int_equal(wakes, 1);
+	idle_end(wakes, &exit_ps);
+	assert_int_equal(wakes[3], 1); /* one wake-up, from C6 */
+	assert_int_equal(wakes[0] + wakes[1] + wakes[2], 0);
 	assert_int_equal(exit_ps, 104000000);
 	t.nidle = 0; /* no table: no state, no cost */
 	assert_int_equal(idle_begin(&t), 0);
 	assert_int_equal(idle_enter(0, 0), -1);
 	assert_int_equal(idle_leave(0, -1, 1000), 0);
-	idle_end(&wakes, &exit_ps);
-	assert_int_equal(wakes, 0);
+	memset(wakes, 0, sizeof(wakes));
+	idle_end(wakes, &exit_ps);
+	assert_int_equal(wakes[0], 0);
+	assert_int_equal(exit_ps, 0);
 }
 
-/* The line of filelock's output naming the idle states, or NULL. */
+/* Where filelock's output counts the wake-ups from idle states, or NULL. */
 static const char *idle_line(const char *out)
 {
-	return strstr(out, "woken from an idle state");
+	return strstr(out, "woken from one ");
 }
 
 static void herd(void **state)
@@ -128,11 +182,14 @@ static void herd(void **state)
 
 	assert_int_equal(tl_bin(&a, bindir, "locklab-sim", on), 0);
 	assert_int_equal(tl_bin(&b, bindir, "locklab-sim", off), 0);
-	assert_non_null(idle_line(a.out));
-	assert_int_equal(sscanf(idle_line(a.out), "woken from an idle state %llu times, %lf us", &n, &us), 2);
+	assert_non_null(strstr(a.out, "idle states C1,C1E,C3,C6 (the topology's): woken from one "));
+	assert_int_equal(sscanf(idle_line(a.out), "woken from one %llu times", &n), 1);
 	assert_true(n > 0);
+	assert_non_null(strstr(idle_line(a.out), "C6 "));
+	assert_int_equal(sscanf(strstr(idle_line(a.out), "), ") + 3, "%lf us exit latency", &us), 1);
 	assert_true(us >= 2 && us <= 104); /* between C1's exit latency and C6's */
 	assert_null(idle_line(b.out));
+	assert_non_null(strstr(b.out, "idle states off (--idle-states off)"));
 	assert_string_not_equal(a.out, b.out);
 	tl_proc_free(&a);
 	tl_proc_free(&b);
@@ -165,10 +222,19 @@ static void refused(void **state)
 {
 	const char *f[] = { "filelock", "--idle-states", "maybe", NULL };
 	const char *r[] = { "run", "--lock", "ticket", "--idle-states", "", NULL };
+	const char *none[] = { "run", "--topo", "4socket", "--lock", "ticket", "--threads", "2",
+			       "--idle-states", "on", NULL };
+	const char *vm[] = { "run", "--topo", "4socket-ring", "--lock", "ticket", "--threads", "2",
+			     "--vm", "2", "--overcommit", "1", "--idle-states", "off", NULL };
+	const char *fl[] = { "filelock", "--topo", "4socket", "--idle-states", "on", NULL };
 	(void)state;
 
 	tl_bin_refused(bindir, "locklab-sim", f, "--idle-states: 'maybe' is not on or off");
 	tl_bin_refused(bindir, "locklab-sim", r, "--idle-states");
+	/* a switch that would mean nothing */
+	tl_bin_refused(bindir, "locklab-sim", none, "--idle-states on: topology 4socket has no idle.states");
+	tl_bin_refused(bindir, "locklab-sim", vm, "--idle-states: a --vm run's halts are the hypervisor's");
+	tl_bin_refused(bindir, "locklab-sim", fl, "--idle-states on: topology 4socket has no idle.states");
 }
 
 int main(int argc, char **argv)
@@ -176,6 +242,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(governor),
 		cmocka_unit_test(exit_latency),
+		cmocka_unit_test(smt_siblings),
 		cmocka_unit_test(herd),
 		cmocka_unit_test(explain_part),
 		cmocka_unit_test(refused),

@@ -135,13 +135,24 @@ static void settings_are_shown(void **state)
 				     "none", "--format", "json", NULL };
 	struct tl_proc o;
 
+	const char *const idle[] = { "run", "--topo", "4socket-ring", "--lock", "mcs", "--threads",
+				     "2", "--ops", "20", "--runs", "1", NULL };
+	const char *const idle_off[] = { "run", "--topo", "4socket-ring", "--lock", "mcs", "--threads",
+					 "2", "--ops", "20", "--runs", "1", "--idle-states", "off", NULL };
+
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", dflt), 0);
 	assert_non_null(strstr(o.out, "settings: pin compact, lock home same, seed 1, memory model "
-				      "tso (the topology's)\n"));
+				      "tso (the topology's), no idle states (none in 2socket)\n"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", given), 0);
 	assert_non_null(strstr(o.out, "settings: pin scatter, lock home spread, seed 7, memory model "
-				      "sc, arbitration fifo, --smt off\n"));
+				      "sc, arbitration fifo, --smt off, no idle states (none in 2socket)\n"));
+	tl_proc_free(&o);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", idle), 0);
+	assert_non_null(strstr(o.out, ", idle states C1,C1E,C3,C6 (the topology's)\n"));
+	tl_proc_free(&o);
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", idle_off), 0);
+	assert_non_null(strstr(o.out, ", idle states off (--idle-states off)\n"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);
 	assert_non_null(strstr(o.out, "\"memory_model\": \"pso\""));
@@ -192,6 +203,8 @@ static void switch_options(void **state)
 	BAD(p, "explain: --smt: 'yes' is not on or off", "explain", "--smt", "yes");
 	BAD(p, "--smt: needs a value", "run", "--smt");
 	BAD("locklab-native", "run: --smt: unknown option", "run", "--smt", "off");
+	BAD(p, "run: --idle-states: 'yes' is not on or off", "run", "--idle-states", "yes");
+	BAD("locklab-native", "run: --idle-states: unknown option", "run", "--idle-states", "off");
 	BAD(p, "--lock-home: 'near' is not same, spread or random", "run", "--lock-home", "near");
 }
 

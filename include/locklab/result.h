@@ -38,6 +38,9 @@ struct vm_counters {
 
 /* What the simulator's memory model counted over the measured interval;
  * a native run leaves has_sim false. */
+/* The most idle states a machine lists (sim/topology.h, TOPO_MAX_IDLE). */
+#define LL_MAX_IDLE_STATES 8
+
 struct sim_counters {
 	bool has_sim;
 	uint64_t misses;              /* coherence misses, all threads, all lines */
@@ -60,8 +63,9 @@ struct sim_counters {
 	uint64_t irqs;                /* interrupts on the threads' cores */
 	uint64_t irq_lost_ps;         /* thread time they took */
 	/* idle states (sim/idle.c): wake-ups of a sleeping thread whose
-	 * hardware thread was in one, and the exit latency they paid */
-	uint64_t idle_wakes;
+	 * hardware thread was in one, by state (the topology's idle.states
+	 * order), and the exit latency they paid */
+	uint64_t idle_wakes[LL_MAX_IDLE_STATES];
 	uint64_t idle_exit_ps;
 };
 
