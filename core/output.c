@@ -111,6 +111,8 @@ static const struct col cols[] = {
 	SIMCOL("node_misses_per_acq", node_misses_per_acq),
 	SIMCOL("data_misses_per_acq", data_misses_per_acq),
 	SIMCOL("other_misses_per_acq", other_misses_per_acq),
+	SIMCOL("idle_wakes_per_acq", idle_wakes_per_acq),
+	SIMCOL("idle_exit_ns_per_acq", idle_exit_ns_per_acq),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 };

@@ -293,6 +293,24 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 	fputc('\n', f);
 }
 
+/* In the simulator, a configuration whose sleeping threads woke from an
+ * idle state (sim/idle.c): how often a run, and the exit each paid. */
+static void table_idle_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
+{
+	double wakes = 0, exit_ps = 0;
+	char c[32];
+
+	for (size_t i = from; i < to; i++) {
+		for (unsigned k = 0; k < LL_MAX_IDLE_STATES; k++)
+			wakes += (double)rows[i].sim.idle_wakes[k];
+		exit_ps += (double)rows[i].sim.idle_exit_ps;
+	}
+	if (!wakes)
+		return;
+	fprintf(f, "%-*s per run: %s wake-ups from an idle state, %.1f us exit latency each\n", w,
+		"    idle", count_text(wakes / (double)(to - from), c), exit_ps / wakes / 1e6);
+}
+
 /* text on f in lines of at most LEGEND_W columns, broken at spaces. */
 #define LEGEND_W 104
 static void print_wrapped(FILE *f, const char *text)
@@ -370,6 +388,8 @@ void output_table(FILE *f, const struct output_set *o)
 			table_rw_lines(f, o->rows, i, j, w);
 		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j, w);
+		else if (r->sim.has_sim)
+			table_idle_line(f, o->rows, i, j, w);
 		table_verdict(f, &c);
 	}
 	if (o->nrows)

@@ -250,7 +250,7 @@ void ll_park(void)
 	core = a->core;
 	state = idle_enter(core, sim.now_ps);
 	block_self(a, UINT64_MAX);
-	exit_ps = idle_leave(core, state, sim.now_ps);
+	exit_ps = idle_leave(core, state, sim.now_ps, sim.now_ps < sim.end_ps);
 	if (exit_ps)
 		sim_owe(a, exit_ps, SIM_OBS_IDLE_EXIT);
 	sim_owe(a, SIM_WAKE_PS, SIM_OBS_PARK);

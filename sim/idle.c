@@ -190,7 +190,7 @@ static int core_state(unsigned core, int state)
 	return state;
 }
 
-uint64_t idle_leave(unsigned core, int state, uint64_t now_ps)
+uint64_t idle_leave(unsigned core, int state, uint64_t now_ps, bool counted)
 {
 	const struct topo *t = idl.t;
 	struct idle_cpu *c;
@@ -204,7 +204,9 @@ uint64_t idle_leave(unsigned core, int state, uint64_t now_ps)
 		c->filled++;
 	state = core_state(core, state);
 	c->now = BUSY;
-	idl.wakes[state]++;
-	idl.exit_ps += t->idle[state].exit_ps;
+	if (counted) {
+		idl.wakes[state]++;
+		idl.exit_ps += t->idle[state].exit_ps;
+	}
 	return t->idle[state].exit_ps;
 }

@@ -6,6 +6,7 @@
 #ifndef SIM_IDLE_H
 #define SIM_IDLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "topology.h"
@@ -13,8 +14,8 @@
 /* A run on machine t begins: every hardware thread's history of idle
  * intervals is empty.  0, or -1 out of memory. */
 int idle_begin(const struct topo *t);
-/* The run's wake-ups from each idle state ([t->nidle]) and the exit
- * latency they paid. */
+/* The measured interval's wake-ups from each idle state ([t->nidle]) and
+ * the exit latency they paid. */
 void idle_end(uint64_t *wakes, uint64_t *exit_ps);
 
 /* A thread of the run comes to hardware thread core (at its start, or
@@ -27,7 +28,8 @@ void idle_vacate(unsigned core);
 int idle_enter(unsigned core, uint64_t now_ps);
 /* It is woken at now_ps from state (idle_enter's answer, made no deeper
  * than its SMT siblings' states allow): the exit latency to pay.  The
- * interval joins core's history. */
-uint64_t idle_leave(unsigned core, int state, uint64_t now_ps);
+ * interval joins core's history; the wake-up is counted when counted (it
+ * falls in the measured interval). */
+uint64_t idle_leave(unsigned core, int state, uint64_t now_ps, bool counted);
 
 #endif

@@ -51,7 +51,7 @@ static int sleeps(unsigned core, double us, unsigned n, uint64_t *now)
 	for (unsigned i = 0; i < n; i++) {
 		st = idle_enter(core, *now);
 		*now += (uint64_t)(us * 1e6);
-		idle_leave(core, st, *now);
+		idle_leave(core, st, *now, true);
 		*now += 1000000; /* it runs a microsecond */
 	}
 	return st;
@@ -92,7 +92,7 @@ static void governor(void **state)
 	snb_table(&t);
 	assert_int_equal(idle_begin(&t), 0);
 	assert_int_equal(idle_enter(0, now), 3); /* no history: C6 */
-	idle_leave(0, 3, now + 1000000);
+	idle_leave(0, 3, now + 1000000, true);
 	for (size_t h = 0; h < sizeof(histories) / sizeof(histories[0]); h++) {
 		const struct history *y = &histories[h];
 		int got;
@@ -102,7 +102,7 @@ static void governor(void **state)
 		got = idle_enter(y->core, now);
 		if (got != y->want)
 			fail_msg("%s: state %d, not %d", y->what, got, y->want);
-		idle_leave(y->core, got, now + 1000000);
+		idle_leave(y->core, got, now + 1000000, true);
 	}
 	idle_end(wakes, &exit_ps);
 	assert_true(wakes[0] + wakes[1] + wakes[2] + wakes[3] > 30);
@@ -124,15 +124,15 @@ static void smt_siblings(void **state)
 	idle_occupy(0);
 	idle_occupy(2);
 	/* 0 asks for C6 while 2 runs: the core stays in C0, 0 leaves C1 */
-	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000), 2000000);
+	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000, true), 2000000);
 	/* both asleep in C6: the core was in C6 */
 	idle_enter(2, 400000000);
-	assert_int_equal(idle_leave(0, idle_enter(0, 400000000), 800000000), 104000000);
+	assert_int_equal(idle_leave(0, idle_enter(0, 400000000), 800000000, true), 104000000);
 	/* 2 wakes while 0 runs: C1; then 2's thread leaves the run, and its
 	 * hardware thread counts as idle, deepest */
-	assert_int_equal(idle_leave(2, 3, 800000000), 2000000);
+	assert_int_equal(idle_leave(2, 3, 800000000, true), 2000000);
 	idle_vacate(2);
-	assert_int_equal(idle_leave(0, idle_enter(0, 800000000), 1200000000), 104000000);
+	assert_int_equal(idle_leave(0, idle_enter(0, 800000000), 1200000000, true), 104000000);
 	idle_end(wakes, &exit_ps);
 	assert_int_equal(wakes[0], 2);
 	assert_int_equal(wakes[3], 2);
@@ -146,7 +146,9 @@ static void exit_latency(void **state)
 
 	snb_table(&t);
 	assert_int_equal(idle_begin(&t), 0);
-	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000), 104000000);
+	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000, true), 104000000);
+	/* after the measured interval: paid, not counted */
+	assert_int_equal(idle_leave(1, idle_enter(1, 0), 400000000, false), 104000000);
 	idle_end(wakes, &exit_ps);
 	assert_int_equal(wakes[3], 1); /* one wake-up, from C6 */
 	assert_int_equal(wakes[0] + wakes[1] + wakes[2], 0);
@@ -154,7 +156,7 @@ static void exit_latency(void **state)
 	t.nidle = 0; /* no table: no state, no cost */
 	assert_int_equal(idle_begin(&t), 0);
 	assert_int_equal(idle_enter(0, 0), -1);
-	assert_int_equal(idle_leave(0, -1, 1000), 0);
+	assert_int_equal(idle_leave(0, -1, 1000, true), 0);
 	memset(wakes, 0, sizeof(wakes));
 	idle_end(wakes, &exit_ps);
 	assert_int_equal(wakes[0], 0);

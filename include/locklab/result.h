@@ -118,6 +118,9 @@ struct run_result {
 	double transfers_class_per_acq[SIM_CSV_CLASSES];
 	/* misses_per_acq by what the line holds */
 	double lock_misses_per_acq, node_misses_per_acq, data_misses_per_acq, other_misses_per_acq;
+	/* idle states (sim/idle.c): wake-ups from one, and their exit latency,
+	 * per acquisition */
+	double idle_wakes_per_acq, idle_exit_ns_per_acq;
 	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
 	/* A run that failed (mutual exclusion violated, deadlock, no
