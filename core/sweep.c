@@ -59,8 +59,9 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->other_misses_per_acq = per(c->other_misses, r->acquisitions);
 	for (unsigned k = 0; k < LL_MAX_IDLE_STATES; k++)
 		wakes += c->idle_wakes[k];
-	r->idle_wakes_per_acq = per(wakes, r->acquisitions);
-	r->idle_exit_ns_per_acq = per(c->idle_exit_ps, r->acquisitions) / 1000.0;
+	/* empty where no idle state applies */
+	r->idle_wakes_per_acq = c->has_idle ? per(wakes, r->acquisitions) : NAN;
+	r->idle_exit_ns_per_acq = c->has_idle ? per(c->idle_exit_ps, r->acquisitions) / 1000.0 : NAN;
 }
 
 /* --vm: the figures per acquisition and per wake. */

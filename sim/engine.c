@@ -302,6 +302,7 @@ static void fill_counters(struct sim_counters *c)
 			k->transfers_by_class[i];
 	noise_end(c);
 	idle_end(c->idle_wakes, &c->idle_exit_ps);
+	c->has_idle = sim.topo.nidle && !sim_vm;
 }
 
 static int run_failed(struct wl_run *run, const char *msg)

@@ -186,7 +186,8 @@ static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 		n += c->idle_wakes[i];
 	printf("%-44s %s", "", text);
 	if (n) {
-		printf(": woken from one %llu times (", (unsigned long long)n);
+		printf("; %s%llu wake-ups from them (", o->runs > 1 ? "all runs: " : "",
+		       (unsigned long long)n);
 		for (unsigned i = 0; i < sim.topo.nidle; i++)
 			printf("%s%s %llu", i ? ", " : "", sim.topo.idle[i].name,
 			       (unsigned long long)c->idle_wakes[i]);

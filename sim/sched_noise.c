@@ -225,15 +225,15 @@ static void set_core(struct sim_actor *a, unsigned c)
 }
 
 /* Swap the cores of a and another thread drawn from a's stream; false
- * when that thread sleeps (ll_park): a sleeping task is on no CPU's run
- * queue, and the load balancer moves runnable ones. */
+ * when that thread sleeps (ll_park: a sleeping task is on no CPU's run
+ * queue, and the load balancer moves runnable ones) or has ended. */
 static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 {
 	unsigned j = (unsigned)(next_rand(&t->rng) % (sim.nactors - 1));
 	struct sim_actor *b = &sim.actors[j >= a->idx ? j + 1 : j];
 	unsigned c = a->core;
 
-	if (b->block == SIM_PARKED_KICK)
+	if (b->block == SIM_PARKED_KICK || b->block == SIM_EXITED)
 		return false;
 	set_core(a, b->core);
 	set_core(b, c);

@@ -67,6 +67,7 @@ struct sim_counters {
 	 * order), and the exit latency they paid */
 	uint64_t idle_wakes[LL_MAX_IDLE_STATES];
 	uint64_t idle_exit_ps;
+	bool has_idle; /* the run's machine had idle states, on, outside --vm */
 };
 
 /* The counters of one run (backend_run): the simulator's, and the virtual
