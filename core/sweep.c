@@ -39,8 +39,6 @@ static double per(uint64_t num, uint64_t den)
 
 static void fill_sim(struct run_result *r, const struct sim_counters *c)
 {
-	uint64_t wakes = 0;
-
 	r->sim = *c;
 	if (!c->has_sim)
 		return;
@@ -57,10 +55,8 @@ static void fill_sim(struct run_result *r, const struct sim_counters *c)
 	r->node_misses_per_acq = per(c->node_misses, r->acquisitions);
 	r->data_misses_per_acq = per(c->data_misses, r->acquisitions);
 	r->other_misses_per_acq = per(c->other_misses, r->acquisitions);
-	for (unsigned k = 0; k < LL_MAX_IDLE_STATES; k++)
-		wakes += c->idle_wakes[k];
 	/* empty where no idle state applies */
-	r->idle_wakes_per_acq = c->has_idle ? per(wakes, r->acquisitions) : NAN;
+	r->idle_wakes_per_acq = c->has_idle ? per(sim_idle_wakes(c), r->acquisitions) : NAN;
 	r->idle_exit_ns_per_acq = c->has_idle ? per(c->idle_exit_ps, r->acquisitions) / 1000.0 : NAN;
 }
 

@@ -301,8 +301,7 @@ static void table_idle_line(FILE *f, const struct run_result *rows, size_t from,
 	char c[32];
 
 	for (size_t i = from; i < to; i++) {
-		for (unsigned k = 0; k < LL_MAX_IDLE_STATES; k++)
-			wakes += (double)rows[i].sim.idle_wakes[k];
+		wakes += (double)sim_idle_wakes(&rows[i].sim);
 		exit_ps += (double)rows[i].sim.idle_exit_ps;
 	}
 	if (!wakes)

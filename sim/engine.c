@@ -331,12 +331,10 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	if (sim_begin(run->nthreads, cores))
 		return run_failed(run, "out of memory starting the simulation");
 	sim.run = run;
-	if (noise_begin(run) || idle_begin(&sim.topo)) {
+	if (noise_begin(run) || idle_begin(&sim.topo, run->nthreads, cores)) {
 		sim_end();
 		return run_failed(run, "out of memory starting the scheduler noise or the idle states");
 	}
-	for (unsigned i = 0; i < run->nthreads; i++)
-		idle_occupy(cores[i]);
 	if (run->vm_pcpus && vm_begin(run, sim.topo.freq_ghz)) {
 		sim_end();
 		return run_failed(run, "out of memory starting the virtual machine");
@@ -428,6 +426,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 {
+	char idle[160];
 	size_t n = cfg && cfg->vm_vcpus
 			   ? (size_t)snprintf(buf, len, ", memory model sc (every --vm run is)")
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
@@ -440,11 +439,8 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 				      (unsigned long long)(sim.quantum_ps / 1000));
 	if (n < len)
 		n += sim_switch_text(buf + n, len - n);
-	if (n < len && !(cfg && cfg->vm_vcpus)) {
-		n += (size_t)snprintf(buf + n, len - n, ", ");
-		if (n < len)
-			n += sim_idle_text(cfg, buf + n, len - n);
-	}
+	if (n < len && sim_idle_text(cfg, idle, sizeof(idle))) /* nothing under --vm */
+		n += (size_t)snprintf(buf + n, len - n, ", %s", idle);
 	if (n < len)
 		noise_text(cfg, buf + n, len - n);
 }

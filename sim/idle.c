@@ -79,7 +79,7 @@ static struct {
 	uint64_t wakes[TOPO_MAX_IDLE], exit_ps;
 } idl;
 
-int idle_begin(const struct topo *t)
+int idle_begin(const struct topo *t, unsigned n, const unsigned *cores)
 {
 	free(idl.cpu);
 	memset(&idl, 0, sizeof(idl));
@@ -90,7 +90,9 @@ int idle_begin(const struct topo *t)
 	if (!idl.cpu)
 		return -1;
 	for (unsigned c = 0; c < t->ncores; c++)
-		idl.cpu[c].now = (int)t->nidle - 1; /* no thread on it yet */
+		idl.cpu[c].now = (int)t->nidle - 1; /* no thread on it */
+	for (unsigned i = 0; i < n; i++)
+		idle_occupy(cores[i]);
 	return 0;
 }
 
@@ -175,17 +177,13 @@ int idle_enter(unsigned core, uint64_t now_ps)
  * than any sibling's (a busy sibling kept the core in C0: the first). */
 static int core_state(unsigned core, int state)
 {
-	const struct topo *t = idl.t;
+	unsigned sib[TOPO_MAX_SMT], n = topo_siblings(idl.t, core, sib);
 
-	if (!t->core_phys)
-		return state;
-	for (unsigned c = 0; c < t->ncores && state > 0; c++) {
-		if (c == core || t->core_phys[c] != t->core_phys[core])
-			continue;
-		if (idl.cpu[c].now == BUSY)
+	for (unsigned i = 0; i < n && state > 0; i++) {
+		if (idl.cpu[sib[i]].now == BUSY)
 			return 0;
-		if (idl.cpu[c].now < state)
-			state = idl.cpu[c].now;
+		if (idl.cpu[sib[i]].now < state)
+			state = idl.cpu[sib[i]].now;
 	}
 	return state;
 }

@@ -11,9 +11,10 @@
 
 #include "topology.h"
 
-/* A run on machine t begins: every hardware thread's history of idle
- * intervals is empty.  0, or -1 out of memory. */
-int idle_begin(const struct topo *t);
+/* A run on machine t begins, its n threads on cores[]: every hardware
+ * thread's history of idle intervals is empty, and those with no thread
+ * are idle.  0, or -1 out of memory. */
+int idle_begin(const struct topo *t, unsigned n, const unsigned *cores);
 /* The measured interval's wake-ups from each idle state ([t->nidle]) and
  * the exit latency they paid. */
 void idle_end(uint64_t *wakes, uint64_t *exit_ps);

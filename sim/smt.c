@@ -23,16 +23,14 @@ static struct smt_delay last[TOPO_MAX_CORES];
 /* How much of [start, start + d) a sibling of core c is in delay. */
 static uint64_t sibling_overlap(unsigned c, uint64_t start, uint64_t d)
 {
-	const struct topo *t = &sim.topo;
-	unsigned r = t->core_phys[c], s = t->core_socket[c];
+	unsigned sib[TOPO_MAX_SMT], n = topo_siblings(&sim.topo, c, sib);
 	uint64_t most = 0;
 
-	for (unsigned o = r; o < t->ncores && t->core_socket[o] == s; o++) {
-		const struct smt_delay *x = &last[o];
+	for (unsigned i = 0; i < n; i++) {
+		const struct smt_delay *x = &last[sib[i]];
 		uint64_t end;
 
-		if (o == c || t->core_phys[o] != r || x->base != sim.base_ps + 1 ||
-		    x->end <= start || x->start > start)
+		if (x->base != sim.base_ps + 1 || x->end <= start || x->start > start)
 			continue;
 		end = x->end < start + d ? x->end : start + d;
 		if (end - start > most)

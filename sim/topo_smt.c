@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 
-#define SMT_MAX 8
 
 static int read_smt_number(struct topo_ctx *x, const char *key, double *out)
 {
@@ -36,8 +35,8 @@ int topo_read_smt(struct topo_ctx *x, struct topo *t)
 
 	if (read_smt_number(x, "smt", &n) || read_smt_number(x, "smt.issue_share", &share))
 		return -1;
-	if (n < 1 || n > SMT_MAX || n != (unsigned)n)
-		return topo_fail(x, "smt must be a whole number in 1..%d", SMT_MAX);
+	if (n < 1 || n > TOPO_MAX_SMT || n != (unsigned)n)
+		return topo_fail(x, "smt must be a whole number in 1..%d", TOPO_MAX_SMT);
 	if (!(share > 0 && share <= 1))
 		return topo_fail(x, "smt.issue_share must be in (0, 1]");
 	t->smt = (unsigned)n;
@@ -57,6 +56,19 @@ int topo_read_smt(struct topo_ctx *x, struct topo *t)
 		first += k;
 	}
 	return 0;
+}
+
+unsigned topo_siblings(const struct topo *t, unsigned c, unsigned *sib)
+{
+	unsigned r, n = 0;
+
+	if (!t->core_phys)
+		return 0;
+	r = t->core_phys[c];
+	for (unsigned o = r; o < t->ncores && t->core_socket[o] == t->core_socket[c]; o++)
+		if (o != c && t->core_phys[o] == r)
+			sib[n++] = o;
+	return n;
 }
 
 void topo_smt_off(struct topo *t)

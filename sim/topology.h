@@ -21,6 +21,7 @@
 #define TOPO_MAX_CORES 8192
 #define TOPO_MAX_SOCKETS 256
 #define TOPO_MAX_IDLE 8
+#define TOPO_MAX_SMT 8 /* hardware threads a core */
 
 enum topo_op { TOPO_LOAD = 0, TOPO_STORE = 1, TOPO_ATOMIC = 2, TOPO_NOPS = 3 };
 /* State of the line when the request arrives, as ccbench names it;
@@ -151,6 +152,10 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
  * to four parents).  Returns 0 when the file exists; otherwise -1, with
  * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
+/* The other hardware threads of c's physical core into sib (at most
+ * smt - 1 of them); their count, 0 on a machine without SMT
+ * (sim/topo_smt.c). */
+unsigned topo_siblings(const struct topo *t, unsigned c, unsigned *sib);
 /* The longest one access can take on the idle machine, at most (sim/topo_costs.c). */
 uint64_t topo_slowest_ps(const struct topo *t);
 void topo_free(struct topo *t);

@@ -90,7 +90,7 @@ static void governor(void **state)
 	(void)state;
 
 	snb_table(&t);
-	assert_int_equal(idle_begin(&t), 0);
+	assert_int_equal(idle_begin(&t, 0, NULL), 0);
 	assert_int_equal(idle_enter(0, now), 3); /* no history: C6 */
 	idle_leave(0, 3, now + 1000000, true);
 	for (size_t h = 0; h < sizeof(histories) / sizeof(histories[0]); h++) {
@@ -120,9 +120,9 @@ static void smt_siblings(void **state)
 
 	snb_table(&t);
 	t.core_phys = phys;
-	assert_int_equal(idle_begin(&t), 0);
-	idle_occupy(0);
-	idle_occupy(2);
+	static const unsigned on[] = { 0, 2 };
+
+	assert_int_equal(idle_begin(&t, 2, on), 0);
 	/* 0 asks for C6 while 2 runs: the core stays in C0, 0 leaves C1 */
 	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000, true), 2000000);
 	/* both asleep in C6: the core was in C6 */
@@ -145,7 +145,7 @@ static void exit_latency(void **state)
 	(void)state;
 
 	snb_table(&t);
-	assert_int_equal(idle_begin(&t), 0);
+	assert_int_equal(idle_begin(&t, 0, NULL), 0);
 	assert_int_equal(idle_leave(0, idle_enter(0, 0), 400000000, true), 104000000);
 	/* after the measured interval: paid, not counted */
 	assert_int_equal(idle_leave(1, idle_enter(1, 0), 400000000, false), 104000000);
@@ -154,7 +154,7 @@ static void exit_latency(void **state)
 	assert_int_equal(wakes[0] + wakes[1] + wakes[2], 0);
 	assert_int_equal(exit_ps, 104000000);
 	t.nidle = 0; /* no table: no state, no cost */
-	assert_int_equal(idle_begin(&t), 0);
+	assert_int_equal(idle_begin(&t, 0, NULL), 0);
 	assert_int_equal(idle_enter(0, 0), -1);
 	assert_int_equal(idle_leave(0, -1, 1000, true), 0);
 	memset(wakes, 0, sizeof(wakes));

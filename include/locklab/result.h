@@ -70,6 +70,16 @@ struct sim_counters {
 	bool has_idle; /* the run's machine had idle states, on, outside --vm */
 };
 
+/* The wake-ups from an idle state, every state together. */
+static inline uint64_t sim_idle_wakes(const struct sim_counters *c)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < LL_MAX_IDLE_STATES; k++)
+		n += c->idle_wakes[k];
+	return n;
+}
+
 /* The counters of one run (backend_run): the simulator's, and the virtual
  * machine's, which either backend fills. */
 struct run_counters {
