@@ -39,7 +39,8 @@ struct flc_opts {
 struct flc_result {
 	struct flw_config fc;
 	double *secs;
-	struct flw_counters cnt; /* summed over the runs, max_woken the max */
+	struct flw_counters *runs; /* each run's, for the CSV */
+	struct flw_counters cnt;   /* summed over the runs, max_woken the max */
 };
 
 static const struct ll_opt flc_opts_table[] = {
@@ -231,18 +232,32 @@ static void csv_rows(FILE *f, const void *arg)
 {
 	const struct flc_csv *c = arg;
 	const struct flc_opts *o = c->o;
+	char idle[128];
 
-	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,run,seconds,pairs_per_s\n");
+	sim_idle_field(&o->cfg, idle, sizeof(idle));
+	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,run,seconds,pairs_per_s,"
+		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
+			const struct flw_counters *r = &c->res[k].runs[i];
 			double s = c->res[k].secs[i];
+			uint64_t wakes = 0;
 
-			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f\n",
+			for (unsigned j = 0; j < sim.topo.nidle; j++)
+				wakes += r->idle_wakes[j];
+			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f,%llu,%llu,%llu,%s,",
 				backend_topo_name(&o->cfg), flw_test_names[fc->test],
 				fc->shared ? "shared" : "private", flw_global_names[fc->global],
 				o->procs, (unsigned long long)o->iterations, o->cfg.pin_text, i, s,
-				s > 0 ? (double)o->procs * (double)o->iterations / s : 0);
+				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
+				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
+				(unsigned long long)r->resleeps, idle);
+			if (sim.topo.nidle)
+				fprintf(f, "%llu,%.1f\n", (unsigned long long)wakes,
+					wakes ? (double)r->idle_exit_ns / (double)wakes : 0.0);
+			else
+				fprintf(f, ",\n"); /* no idle state applies: empty, not 0 */
 		}
 }
 
@@ -253,7 +268,8 @@ static int run_test(const struct flc_opts *o, struct flc_result *r)
 	char why[512];
 
 	r->secs = calloc(o->runs, sizeof(double));
-	if (!r->secs)
+	r->runs = calloc(o->runs, sizeof(*r->runs));
+	if (!r->secs || !r->runs)
 		return BAD("out of memory");
 	for (unsigned i = 0; i < o->runs; i++) {
 		struct flw_counters c;
@@ -268,6 +284,7 @@ static int run_test(const struct flc_opts *o, struct flc_result *r)
 			return rc;
 		}
 		flw_counters_add(&r->cnt, &c);
+		r->runs[i] = c;
 	}
 	return 0;
 }
@@ -330,7 +347,9 @@ static int flc_main(int argc, char **argv)
 		fprintf(stderr, "locklab-sim: filelock: cannot write %s\n", o.csv);
 		rc = 1;
 	}
-	for (unsigned i = 0; i < csv.n; i++)
+	for (unsigned i = 0; i < csv.n; i++) {
 		free(res[i].secs);
+		free(res[i].runs);
+	}
 	return rc;
 }

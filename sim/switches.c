@@ -71,6 +71,22 @@ size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len)
 	return n;
 }
 
+size_t sim_idle_field(const struct wl_config *cfg, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (cfg && cfg->vm_vcpus)
+		return 0;
+	if (sw_off[SW_IDLE])
+		return (size_t)snprintf(buf, len, "off");
+	if (!sim.topo_loaded || !sim.topo.nidle)
+		return (size_t)snprintf(buf, len, "none");
+	for (unsigned i = 0; i < sim.topo.nidle && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", sim.topo.idle[i].name);
+	return n;
+}
+
 void sim_switch_model(struct coh_model *m)
 {
 	if (sw_off[SW_HOME])

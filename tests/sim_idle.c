@@ -11,7 +11,8 @@
  *   SMT        no deeper than the core went: a busy sibling kept it in C0
  *   herd       filelock on 4socket-ring-ht with the idle states and with
  *              --idle-states off: the wake-ups are counted and their exit
- *              latency reported only with them, and the herd differs
+ *              latency reported only with them, in the table and alike in
+ *              the CSV (empty cells without them), and the herd differs
  *   explain    explain charges the exit to its own part, and only with
  *              the idle states: pv-ticket's waiters halt, each handoff
  *              wakes the next ticket's holder
@@ -20,6 +21,8 @@
  *
  * argv[1] is the bin/ directory.
  */
+#include <math.h>
+
 #include "testlib.h"
 
 #include <locklab/result.h>
@@ -169,27 +172,61 @@ static const char *idle_line(const char *out)
 	return strstr(out, " wake-ups from them (");
 }
 
+/* The CSV row of filelock's run 0: its fields from "sleeps" on. */
+static void csv_idle(const char *path, unsigned long long *sleeps, char *states, size_t len,
+		     char *rest, size_t rlen)
+{
+	char *csv = tl_slurp(path, NULL), *row, *f;
+	int i = 0;
+
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, ",seconds,pairs_per_s,sleeps,wakeups,resleeps,idle_states,"
+				    "idle_wakes,idle_exit_ns_per_wake\n"));
+	row = strchr(csv, '\n') + 1;
+	for (f = row; i < 11; i++) /* backend .. pairs_per_s */
+		f = strchr(f, ',') + 1;
+	assert_int_equal(sscanf(f, "%llu,", sleeps), 1);
+	for (; i < 14; i++) /* sleeps, wakeups, resleeps */
+		f = strchr(f, ',') + 1;
+	snprintf(states, len, "%.*s", (int)(strchr(f, ',') - f), f);
+	f = strchr(f, ',') + 1;
+	snprintf(rest, rlen, "%.*s", (int)(strchr(f, '\n') - f), f);
+	free(csv);
+}
+
 static void herd(void **state)
 {
 	const char *on[] = { "filelock", "--topo", "4socket-ring-ht", "--test", "flock", "--shared",
 			     "--procs", "8", "--pin", "socket:0", "--iterations", "20", "--runs", "1",
-			     NULL };
+			     "--csv", tl_path("on.csv"), NULL };
 	const char *off[] = { "filelock", "--topo", "4socket-ring-ht", "--test", "flock", "--shared",
 			      "--procs", "8", "--pin", "socket:0", "--iterations", "20", "--runs", "1",
-			      "--idle-states", "off", NULL };
+			      "--idle-states", "off", "--csv", tl_path("off.csv"), NULL };
 	struct tl_proc a, b;
-	unsigned long long n = 0;
-	double us = 0;
+	unsigned long long n = 0, csv_n = 0, sleeps = 0;
+	char states[64], rest[64];
+	double us = 0, ns = 0;
 	(void)state;
 
 	assert_int_equal(tl_bin(&a, bindir, "locklab-sim", on), 0);
 	assert_int_equal(tl_bin(&b, bindir, "locklab-sim", off), 0);
+	/* the CSV's run row carries the same counts as the table */
+	csv_idle(tl_path("on.csv"), &sleeps, states, sizeof(states), rest, sizeof(rest));
+	assert_string_equal(states, "C1 C1E C3 C6");
+	assert_int_equal(sscanf(rest, "%llu,%lf", &csv_n, &ns), 2);
+	assert_non_null(strstr(a.out, "sleeps "));
+	assert_int_equal(strtoull(strstr(a.out, "sleeps ") + 7, NULL, 10), sleeps);
+	csv_idle(tl_path("off.csv"), &sleeps, states, sizeof(states), rest, sizeof(rest));
+	assert_string_equal(states, "off");
+	assert_string_equal(rest, ","); /* no idle state applies: empty cells */
 	assert_non_null(strstr(a.out, "idle states C1,C1E,C3,C6 (the topology's); "));
 	assert_int_equal(sscanf(strstr(a.out, "(the topology's); ") + 18, "%llu wake-ups", &n), 1);
 	assert_true(n > 0);
 	assert_non_null(strstr(idle_line(a.out), "C6 "));
 	assert_int_equal(sscanf(strstr(idle_line(a.out), "), ") + 3, "%lf us exit latency", &us), 1);
 	assert_true(us >= 2 && us <= 104); /* between C1's exit latency and C6's */
+	assert_int_equal(csv_n, n);
+	assert_true(ns >= 2000 && fabs(ns - us * 1e3) <= 50); /* the table rounds to 0.1 us */
 	assert_null(idle_line(b.out));
 	assert_non_null(strstr(b.out, "idle states off (--idle-states off)"));
 	assert_string_not_equal(a.out, b.out);
