@@ -301,7 +301,6 @@ static void fill_counters(struct sim_counters *c)
 		c->transfers_by_class[i < SIM_CSV_CLASSES ? i : SIM_CSV_CLASSES - 1] +=
 			k->transfers_by_class[i];
 	noise_end(c);
-	idle_end(c->idle_wakes, &c->idle_exit_ps);
 	c->has_idle = sim.topo.nidle && !sim_vm;
 }
 
@@ -317,6 +316,7 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	const struct wl_config *cfg = run->cfg;
 	static unsigned cores[WL_MAX_THREADS]; /* one run at a time, one thread */
 	char err[256];
+	uint64_t stale;
 
 	if (sim_load_topo(sim_topo_of(cfg), err, sizeof(err)))
 		return run_failed(run, err);
@@ -366,6 +366,12 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 				run->stop_ns = run->threads[i].finish_ns;
 	}
 	fill_counters(&c->sim);
+	stale = idle_end(c->sim.idle_wakes, &c->sim.idle_exit_ps);
+	if (stale && !run->failed) {
+		snprintf(err, sizeof(err), "internal fault: %llu sleeps on a CPU that the idle "
+			 "states' record had as empty (sim/idle.c)", (unsigned long long)stale);
+		run_failed(run, err);
+	}
 	vm_end(&c->vm);
 	SIM_OBSERVE(end_run, run, c);
 	sim_end();

@@ -77,6 +77,7 @@ static struct {
 	const struct topo *t;
 	struct idle_cpu *cpu;
 	uint64_t wakes[TOPO_MAX_IDLE], exit_ps;
+	uint64_t stale; /* sleeps on a CPU recorded as empty: a bookkeeping fault */
 } idl;
 
 int idle_begin(const struct topo *t, unsigned n, const unsigned *cores)
@@ -108,13 +109,16 @@ void idle_vacate(unsigned core)
 		idl.cpu[core].now = (int)idl.t->nidle - 1;
 }
 
-void idle_end(uint64_t *wakes, uint64_t *exit_ps)
+uint64_t idle_end(uint64_t *wakes, uint64_t *exit_ps)
 {
+	uint64_t stale = idl.stale;
+
 	if (idl.t)
 		memcpy(wakes, idl.wakes, idl.t->nidle * sizeof(*wakes));
 	*exit_ps = idl.exit_ps;
 	free(idl.cpu);
 	memset(&idl, 0, sizeof(idl));
+	return stale;
 }
 
 /* get_typical_interval: the mean of the recorded intervals below thresh,
@@ -160,6 +164,7 @@ int idle_enter(unsigned core, uint64_t now_ps)
 	if (!t || !t->nidle || !idl.cpu || core >= t->ncores)
 		return -1;
 	c = &idl.cpu[core];
+	idl.stale += c->now != BUSY; /* the sleeper ran there: it must be occupied */
 	c->since_ps = now_ps;
 	predicted = typical_interval(c);
 	for (unsigned i = 1; i < t->nidle; i++) {

@@ -16,8 +16,10 @@
  * are idle.  0, or -1 out of memory. */
 int idle_begin(const struct topo *t, unsigned n, const unsigned *cores);
 /* The measured interval's wake-ups from each idle state ([t->nidle]) and
- * the exit latency they paid. */
-void idle_end(uint64_t *wakes, uint64_t *exit_ps);
+ * the exit latency they paid.  Returns how many times a thread went to
+ * sleep on a CPU the record had as empty: 0 unless the moves of threads
+ * between CPUs (sim/sched_noise.c, sim/failure.c) kept it wrong. */
+uint64_t idle_end(uint64_t *wakes, uint64_t *exit_ps);
 
 /* A thread of the run comes to hardware thread core (at its start, or
  * migrated there), or leaves it (migrated away, or ended). */

@@ -16,6 +16,9 @@
  *   explain    explain charges the exit to its own part, and only with
  *              the idle states: pv-ticket's waiters halt, each handoff
  *              wakes the next ticket's holder
+ *   moves      --pin none on a full SMT machine whose threads end at
+ *              different times: no thread sleeps on a CPU the record has
+ *              as empty
  *   refused    --idle-states with another value than on or off, and under
  *              --vm; on is accepted on a machine without idle states
  *
@@ -257,6 +260,24 @@ static void explain_part(void **state)
 	tl_proc_free(&b);
 }
 
+/* Every core taken, threads ending at different times, --pin none moving
+ * them: the record of which CPUs run a thread stays right (the engine
+ * fails a run whose thread sleeps on a CPU recorded as empty, as a move
+ * that swapped with a thread that had ended once made threads do). */
+static void moves(void **state)
+{
+	const char *f[] = { "filelock", "--topo", "4socket-ring-ht", "--test", "flock", "--shared",
+			    "--procs", "64", "--pin", "none", "--iterations", "5", "--runs", "1",
+			    NULL };
+	struct tl_proc p;
+	(void)state;
+
+	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", f), 0);
+	assert_null(strstr(p.err, "internal fault"));
+	assert_non_null(strstr(p.out, " wake-ups from them ("));
+	tl_proc_free(&p);
+}
+
 static void refused(void **state)
 {
 	const char *f[] = { "filelock", "--idle-states", "maybe", NULL };
@@ -289,6 +310,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(smt_siblings),
 		cmocka_unit_test(herd),
 		cmocka_unit_test(explain_part),
+		cmocka_unit_test(moves),
 		cmocka_unit_test(refused),
 	};
 
