@@ -50,7 +50,7 @@ int flw_parse_pin(const char *val, struct wl_config *cfg)
 
 int flw_parse_seed(const char *val, uint64_t *seed)
 {
-	return cli_parse_u64(val, seed) ? BAD("--seed: '%s' is not a whole number", val) : 0;
+	return cli_parse_u64(val, seed) ? BAD("--seed: '%s' is not a non-negative integer", val) : 0;
 }
 
 void flw_default_choices(bool test[FLW_NTESTS], bool *shared, bool *private)

@@ -294,8 +294,9 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 }
 
 /* In the simulator, a configuration whose sleeping threads woke from an
- * idle state (sim/idle.c): how often a run, and the exit each paid. */
-static void table_idle_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
+ * idle state (sim/idle.c): how often a run, and the exit each paid; true
+ * when it printed the line. */
+static bool table_idle_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
 {
 	double wakes = 0, exit_ps = 0;
 	char c[32];
@@ -305,9 +306,10 @@ static void table_idle_line(FILE *f, const struct run_result *rows, size_t from,
 		exit_ps += (double)rows[i].sim.idle_exit_ps;
 	}
 	if (!wakes)
-		return;
-	fprintf(f, "%-*s per run: %s wake-ups from an idle state, %.1f us exit latency each\n", w,
-		"    idle", count_text(wakes / (double)(to - from), c), exit_ps / wakes / 1e6);
+		return false;
+	fprintf(f, "%-*s per run: %s wake-ups from an idle state, %.1f us exit latency on average\n",
+		w, "    idle", count_text(wakes / (double)(to - from), c), exit_ps / wakes / 1e6);
+	return true;
 }
 
 /* text on f in lines of at most LEGEND_W columns, broken at spaces. */
@@ -331,7 +333,7 @@ static void print_wrapped(FILE *f, const char *text)
 	}
 }
 
-static void table_legend(FILE *f, bool oversubscribed, bool many_runs)
+static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle)
 {
 	char text[1024];
 	size_t n = 0;
@@ -347,7 +349,9 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs)
 		 "means over the runs; starved: threads that never acquired the lock, the most in "
 		 "one run. A wait the run's end cut short counts in wait p99 at its length so far; "
 		 ">= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
-		 "more were cut short).");
+		 "more were cut short).%s", idle ? " idle: wake-ups of sleeping threads from an "
+		 "idle state (C-state; settings: line), a run's mean over the runs, and their mean "
+		 "exit latency." : "");
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)
@@ -367,7 +371,7 @@ static void table_settings(FILE *f, const struct wl_config *cfg)
 void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
-	bool over = false, many = false;
+	bool over = false, many = false, idle = false;
 
 	if (o->nrows && o->cfg)
 		table_settings(f, o->cfg);
@@ -388,11 +392,11 @@ void output_table(FILE *f, const struct output_set *o)
 		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)
-			table_idle_line(f, o->rows, i, j, w);
+			idle |= table_idle_line(f, o->rows, i, j, w);
 		table_verdict(f, &c);
 	}
 	if (o->nrows)
-		table_legend(f, over, many);
+		table_legend(f, over, many, idle);
 	if (o->nrows && o->cfg && o->cfg->time_every > 1)
 		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every).\n",
 			o->cfg->time_every);

@@ -19,6 +19,7 @@
 #include <locklab/stats.h>
 
 #include "../core/filelock_cli.h"
+#include "sched_noise.h"
 #include "sim.h"
 #include "switches.h"
 
@@ -47,7 +48,7 @@ static const struct ll_opt flc_opts_table[] = {
 	LL_VALUE("--test"), LL_VALUE("--procs"),   LL_FLAG("--shared"), LL_FLAG("--private"),
 	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--csv"),
 	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_VALUE("--idle-states"),
-	LL_OPTS_END,
+	LL_VALUE("--migrate-us"), LL_VALUE("--irq-rate-hz"), LL_VALUE("--irq-us"), LL_OPTS_END,
 };
 
 static void flc_usage(FILE *f)
@@ -55,12 +56,13 @@ static void flc_usage(FILE *f)
 	fprintf(f, "usage: locklab-sim filelock [--test flock,posix,lease] [--procs N] [--shared|--private]\n"
 		   "              [--iterations N] [--runs R] [--pin POLICY] [--csv FILE]\n"
 		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
-		   "              [--idle-states on|off]\n"
+		   "              [--idle-states on|off] [--migrate-us N] [--irq-rate-hz R] [--irq-us L]\n"
 		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
 		   "              defaults: --test flock,posix,lease, --procs 8, both --shared and\n"
 		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"
 		   "              --topo " SIM_DEFAULT_TOPO ", --seed 1, --idle-states on (the topology's\n"
-		   "              idle.states; off: a sleeper's CPU polls, idle=poll, no exit latency)\n",
+		   "              idle.states; off: a sleeper's CPU polls, idle=poll, no exit latency);\n"
+		   "              --pin none: migrations and interrupts as run's (docs/variance.md)\n",
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
@@ -102,6 +104,11 @@ static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 		char err[128];
 
 		return sim_switch_parse(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;
+	}
+	if (!strncmp(a, "--migrate-us", 12) || !strncmp(a, "--irq-", 6)) {
+		char err[128];
+
+		return noise_parse_option(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;
 	}
 	if (!strcmp(a, "--procs")) {
 		if (flw_parse_count(a, v, WL_MAX_THREADS, &n))
@@ -170,8 +177,13 @@ static const char *mode_name(const struct flw_config *fc)
 
 static void table_heading(const struct flc_opts *o, enum flw_test t)
 {
-	printf("\n%s  procs=%u iterations=%llu pin=%s global=%s   (time per run, simulated ms; variance in ms^2)\n",
+	char noise[160];
+
+	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
+	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
+	       "variance in ms^2)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
+	       *noise ? " (" : "", *noise ? noise + 2 : "", *noise ? ")" : "",
 	       flw_global_names[o->global]);
 	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
 }

@@ -199,7 +199,7 @@ int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room)
 {
 	const char *cmd = *argc > 1 && argv[1][0] != '-' ? argv[1] : "sim";
 	char err[256];
-	int m = 1;
+	int m = 1, start = *n;
 
 	for (int i = 1; i < *argc; i++) {
 		const char *a = argv[i], *v;
@@ -216,6 +216,10 @@ int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room)
 		}
 		if (check_simgrid_cfg(v, err, sizeof(err)))
 			return ll_bad(cmd, "%s", err);
+		for (int k = start; k < *n; k++) /* the second would silently win */
+			if (!strncmp(sg[k] + 6, v, (size_t)(strchr(v, ':') - v) + 1))
+				return ll_bad(cmd, "--simgrid-cfg: %.*s given twice",
+					      (int)(strchr(v, ':') - v), v);
 		if (*n == room || asprintf(&sg[*n], "--cfg=%s", v) < 0)
 			return ll_bad(cmd, "--simgrid-cfg: too many settings");
 		(*n)++;

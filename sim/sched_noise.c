@@ -102,6 +102,15 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 				 "(the hypervisor's schedule is the model: docs/vm.md)", opts[i].name);
 			return -1;
 		}
+	for (unsigned i = OPT_IRQ_HZ; i <= OPT_IRQ_US; i++) {
+		unsigned j = i == OPT_IRQ_HZ ? OPT_IRQ_US : OPT_IRQ_HZ;
+
+		if (opts[i].given && opts[i].val && opts[j].given && !opts[j].val) {
+			snprintf(err, errlen, "%s %llu: means nothing with %s 0 (no interrupts)",
+				 opts[i].name, (unsigned long long)opts[i].val, opts[j].name);
+			return -1;
+		}
+	}
 	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && cfg->pin != PIN_NONE) {
 		snprintf(err, errlen, "--migrate-us %llu: threads pinned by --pin %s do not migrate "
 			 "(migrations are --pin none's)", (unsigned long long)opts[OPT_MIGRATE].val,
@@ -111,12 +120,17 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* The option's value for this run: given, or the default with --pin none. */
+/* The option's value for this run: given, or the default with --pin none;
+ * the interrupts' rate and length go together, so one of them given gives
+ * the other its default on pinned threads too. */
 static uint64_t opt_value(unsigned i, bool unpinned)
 {
+	bool irq = (i == OPT_IRQ_HZ || i == OPT_IRQ_US) &&
+		   (opts[OPT_IRQ_HZ].given || opts[OPT_IRQ_US].given);
+
 	if (opts[i].given)
 		return opts[i].val;
-	return unpinned ? opts[i].val : 0;
+	return unpinned || irq ? opts[i].val : 0;
 }
 
 void noise_text(const struct wl_config *cfg, char *buf, size_t len)

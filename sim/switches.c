@@ -42,11 +42,11 @@ void sim_switch_topo(struct topo *t)
 
 int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
 {
-	if (!sw_given[SW_IDLE])
+	if (!sw_given[SW_IDLE] || sw_off[SW_IDLE]) /* off says what is so under --vm too */
 		return 0;
 	if (cfg->vm_vcpus) {
-		snprintf(err, len, "--idle-states: a --vm run's halts are the hypervisor's (docs/vm.md); "
-			 "the idle states apply to runs without --vm");
+		snprintf(err, len, "--idle-states on: a --vm run's halts are the hypervisor's "
+			 "(docs/vm.md); the idle states apply to runs without --vm");
 		return -1;
 	}
 	return 0;

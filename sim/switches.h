@@ -31,7 +31,8 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg);
  * returns its length. */
 size_t sim_switch_text(char *buf, size_t len);
 /* A configuration's use of the switches: 0, or -1 with one line in err
- * (--idle-states under --vm, where a halt is the hypervisor's). */
+ * (--idle-states on under --vm, where a halt is the hypervisor's; off
+ * says what is so there, as a noise option's 0 does). */
 int sim_switch_check(const struct wl_config *cfg, char *err, size_t len);
 /* The idle states a run uses, as "idle states C1,C1E,C3,C6 (the
  * topology's)", "idle states off (...)" or "no idle states (...)"; empty

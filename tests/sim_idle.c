@@ -19,8 +19,9 @@
  *   moves      --pin none on a full SMT machine whose threads end at
  *              different times: no thread sleeps on a CPU the record has
  *              as empty
- *   refused    --idle-states with another value than on or off, and under
- *              --vm; on is accepted on a machine without idle states
+ *   refused    --idle-states with another value than on or off, and on
+ *              under --vm (off is accepted there); on is accepted on a
+ *              machine without idle states
  *
  * argv[1] is the bin/ directory.
  */
@@ -286,14 +287,21 @@ static void refused(void **state)
 			       "--idle-states", "on", "--runs", "1", "--duration", "1", "--format",
 			       "csv", NULL };
 	const char *vm[] = { "run", "--topo", "4socket-ring", "--lock", "ticket", "--threads", "2",
-			     "--vm", "2", "--overcommit", "1", "--idle-states", "off", NULL };
+			     "--vm", "2", "--overcommit", "1", "--idle-states", "on", NULL };
+	const char *vm_off[] = { "run", "--topo", "4socket-ring", "--lock", "ticket", "--threads",
+				 "2", "--vm", "2", "--overcommit", "1", "--idle-states", "off",
+				 "--runs", "1", "--duration", "1", NULL };
 	struct tl_proc p;
 	(void)state;
 
 	tl_bin_refused(bindir, "locklab-sim", f, "--idle-states: 'maybe' is not on or off");
 	tl_bin_refused(bindir, "locklab-sim", r, "--idle-states");
-	/* under --vm a halt is the hypervisor's: the switch would mean nothing */
-	tl_bin_refused(bindir, "locklab-sim", vm, "--idle-states: a --vm run's halts are the hypervisor's");
+	/* under --vm a halt is the hypervisor's: on would claim what is not so,
+	 * off says what is so (as a noise option's 0 does) */
+	tl_bin_refused(bindir, "locklab-sim", vm,
+		       "--idle-states on: a --vm run's halts are the hypervisor's");
+	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", vm_off), 0);
+	tl_proc_free(&p);
 	/* on, the default, is accepted on a machine without a table; the idle
 	 * columns are empty there */
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", none), 0);

@@ -6,7 +6,8 @@
  * the lock's home drawn per run) sigma/mean is far larger.  With the
  * migrations, the interrupts and the random home switched off, the
  * placement alone still varies, and the counters say nothing moved.  One
- * seed gives one output.
+ * seed gives one output.  Either interrupt option puts interrupts on pinned
+ * threads; a length without a rate, or a rate without a length, is refused.
  *
  * At 32 threads the machine is full, every placement uses every core, and
  * ttas is bimodal pinned as unpinned (docs/variance.md): the test runs 8.
@@ -134,9 +135,31 @@ static void one_seed_one_output(void **state)
 	free(b.out);
 }
 
+/* The interrupts' rate and length go together: either one given puts
+ * interrupts on pinned threads, the other at its default. */
+static void interrupts_on_pinned_threads(void **state)
+{
+	struct sweep rate, len;
+
+	run_sweep("--pin compact --irq-rate-hz 1000", &rate);
+	run_sweep("--pin compact --irq-us 5", &len);
+	assert_true(rate.migrations == 0 && rate.irqs > 0);
+	assert_true(len.migrations == 0 && len.irqs > 0);
+	free(rate.out);
+	free(len.out);
+}
+
 static void bad_values_are_refused(void **state)
 {
 	struct tl_proc p;
+
+	/* a length without interrupts, or interrupts of no length, mean nothing */
+	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim " BASE " --irq-rate-hz 0 --irq-us 5", bindir), 0);
+	tl_expect_refused(&p, "--irq-us 5: means nothing with --irq-rate-hz 0");
+	tl_proc_free(&p);
+	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim " BASE " --irq-rate-hz 9 --irq-us 0", bindir), 0);
+	tl_expect_refused(&p, "--irq-rate-hz 9: means nothing with --irq-us 0");
+	tl_proc_free(&p);
 
 	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim run --migrate-us x --threads 2", bindir), 0);
 	tl_expect_refused(&p, "--migrate-us");
@@ -152,6 +175,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unpinned_varies_pinned_does_not),
 		cmocka_unit_test(placement_alone_varies),
 		cmocka_unit_test(one_seed_one_output),
+		cmocka_unit_test(interrupts_on_pinned_threads),
 		cmocka_unit_test(bad_values_are_refused),
 	};
 

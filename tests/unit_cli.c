@@ -178,6 +178,9 @@ static void simgrid_options(void **state)
 	BAD(p, "--simgrid-cfg: 'network/model:x'", "run", "--simgrid-cfg", "network/model:x");
 	BAD(p, "--simgrid-cfg: contexts/factory", "list", "--simgrid-cfg=contexts/factory:ucontext");
 	BAD(p, "--simgrid-cfg: needs a value", "run", "--simgrid-cfg");
+	/* one key twice: the second would silently win */
+	BAD(p, "--simgrid-cfg: contexts/factory given twice", "run", "--simgrid-cfg",
+	    "contexts/factory:raw", "--simgrid-cfg=contexts/factory:thread");
 	assert_int_equal(tl_bin(&o, bindir, p, ok), 0);
 	tl_proc_free(&o);
 }

@@ -358,7 +358,7 @@ static void table_row(const struct fl_opts *o, const struct fl_result *r)
 	if (o->runs == 1)
 		printf("%-34s %12.4f   (single run: no variance)", label, s.mean);
 	else
-		printf("%-34s %12.4f %12.4f %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
+		printf("%-34s %12.4f %12.3e %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
 	printf("\n%-34s %12.0f lock+unlock pairs/s\n", "",
 	       s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0);
