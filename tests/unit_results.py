@@ -91,6 +91,45 @@ def interrupted_keeps_rows(binary, res):
     check(not os.path.exists(os.path.join(res, 'sim-4socket.csv')), 'no link to a partial sweep')
 
 
+def signal_to_the_recorder(binary, res):
+    """SIGINT to results.py itself (as `timeout -s INT` sends it) reaches
+    the sweep once: the sweep stops with its rows kept and recorded, and
+    the recorder prints no traceback."""
+    argv = [binary, 'run', '--topo', '4socket', '--lock', 'tas,ttas', '--threads', '16,32',
+            '--runs', '4']
+    stem = results.free_stem(res, 'sim-4socket', argv[2:])
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, 'tools', 'results.py'), res, 'sim',
+                          '4socket', '--'] + argv, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, universal_newlines=True)
+    for _ in range(6000):
+        if os.path.exists(stem + '.csv.partial') and \
+           len(open(stem + '.csv.partial').read().splitlines()) >= 2:
+            break
+        time.sleep(0.01)
+    p.send_signal(signal.SIGINT)
+    err = p.communicate()[1]
+    check(p.returncode == 130, 'recorder interrupted: exit status %d' % p.returncode)
+    check('Traceback' not in err and 'interrupted:' in err, 'recorder stderr: %r' % err)
+    last = index(res)[-1]
+    check(last['status'] == 'interrupted' and int(last['rows']) >= 1 and
+          os.path.exists(stem + '.csv') and not os.path.exists(stem + '.csv.partial'),
+          'recorder interrupted: %s' % last)
+
+
+def bad_arguments_one_line():
+    """A missing binary, a results path that is a file, a name that is a
+    path: one line each, exit 2, no traceback."""
+    tool = [sys.executable, os.path.join(ROOT, 'tools', 'results.py')]
+    for args, want in ((['res', 'sim', 'x', '--', '/nonexistent/locklab-sim', 'run'], 'cannot run'),
+                       (['/dev/null', 'sim', 'x', '--', 'true', 'run'], 'not a directory'),
+                       (['res', 'sim', '../x', '--', 'true', 'run'], 'not a path')):
+        p = subprocess.run(tool + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, cwd=tempfile.gettempdir())
+        lines = p.stderr.splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and want in lines[0],
+              'results.py %s: %d %r' % (' '.join(args), p.returncode, p.stderr))
+
+
 def scons_refuses_unknown_variables():
     if not shutil.which('scons'):
         print('scons not on PATH: the SCons check skipped')
@@ -112,6 +151,8 @@ def main(argv):
         two_locks_keep_both(binary, res)
         former_file_is_kept(binary, res)
         interrupted_keeps_rows(binary, res)
+        signal_to_the_recorder(binary, res)
+    bad_arguments_one_line()
     scons_refuses_unknown_variables()
     print('unit_results: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'all passed'))
     return 1 if failures else 0

@@ -22,8 +22,10 @@ import csv
 import hashlib
 import io
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 INDEX_COLUMNS = ['time', 'command', 'files', 'rows', 'status']
@@ -107,17 +109,50 @@ def latest(results, prefix):
     return os.path.realpath(link) if os.path.exists(link) else None
 
 
+def wait_forwarding(full):
+    """Run FULL to its end; its exit status.  In the main thread the sweep
+    runs in a process group of its own and SIGINT or SIGTERM sent to this
+    process (Ctrl-C, `timeout -s INT`) is passed on to it, each time it
+    comes: the first stops the sweep after the runs in progress, with its
+    rows kept (core/sweep.c), a second ends it at once.  Elsewhere (a SCons
+    worker thread) the sweep shares the terminal's process group and gets
+    Ctrl-C itself."""
+    main = threading.current_thread() is threading.main_thread()
+    p = subprocess.Popen(full, preexec_fn=os.setpgrp if main else None)
+    if not main:
+        return p.wait()
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        old[sig] = signal.signal(sig, lambda s, _f: p.send_signal(s))
+    try:
+        return p.wait()
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def run_sweep(results, kind, name, argv):
     """Run ARGV (a `run` command without output files) writing
     results/KIND-NAME-HASH.{csv,json}; record it; its exit status."""
-    os.makedirs(results, exist_ok=True)
+    if not name or '/' in name or name in ('.', '..') or name.startswith('-'):
+        sys.stderr.write('results.py: NAME %r: a topology or host name, not a path\n' % name)
+        return 2
+    try:
+        os.makedirs(results, exist_ok=True)
+    except OSError as e:
+        sys.stderr.write('results.py: %s: not a directory of results (%s)\n' % (results, e.strerror))
+        return 2
     prefix = '%s-%s' % (kind, name)
     stem = free_stem(results, prefix, argv[2:])
     files = [stem + '.csv', stem + '.json']
     full = argv + ['--csv', files[0], '--json', files[1]]
     print(' '.join(full))
     sys.stdout.flush()
-    rc = subprocess.call(full)
+    try:
+        rc = wait_forwarding(full)
+    except OSError as e:
+        sys.stderr.write('results.py: cannot run %s: %s\n' % (full[0], e.strerror))
+        return 2
     kept = [f for f in files if os.path.exists(f)]
     append_index(results, ' '.join(argv), kept, csv_rows(files[0]), status_word(rc))
     if rc == 0:
@@ -129,8 +164,12 @@ def run_sweep(results, kind, name, argv):
 
 
 def main(argv):
+    usage = 'usage: results.py RESULTS KIND NAME -- BINARY run ARGS...\n'
+    if argv[:1] in (['-h'], ['--help']):
+        sys.stdout.write(usage)
+        return 0
     if len(argv) < 5 or argv[3] != '--':
-        sys.stderr.write('usage: results.py RESULTS KIND NAME -- BINARY run ARGS...\n')
+        sys.stderr.write(usage)
         return 2
     return run_sweep(argv[0], argv[1], argv[2], argv[4:])
 
