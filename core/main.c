@@ -250,6 +250,8 @@ int main(int argc, char **argv)
 	if (backend_init(&argc, argv))
 		return 2;
 	rc = dispatch(argc, argv);
+	if (!rc && backend_files_failed())
+		rc = 1;
 	backend_fini();
 	return close_stdout(rc);
 }

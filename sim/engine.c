@@ -456,6 +456,11 @@ const char *backend_topo_name(const struct wl_config *cfg)
 	return sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg);
 }
 
+bool backend_files_failed(void)
+{
+	return report_failed();
+}
+
 void backend_fini(void)
 {
 	report_fini();

@@ -21,6 +21,7 @@
 #include <locklab/backend.h>
 
 #include "sched_noise.h"
+#include "report/report.h"
 #include "sim.h"
 #include "storebuf.h"
 #include "switches.h"
@@ -83,7 +84,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
 		return -1;
 	if (vm_check(cfg, err, errlen) || noise_check(cfg, err, errlen) ||
-	    sim_switch_check(cfg, err, errlen))
+	    sim_switch_check(cfg, err, errlen) || report_check(cfg, err, errlen))
 		return -1;
 	if (cfg->vm_vcpus && sb_model_given() && sb_model() != TOPO_MM_SC) {
 		snprintf(err, errlen, "--memory-model %s: --vm runs are sequentially consistent "

@@ -466,6 +466,43 @@ static void test_graphs(void **state)
 	}
 }
 
+/* The graph files are outputs like the others: one an overcommit sweep
+ * writes per overcommit, a symbolic link or a directory in a graph's place
+ * refused before the run (the link's target untouched). */
+static void test_graph_files(void **state)
+{
+	char dir[300], path[512], *kept;
+	FILE *f;
+
+	sfmt(dir, sizeof(dir), "%s/graphs-vm", tl_tmpdir());
+	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ticket --vm 8 --overcommit "
+				     "1,2 --runs 1 --duration 10 --graphs %s", bindir, TOPO, dir), 0);
+	for (const char *const *x = (const char *const[]){ "x1", "x2", NULL }; *x; x++) {
+		sfmt(path, sizeof(path), "%s/graph-%s-ticket-8-%s-handoff.dot", dir, TOPO, *x);
+		assert_int_equal(access(path, R_OK), 0);
+	}
+	sfmt(path, sizeof(path), "%s/target.txt", tl_tmpdir());
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("kept\n", f);
+	fclose(f);
+	sfmt(dir, sizeof(dir), "%s/graphs-link", tl_tmpdir());
+	assert_int_equal(mkdir(dir, 0777), 0);
+	sfmt(path, sizeof(path), "%s/graph-%s-mcs-2-handoff.svg", dir, TOPO);
+	assert_int_equal(symlink(tl_path("target.txt"), path), 0);
+	sfmt(path, sizeof(path), "run --topo %s --lock mcs --threads 2 --runs 1 --duration 1 --graphs %s",
+	     TOPO, dir);
+	expect_bad(path, "a symbolic link");
+	kept = slurp(tl_path("target.txt"), NULL);
+	assert_string_equal(kept, "kept\n");
+	free(kept);
+	sfmt(path, sizeof(path), "%s/graph-%s-ttas-8-machine.dot", dir, TOPO);
+	assert_int_equal(mkdir(path, 0777), 0);
+	sfmt(path, sizeof(path), "explain --topo %s --lock ttas --threads 8 --runs 1 --duration 1 "
+		  "--graphs %s", TOPO, dir);
+	expect_bad(path, "a directory");
+}
+
 /* 80 threads on 8socket: a node per socket, self-loops for the handoffs
  * inside one, a width a screen can show. */
 static void test_socket_graph(void **state)
@@ -612,6 +649,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_explain_spread_over_runs),
 		cmocka_unit_test(test_explain_bad_input),
 		cmocka_unit_test(test_graphs),
+		cmocka_unit_test(test_graph_files),
 		cmocka_unit_test(test_socket_graph),
 		cmocka_unit_test(test_waits_graph),
 		cmocka_unit_test(test_threads_csv),

@@ -88,5 +88,9 @@ int explain_command(const struct ll_command *cmd, int argc, char **argv,
 extern const struct lock_algo *const backend_locks[];
 
 void backend_fini(void);
+/* After a command, before backend_fini: whether a file the backend writes
+ * on its own (the simulator's --graphs) could not be written; the command
+ * then exits 1. */
+bool backend_files_failed(void);
 
 #endif

@@ -5,11 +5,13 @@
  * layout), SVG and PNG.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim.h"
 #include "draw.h"
@@ -64,39 +66,69 @@ void draw_title(Agraph_t *g, const char *text)
 	draw_set(g, "fontsize", "16");
 }
 
+/* Whether a graph file could not be written: the command then exits 1. */
+static bool write_failed;
+
+bool draw_write_failed(void)
+{
+	return write_failed;
+}
+
+static int failed(const char *fmt, const char *path, const char *why)
+{
+	fprintf(stderr, fmt, path, why);
+	write_failed = true;
+	return -1;
+}
+
+/* PATH whole or not at all: written to PATH.tmp.PID, then renamed over it
+ * (a symbolic link or a directory there was refused before the run). */
+static int publish(const char *tmp, const char *path)
+{
+	if (rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
+	}
+	return 0;
+}
+
 /* Write STEM.dot (before layout), then lay out and render SVG and PNG. */
 static int render(Agraph_t *g, const char *engine, const char *stem)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	static const char *const fmts[] = { "svg", "png" };
 	FILE *f;
 	int rc = 0;
 
-	if (snprintf(path, sizeof(path), "%s.dot", stem) >= (int)sizeof(path)) {
-		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
-		return -1;
-	}
-	f = fopen(path, "w");
-	if (!f || agwrite(g, f) < 0) {
+	if (snprintf(path, sizeof(path), "%s.dot", stem) >= (int)sizeof(path))
+		return failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f || agwrite(g, f) < 0 || fclose(f)) {
+		int e = errno;
+
 		if (f)
-			fclose(f);
-		fprintf(stderr, "locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
+			unlink(tmp);
+		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
+	if (publish(tmp, path))
 		return -1;
-	}
 	if (!gvc)
 		gvc = gvContext();
-	if (!gvc || gvLayout(gvc, g, engine)) {
-		fprintf(stderr, "locklab-sim: --graphs: graphviz could not lay out %s\n", path);
-		return -1;
-	}
+	if (!gvc || gvLayout(gvc, g, engine))
+		return failed("locklab-sim: --graphs: graphviz could not lay out %s%s\n", path, "");
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		if (snprintf(path, sizeof(path), "%s.%s", stem, fmts[i]) >= (int)sizeof(path) ||
-		    gvRenderFilename(gvc, g, fmts[i], path)) {
-			fprintf(stderr, "locklab-sim: --graphs: cannot write %s\n", path);
+		if (snprintf(path, sizeof(path), "%s.%s", stem, fmts[i]) >= (int)sizeof(path)) {
+			rc = failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
+			continue;
+		}
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+		if (gvRenderFilename(gvc, g, fmts[i], tmp)) {
+			unlink(tmp);
+			rc = failed("locklab-sim: --graphs: cannot write %s%s\n", path, "");
+		} else if (publish(tmp, path)) {
 			rc = -1;
 		}
 	}
@@ -120,13 +152,10 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 	char path[PATH_MAX];
 	int rc;
 
-	if (!g) {
-		fprintf(stderr, "locklab-sim: --graphs: out of memory\n");
-		return -1;
-	}
+	if (!g)
+		return failed("locklab-sim: --graphs: out of memory%s%s\n", "", "");
 	if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
-		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
-		rc = -1;
+		rc = failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
 	} else {
 		rc = render(g, engine, path);
 	}

@@ -4,6 +4,8 @@
 #ifndef SIM_REPORT_DRAW_H
 #define SIM_REPORT_DRAW_H
 
+#include <stdbool.h>
+
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
@@ -22,6 +24,8 @@ void draw_threads_by_core(const struct wl_run *run, int *thread_of);
 /* Write g as STEM-KIND.dot, then lay it out with engine and render
  * STEM-KIND.svg and .png; g is closed.  0, or -1 (one line on stderr). */
 int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *kind);
+/* Whether a file of draw_write could not be written, this process. */
+bool draw_write_failed(void);
 void draw_fini(void);
 
 /* One entry of a graph's legend: a node filled with `fill`, or (fill

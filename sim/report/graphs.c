@@ -34,6 +34,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include "../../core/outfile.h"
 #include "../sim.h"
 #include "draw.h"
 #include "explain.h"
@@ -479,14 +480,54 @@ int graphs_write_run(const struct wl_run *run, const char *stem)
 	return draw_write(handoff_graph(run), "dot", stem, "handoff") | rc;
 }
 
+/* DIR/graph-TOPO-LOCK-THREADS, and -xOVERCOMMIT in a virtual machine (an
+ * overcommit sweep would otherwise write each over the last).  0, or -1
+ * when it does not fit. */
+static int graph_stem(char *buf, size_t len, const char *lock, unsigned threads, double overcommit)
+{
+	int n = snprintf(buf, len, "%s/graph-%s-%s-%u", graphs_dir, sim.topo.name, lock, threads);
+
+	if (n >= 0 && (size_t)n < len && overcommit > 0)
+		n += snprintf(buf + n, len - (size_t)n, "-x%g", overcommit);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int graphs_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	static const char *const kinds[] = { "machine", "handoff", "waits" };
+	static const char *const exts[] = { "dot", "svg", "png" };
+	unsigned nx = cfg->vm_vcpus ? cfg->novercommit : 1;
+	char stem[PATH_MAX], path[PATH_MAX + 16];
+
+	if (!graphs_on)
+		return 0;
+	for (unsigned l = 0; l < cfg->nalgos; l++)
+		for (unsigned t = 0; t < cfg->nthreads; t++)
+			for (unsigned x = 0; x < nx; x++) {
+				if (graph_stem(stem, sizeof(stem), cfg->algos[l]->name, cfg->threads[t],
+					       cfg->vm_vcpus ? cfg->overcommit[x] : 0)) {
+					snprintf(err, errlen, "--graphs: file name too long");
+					return -1;
+				}
+				for (unsigned k = 0; k < 3; k++)
+					for (unsigned e = 0; e < 3; e++) {
+						snprintf(path, sizeof(path), "%s-%s.%s", stem, kinds[k],
+							 exts[e]);
+						if (outfile_check("--graphs", path, err, errlen))
+							return -1;
+					}
+			}
+	return 0;
+}
+
 void graphs_after_run(const struct wl_run *run)
 {
 	char stem[PATH_MAX];
 
 	if (!graphs_on)
 		return;
-	if (snprintf(stem, sizeof(stem), "%s/graph-%s-%s-%u", graphs_dir, sim.topo.name,
-		     run->algo->name, run->nthreads) >= (int)sizeof(stem)) {
+	if (graph_stem(stem, sizeof(stem), run->algo->name, run->nthreads,
+		       run->vm_pcpus ? run->overcommit : 0)) {
 		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
 		graphs_waits_clear();
 		return;

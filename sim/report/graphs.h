@@ -29,6 +29,11 @@
  * cannot be used. */
 int graphs_set_dir(const char *dir, char *err, size_t errlen);
 bool graphs_enabled(void);
+/* Before a sweep: every graph file it may write (each lock, thread count
+ * and overcommit; machine, handoff and waits; .dot, .svg, .png) is a
+ * regular file or absent, in a directory that takes files.  0, or -1 with
+ * one line in err. */
+int graphs_check(const struct wl_config *cfg, char *err, size_t errlen);
 
 /* After each run: the machine and handoff graphs of the last repetition
  * of a configuration, or the waits-for graph of a failed run. */

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "draw.h"
 #include "explain.h"
 #include "graphs.h"
 #include "report.h"
@@ -36,6 +37,16 @@ int report_parse_option(const char *opt, const char *val, char *err, size_t errl
 	if (strcmp(opt, "--graphs"))
 		return 0;
 	return graphs_set_dir(val, err, errlen) ? -1 : 1;
+}
+
+int report_check(const struct wl_config *cfg, char *err, size_t errlen)
+{
+	return graphs_check(cfg, err, errlen);
+}
+
+bool report_failed(void)
+{
+	return draw_write_failed();
 }
 
 void report_fini(void)

@@ -7,6 +7,7 @@
 #ifndef SIM_REPORT_REPORT_H
 #define SIM_REPORT_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <locklab/backend.h>
@@ -19,6 +20,12 @@ int report_parse_option(const char *opt, const char *val, char *err, size_t errl
 
 /* `locklab-sim explain` (explain.c); returns the exit status. */
 int sim_explain(const struct explain_opts *o);
+
+/* Before a sweep of cfg: the reports' files can be written (--graphs). 0,
+ * or -1 with one line in err. */
+int report_check(const struct wl_config *cfg, char *err, size_t errlen);
+/* Whether a report's file could not be written (the command exits 1). */
+bool report_failed(void);
 
 void report_fini(void);
 
