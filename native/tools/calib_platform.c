@@ -7,7 +7,10 @@
  * atomic row as the mean of the cas, fai and swap medians
  * (topologies/README.md has one row for every read-modify-write).
  */
+#include <limits.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,18 +94,40 @@ int calib_check_transfers(const struct calib *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether a directory named topologies is on the way to dir (its real
+ * path: "topologies/.." is not under it, "." inside it is). */
+static bool under_topologies(const char *dir)
+{
+	char real[PATH_MAX + 2];
+	const char *p = real;
+
+	if (!realpath(dir, real))
+		snprintf(real, sizeof(real), "%s", dir); /* absent: as written */
+	strcat(real, "/");
+	while ((p = strstr(p, "topologies/"))) {
+		if (p == real || p[-1] == '/')
+			return true;
+		p++;
+	}
+	return false;
+}
+
 int calib_check_out_path(const char *path, char *err, size_t errlen)
 {
-	const char *p = path;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
 
-	while ((p = strstr(p, "topologies/"))) {
-		if (p == path || p[-1] == '/') {
-			snprintf(err, errlen,
-				 "%s: a calibration never goes under topologies/ (write it under results/)",
-				 path);
-			return -1;
-		}
-		p++;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (under_topologies(dir)) {
+		snprintf(err, errlen,
+			 "%s: a calibration never goes under topologies/ (write it under results/)",
+			 path);
+		return -1;
 	}
 	return 0;
 }
