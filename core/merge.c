@@ -387,10 +387,14 @@ int merge_main(int argc, char **argv)
 	rc = parse_merge(argc, argv, &out, files, &n);
 	if (!rc && outfile_check("--out", out, err, sizeof(err)))
 		rc = ll_bad("merge", "%s", err);
-	for (size_t i = 0; i < n && !rc; i++)
-		if (outfile_same(out, files[i]))
-			rc = ll_bad("merge", "--out %s: the same file as the shard %s it would replace",
-				    out, files[i]);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char order[4200];
+
+		snprintf(order, sizeof(order), "%s.order", files[i]);
+		if (outfile_same(out, files[i]) || outfile_same(out, order))
+			rc = ll_bad("merge", "--out %s: the same file as the shard %s%s it would replace",
+				    out, files[i], outfile_same(out, files[i]) ? "" : "'s .order");
+	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		sh[i].path = files[i];
 		rc = read_shard(&sh[i]);

@@ -394,11 +394,23 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 {
 	/* --out in CSV naming --csv's file is that one CSV, written once */
 	bool out_is_csv = o->out && o->format == FMT_CSV && o->csv && outfile_same(o->csv, o->out);
-	const char *const opts[] = { "--out", "--csv", "--json", "--threads-csv" };
-	const char *const paths[] = { out_is_csv ? NULL : o->out, o->csv, o->json, o->threads_csv };
+	bool sharded = o->nshards > 1;
+	char order[2][4200];
+	const char *const opts[] = { "--out", "--csv", "--json", "--threads-csv",
+				     "--shard's order of --out", "--shard's order of --csv" };
+	const char *paths[] = { out_is_csv ? NULL : o->out, o->csv, o->json, o->threads_csv, NULL, NULL };
 	char err[4400];
 
-	if (outfile_check_all(opts, paths, 4, 4, err, sizeof(err)))
+	/* --shard writes PATH.order beside each CSV: outputs as well */
+	if (sharded && paths[0] && o->format == FMT_CSV) {
+		snprintf(order[0], sizeof(order[0]), "%s.order", paths[0]);
+		paths[4] = order[0];
+	}
+	if (sharded && o->csv) {
+		snprintf(order[1], sizeof(order[1]), "%s.order", o->csv);
+		paths[5] = order[1];
+	}
+	if (outfile_check_all(opts, paths, 6, 6, err, sizeof(err)))
 		return ll_bad("run", "%s", err);
 	memset(sf, 0, sizeof(*sf));
 	if (o->csv)

@@ -161,6 +161,12 @@ static void merge_refuses_what_does_not_fit(void **state)
 			       "again.csv shard-0.csv again-1.csv shard-2.csv && cmp -s again.csv "
 			       "plain.csv", tl_tmpdir(), bindir, bindir), 0);
 	refused(merge, "--out shard-1.csv shard-0.csv shard-1.csv shard-2.csv"); /* over a shard */
+	refused(merge, "--out shard-1.csv.order shard-0.csv shard-1.csv shard-2.csv"); /* its order */
+	/* a shard's PATH.order is an output: no other output may be it */
+	refused("cd '%s' && '%s/locklab-sim' run " SWEEP " %s",
+		"--shard 0/3 --csv o.csv --json o.csv.order");
+	refused("cd '%s' && '%s/locklab-sim' run " SWEEP " %s",
+		"--shard 0/3 --csv o.csv --threads-csv o.csv.order");
 	/* a row that is not the header's */
 	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/.*/hello world/' shard-1.csv > bad-1.csv && "
 			       "cp shard-1.csv.order bad-1.csv.order", tl_tmpdir()), 0);
