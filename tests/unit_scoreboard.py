@@ -149,6 +149,20 @@ def test_malformed(tmp):
         check('malformed (%s): one line, status 2' % what,
               p.returncode == 2 and len(lines) == 1 and '002-x.sb:' in lines[0]
               and p.stdout == '', 'rc=%d\n%s' % (p.returncode, p.stderr))
+    # a key's fault is said at its own line, not at the entry's first
+    text = entry_text(published='0%')
+    line = 1 + [l.split(' =')[0] for l in text.splitlines()].index('published')
+    d = write_board(tmp, 'lineno', {'002-x.sb': text})
+    p = tool(d, '--list')
+    check('the fault at its line', '002-x.sb:%d: published' % line in p.stderr, p.stderr)
+    # an empty board, an empty --only, an option twice: one line, status 2
+    d = write_board(tmp, 'empty', {})
+    for args, what in (((), 'no entries'), (('--only', ','), 'no entry named'),
+                       (('--list', '--list'), 'given twice'), (('--jobs', '0'), '--jobs')):
+        p = tool(d if what == 'no entries' else os.path.join(ROOT, 'scoreboard'), *args)
+        lines = p.stderr.strip().splitlines()
+        check('%s: one line, status 2' % what,
+              p.returncode == 2 and len(lines) == 1 and what in lines[0], p.stderr)
     d = write_board(tmp, 'dupid', {'002-a.sb': entry_text(), '002-b.sb': entry_text()})
     p = tool(d, '--list')
     check('an id in two files: one line, status 2',

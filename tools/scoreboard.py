@@ -118,30 +118,32 @@ def parse_command(key, text, where):
 
 
 def check_entry(e, where, topodir):
+    """WHERE: the entry's first line; each key's fault is said at its own."""
+    at = lambda k: e.get('at', {}).get(k, where)  # noqa: E731
     for k in REQUIRED:
         if k not in e:
             raise EntryError('%s: entry %s has no %s'
                              % (where, e.get('id', '?'), k))
     if not ID_RE.match(e['id']):
         raise EntryError('%s: id: %r is not NNN-name (lowercase, digits, '
-                         '-, .)' % (where, e['id']))
+                         '-, .)' % (at('id'), e['id']))
     if e['rule'] not in RULES:
         raise EntryError('%s: rule: %r is not change, neutral or variance'
-                         % (where, e['rule']))
+                         % (at('rule'), e['rule']))
     m = METRIC_RE.match(e['metric'])
     if not m:
         raise EntryError('%s: metric: %r is not COLUMN, inv(COLUMN) or '
-                         'cv(COLUMN)' % (where, e['metric']))
+                         'cv(COLUMN)' % (at('metric'), e['metric']))
     e['fn'] = m.group(1) or 'mean'
     e['column'] = m.group(2) or m.group(3)
     if (e['rule'] == 'variance') != (e['fn'] == 'cv'):
         raise EntryError('%s: metric: a variance entry, and only one, takes '
-                         'cv(COLUMN)' % where)
+                         'cv(COLUMN)' % at('metric'))
     if not os.path.isfile(os.path.join(topodir, e['machine'] + '.xml')):
         raise EntryError('%s: machine: no topologies/%s.xml'
-                         % (where, e['machine']))
-    e['pub'] = parse_published(e['rule'], e['published'], where)
-    e['argv'] = {k: parse_command(k, e[k], where)
+                         % (at('machine'), e['machine']))
+    e['pub'] = parse_published(e['rule'], e['published'], at('published'))
+    e['argv'] = {k: parse_command(k, e[k], at(k))
                  for k in ('baseline', 'variant')}
 
 
@@ -174,10 +176,11 @@ def parse_file(path, topodir):
         if key not in KEYS:
             raise EntryError('%s: unknown key %r' % (where, key))
         if cur is None:
-            cur = {'where': where, 'file': os.path.basename(path)}
+            cur = {'where': where, 'file': os.path.basename(path), 'at': {}}
         if key in cur:
             raise EntryError('%s: %s given twice in one entry' % (where, key))
         cur[key], last = value.strip(), key
+        cur['at'][key] = where
     return entries
 
 
@@ -485,8 +488,7 @@ def draw_chart(csvpath, out):
 # ---- main ------------------------------------------------------------------
 
 def usage_error(msg):
-    sys.stderr.write('scoreboard: %s\n' % msg)
-    sys.stderr.write(__doc__.split('\n\n')[1] + '\n')
+    sys.stderr.write('scoreboard: %s (--help: usage)\n' % msg)
     sys.exit(2)
 
 
@@ -496,9 +498,12 @@ def parse_args(argv):
             'results': os.path.join(ROOT, 'results'),
             'jobs': os.cpu_count() or 1, 'only': None, 'list': False,
             'chart': True}
-    i = 0
+    i, seen = 0, set()
     while i < len(argv):
         a = argv[i]
+        if a in seen and a not in ('-h', '--help'):
+            usage_error('%s given twice (the second would silently win)' % a)
+        seen.add(a)
         if a == '--list':
             opts['list'] = True
         elif a == '--no-chart':
@@ -527,6 +532,8 @@ def select(entries, only):
     if only is None:
         return entries
     want = [x for x in only.split(',') if x]
+    if not want:
+        usage_error('--only: no entry named')
     ids = {e['id'] for e in entries}
     for w in want:
         if w not in ids:
@@ -546,6 +553,10 @@ def main(argv):
         entries = parse_board(opts['board'], os.path.join(ROOT, 'topologies'))
     except (EntryError, OSError) as e:
         sys.stderr.write('scoreboard: %s\n' % e)
+        return 2
+    if not entries:
+        sys.stderr.write('scoreboard: %s: no entries (no .sb file, or only comments)\n'
+                         % opts['board'])
         return 2
     entries = select(entries, opts['only'])
     if opts['list']:
