@@ -230,7 +230,7 @@ static int dispatch(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-		return cmd_help(0, NULL);
+		return cmd_help(argc - 2, argv + 2); /* --help CMD: as help CMD */
 	if (!strcmp(argv[1], "--version"))
 		return cmd_version(argc - 2, argv + 2);
 	c = find_command(argv[1]);

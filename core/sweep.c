@@ -546,6 +546,10 @@ int sweep_run(struct cli_opts *o)
 	s.out.cfg = &o->cfg;
 	todo = shard_runs(o, total, &s.ntodo);
 	s.todo = todo;
+	if (todo && !s.ntodo && o->nshards > 1)
+		fprintf(stderr, "locklab-%s: --shard %u/%u: no configuration of the %zu falls to this "
+			"shard; its files have the header only\n", backend_name, o->shard, o->nshards,
+			total / o->cfg.runs);
 	stop_signal = 0;
 	catch_stop(true);
 	if (o->jobs > 1 && s.ntodo > 1)
@@ -564,8 +568,12 @@ int sweep_run(struct cli_opts *o)
 		print_kept(o, &s.sf, s.done, s.ntodo);
 		return SWEEP_SIGNALLED + stop_signal;
 	}
-	if (s.failed && s.done > 1)
-		fprintf(stderr, "locklab-%s: %zu of %zu runs failed%s\n", backend_name, s.failed,
-			s.done, s.done < s.ntodo ? " (--fail-fast: the sweep stopped at the first)" : "");
+	if (s.failed && s.done < s.ntodo)
+		fprintf(stderr, "locklab-%s: %zu of %zu runs failed; --fail-fast stopped the sweep "
+			"there: %zu of its %zu runs did not run\n", backend_name, s.failed, s.done,
+			s.ntodo - s.done, s.ntodo);
+	else if (s.failed && s.done > 1)
+		fprintf(stderr, "locklab-%s: %zu of %zu runs failed\n", backend_name, s.failed,
+			s.done);
 	return io ? 1 : s.failed ? 3 : 0;
 }

@@ -135,9 +135,14 @@ static void table_heading(FILE *f, const struct run_result *r, int w)
 		"wait p99");
 }
 
-/* Throughput of rows [from, to): the lockperf columns and perf stat's +-. */
-static void throughput_cells(FILE *f, const struct run_result *rows, size_t from, size_t to)
+/* Throughput of rows [from, to): the lockperf columns and perf stat's +-;
+ * asked: the runs the configuration asked for (one row left of several:
+ * the others failed or the sweep was stopped). */
+static void throughput_cells(FILE *f, const struct run_result *rows, size_t from, size_t to,
+			     unsigned asked)
 {
+	char one[48];
+
 	static double x[MAX_RUNS];
 	struct ll_summary s;
 	size_t n = 0;
@@ -146,8 +151,11 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 		x[n++] = rows[i].throughput_per_s / 1e6;
 	ll_summarize(x, n, &s);
 	if (n == 1) {
-		fprintf(f, " %*.4f  %-*s", NUM_W, s.mean, 4 * (NUM_W + 1) + 13,
-			"(single run: no variance)");
+		if (asked > 1)
+			snprintf(one, sizeof(one), "(1 of %u runs: no variance)", asked);
+		else
+			snprintf(one, sizeof(one), "(single run: no variance)");
+		fprintf(f, " %*.4f  %-*s", NUM_W, s.mean, 4 * (NUM_W + 1) + 13, one);
 		return;
 	}
 	/* the variance in (Macq/s)^2, in powers of ten: four decimals would
@@ -161,14 +169,14 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 }
 
 static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to,
-		      const struct config_sum *c, int w)
+		      const struct config_sum *c, int w, unsigned asked)
 {
 	char label[192], starved[32], local[16], p99[32], jain[16];
 	size_t n;
 
 	config_label(&rows[from], c->oversubscribed, label, sizeof(label));
 	fprintf(f, "%-*s", w, label);
-	throughput_cells(f, rows, from, to);
+	throughput_cells(f, rows, from, to, asked);
 	snprintf(starved, sizeof(starved), "%u/%u", c->starved_max, c->threads);
 	if (isnan(c->local))
 		snprintf(local, sizeof(local), "-");
@@ -386,7 +394,7 @@ void output_table(FILE *f, const struct output_set *o)
 		summarize_config(o->rows, i, j, &c);
 		over |= c.oversubscribed;
 		many |= j - i > 1;
-		table_row(f, o->rows, i, j, &c, w);
+		table_row(f, o->rows, i, j, &c, w, o->cfg ? o->cfg->runs : 1);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j, w);
 		if (r->vm.has_vm)

@@ -156,9 +156,11 @@ static double cc_print_table(const struct cc_bench *b)
 {
 	const struct topo *t = &sim.topo;
 	double maxerr = 0;
+	char cpus[96];
 
-	printf("ccbench on %s: %u cores, %u sockets; requester core %u; latency in %s", t->name,
-	       t->ncores, t->nsockets, b->req, in_cycles() ? "cycles" : "ns");
+	printf("ccbench on %s: %s, %u sockets; requester core %u; latency in %s", t->name,
+	       topo_cpus_text(t, t->ncores, cpus, sizeof(cpus)), t->nsockets, b->req,
+	       in_cycles() ? "cycles" : "ns");
 	if (in_cycles())
 		printf(" (%.2f GHz)", t->freq_ghz);
 	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"

@@ -190,7 +190,7 @@ static int sim_check(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
-	return bad ? 1 : 0;
+	return bad ? 3 : 0; /* 3: mutual exclusion violated, as a failed run of `run` */
 }
 
 const struct ll_command sim_check_cmd = {

@@ -64,10 +64,12 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 
 		vm_layout(cfg->vm_vcpus, cfg->overcommit[i], &p, &others);
 		if (p > room) {
+			char cpus[96];
+
 			snprintf(err, errlen,
-				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %u "
-				 "cores%s",
-				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name, room,
+				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %s%s",
+				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name,
+				 topo_cpus_text(&sim.topo, room, cpus, sizeof(cpus)),
 				 cfg->pin == PIN_SOCKET ? " on that socket" : "");
 			return -1;
 		}
@@ -80,6 +82,7 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	unsigned maxt = 0, room;
+	char cpus[96];
 
 	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
 		return -1;
@@ -106,14 +109,15 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 		if (maxt > room) {
-			snprintf(err, errlen, "%s %u: socket %u of topology %s has %u cores",
-				 wl_count_opt(cfg), maxt, cfg->pin_socket, sim.topo.name, room);
+			snprintf(err, errlen, "%s %u: socket %u of topology %s has %s",
+				 wl_count_opt(cfg), maxt, cfg->pin_socket, sim.topo.name,
+				 topo_cpus_text(&sim.topo, room, cpus, sizeof(cpus)));
 			return -1;
 		}
 	}
 	if (maxt > sim.topo.ncores) {
-		snprintf(err, errlen, "%s %u: topology %s has %u cores", wl_count_opt(cfg), maxt,
-			 sim.topo.name, sim.topo.ncores);
+		snprintf(err, errlen, "%s %u: topology %s has %s", wl_count_opt(cfg), maxt,
+			 sim.topo.name, topo_cpus_text(&sim.topo, sim.topo.ncores, cpus, sizeof(cpus)));
 		return -1;
 	}
 	if (cfg->pin == PIN_LIST) {

@@ -6,6 +6,7 @@
  */
 #include "topo_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 
@@ -75,4 +76,13 @@ void topo_smt_off(struct topo *t)
 {
 	free(t->core_phys);
 	t->core_phys = NULL;
+}
+
+const char *topo_cpus_text(const struct topo *t, unsigned n, char *buf, size_t len)
+{
+	if (t->smt > 1)
+		snprintf(buf, len, "%u hardware threads (%u cores x %u)", n, n / t->smt, t->smt);
+	else
+		snprintf(buf, len, "%u cores", n);
+	return buf;
 }

@@ -156,6 +156,9 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
  * smt - 1 of them); their count, 0 on a machine without SMT
  * (sim/topo_smt.c). */
 unsigned topo_siblings(const struct topo *t, unsigned c, unsigned *sib);
+/* n of t's hardware threads as words: "32 cores", or with SMT "64
+ * hardware threads (32 cores x 2)"; returns buf. */
+const char *topo_cpus_text(const struct topo *t, unsigned n, char *buf, size_t len);
 /* The longest one access can take on the idle machine, at most (sim/topo_costs.c). */
 uint64_t topo_slowest_ps(const struct topo *t);
 void topo_free(struct topo *t);

@@ -175,6 +175,10 @@ static void sweep_with_failure(bool fail_fast, unsigned want_rows)
 	if (rc != 3)
 		fail_msg("exit status %d, not 3:\n%s", rc, text);
 	assert_non_null(strstr(text, "deadlock"));
+	/* --fail-fast says what it left out: mcs never ran */
+	if (fail_fast && !strstr(text, "1 of 2 runs failed; --fail-fast stopped the sweep there: "
+				       "1 of its 3 runs did not run"))
+		fail_msg("--fail-fast does not say the sweep stopped:\n%s", text);
 	/* the table: tas and mcs, then a line for the failed run */
 	if (!fail_fast && (!strstr(text, "\nfailed runs (not in the table):\nnever ") ||
 			   !strstr(text, "mcs  cs=50ns")))

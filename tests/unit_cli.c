@@ -240,6 +240,12 @@ static void help_after_every_command(void **state)
 		expect_help("locklab-sim", *c, "--help");
 		expect_help("locklab-sim", *c, "-h");
 	}
+	/* --help CMD is help CMD: an unknown CMD is refused */
+	BAD("locklab-sim", "unknown command 'nosuch'", "--help", "nosuch");
+	BAD("locklab-native", "unknown command 'nosuch'", "-h", "nosuch");
+	/* validate-report --quiet with nothing to write would do nothing */
+	BAD("locklab-native", "--quiet: with no --csv or --report", "validate-report", "--native",
+	    "a.csv", "--sim", "b.csv", "--quiet");
 }
 
 static void expect_hint(const char *prog, const char *const *cmds)

@@ -407,6 +407,8 @@ static int vr_parse(int argc, char **argv, struct vr_opts *o)
 		return vr_bad("%s", err);
 	if (!o->native || !o->sim)
 		return vr_bad("--native FILE and --sim FILE are both needed");
+	if (o->quiet && !o->csv && !o->report)
+		return vr_bad("--quiet: with no --csv or --report the command would show nothing");
 	return vr_check_outputs(o);
 }
 
