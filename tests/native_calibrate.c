@@ -508,6 +508,17 @@ static void test_report_ceiling(void **state)
 	assert_non_null(strstr(txt, "Spearman rho +1.000 over 2 locks (too few to mean much)\n"
 				    "    (the native figures of these locks differ by less than twice"));
 	free(txt);
+	/* a third lock far from them: the pair within its noise is named */
+	spit(tl_path("cn.csv"), "lock,threads,throughput_per_s,jain,topo\n"
+				"a,1,100,1,box\na,1,110,1,box\nb,1,104,1,box\nb,1,107,1,box\n"
+				"c,1,300,1,box\nc,1,310,1,box\n");
+	spit(tl_path("cs.csv"), "lock,threads,throughput_per_s,jain,topo\na,1,90,1,s\nb,1,95,1,s\n"
+				"c,1,280,1,s\n");
+	assert_int_equal(call_quiet(native_validate_report_main, 7, args), 0);
+	txt = tl_slurp(tl_path("c.txt"), NULL);
+	assert_non_null(strstr(txt, "(native order within noise: a and b: each pair differs"));
+	assert_null(strstr(txt, "a and c"));
+	free(txt);
 }
 
 static void test_report_bad_input(void **state)
@@ -544,6 +555,21 @@ static void test_report_bad_input(void **state)
 				"sim,tas,1,5,1,4socket\n");
 	assert_int_equal(call_quiet(native_validate_report_main, 4, swapped), 2);
 	expect_log("bs.csv:2: a row of backend 'sim' given as the native results");
+	/* a failed run's row (empty figures, a quoted failure with a comma)
+	 * is left out and said; a file of failed runs only is refused */
+	spit(tl_path("sf.csv"), "lock,threads,throughput_per_s,jain,topo,failure\n"
+				"tas,1,150,1,s,\ntas,1,,,s,\"deadlock: t0, t1\"\n");
+	spit(tl_path("sa.csv"), "lock,threads,throughput_per_s,jain,topo,failure\n"
+				"tas,1,,,s,\"no progress, t0\"\n");
+	{
+		char *failed[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sf.csv") };
+		char *all[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sa.csv") };
+
+		assert_int_equal(call_quiet(native_validate_report_main, 4, failed), 0);
+		expect_log("sf.csv: 1 failed run left out");
+		assert_int_equal(call_quiet(native_validate_report_main, 4, all), 2);
+		expect_log("sa.csv: every run failed");
+	}
 }
 
 /* ------------------------------------------------------ end to end */

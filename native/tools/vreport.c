@@ -188,6 +188,26 @@ static bool within_noise(const struct table *t, const size_t *ix, size_t n)
 	return n > 1 && hi - lo < 2 * sig;
 }
 
+/* The pairs of locks whose native figures differ by less than twice their
+ * mean sigma (each with two runs or more): their order is noise. */
+static void print_noisy_pairs(FILE *f, const struct table *t, const size_t *ix, size_t n)
+{
+	unsigned shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			const struct entry *a = &t->e[ix[i]], *b = &t->e[ix[j]];
+
+			if (a->nat.n < 2 || b->nat.n < 2 ||
+			    fabs(a->ns.mean - b->ns.mean) >= a->ns.sigma + b->ns.sigma)
+				continue;
+			fprintf(f, "%s%s and %s", shown++ ? ", " : "\n    (native order within noise: ",
+				a->lock, b->lock);
+		}
+	if (shown)
+		fprintf(f, ": each pair differs by less than twice its sigma)");
+}
+
 static void print_rank(FILE *f, const struct table *t, unsigned threads)
 {
 	double x[256], y[256];
@@ -209,6 +229,8 @@ static void print_rank(FILE *f, const struct table *t, unsigned threads)
 	if (!isnan(rho) && within_noise(t, ix, n))
 		fprintf(f, "\n    (the native figures of these locks differ by less than twice their sigma:\n"
 			   "     their native order is noise, and so is this correlation)");
+	else if (!isnan(rho))
+		print_noisy_pairs(f, t, ix, n);
 	fprintf(f, "\n    native: ");
 	print_order(f, t, ix, n, false);
 	fprintf(f, "    sim:    ");

@@ -16,16 +16,44 @@
 
 /* ------------------------------------------------------------ reading */
 
-enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND, NCOLS };
-#define NREQUIRED COL_CS /* cs_ns, ncs_ns and backend are optional */
+enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND,
+       COL_FAILURE, NCOLS };
+#define NREQUIRED COL_CS /* cs_ns, ncs_ns, backend and failure are optional */
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
-					      "topo", "cs_ns", "ncs_ns", "backend" };
+					      "topo", "cs_ns", "ncs_ns", "backend", "failure" };
 
-/* One line of a CSV, without its line end, into at most max fields. */
+/* One line of a CSV, without its line end, into at most max fields, in
+ * place: a field in double quotes may hold commas, and "" stands for one
+ * quote (locklab quotes the failure column so). */
 static unsigned split_csv(char *s, char **f, unsigned max)
 {
+	unsigned n = 0;
+	char *w;
+
 	s[strcspn(s, "\r\n")] = 0;
-	return calib_split(s, f, max);
+	while (n < max) {
+		f[n++] = w = s;
+		if (*s == '"') {
+			for (s++; *s; s++) {
+				if (*s == '"' && s[1] == '"')
+					s++;
+				else if (*s == '"')
+					break;
+				*w++ = *s;
+			}
+			if (*s == '"')
+				s++;
+		}
+		while (*s && *s != ',')
+			*w++ = *s++;
+		if (!*s) {
+			*w = 0;
+			break;
+		}
+		*w = 0;
+		s++;
+	}
+	return n;
 }
 
 static struct entry *find_entry(struct table *t, const char *lock, unsigned threads)
@@ -120,6 +148,8 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 			 heading_fields);
 		return -1;
 	}
+	if (idx[COL_FAILURE] >= 0 && *f[idx[COL_FAILURE]])
+		return 1; /* a failed run: no figures to compare */
 	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
 	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
 	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
@@ -163,7 +193,7 @@ int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t e
 	static char line[VR_LINE];
 	char where[600], *fields[256];
 	int idx[NCOLS], rc = 0;
-	unsigned lineno = 1, rows = 0;
+	unsigned lineno = 1, rows = 0, failed = 0;
 	struct stat st;
 
 	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
@@ -191,12 +221,18 @@ int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t e
 			continue;
 		snprintf(where, sizeof(where), "%s:%u", path, lineno);
 		rc = add_row(t, sim, fields, split_csv(line, fields, 256), idx, where, err, errlen);
-		rows++;
+		failed += rc == 1;
+		rows += rc == 0;
+		rc = rc < 0 ? rc : 0;
 	}
 	fclose(f);
 	if (!rc && !rows) {
-		snprintf(err, errlen, "%s: no rows", path);
+		snprintf(err, errlen, failed ? "%s: every run failed (its failure column): nothing to "
+					      "compare" : "%s: no rows", path);
 		rc = -1;
 	}
+	if (!rc && failed)
+		fprintf(stderr, "locklab-native: validate-report: %s: %u failed run%s left out (the "
+				"failure column says why)\n", path, failed, failed == 1 ? "" : "s");
 	return rc;
 }
