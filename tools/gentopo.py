@@ -39,6 +39,25 @@ class GenError(Exception):
     pass
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """Bad input gets one line (the project's rule), not argparse's usage."""
+
+    def error(self, message):
+        sys.stderr.write('gentopo.py: %s (--help: usage)\n' % message)
+        sys.exit(2)
+
+
+# The loader's limits (sim/topology.h) and the properties' values it takes
+# (topologies/README.md): refused here, so that no file is written that
+# the simulator would refuse.
+MAX_SOCKETS, MAX_CORES = 256, 8192
+WORD_VALUES = {'arbitration': re.compile(r'^(fifo|socket-first)$', re.I),
+               'memory_model': re.compile(r'^(sc|tso|pso)$'),
+               'directory': re.compile(r'^(full|probe-filter|broadcast)$', re.I),
+               'arbitration.max_local_run': re.compile(r'^([1-9][0-9]{0,8}|1000000000|unbounded)$'),
+               'smt': re.compile(r'^[1-8]$')}
+
+
 def number(text, what):
     try:
         v = D(text)
@@ -161,6 +180,14 @@ def props_of(specs):
             raise GenError('--prop %s: ID=VALUE with ID one of %s' % (spec, ', '.join(SCALAR_KEYS)))
         if key in props:
             raise GenError('--prop %s given twice' % key)
+        if key in WORD_VALUES:
+            if not WORD_VALUES[key].match(val):
+                raise GenError('--prop %s=%s: not a value the loader takes '
+                               '(topologies/README.md)' % (key, val))
+        elif key == 'smt.issue_share' and not 0 < number(val, '--prop ' + key) <= 1:
+            raise GenError('--prop smt.issue_share=%s: above 0, at most 1' % val)
+        else:
+            number(val, '--prop ' + key)  # a finite number >= 0
         props[key] = val
     return props
 
@@ -255,8 +282,8 @@ def emit(a, argv, m, class_lat, rows, props):
 def parse_args(argv):
     """Each option is --NAME or -NAME: the header records the command with
     one dash, as an XML comment cannot hold two in a row."""
-    p = argparse.ArgumentParser(prog='gentopo.py', description=__doc__.split('\n\n')[0],
-                                allow_abbrev=False)
+    p = OneLineParser(prog='gentopo.py', description=__doc__.split('\n\n')[0],
+                      allow_abbrev=False)
 
     def opt(name, **kw):
         p.add_argument('-' + name, '--' + name, **kw)
@@ -283,6 +310,9 @@ def parse_args(argv):
 def check_args(a):
     if a.sockets < 1 or a.cores < 1:
         raise GenError('--sockets and --cores must be at least 1')
+    if a.sockets > MAX_SOCKETS or a.sockets * a.cores > MAX_CORES:
+        raise GenError('%d sockets of %d cores: the simulator takes at most %d sockets and %d '
+                       'cores in all' % (a.sockets, a.cores, MAX_SOCKETS, MAX_CORES))
     if not re.match(r'^[A-Za-z0-9_.-]{1,63}$', a.name):
         raise GenError('--name %r: 1 to 63 letters, digits, _ . -' % a.name)
     for t in [a.description] + a.cite + a.prop:
