@@ -326,6 +326,9 @@ static int read_arbitration(struct topo_ctx *x, struct topo *t)
 	t->max_local_run = 0;
 	if (v && strcasecmp(v, "socket-first") == 0)
 		t->arbitration = ARB_SOCKET_FIRST;
+	else if (v && strncasecmp(v, "socket-first:", 13) == 0)
+		return topo_fail(x, "arbitration '%s': a file gives socket-first, and N as "
+			       "arbitration.max_local_run (socket-first:N is --arbitration's form)", v);
 	else if (v && strcasecmp(v, "fifo") != 0)
 		return topo_fail(x, "unknown arbitration '%s' (fifo or socket-first)", v);
 	if (!b) {

@@ -198,6 +198,12 @@ static void test_calib_refused(void **state)
 	refuse(text, "cell,1,store,E,", "#cell,1,store,E,", "no figure for store on E at class 1");
 	refuse(text, "sockets,2\n", "", "socket_pus before sockets");
 	refuse(text, ",1.500,100,2\n", ",1.500,100,200\n", "trimmed 200 is more than");
+	refuse(text, "cell,0,load,M,0,1,40.000", "cell,0,load,M,0,1,0.000", "out of order");
+	refuse(text, "cell,0,load,M,0,1,40.000,38.000", "cell,0,load,M,0,1,40.000,46.000",
+	       "out of order");
+	refuse(text, "cell,0,load,M,0,1,40.000,38.000", "cell,0,load,M,0,1,40.000,-1",
+	       "a negative time");
+	refuse(text, "tsc_ghz,2.5", "tsc_ghz,0", "tsc_ghz 0");
 	free(text);
 }
 

@@ -230,8 +230,12 @@ static int parse_stats(struct pctx *p, char **f, struct calib_cell *x)
 	    parse_uint(p, f[10], &x->samples, "samples") ||
 	    parse_uint(p, f[11], &x->trimmed, "trimmed"))
 		return -1;
-	if (x->median < 0)
-		return perr(p, "median_ns: negative time %g", x->median);
+	if (x->median < 0 || x->p10 < 0 || x->p90 < 0 || x->mad < 0)
+		return perr(p, "median_ns %g, p10_ns %g, p90_ns %g, mad_ns %g: a negative time",
+			    x->median, x->p10, x->p90, x->mad);
+	if (x->samples && !(x->p10 <= x->median && x->median <= x->p90))
+		return perr(p, "p10_ns %g, median_ns %g, p90_ns %g: percentiles out of order",
+			    x->p10, x->median, x->p90);
 	/* A cache's latency is nanoseconds; a second is no latency at all, and
 	 * the topology written from it would not load. */
 	if (x->median > 1e9 || x->p10 > 1e9 || x->p90 > 1e9 || x->mad > 1e9)
@@ -316,7 +320,10 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 		copy_text(c->date, sizeof(c->date), v);
 		return 0;
 	case 5:
-		return parse_double(p, v, &c->tsc_ghz, key);
+		if (parse_double(p, v, &c->tsc_ghz, key))
+			return -1;
+		return c->tsc_ghz > 0 && c->tsc_ghz < 100 ? 0
+			: perr(p, "tsc_ghz %g: a clock above 0 and under 100 GHz", c->tsc_ghz);
 	case 6:
 		return parse_uint(p, v, &c->reps, key);
 	case 7:
