@@ -200,6 +200,10 @@ bad_input --csv "$R/sim-2socket.csv" --charts "$TMP/other.csv"
 bad_input --csv "$R/sim-2socket.csv" --threads-csv "$TMP/none.csv"
 bad_input --csv "$R/sim-2socket.csv" --name ../escape
 bad_input --csv "$R/sim-2socket.csv" --bogus
+printf '{"x": 1}' >"$TMP/other.json"
+bad_input --csv "$TMP"
+bad_input --csv "$R/sim-2socket.csv" --json "$TMP/other.json"
+bad_input --csv "$R/sim-2socket.csv" --threads-csv "$TMP/other.csv"
 
 [ $failed = 0 ] && echo "report_check: ok"
 exit $failed

@@ -95,6 +95,15 @@ def read_sweep_csv(path):
     return rows
 
 
+def read_threads_csv(path):
+    rows = read_csv_rows(path, '--threads-csv')
+    missing = [c for c in RUN_COLUMNS + ('tid', 'acquisitions') if rows and c not in rows[0]]
+    if not rows or missing:
+        raise BadInput('--threads-csv %s: %s: not a locklab per-thread CSV' % (
+            path, 'no column %s' % missing[0] if missing else 'no rows'))
+    return rows
+
+
 def read_json(path):
     try:
         with open(path) as f:
@@ -103,7 +112,7 @@ def read_json(path):
         raise BadInput('--json %s: %s' % (path, e.strerror))
     except (ValueError, UnicodeDecodeError) as e:
         raise BadInput('--json %s: not JSON: %s' % (path, e))
-    if not isinstance(doc, dict) or not isinstance(doc.get('environment', {}), dict):
+    if not isinstance(doc, dict) or not isinstance(doc.get('environment'), dict):
         raise BadInput('--json %s: not a locklab run JSON (no "environment" object)' % path)
     return doc
 
@@ -228,7 +237,8 @@ def config_row(cfg, runs, per_run):
     m, s = mean(tp), sigma(tp)
     sem = s / math.sqrt(len(tp)) if tp else math.nan
     pct = 100.0 * sem / m if tp and m > 0 else math.nan
-    stext, starved = starved_cell(ok, per_run)
+    # every run failed: nothing was counted, not even starved threads
+    stext, starved = starved_cell(ok, per_run) if ok else ('-', 0)
     cells = ['%s %s t=%s' % cfg, '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
@@ -481,7 +491,8 @@ def parse_args(argv):
     ap.add_argument('--command', help='the command, when the JSON does not record it')
     a = ap.parse_args(argv)
     if not os.path.isfile(a.csv):
-        raise BadInput('--csv %s: no such file' % a.csv)
+        raise BadInput('--csv %s: %s' % (a.csv, 'a directory, not a file' if os.path.isdir(a.csv)
+                                         else 'no such file'))
     if os.path.islink(a.csv):  # results/sim-NAME.csv: the sweep it links to
         a.csv = os.path.relpath(os.path.realpath(a.csv))
     here = os.path.dirname(a.csv) or '.'
@@ -502,7 +513,7 @@ def main(argv):
         a = parse_args(argv)
         rows = read_sweep_csv(a.csv)
         doc = read_json(a.json) if a.json else None
-        thread_rows = read_csv_rows(a.threads_csv, '--threads-csv') if a.threads_csv else []
+        thread_rows = read_threads_csv(a.threads_csv) if a.threads_csv else []
         topo, locks, _, _ = sweep_facts(rows, doc)
         names = [a.name[len('sim-'):] if a.name.startswith('sim-') else a.name, a.name]
         charts = find_charts(a.charts, names, topo)
