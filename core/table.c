@@ -369,7 +369,7 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 /* What the figures depend on beyond the headings and the rows. */
 static void table_settings(FILE *f, const struct wl_config *cfg)
 {
-	char more[256];
+	char more[1024];
 
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,

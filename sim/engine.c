@@ -438,6 +438,10 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
 					      sb_model_given() ? "" : " (the topology's)");
 
+	/* a file given by its path may be a modified copy of a shipped machine
+	 * whose name it carries: say which file it was */
+	if (sim.topo_loaded && strchr(sim_topo_of(cfg), '/') && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", topology file %s", sim.topo.path);
 	if (sim_arbitration_option() && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", sim_arbitration_option());
 	if (sim.quantum_ps != SIM_DEFAULT_QUANTUM_PS && n < len)

@@ -154,6 +154,19 @@ static void settings_are_shown(void **state)
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", idle_off), 0);
 	assert_non_null(strstr(o.out, ", idle states off (--idle-states off)\n"));
 	tl_proc_free(&o);
+	/* a topology given by its path: the settings say which file */
+	{
+		char path[600];
+		const char *by_path[] = { "run", "--topo", path, "--lock", "mcs", "--threads", "2",
+					  "--ops", "20", "--runs", "1", NULL };
+
+		assert_non_null(realpath(bindir, path));
+		strcat(path, "/../topologies/2socket.xml");
+		assert_int_equal(tl_bin(&o, bindir, "locklab-sim", by_path), 0);
+		assert_non_null(strstr(o.out, ", topology file "));
+		assert_non_null(strstr(o.out, "topologies/2socket.xml, no idle states"));
+		tl_proc_free(&o);
+	}
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);
 	assert_non_null(strstr(o.out, "\"memory_model\": \"pso\""));
 	assert_non_null(strstr(o.out, "\"pinning\": \"none\""));

@@ -157,7 +157,7 @@ static void print_line_misses(FILE *f, const struct xp_report *r)
 
 static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
-	char buf[96], more[512];
+	char buf[96], more[1024];
 
 	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..., idle states ..." */
 	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
