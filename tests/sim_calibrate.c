@@ -45,7 +45,7 @@ static void write_calibration(const char *path)
 					states[st], k ? 4 : 1, m, m - 2, m + 5);
 			}
 	for (int op = 0; op < 5; op++)
-		fprintf(f, "hit,-,%s,-,0,-1,%d.5,1,5,0.5,100,0\n", ops[op], 1 + op);
+		fprintf(f, "hit,-,%s,-,0,-1,%d.5,1,%d,0.5,100,0\n", ops[op], 1 + op, 6 + op);
 	fprintf(f, "pause,-,-,-,0,-1,20,19,22,0.5,100,1\n");
 	fprintf(f, "mem,0,load,I,0,-1,80,75,90,2,100,3\nmem,1,load,I,0,-1,120,110,130,4,100,0\n");
 	fclose(f);
