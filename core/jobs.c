@@ -30,6 +30,7 @@
 /* What a worker leaves at the start of its file; its threads rows follow. */
 struct job_head {
 	int failed;
+	bool files_failed; /* a file the backend writes itself (--graphs) was not written */
 	struct run_result res;
 };
 
@@ -67,6 +68,7 @@ static void __attribute__((noreturn)) worker(const struct sweep_sink *s, size_t 
 	if (!f || fwrite(&h, sizeof(h), 1, f) != 1)
 		_exit(1);
 	h.failed = sweep_one(&s->o->cfg, i, &h.res, s->o->threads_csv ? f : NULL);
+	h.files_failed = backend_files_failed();
 	if (fflush(f) || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		_exit(1);
 	_exit(0);
@@ -89,7 +91,7 @@ static void start(struct sweep_sink *s, struct job *j, size_t i)
 }
 
 /* The row a worker left, or a failed row saying how it ended. */
-static void collect(const struct sweep_sink *s, struct job *j, size_t i, int status)
+static void collect(struct sweep_sink *s, struct job *j, size_t i, int status)
 {
 	struct job_head h;
 	struct stat st;
@@ -101,6 +103,7 @@ static void collect(const struct sweep_sink *s, struct job *j, size_t i, int sta
 	    (size_t)st.st_size >= sizeof(h) && pread(j->fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
 		j->failed = h.failed;
 		j->res = h.res;
+		s->rc |= h.files_failed; /* the command exits 1, as without --jobs */
 		j->tlen = (size_t)st.st_size - sizeof(h);
 		j->thr = malloc(j->tlen + 1);
 		if (!j->thr || pread(j->fd, j->thr, j->tlen, sizeof(h)) != (ssize_t)j->tlen)

@@ -394,7 +394,7 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 {
 	/* --out in CSV naming --csv's file is that one CSV, written once */
 	bool out_is_csv = o->out && o->format == FMT_CSV && o->csv && outfile_same(o->csv, o->out);
-	bool sharded = o->nshards > 1;
+	bool sharded = o->nshards > 0; /* --shard I/N, N >= 1: PATH.order is written */
 	char order[2][4200];
 	const char *const opts[] = { "--out", "--csv", "--json", "--threads-csv",
 				     "--shard's order of --out", "--shard's order of --csv" };

@@ -265,9 +265,11 @@ static void csv_rows(FILE *f, const void *arg)
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);
-			if (sim.topo.nidle)
+			if (sim.topo.nidle && wakes)
 				fprintf(f, "%llu,%.1f\n", (unsigned long long)wakes,
-					wakes ? (double)r->idle_exit_ns / (double)wakes : 0.0);
+					(double)r->idle_exit_ns / (double)wakes);
+			else if (sim.topo.nidle)
+				fprintf(f, "0,\n"); /* no wake-up: no mean exit latency */
 			else
 				fprintf(f, ",\n"); /* no idle state applies: empty, not 0 */
 		}

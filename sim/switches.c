@@ -98,7 +98,7 @@ void sim_switch_model(struct coh_model *m)
 void sim_switch_json(FILE *f, const struct wl_config *cfg)
 {
 	for (int i = 0; i < SW_N; i++)
-		if (sw_off[i]) /* --idle-states under --vm is refused (sim_switch_check) */
+		if (sw_off[i]) /* off, also --idle-states off under --vm: what is so */
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);

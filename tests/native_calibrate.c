@@ -326,21 +326,31 @@ static void test_out_path(void **state)
 	assert_int_equal(calib_check_out_path("/a/b/topologies/x.xml", err, sizeof(err)), -1);
 	assert_int_equal(calib_check_out_path("results/host-x.xml", err, sizeof(err)), 0);
 	assert_int_equal(calib_check_out_path("mytopologies/x.xml", err, sizeof(err)), 0);
-	/* the real path counts: from inside topologies/, a bare name is under
-	 * it; topologies/.. is not */
-	char base[] = "/tmp/locklab-calib-XXXXXX", sub[64], cwd[4096];
+	/* the real directory counts: from inside the project's topologies/, a
+	 * bare name is under it; a directory named topologies elsewhere is not
+	 * the machines' (unless $LOCKLAB_TOPODIR names it) */
+	char base[] = "/tmp/locklab-calib-XXXXXX", sub[64], proj[64], cwd[4096], shipped[4200];
 
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_non_null(mkdtemp(base));
 	snprintf(sub, sizeof(sub), "%s/topologies", base);
+	snprintf(proj, sizeof(proj), "%s/topologies/proj", base);
 	assert_int_equal(mkdir(sub, 0777), 0);
-	assert_int_equal(chdir(base), 0);
-	assert_int_equal(calib_check_out_path("topologies/../host-x.xml", err, sizeof(err)), 0);
+	assert_int_equal(mkdir(proj, 0777), 0);
+	assert_int_equal(chdir(proj), 0);
+	assert_int_equal(calib_check_out_path("host-x.xml", err, sizeof(err)), 0);
 	assert_int_equal(chdir(sub), 0);
+	assert_int_equal(calib_check_out_path("host-x.xml", err, sizeof(err)), 0);
+	setenv("LOCKLAB_TOPODIR", sub, 1);
+	assert_int_equal(calib_check_out_path("host-x.xml", err, sizeof(err)), -1);
+	assert_int_equal(calib_check_out_path("proj/host-x.xml", err, sizeof(err)), -1);
+	unsetenv("LOCKLAB_TOPODIR");
+	snprintf(shipped, sizeof(shipped), "%s/../topologies", bindir);
+	assert_int_equal(chdir(shipped), 0);
 	assert_int_equal(calib_check_out_path("host-x.xml", err, sizeof(err)), -1);
 	assert_int_equal(calib_check_out_path("./host-x.xml", err, sizeof(err)), -1);
-	assert_int_equal(calib_check_out_path("../host-x.xml", err, sizeof(err)), 0);
 	assert_int_equal(chdir(cwd), 0);
+	rmdir(proj);
 	rmdir(sub);
 	rmdir(base);
 }

@@ -52,10 +52,15 @@ class OneLineParser(argparse.ArgumentParser):
 # the simulator would refuse.
 MAX_SOCKETS, MAX_CORES = 256, 8192
 WORD_VALUES = {'arbitration': re.compile(r'^(fifo|socket-first)$', re.I),
-               'memory_model': re.compile(r'^(sc|tso|pso)$'),
+               'memory_model': re.compile(r'^(sc|tso|pso)$', re.I),
                'directory': re.compile(r'^(full|probe-filter|broadcast)$', re.I),
-               'arbitration.max_local_run': re.compile(r'^([1-9][0-9]{0,8}|1000000000|unbounded)$'),
-               'smt': re.compile(r'^[1-8]$')}
+               'arbitration.max_local_run':
+                   re.compile(r'^([1-9][0-9]{0,8}|1000000000|unbounded)$', re.I),
+               'smt': re.compile(r'^[1-8]$'),
+               'msg.data_bytes': re.compile(r'^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}'
+                                            r'|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])$'),
+               'msg.ctrl_bytes': re.compile(r'^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}'
+                                            r'|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])$')}
 
 
 def number(text, what):
@@ -65,6 +70,8 @@ def number(text, what):
         raise GenError('%s: %r is not a decimal number' % (what, text))
     if not v.is_finite() or v < 0:
         raise GenError('%s: %r must be a finite number >= 0' % (what, text))
+    if v > 1000000000:
+        raise GenError('%s: %r is over a second (the loader takes times to 1 s)' % (what, text))
     return v
 
 
@@ -189,6 +196,9 @@ def props_of(specs):
         else:
             number(val, '--prop ' + key)  # a finite number >= 0
         props[key] = val
+    if 'arbitration.max_local_run' in props and \
+            props.get('arbitration', 'fifo').lower() != 'socket-first':
+        raise GenError('--prop arbitration.max_local_run: only with arbitration=socket-first')
     return props
 
 
@@ -342,7 +352,11 @@ def generate(argv):
     else:
         wire_mesh2(m, a.group, lat, bw, number(a.group_lat, '--group-lat'), a.group_bw)
     class_lat = classes_of(m)
-    text = emit(a, argv, m, class_lat, rows_of(a.row, class_lat), props_of(a.prop))
+    props = props_of(a.prop)
+    if a.cores % int(props.get('smt', '1')):
+        raise GenError('--prop smt=%s: does not divide the %d hosts of a socket (-cores)'
+                       % (props['smt'], a.cores))
+    text = emit(a, argv, m, class_lat, rows_of(a.row, class_lat), props)
     return a, text
 
 

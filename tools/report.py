@@ -96,11 +96,18 @@ def read_sweep_csv(path):
 
 
 def read_threads_csv(path):
+    """The rows of a per-thread CSV; a header alone (every run failed) is
+    no rows, a header without the columns is not such a file."""
     rows = read_csv_rows(path, '--threads-csv')
-    missing = [c for c in RUN_COLUMNS + ('tid', 'acquisitions') if rows and c not in rows[0]]
-    if not rows or missing:
-        raise BadInput('--threads-csv %s: %s: not a locklab per-thread CSV' % (
-            path, 'no column %s' % missing[0] if missing else 'no rows'))
+    try:
+        with open(path, newline='') as f:
+            head = next(csv.reader(f), [])
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        raise BadInput('--threads-csv %s: %s' % (path, e))
+    missing = [c for c in RUN_COLUMNS + ('tid', 'acquisitions') if c not in head]
+    if missing:
+        raise BadInput('--threads-csv %s: no column %s: not a locklab per-thread CSV'
+                       % (path, missing[0]))
     return rows
 
 

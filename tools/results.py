@@ -67,6 +67,8 @@ def csv_rows(path):
 
 
 def status_word(rc):
+    if rc < 0:  # ended by a signal (a second Ctrl-C): its rows are in the .partial
+        return 'interrupted (signal %d)' % -rc
     return {0: 'ok', 3: 'failed', 130: 'interrupted', 143: 'interrupted'}.get(rc, 'exit %d' % rc)
 
 
@@ -109,23 +111,36 @@ def latest(results, prefix):
     return os.path.realpath(link) if os.path.exists(link) else None
 
 
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def wait_forwarding(full):
     """Run FULL to its end; its exit status.  In the main thread the sweep
-    runs in a process group of its own and SIGINT or SIGTERM sent to this
-    process (Ctrl-C, `timeout -s INT`) is passed on to it, each time it
-    comes: the first stops the sweep after the runs in progress, with its
-    rows kept (core/sweep.c), a second ends it at once.  Elsewhere (a SCons
-    worker thread) the sweep shares the terminal's process group and gets
-    Ctrl-C itself."""
-    main = threading.current_thread() is threading.main_thread()
-    p = subprocess.Popen(full, preexec_fn=os.setpgrp if main else None)
-    if not main:
-        return p.wait()
-    old = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        old[sig] = signal.signal(sig, lambda s, _f: p.send_signal(s))
+    runs in a process group of its own, and SIGINT, SIGTERM or SIGHUP sent
+    to this process (Ctrl-C, `timeout -s INT`, a closed terminal) is passed
+    on to it (SIGHUP as SIGTERM), each time it comes: the first stops the sweep after the runs
+    in progress, with its rows kept (core/sweep.c), a second ends it at
+    once.  The handlers are in place before the sweep starts, so that no
+    signal falls between.  Elsewhere (a SCons worker thread, where Python
+    cannot take signals) the sweep shares the terminal's process group and
+    gets Ctrl-C itself."""
+    if threading.current_thread() is not threading.main_thread():
+        return subprocess.Popen(full).wait()
+    child, pending = [], []
+
+    def forward(sig, _frame):
+        if sig == signal.SIGHUP:  # a closed terminal: stop as SIGTERM stops it
+            sig = signal.SIGTERM
+        if child:
+            child[0].send_signal(sig)
+        else:
+            pending.append(sig)
+    old = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
-        return p.wait()
+        child.append(subprocess.Popen(full, preexec_fn=os.setpgrp))
+        for sig in pending:
+            child[0].send_signal(sig)
+        return child[0].wait()
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
@@ -153,14 +168,15 @@ def run_sweep(results, kind, name, argv):
     except OSError as e:
         sys.stderr.write('results.py: cannot run %s: %s\n' % (full[0], e.strerror))
         return 2
-    kept = [f for f in files if os.path.exists(f)]
-    append_index(results, ' '.join(argv), kept, csv_rows(files[0]), status_word(rc))
+    kept = [f for f in files + [files[0] + '.partial'] if os.path.exists(f)]
+    rows = csv_rows(files[0] if os.path.exists(files[0]) else files[0] + '.partial')
+    append_index(results, ' '.join(argv), kept, rows, status_word(rc))
     if rc == 0:
         link_latest(results, prefix, stem)
     if kept:
         print('locklab: %s (%s; results/index.csv lists every run)' %
               (' and '.join(kept), status_word(rc)))
-    return rc
+    return 128 - rc if rc < 0 else rc  # a signal's death as a shell gives it
 
 
 def main(argv):

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "validate.h"
 
@@ -94,27 +95,57 @@ int calib_check_transfers(const struct calib *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether a directory named topologies is on the way to dir (its real
- * path: "topologies/.." is not under it, "." inside it is). */
-static bool under_topologies(const char *dir)
+/* Whether real (a resolved directory) is dir or lies under it, once dir
+ * is resolved too. */
+static bool real_under(const char *real, const char *dir)
 {
-	char real[PATH_MAX + 2];
-	const char *p = real;
+	char r[PATH_MAX];
+	size_t n;
 
-	if (!realpath(dir, real))
-		snprintf(real, sizeof(real), "%s", dir); /* absent: as written */
-	strcat(real, "/");
-	while ((p = strstr(p, "topologies/"))) {
-		if (p == real || p[-1] == '/')
+	if (!dir || !realpath(dir, r))
+		return false;
+	n = strlen(r);
+	return !strncmp(real, r, n) && (real[n] == '/' || !real[n]);
+}
+
+/* The directories the simulator finds shipped machines in (sim/topology.h,
+ * topo_resolve): topologies/ here, $LOCKLAB_TOPODIR, and topologies/ next
+ * to the program and up to four parents. */
+static bool in_topology_dir(const char *real)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (real_under(real, "topologies") || real_under(real, getenv("LOCKLAB_TOPODIR")))
+		return true;
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	for (int up = 0; up < 5; up++) {
+		char *slash = strrchr(exe, '/');
+
+		if (!slash)
+			break;
+		*slash = 0;
+		snprintf(dir, sizeof(dir), "%s/topologies", exe);
+		if (real_under(real, dir))
 			return true;
-		p++;
 	}
+	return false;
+}
+
+/* A "topologies/" component as the path is written. */
+static bool written_under_topologies(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "topologies/")); p++)
+		if (p == path || p[-1] == '/')
+			return true;
 	return false;
 }
 
 int calib_check_out_path(const char *path, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], real[PATH_MAX];
 	const char *slash = strrchr(path, '/');
 
 	if (!slash)
@@ -123,7 +154,7 @@ int calib_check_out_path(const char *path, char *err, size_t errlen)
 		snprintf(dir, sizeof(dir), "/");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (under_topologies(dir)) {
+	if (written_under_topologies(path) || (realpath(dir, real) && in_topology_dir(real))) {
 		snprintf(err, errlen,
 			 "%s: a calibration never goes under topologies/ (write it under results/)",
 			 path);

@@ -106,11 +106,19 @@ static int render(Agraph_t *g, const char *engine, const char *stem)
 		return failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
 	f = fopen(tmp, "w");
-	if (!f || agwrite(g, f) < 0 || fclose(f)) {
+	if (!f)
+		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
+	if (agwrite(g, f) < 0) {
 		int e = errno;
 
-		if (f)
-			unlink(tmp);
+		fclose(f);
+		unlink(tmp);
+		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
+	}
+	if (fclose(f)) {
+		int e = errno;
+
+		unlink(tmp);
 		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
 	}
 	if (publish(tmp, path))

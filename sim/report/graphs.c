@@ -496,8 +496,9 @@ int graphs_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	static const char *const kinds[] = { "machine", "handoff", "waits" };
 	static const char *const exts[] = { "dot", "svg", "png" };
-	unsigned nx = cfg->vm_vcpus ? cfg->novercommit : 1;
+	unsigned nx = cfg->vm_vcpus ? cfg->novercommit : 1, checked = 0;
 	char stem[PATH_MAX], path[PATH_MAX + 16];
+	struct stat st;
 
 	if (!graphs_on)
 		return 0;
@@ -513,8 +514,19 @@ int graphs_check(const struct wl_config *cfg, char *err, size_t errlen)
 					for (unsigned e = 0; e < 3; e++) {
 						snprintf(path, sizeof(path), "%s-%s.%s", stem, kinds[k],
 							 exts[e]);
-						if (outfile_check("--graphs", path, err, errlen))
+						/* the directory once (it takes files), then
+						 * each name: absent or a regular file */
+						if (!checked++ &&
+						    outfile_check("--graphs", path, err, errlen))
 							return -1;
+						if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
+							snprintf(err, errlen, "--graphs %s: %s; results "
+								 "go to regular files only", path,
+								 S_ISLNK(st.st_mode) ? "a symbolic link"
+								 : S_ISDIR(st.st_mode) ? "a directory"
+								 : "not a regular file");
+							return -1;
+						}
 					}
 			}
 	return 0;
@@ -526,7 +538,12 @@ void graphs_after_run(const struct wl_run *run)
 
 	if (!graphs_on)
 		return;
-	if (graph_stem(stem, sizeof(stem), run->algo->name, run->nthreads,
+	/* named by the configured count: --co-guests same ran every guest's
+	 * vCPUs as threads, the configuration counts the guest's */
+	unsigned threads = run->vm_pcpus && run->nthreads > run->cfg->vm_vcpus ? run->cfg->vm_vcpus
+										: run->nthreads;
+
+	if (graph_stem(stem, sizeof(stem), run->algo->name, threads,
 		       run->vm_pcpus ? run->overcommit : 0)) {
 		fprintf(stderr, "locklab-sim: --graphs: file name too long\n");
 		graphs_waits_clear();
