@@ -137,7 +137,11 @@ def wait_forwarding(full):
             pending.append(sig)
     old = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
-        child.append(subprocess.Popen(full, preexec_fn=os.setpgrp))
+        # a group of its own: process_group (Python 3.11) is safe beside
+        # other threads, as a preexec_fn is not
+        group = {'process_group': 0} if sys.version_info >= (3, 11) else \
+            {'preexec_fn': os.setpgrp}
+        child.append(subprocess.Popen(full, **group))
         for sig in pending:
             child[0].send_signal(sig)
         return child[0].wait()
