@@ -223,6 +223,12 @@ static struct topo_dsocket *new_socket(struct topo_ctx *x, struct topo_desc *d, 
 	memset(s, 0, sizeof(*s));
 	if (copy_id(x, n, "id", s->id))
 		return NULL;
+	/* said here, before a route names the id and finds the other */
+	if (!strcmp(s->id, d->root_id) ||
+	    topo_index_find(&d->socket_ix, d->sockets, sizeof(*s), s->id) != UINT_MAX) {
+		node_fail(x, n, "zone id %s given twice", s->id);
+		return NULL;
+	}
 	s->first_host = d->nhosts;
 	topo_index_add(&d->socket_ix, d->sockets, sizeof(*s), d->nsockets++);
 	return s;

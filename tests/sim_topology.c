@@ -368,6 +368,9 @@ static void test_bad_values(void **state)
 		     "lat.load.M: '44,121,' has an empty item");
 	expect_error("neg.xml", replace(s, "\"81 119\"", "\"-81 119\""), "lat.load.I: negative latency -81");
 	expect_error("proto.xml", replace(s, "\"MESIF\"", "\"MSI\""), "unknown protocol 'MSI'");
+	/* a cluster id twice: said at the cluster, not where a route names it */
+	expect_error("dupzone.xml", replace(s, "<cluster id=\"socket1\"", "<cluster id=\"socket0\""),
+		     "zone id socket0 given twice");
 	expect_error("unit.xml", replace(s, "\"ns\"", "\"cycles\""), "unit is cycles but freq_ghz is missing");
 	expect_error("prop.xml", replace(s, "id=\"pause\"", "id=\"paws\""), "unknown property 'paws'");
 	expect_error("missing.xml", drop_lines(s, "lat.load.S"), "missing property lat.load.S");
