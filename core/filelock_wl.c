@@ -508,6 +508,9 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	for (unsigned i = 0; i < LL_MAX_IDLE_STATES; i++)
 		sum->idle_wakes[i] += c->idle_wakes[i];
 	sum->idle_exit_ns += c->idle_exit_ns;
+	sum->has_noise |= c->has_noise;
+	sum->migrations += c->migrations;
+	sum->irqs += c->irqs;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
 }
@@ -617,6 +620,9 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	sum_counters(&w, cnt);
 	memcpy(cnt->idle_wakes, rc.sim.idle_wakes, sizeof(cnt->idle_wakes));
 	cnt->idle_exit_ns = rc.sim.idle_exit_ps / 1000;
+	cnt->has_noise = rc.sim.has_noise;
+	cnt->migrations = rc.sim.migrations;
+	cnt->irqs = rc.sim.irqs;
 	free(run.threads);
 	free(w.proc);
 	free(w.check);

@@ -248,7 +248,7 @@ static void csv_rows(FILE *f, const void *arg)
 
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,run,seconds,pairs_per_s,"
-		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake\n");
+		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -266,12 +266,17 @@ static void csv_rows(FILE *f, const void *arg)
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);
 			if (sim.topo.nidle && wakes)
-				fprintf(f, "%llu,%.1f\n", (unsigned long long)wakes,
+				fprintf(f, "%llu,%.1f,", (unsigned long long)wakes,
 					(double)r->idle_exit_ns / (double)wakes);
 			else if (sim.topo.nidle)
-				fprintf(f, "0,\n"); /* no wake-up: no mean exit latency */
+				fprintf(f, "0,,"); /* no wake-up: no mean exit latency */
 			else
-				fprintf(f, ",\n"); /* no idle state applies: empty, not 0 */
+				fprintf(f, ",,"); /* no idle state applies: empty, not 0 */
+			if (r->has_noise) /* empty without scheduler noise, as run's are absent */
+				fprintf(f, "%llu,%llu\n", (unsigned long long)r->migrations,
+					(unsigned long long)r->irqs);
+			else
+				fprintf(f, ",\n");
 		}
 }
 
