@@ -353,7 +353,8 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 		n += (size_t)snprintf(text + n, sizeof(text) - n, "Natively the runs of one command "
 				      "follow each other: +- leaves out what changes between commands "
 				      "(other load, the clock's speed); run the command again to see it. ");
-	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket), wait p99: "
+	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
+		 "whenever every thread sits on one socket; explain gives the fair share), wait p99: "
 		 "means over the runs; starved: threads that never acquired the lock, the most in "
 		 "one run. A wait the run's end cut short counts in wait p99 at its length so far; "
 		 ">= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "

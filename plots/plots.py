@@ -253,7 +253,8 @@ def series_charts(name, rows, outdir, tmp, only):
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
                       heading='throughput against threads: %s\npoints: means of %s; bars: one '
-                      'sigma over them' % (what, runs_text(groups)),
+                      'sigma over them\nseries moved sideways a little, each with its own marker, '
+                      'so that equal ones show' % (what, runs_text(groups)),
                       tscale=scale, tunit=unit, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
@@ -264,7 +265,9 @@ def series_charts(name, rows, outdir, tmp, only):
         units = [scaled_unit(series_values(groups, c), TIME_UNITS)
                  for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
-                      heading='wait times against threads: %s\n%s' % (what, CENSORED),
+                      heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      'longest: the largest of any run; each panel in its own unit; %s'
+                      % (what, runs_text(groups), CENSORED),
                       wscales=' '.join('%d' % u[0] for u in units),
                       wunits=' '.join(u[1] for u in units), **common)
     return ok
@@ -291,8 +294,10 @@ def traffic_chart(name, rows, outdir, tmp):
     names = ['same-socket'] + ['class-%d' % k for k in range(1, 4)]
     return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
                    classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
-                   heading='cache-line transfers per acquisition by distance: %s, %d threads'
-                   % (name, tmax))
+                   heading='cache-line transfers per acquisition by distance: %s, %d threads\n'
+                   'means of %s of each run\'s transfers per acquisition; classes as the '
+                   'topology numbers them (explain gives their routes)'
+                   % (name, tmax, '%d runs' % max(len(rs) for rs in by_lock.values())))
 
 
 # ------------------------------------------------------------ per thread
@@ -385,9 +390,10 @@ def crossover_chart(name, rows, outdir, tmp):
     return gnuplot('crossover.gp', os.path.join(outdir, 'crossover-' + name), data=data,
                    xt=xt, yt=yt, nx=len(xs), ny=len(ys), locks=' '.join(winners),
                    colours=' '.join(lock_colour(l) for l in winners),
-                   heading='best lock by threads and critical section: sim %s '
-                   '(lead over the second best; one run a cell, so a lead of a few %% is one draw)'
-                   % name)
+                   heading='best of %s by threads and critical section: sim %s\n'
+                   '(only these locks were swept; lead over the second best; one run a cell, '
+                   'so a lead of a few %% is one draw)'
+                   % (', '.join(dict.fromkeys(r['lock'] for r in rows)), name))
 
 
 def best_of(by_lock):

@@ -410,9 +410,14 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
 	}
-	if (sim_arbitration_option()) {
+	if (sim.topo_loaded) { /* the rule the local and Jain figures rest on */
+		char arb[64];
+
+		sim_arbitration_text(arb, sizeof(arb));
+		arb[strcspn(arb, " ")] = 0; /* the rule alone */
 		fprintf(f, ", \"arbitration\": ");
-		output_json_string(f, sim_arbitration_option());
+		output_json_string(f, arb);
+		fprintf(f, ", \"arbitration_given\": %s", sim_arbitration_option() ? "true" : "false");
 	}
 	sim_switch_json(f, cfg);
 	fprintf(f, "}, \"sim_quantum_ns\": %llu, \"seed\": %llu, \"memory_model\": \"%s\"",
@@ -442,8 +447,12 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 	 * whose name it carries: say which file it was */
 	if (sim.topo_loaded && strchr(sim_topo_of(cfg), '/') && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", topology file %s", sim.topo.path);
-	if (sim_arbitration_option() && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", sim_arbitration_option());
+	if (sim.topo_loaded && n < len) { /* the rule the local and Jain figures rest on */
+		char arb[64];
+
+		sim_arbitration_text(arb, sizeof(arb));
+		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", arb);
+	}
 	if (sim.quantum_ps != SIM_DEFAULT_QUANTUM_PS && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", --sim-quantum %llu",
 				      (unsigned long long)(sim.quantum_ps / 1000));

@@ -92,6 +92,21 @@ const char *sim_arbitration_option(void)
 	return arb_given;
 }
 
+size_t sim_arbitration_text(char *buf, size_t len)
+{
+	const struct topo *t = &sim.topo;
+
+	if (!sim.topo_loaded)
+		return (size_t)snprintf(buf, len, "%s", arb_given ? arb_given : "");
+	if (t->arbitration != ARB_SOCKET_FIRST)
+		return (size_t)snprintf(buf, len, "fifo%s", arb_given ? "" : " (the topology's)");
+	if (!t->max_local_run)
+		return (size_t)snprintf(buf, len, "socket-first:unbounded%s",
+					arb_given ? "" : " (the topology's)");
+	return (size_t)snprintf(buf, len, "socket-first:%u%s", t->max_local_run,
+				arb_given ? "" : " (the topology's)");
+}
+
 /* ------------------------------------------------------------ run options */
 
 static int parse_number(const char *opt, const char *val, uint64_t max, const char *unit,

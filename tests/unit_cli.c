@@ -142,7 +142,8 @@ static void settings_are_shown(void **state)
 
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", dflt), 0);
 	assert_non_null(strstr(o.out, "settings: pin compact, lock home same, seed 1, memory model "
-				      "tso (the topology's), no idle states (none in 2socket)\n"));
+				      "tso (the topology's), arbitration socket-first:8 (the "
+				      "topology's), no idle states (none in 2socket)\n"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", given), 0);
 	assert_non_null(strstr(o.out, "settings: pin scatter, lock home spread, seed 7, memory model "
@@ -164,7 +165,7 @@ static void settings_are_shown(void **state)
 		strcat(path, "/../topologies/2socket.xml");
 		assert_int_equal(tl_bin(&o, bindir, "locklab-sim", by_path), 0);
 		assert_non_null(strstr(o.out, ", topology file "));
-		assert_non_null(strstr(o.out, "topologies/2socket.xml, no idle states"));
+		assert_non_null(strstr(o.out, "topologies/2socket.xml, arbitration socket-first:8"));
 		tl_proc_free(&o);
 	}
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);

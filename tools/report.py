@@ -193,6 +193,10 @@ def starved_cell(runs, per_run):
     counts = [per_run.get(run_key(r)) for r in runs]
     if runs and all(c is not None for c in counts):
         return '%d' % max(counts), max(counts)
+    # the run CSV's own count (its `starved` column), where it has one
+    column = [num(r, 'starved') for r in runs]
+    if runs and all(not math.isnan(c) for c in column):
+        return '%d' % max(column), int(max(column))
     if any(num(r, 'acq_min') == 0 for r in runs):
         return '&ge;1', None
     if all(not math.isnan(num(r, 'acq_min')) for r in runs):
@@ -282,9 +286,11 @@ def tables_html(rows, thread_rows):
 TABLE_NOTES = (
     '<p class="note">mean and sigma (n&minus;1) of the throughput over the runs; SEM = '
     'sigma/&radic;runs. Jain, socket-local handoffs and p99 wait: means over the runs; a thread '
-    'still waiting at the end counts with its wait so far (censored). Starved threads: threads '
-    'with no acquisition, the most of one run (from the per-thread CSV); &ge;1 when only '
-    'acq_min = 0 is known.</p>')
+    'still waiting at the end counts with its wait so far (censored); where half or more of the '
+    'waits at or above the p99 were cut short it is only a lower bound, which the terminal '
+    'table marks with &ge; and this page does not. Starved threads: threads with no '
+    'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
+    'CSV); &ge;1 when only acq_min = 0 is known.</p>')
 
 
 # ------------------------------------------------------------ images
@@ -434,7 +440,9 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
                      '--results DIR --topo %s).</p>' % (html.escape(a.charts), html.escape(topo)))
     parts.append('<h2>Contention graphs</h2>')
     if graphs:
-        parts += [figure_html('%s, %d threads: %s graph' % (l, t, k), svg, png, a.out, stale)
+        parts += [figure_html('%s, %d threads: %s graph (from the run that wrote it, `scons graphs` '
+                              'or `run --graphs`: not necessarily this sweep\'s)' % (l, t, k),
+                              svg, png, a.out, stale)
                   for l, t, k, svg, png in graphs]
     else:
         parts.append('<p class="note">no graph of this sweep in %s (locklab-sim run ... '

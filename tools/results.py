@@ -105,6 +105,21 @@ def link_latest(results, prefix, stem):
         os.replace(tmp, link)
 
 
+def command_of(results, path):
+    """The command results/index.csv recorded for the sweep that wrote
+    PATH (its output files left out), or None."""
+    try:
+        with open(os.path.join(results, 'index.csv'), newline='') as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, csv.Error):
+        return None
+    want = os.path.realpath(path)
+    for r in reversed(rows):
+        if any(os.path.realpath(p) == want for p in (r.get('files') or '').split()):
+            return r.get('command')
+    return None
+
+
 def latest(results, prefix):
     """The file the docs' name PREFIX.csv stands for, or None."""
     link = os.path.join(results, prefix + '.csv')

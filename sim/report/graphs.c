@@ -299,12 +299,19 @@ static void handoff_legend(Agraph_t *g, const char *loop)
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges)
 {
-	char text[320], cnt[16];
+	char text[320], cnt[16], share[48];
+	double pct = total ? 100.0 * (double)local / (double)total : 0.0;
 
-	snprintf(text, sizeof(text), "%s on %s, %u threads: %s\n%s handoffs, %.1f%% inside one socket%s",
-		 run->algo->name, sim.topo.name, run->nthreads, what,
-		 draw_count(cnt, sizeof(cnt), (double)total),
-		 total ? 100.0 * (double)local / (double)total : 0.0, edges);
+	/* never "100.0%" beside a drawn cross-socket arrow, nor "0.0%" beside a loop */
+	if (local < total && pct >= 99.95)
+		snprintf(share, sizeof(share), "%llu of them not", (unsigned long long)(total - local));
+	else if (local && pct < 0.05)
+		snprintf(share, sizeof(share), "%llu of them", (unsigned long long)local);
+	else
+		snprintf(share, sizeof(share), "%.1f%%", pct);
+	snprintf(text, sizeof(text), "%s on %s, %u threads (one run): %s\n%s handoffs, %s inside one "
+		 "socket%s", run->algo->name, sim.topo.name, run->nthreads, what,
+		 draw_count(cnt, sizeof(cnt), (double)total), share, edges);
 	draw_title(g, text);
 	draw_set(g, "fontname", "Helvetica");
 }
