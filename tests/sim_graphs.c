@@ -476,7 +476,7 @@ static void test_graph_files(void **state)
 
 	sfmt(dir, sizeof(dir), "%s/graphs-vm", tl_tmpdir());
 	assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ticket --vm 8 --overcommit "
-				     "1,2 --runs 1 --duration 10 --graphs %s", bindir, TOPO, dir), 0);
+				     "1,2 --runs 1 --duration 2 --graphs %s", bindir, TOPO, dir), 0);
 	for (const char *const *x = (const char *const[]){ "x1", "x2", NULL }; *x; x++) {
 		sfmt(path, sizeof(path), "%s/graph-%s-ticket-8-%s-handoff.dot", dir, TOPO, *x);
 		assert_int_equal(access(path, R_OK), 0);
