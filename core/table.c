@@ -354,8 +354,10 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 				      "follow each other: +- leaves out what changes between commands "
 				      "(other load, the clock's speed); run the command again to see it. ");
 	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
-		 "whenever every thread sits on one socket; explain gives the fair share), wait p99: "
-		 "means over the runs; starved: threads that never acquired the lock, the most in "
+		 "whenever every thread sits on one socket%s), wait p99: means over the runs;",
+		 strcmp(backend_name, "native") ? "; explain gives the fair share" : "");
+	n = strlen(text);
+	snprintf(text + n, sizeof(text) - n, " starved: threads that never acquired the lock, the most in "
 		 "one run. A wait the run's end cut short counts in wait p99 at its length so far; "
 		 ">= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
 		 "more were cut short).%s", idle ? " idle: wake-ups of sleeping threads from an "

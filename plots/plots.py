@@ -229,6 +229,13 @@ def series_values(groups, key):
     return [num(r, key) for by_t in groups.values() for rs in by_t.values() for r in rs]
 
 
+def rows_text(by_lock):
+    """How many rows a lock's bar is the mean of: "3 rows", "1 to 3 rows"."""
+    counts = [len(rs) for rs in by_lock.values()]
+    lo, hi = min(counts), max(counts)
+    return '%d row%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d rows' % (lo, hi)
+
+
 def runs_text(groups):
     """How many runs a point is the mean of: "3 runs", "2 to 3 runs"."""
     counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
@@ -295,9 +302,8 @@ def traffic_chart(name, rows, outdir, tmp):
     return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
                    classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
                    heading='cache-line transfers per acquisition by distance: %s, %d threads\n'
-                   'means of %s of each run\'s transfers per acquisition; classes as the '
-                   'topology numbers them (explain gives their routes)'
-                   % (name, tmax, '%d runs' % max(len(rs) for rs in by_lock.values())))
+                   'bars: means of the rows at %d threads (%s a lock, each its run\'s figure)'
+                   % (name, tmax, tmax, rows_text(by_lock)))
 
 
 # ------------------------------------------------------------ per thread

@@ -171,6 +171,8 @@ static void settings_are_shown(void **state)
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);
 	assert_non_null(strstr(o.out, "\"memory_model\": \"pso\""));
 	assert_non_null(strstr(o.out, "\"pinning\": \"none\""));
+	/* the arbitration rule as run: the topology's, not given */
+	assert_non_null(strstr(o.out, "\"arbitration\": \"socket-first:8\", \"arbitration_given\": false"));
 	assert_non_null(strstr(o.out, "\"lock_home\": \"random\""));
 	tl_proc_free(&o);
 }

@@ -116,6 +116,26 @@ def signal_to_the_recorder(binary, res):
           'recorder interrupted: %s' % last)
 
 
+def command_is_found(res):
+    """command_of: the command index.csv recorded for a sweep's CSV, by
+    its path as written or absolute, from here or elsewhere."""
+    rows = index(res)
+    ok = [r for r in rows if r['status'] == 'ok' and r['files']]
+    csv_path = ok[-1]['files'].split()[0]
+    check(results.command_of(res, csv_path) == ok[-1]['command'], 'command_of: as written')
+    check(results.command_of(res, os.path.abspath(csv_path)) == ok[-1]['command'],
+          'command_of: absolute')
+    check(results.command_of(res, os.path.join(res, 'nothing.csv')) is None, 'command_of: none')
+    here = os.getcwd()
+    os.chdir(tempfile.gettempdir())
+    try:
+        check(results.command_of(os.path.join(here, res) if not os.path.isabs(res) else res,
+                                 os.path.abspath(os.path.join(here, csv_path))) ==
+              ok[-1]['command'], 'command_of: from another directory')
+    finally:
+        os.chdir(here)
+
+
 def bad_arguments_one_line():
     """A missing binary, a results path that is a file, a name that is a
     path: one line each, exit 2, no traceback."""
@@ -152,6 +172,7 @@ def main(argv):
         former_file_is_kept(binary, res)
         interrupted_keeps_rows(binary, res)
         signal_to_the_recorder(binary, res)
+        command_is_found(res)
     bad_arguments_one_line()
     scons_refuses_unknown_variables()
     print('unit_results: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'all passed'))

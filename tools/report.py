@@ -188,8 +188,9 @@ def starved_by_run(thread_rows):
 
 
 def starved_cell(runs, per_run):
-    """(text, count or None): exact from the per-thread CSV, else a bound
-    from acq_min; the count is the most starved threads of one run."""
+    """(text, count or None): exact from the per-thread CSV or the run
+    CSV's `starved` column, else a bound from acq_min; the count is the most
+    starved threads of one run."""
     counts = [per_run.get(run_key(r)) for r in runs]
     if runs and all(c is not None for c in counts):
         return '%d' % max(counts), max(counts)
@@ -440,8 +441,8 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
                      '--results DIR --topo %s).</p>' % (html.escape(a.charts), html.escape(topo)))
     parts.append('<h2>Contention graphs</h2>')
     if graphs:
-        parts += [figure_html('%s, %d threads: %s graph (from the run that wrote it, `scons graphs` '
-                              'or `run --graphs`: not necessarily this sweep\'s)' % (l, t, k),
+        parts += [figure_html('%s, %d threads: %s graph (from the run that wrote it, scons graphs '
+                              'or run --graphs: not necessarily this sweep\'s)' % (l, t, k),
                               svg, png, a.out, stale)
                   for l, t, k, svg, png in graphs]
     else:

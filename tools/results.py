@@ -111,12 +111,15 @@ def command_of(results, path):
     try:
         with open(os.path.join(results, 'index.csv'), newline='') as f:
             rows = list(csv.DictReader(f))
-    except (OSError, csv.Error):
+    except (OSError, csv.Error, UnicodeDecodeError):
         return None
     want = os.path.realpath(path)
+    # the files as written from where the sweep ran: here, or above results/
+    bases = ('', os.path.dirname(os.path.abspath(results)))
     for r in reversed(rows):
-        if any(os.path.realpath(p) == want for p in (r.get('files') or '').split()):
-            return r.get('command')
+        for p in (r.get('files') or '').split():
+            if any(os.path.realpath(os.path.join(b, p)) == want for b in bases):
+                return r.get('command')
     return None
 
 

@@ -296,19 +296,27 @@ static void handoff_legend(Agraph_t *g, const char *loop)
 		    "purple edge: handoffs across sockets (wider = more)");
 }
 
+/* part of total as a share that never rounds to what it is not: "100.0%"
+ * for all but a few, "0.0%" for a few; those become "all but N" and "N". */
+static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t total)
+{
+	double pct = total ? 100.0 * (double)part / (double)total : 0.0;
+
+	if (part < total && pct >= 99.95)
+		snprintf(buf, len, "all but %llu", (unsigned long long)(total - part));
+	else if (part && pct < 0.05)
+		snprintf(buf, len, "%llu of them", (unsigned long long)part);
+	else
+		snprintf(buf, len, "%.1f%%", pct);
+	return buf;
+}
+
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges)
 {
 	char text[320], cnt[16], share[48];
-	double pct = total ? 100.0 * (double)local / (double)total : 0.0;
 
-	/* never "100.0%" beside a drawn cross-socket arrow, nor "0.0%" beside a loop */
-	if (local < total && pct >= 99.95)
-		snprintf(share, sizeof(share), "%llu of them not", (unsigned long long)(total - local));
-	else if (local && pct < 0.05)
-		snprintf(share, sizeof(share), "%llu of them", (unsigned long long)local);
-	else
-		snprintf(share, sizeof(share), "%.1f%%", pct);
+	share_text(share, sizeof(share), local, total);
 	snprintf(text, sizeof(text), "%s on %s, %u threads (one run): %s\n%s handoffs, %s inside one "
 		 "socket%s", run->algo->name, sim.topo.name, run->nthreads, what,
 		 draw_count(cnt, sizeof(cnt), (double)total), share, edges);
@@ -391,7 +399,7 @@ static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hed
 	uint64_t max = 0;
 	unsigned nsock = sim.topo.nsockets < TOPO_MAX_SOCKETS ? sim.topo.nsockets : TOPO_MAX_SOCKETS;
 	Agraph_t *g;
-	char cnt[16];
+	char cnt[16], share[48];
 
 	if (!hs)
 		return NULL;
@@ -416,9 +424,9 @@ static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hed
 				continue;
 			ed = agedge(g, hs[a].node, hs[b].node, NULL, 1);
 			handoff_edge(ed, max ? (double)between[a][b] / (double)max : 0, a == b);
-			draw_setf(ed, "xlabel", "%s (%.1f%%)",
+			draw_setf(ed, "xlabel", "%s (%s)",
 				  draw_count(cnt, sizeof(cnt), (double)between[a][b]),
-				  total ? 100.0 * (double)between[a][b] / (double)total : 0.0);
+				  share_text(share, sizeof(share), between[a][b], total));
 		}
 	handoff_legend(g, "blue loop: handoffs inside a socket (wider = more)");
 	free(hs);
