@@ -4,6 +4,7 @@
  * where), and the error line that lists the known names when it is missing.
  */
 #include "topo_internal.h"
+#include "../core/topodirs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,33 +34,6 @@ static bool looks_like_path(const char *s)
 	return strchr(s, '/') || (n > 4 && strcmp(s + n - 4, ".xml") == 0);
 }
 
-/* Directories that may hold topologies/, in the order topo_resolve tries them. */
-static unsigned topo_dirs(char dirs[][PATH_MAX], unsigned max)
-{
-	char exe[PATH_MAX];
-	unsigned n = 0;
-	const char *env = getenv("LOCKLAB_TOPODIR");
-	ssize_t len;
-
-	snprintf(dirs[n++], PATH_MAX, "topologies");
-	if (env && *env && n < max)
-		topo_strcpy(dirs[n++], PATH_MAX, env);
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len <= 0)
-		return n;
-	exe[len] = 0;
-	for (int up = 0; up < 5 && n < max; up++) {
-		char *slash = strrchr(exe, '/');
-		if (!slash)
-			break;
-		*slash = 0;
-		if (!*exe)
-			break;
-		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, exe);
-	}
-	return n;
-}
-
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 {
 	char dirs[8][PATH_MAX];
@@ -73,7 +47,7 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 		topo_strcpy(path, pathlen, name_or_path);
 		return is_readable_file(path) ? 0 : -1;
 	}
-	n = topo_dirs(dirs, 8);
+	n = ll_topology_dirs(dirs, 8);
 	for (unsigned i = 0; i < n; i++) {
 		char cand[PATH_MAX + 128];
 		snprintf(cand, sizeof(cand), "%.*s/%.*s.xml", PATH_MAX - 1, dirs[i], 120, name_or_path);
@@ -109,7 +83,7 @@ static int list_xml(const char *dir, char names[][TOPO_NAME_LEN], unsigned max)
 static void known_names(char *out, size_t len)
 {
 	char dirs[8][PATH_MAX], names[64][TOPO_NAME_LEN];
-	unsigned nd = topo_dirs(dirs, 8);
+	unsigned nd = ll_topology_dirs(dirs, 8);
 	int nn = -1;
 	size_t used = 0;
 

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../../core/topodirs.h"
 #include "validate.h"
 
 /* ------------------------------------------------------------ checks */
@@ -108,29 +108,16 @@ static bool real_under(const char *real, const char *dir)
 	return !strncmp(real, r, n) && (real[n] == '/' || !real[n]);
 }
 
-/* The directories the simulator finds shipped machines in (sim/topology.h,
- * topo_resolve): topologies/ here, $LOCKLAB_TOPODIR, and topologies/ next
- * to the program and up to four parents. */
+/* One of the directories the simulator finds machines in (core/topodirs.h):
+ * real is one of them, or lies under one. */
 static bool in_topology_dir(const char *real)
 {
-	char exe[PATH_MAX], dir[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char dirs[8][PATH_MAX];
+	unsigned n = ll_topology_dirs(dirs, 8);
 
-	if (real_under(real, "topologies") || real_under(real, getenv("LOCKLAB_TOPODIR")))
-		return true;
-	if (n <= 0)
-		return false;
-	exe[n] = 0;
-	for (int up = 0; up < 5; up++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash)
-			break;
-		*slash = 0;
-		snprintf(dir, sizeof(dir), "%s/topologies", exe);
-		if (real_under(real, dir))
+	for (unsigned i = 0; i < n; i++)
+		if (real_under(real, dirs[i]))
 			return true;
-	}
 	return false;
 }
 
