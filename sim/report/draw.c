@@ -5,13 +5,14 @@
  * layout), SVG and PNG.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+
+#include <locklab/result.h>
 
 #include "../sim.h"
 #include "draw.h"
@@ -74,71 +75,72 @@ bool draw_write_failed(void)
 	return write_failed;
 }
 
-static int failed(const char *fmt, const char *path, const char *why)
+static int failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line on stderr after "locklab-sim: --graphs: "; the command will exit 1. */
+static int failed(const char *fmt, ...)
 {
-	fprintf(stderr, fmt, path, why);
+	va_list ap;
+
+	fputs("locklab-sim: --graphs: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 	write_failed = true;
 	return -1;
 }
 
-/* PATH whole or not at all: written to PATH.tmp.PID, then renamed over it
- * (a symbolic link or a directory there was refused before the run). */
-static int publish(const char *tmp, const char *path)
+static void dot_text(FILE *f, const void *g)
 {
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
-	}
-	return 0;
+	agwrite((Agraph_t *)g, f);
 }
 
-/* Write STEM.dot (before layout), then lay out and render SVG and PNG. */
+struct rendered {
+	const char *data;
+	unsigned len;
+};
+
+static void rendered_text(FILE *f, const void *r)
+{
+	const struct rendered *x = r;
+
+	fwrite(x->data, 1, x->len, f);
+}
+
+/* Write STEM.dot (before layout), then lay out and render SVG and PNG;
+ * each file whole or not at all (write_text_atomic: a symbolic link or a
+ * directory in its place was refused before the run). */
 static int render(Agraph_t *g, const char *engine, const char *stem)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	char path[PATH_MAX];
 	static const char *const fmts[] = { "svg", "png" };
-	FILE *f;
 	int rc = 0;
 
 	if (snprintf(path, sizeof(path), "%s.dot", stem) >= (int)sizeof(path))
-		return failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
-		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(errno));
-	if (agwrite(g, f) < 0) {
-		int e = errno;
-
-		fclose(f);
-		unlink(tmp);
-		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
-	}
-	if (fclose(f)) {
-		int e = errno;
-
-		unlink(tmp);
-		return failed("locklab-sim: --graphs: cannot write %s: %s\n", path, strerror(e));
-	}
-	if (publish(tmp, path))
-		return -1;
+		return failed("file name too long: %s", stem);
+	if (write_text_atomic(path, dot_text, g))
+		return failed("cannot write %s: %s", path, strerror(errno));
 	if (!gvc)
 		gvc = gvContext();
 	if (!gvc || gvLayout(gvc, g, engine))
-		return failed("locklab-sim: --graphs: graphviz could not lay out %s%s\n", path, "");
+		return failed("graphviz could not lay out %s", path);
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		struct rendered r = { NULL, 0 };
+		char *data = NULL;
+
 		if (snprintf(path, sizeof(path), "%s.%s", stem, fmts[i]) >= (int)sizeof(path)) {
-			rc = failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
+			rc = failed("file name too long: %s", stem);
 			continue;
 		}
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-		if (gvRenderFilename(gvc, g, fmts[i], tmp)) {
-			unlink(tmp);
-			rc = failed("locklab-sim: --graphs: cannot write %s%s\n", path, "");
-		} else if (publish(tmp, path)) {
-			rc = -1;
+		if (gvRenderData(gvc, g, fmts[i], &data, &r.len)) {
+			rc = failed("graphviz could not render %s", path);
+		} else {
+			r.data = data;
+			if (write_text_atomic(path, rendered_text, &r))
+				rc = failed("cannot write %s: %s", path, strerror(errno));
 		}
+		gvFreeRenderData(data);
 	}
 	gvFreeLayout(gvc, g);
 	return rc;
@@ -161,9 +163,9 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 	int rc;
 
 	if (!g)
-		return failed("locklab-sim: --graphs: out of memory%s%s\n", "", "");
+		return failed("out of memory");
 	if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
-		rc = failed("locklab-sim: --graphs: file name too long: %s%s\n", stem, "");
+		rc = failed("file name too long: %s", stem);
 	} else {
 		rc = render(g, engine, path);
 	}

@@ -34,7 +34,8 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
-#include "../../core/outfile.h"
+#include <locklab/result.h>
+
 #include "../sim.h"
 #include "draw.h"
 #include "explain.h"
