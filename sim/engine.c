@@ -414,7 +414,6 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		char arb[64];
 
 		sim_arbitration_text(arb, sizeof(arb));
-		arb[strcspn(arb, " ")] = 0; /* the rule alone */
 		fprintf(f, ", \"arbitration\": ");
 		output_json_string(f, arb);
 		fprintf(f, ", \"arbitration_given\": %s", sim_arbitration_option() ? "true" : "false");
@@ -451,7 +450,8 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 		char arb[64];
 
 		sim_arbitration_text(arb, sizeof(arb));
-		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s", arb);
+		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s%s", arb,
+				      sim_arbitration_option() ? "" : " (the topology's)");
 	}
 	if (sim.quantum_ps != SIM_DEFAULT_QUANTUM_PS && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", --sim-quantum %llu",

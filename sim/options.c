@@ -99,12 +99,10 @@ size_t sim_arbitration_text(char *buf, size_t len)
 	if (!sim.topo_loaded)
 		return (size_t)snprintf(buf, len, "%s", arb_given ? arb_given : "");
 	if (t->arbitration != ARB_SOCKET_FIRST)
-		return (size_t)snprintf(buf, len, "fifo%s", arb_given ? "" : " (the topology's)");
+		return (size_t)snprintf(buf, len, "fifo");
 	if (!t->max_local_run)
-		return (size_t)snprintf(buf, len, "socket-first:unbounded%s",
-					arb_given ? "" : " (the topology's)");
-	return (size_t)snprintf(buf, len, "socket-first:%u%s", t->max_local_run,
-				arb_given ? "" : " (the topology's)");
+		return (size_t)snprintf(buf, len, "socket-first:unbounded");
+	return (size_t)snprintf(buf, len, "socket-first:%u", t->max_local_run);
 }
 
 /* ------------------------------------------------------------ run options */

@@ -263,8 +263,9 @@ int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room);
 void sim_apply_arbitration(struct topo *t);
 /* --arbitration as given, or NULL (the topology's rule) */
 const char *sim_arbitration_option(void);
-/* The rule a line's requests are admitted by, as run: "socket-first:8 (the
- * topology's)", "fifo", ...: the topology's unless --arbitration was given. */
+/* The rule a line's requests are admitted by, as run ("socket-first:8",
+ * "fifo"): the topology's, unless sim_arbitration_option() says it was
+ * given. */
 size_t sim_arbitration_text(char *buf, size_t len);
 
 #endif

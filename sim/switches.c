@@ -52,39 +52,63 @@ int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
 	return 0;
 }
 
-size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len)
-{
-	size_t n = 0;
+/* Which idle states a run of cfg may use: none under --vm (the hypervisor's
+ * halts: docs/vm.md), none for --idle-states off, none in the machine, or
+ * its table. */
+enum idle_kind { IDLE_VM, IDLE_OFF, IDLE_NONE, IDLE_TABLE };
 
+static enum idle_kind idle_kind(const struct wl_config *cfg)
+{
 	if (cfg && cfg->vm_vcpus)
-		return 0; /* the hypervisor's halts: docs/vm.md */
+		return IDLE_VM;
 	if (sw_off[SW_IDLE])
-		return (size_t)snprintf(buf, len, "idle states off (--idle-states off)");
-	if (!sim.topo_loaded || !sim.topo.nidle)
-		return (size_t)snprintf(buf, len, "no idle states (none in %s)",
-					sim.topo_loaded ? sim.topo.name : "the topology");
-	n = (size_t)snprintf(buf, len, "idle states ");
-	for (unsigned i = 0; i < sim.topo.nidle && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "", sim.topo.idle[i].name);
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " (the topology's)");
-	return n;
+		return IDLE_OFF;
+	return sim.topo_loaded && sim.topo.nidle ? IDLE_TABLE : IDLE_NONE;
 }
 
-size_t sim_idle_field(const struct wl_config *cfg, char *buf, size_t len)
+/* The table's state names joined by sep; returns the length. */
+static size_t idle_names(const char *sep, char *buf, size_t len)
 {
 	size_t n = 0;
 
 	buf[0] = 0;
-	if (cfg && cfg->vm_vcpus)
-		return 0;
-	if (sw_off[SW_IDLE])
-		return (size_t)snprintf(buf, len, "off");
-	if (!sim.topo_loaded || !sim.topo.nidle)
-		return (size_t)snprintf(buf, len, "none");
 	for (unsigned i = 0; i < sim.topo.nidle && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? " " : "", sim.topo.idle[i].name);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? sep : "", sim.topo.idle[i].name);
 	return n;
+}
+
+size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len)
+{
+	char names[128];
+
+	switch (idle_kind(cfg)) {
+	case IDLE_VM:
+		buf[0] = 0;
+		return 0;
+	case IDLE_OFF:
+		return (size_t)snprintf(buf, len, "idle states off (--idle-states off)");
+	case IDLE_NONE:
+		return (size_t)snprintf(buf, len, "no idle states (none in %s)",
+					sim.topo_loaded ? sim.topo.name : "the topology");
+	default:
+		idle_names(",", names, sizeof(names));
+		return (size_t)snprintf(buf, len, "idle states %s (the topology's)", names);
+	}
+}
+
+size_t sim_idle_field(const struct wl_config *cfg, char *buf, size_t len)
+{
+	switch (idle_kind(cfg)) {
+	case IDLE_VM:
+		buf[0] = 0;
+		return 0;
+	case IDLE_OFF:
+		return (size_t)snprintf(buf, len, "off");
+	case IDLE_NONE:
+		return (size_t)snprintf(buf, len, "none");
+	default:
+		return idle_names(" ", buf, len);
+	}
 }
 
 void sim_switch_model(struct coh_model *m)
