@@ -141,10 +141,9 @@ static void table_heading(FILE *f, const struct run_result *r, int w)
 static void throughput_cells(FILE *f, const struct run_result *rows, size_t from, size_t to,
 			     unsigned asked)
 {
-	char one[48];
-
 	static double x[MAX_RUNS];
 	struct ll_summary s;
+	char one[48];
 	size_t n = 0;
 
 	for (size_t i = from; i < to && n < MAX_RUNS; i++)

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 static int read_smt_number(struct topo_ctx *x, const char *key, double *out)
 {
 	const char *v = topo_desc_prop(x->desc, key);

@@ -51,16 +51,20 @@ class OneLineParser(argparse.ArgumentParser):
 # (topologies/README.md): refused here, so that no file is written that
 # the simulator would refuse.
 MAX_SOCKETS, MAX_CORES = 256, 8192
-WORD_VALUES = {'arbitration': re.compile(r'^(fifo|socket-first)$', re.I),
-               'memory_model': re.compile(r'^(sc|tso|pso)$', re.I),
-               'directory': re.compile(r'^(full|probe-filter|broadcast)$', re.I),
-               'arbitration.max_local_run':
-                   re.compile(r'^([1-9][0-9]{0,8}|1000000000|unbounded)$', re.I),
-               'smt': re.compile(r'^[1-8]$'),
-               'msg.data_bytes': re.compile(r'^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}'
-                                            r'|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])$'),
-               'msg.ctrl_bytes': re.compile(r'^([1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}'
-                                            r'|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-6])$')}
+WORDS = {'arbitration': ('fifo', 'socket-first'), 'memory_model': ('sc', 'tso', 'pso'),
+         'directory': ('full', 'probe-filter', 'broadcast')}  # any case, as the loader
+WHOLE = {'smt': (1, 8), 'msg.data_bytes': (1, 65536), 'msg.ctrl_bytes': (1, 65536),
+         'arbitration.max_local_run': (1, 10 ** 9)}  # also 'unbounded'
+
+
+def loader_takes(key, val):
+    """Whether the loader takes VAL for the word or whole-number KEY."""
+    if key in WORDS:
+        return val.lower() in WORDS[key]
+    if key == 'arbitration.max_local_run' and val.lower() == 'unbounded':
+        return True
+    lo, hi = WHOLE[key]
+    return val.isdigit() and lo <= int(val) <= hi
 
 
 def number(text, what):
@@ -187,8 +191,8 @@ def props_of(specs):
             raise GenError('--prop %s: ID=VALUE with ID one of %s' % (spec, ', '.join(SCALAR_KEYS)))
         if key in props:
             raise GenError('--prop %s given twice' % key)
-        if key in WORD_VALUES:
-            if not WORD_VALUES[key].match(val):
+        if key in WORDS or key in WHOLE:
+            if not loader_takes(key, val):
                 raise GenError('--prop %s=%s: not a value the loader takes '
                                '(topologies/README.md)' % (key, val))
         elif key == 'smt.issue_share' and not 0 < number(val, '--prop ' + key) <= 1:

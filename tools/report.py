@@ -74,10 +74,15 @@ class OneLineParser(argparse.ArgumentParser):
 
 # ------------------------------------------------------------ inputs
 
-def read_csv_rows(path, what):
+def read_csv_rows(path, what, head=None):
+    """The rows of a CSV as dicts; its column names appended to head, when
+    given (a file of a header alone has them and no rows)."""
     try:
         with open(path, newline='') as f:
-            rows = list(csv.DictReader(f))
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            if head is not None:
+                head.extend(reader.fieldnames or [])
     except OSError as e:
         raise BadInput('%s %s: %s' % (what, path, e.strerror))
     except (csv.Error, UnicodeDecodeError) as e:
@@ -98,12 +103,8 @@ def read_sweep_csv(path):
 def read_threads_csv(path):
     """The rows of a per-thread CSV; a header alone (every run failed) is
     no rows, a header without the columns is not such a file."""
-    rows = read_csv_rows(path, '--threads-csv')
-    try:
-        with open(path, newline='') as f:
-            head = next(csv.reader(f), [])
-    except (OSError, csv.Error, UnicodeDecodeError) as e:
-        raise BadInput('--threads-csv %s: %s' % (path, e))
+    head = []
+    rows = read_csv_rows(path, '--threads-csv', head)
     missing = [c for c in RUN_COLUMNS + ('tid', 'acquisitions') if c not in head]
     if missing:
         raise BadInput('--threads-csv %s: no column %s: not a locklab per-thread CSV'

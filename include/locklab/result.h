@@ -36,11 +36,11 @@ struct vm_counters {
 	uint64_t wakes, wake_ps;     /* halts ended by a kick; kick-to-running time */
 };
 
-/* What the simulator's memory model counted over the measured interval;
- * a native run leaves has_sim false. */
 /* The most idle states a machine lists (sim/topology.h, TOPO_MAX_IDLE). */
 #define LL_MAX_IDLE_STATES 8
 
+/* What the simulator's memory model counted over the measured interval;
+ * a native run leaves has_sim false. */
 struct sim_counters {
 	bool has_sim;
 	uint64_t misses;              /* coherence misses, all threads, all lines */
