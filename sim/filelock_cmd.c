@@ -188,15 +188,23 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
 }
 
+/* The wake-ups from an idle state, every state together. */
+static uint64_t idle_wakes(const struct flw_counters *c)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < sim.topo.nidle; i++)
+		n += c->idle_wakes[i];
+	return n;
+}
+
 /* The idle states the runs used, and the wake-ups from each. */
 static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 {
 	char text[160];
-	uint64_t n = 0;
+	uint64_t n = idle_wakes(c);
 
 	sim_idle_text(&o->cfg, text, sizeof(text));
-	for (unsigned i = 0; i < sim.topo.nidle; i++)
-		n += c->idle_wakes[i];
 	printf("%-44s %s", "", text);
 	if (n) {
 		printf("; %s%llu wake-ups from them (", o->runs > 1 ? "all runs: " : "",
@@ -254,10 +262,8 @@ static void csv_rows(FILE *f, const void *arg)
 			const struct flw_config *fc = &c->res[k].fc;
 			const struct flw_counters *r = &c->res[k].runs[i];
 			double s = c->res[k].secs[i];
-			uint64_t wakes = 0;
+			uint64_t wakes = idle_wakes(r);
 
-			for (unsigned j = 0; j < sim.topo.nidle; j++)
-				wakes += r->idle_wakes[j];
 			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f,%llu,%llu,%llu,%s,",
 				backend_topo_name(&o->cfg), flw_test_names[fc->test],
 				fc->shared ? "shared" : "private", flw_global_names[fc->global],
