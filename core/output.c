@@ -113,6 +113,7 @@ static const struct col cols[] = {
 	SIMCOL("other_misses_per_acq", other_misses_per_acq),
 	SIMCOL("idle_wakes_per_acq", idle_wakes_per_acq),
 	SIMCOL("idle_exit_ns_per_acq", idle_exit_ns_per_acq),
+	COL("wait_p99_censored", C_BOOL, wait_p99_censored),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 };

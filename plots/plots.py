@@ -186,7 +186,8 @@ def series_titles(keys):
 
 def write_series(path, groups):
     with open(path, 'w') as f:
-        f.write('# threads throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max\n')
+        f.write('# threads throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max '
+                'p99_lower_bound\n')
         for i, (key, by_t) in enumerate(groups.items()):
             if i:
                 f.write('\n\n')
@@ -197,7 +198,9 @@ def write_series(path, groups):
                                   fmt(mean([num(r, 'jain') for r in rs])),
                                   fmt(mean([num(r, 'wait_p50_ns') for r in rs])),
                                   fmt(mean([num(r, 'wait_p99_ns') for r in rs])),
-                                  fmt(max([num(r, 'wait_max_ns') for r in rs]))]) + '\n')
+                                  fmt(max([num(r, 'wait_max_ns') for r in rs])),
+                                  '1' if any(r.get('wait_p99_censored') == 'true' for r in rs)
+                                  else '0']) + '\n')
 
 
 def lock_colour(lock):
@@ -273,7 +276,9 @@ def series_charts(name, rows, outdir, tmp, only):
                  for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
                       heading='wait times against threads: %s\nmedian and p99: means of %s; '
-                      'longest: the largest of any run; each panel in its own unit; %s'
+                      'longest: the largest of any run; each panel in its own unit; %s;\n'
+                      'an open triangle: a p99 that is only a lower bound (in some run, half or '
+                      'more of the waits at or above it were cut short)'
                       % (what, runs_text(groups), CENSORED),
                       wscales=' '.join('%d' % u[0] for u in units),
                       wunits=' '.join(u[1] for u in units), **common)

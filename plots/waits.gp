@@ -1,7 +1,8 @@
 # plots/waits.gp - wait-time percentiles against threads: three panels,
 # median, 99th percentile and maximum, logarithmic.  A thread still waiting
 # at the end of a run counts with its wait so far (censored); the heading
-# says so.  Variables as plots/throughput.gp, and
+# says so, and a p99 that is only a lower bound (column 8 of the data, from
+# the CSV's wait_p99_censored) gets an open triangle.  Variables as plots/throughput.gp, and
 #   wscales, wunits   one word per panel: the time unit chosen from the data
 #                     ("1000 1000 1000000", "us us ms")
 load "common.gp"
@@ -23,7 +24,10 @@ do for [fmt in formats] {
 		if (p < 3) { unset key } else { set key outside right top }
 		plot for [i=1:n] data index (i - 1) using 1:(pos(column(4 + p)) / scale) \
 			with linespoints lw 2 pt 7 ps 0.6 lc rgb word(colours, i) \
-			dt dash(word(kinds, i)) title word(titles, i)
+			dt dash(word(kinds, i)) title word(titles, i), \
+		     for [i=1:n] data index (i - 1) \
+			using 1:(p == 2 && column(8) > 0 ? pos(column(6)) / scale : NaN) \
+			with points pt 8 ps 1.6 lw 1.5 lc rgb word(colours, i) notitle
 	}
 	unset multiplot
 	unset output

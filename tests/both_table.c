@@ -174,7 +174,9 @@ static void sem_is_sigma_over_root_n(void **state)
 	assert_true(isnan(s.sem));
 }
 
-static char *table_of(const struct output_set *o)
+/* What print (output_table, output_csv) writes of o; valid until the
+ * next call. */
+static char *printed(void (*print)(FILE *, const struct output_set *), const struct output_set *o)
 {
 	static char *buf;
 	size_t len;
@@ -183,9 +185,28 @@ static char *table_of(const struct output_set *o)
 	free(buf);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
-	output_table(f, o);
+	print(f, o);
 	fclose(f);
 	return buf;
+}
+
+static char *table_of(const struct output_set *o)
+{
+	return printed(output_table, o);
+}
+
+static char *csv_of(const struct output_set *o)
+{
+	return printed(output_csv, o);
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
 }
 
 static void table_tells_starvation(void **state)
@@ -274,6 +295,11 @@ static void censored_p99_marked(void **state)
 	assert_non_null(strstr(t, " -   10.3 us\n"));
 	assert_null(strstr(t, ">=10.3"));
 	assert_non_null(strstr(t, ">= marks a p99"));
+	t = csv_of(&o);
+	assert_non_null(strstr(t, ",idle_exit_ns_per_acq,wait_p99_censored\n"));
+	assert_non_null(strstr(t, ",tas,32,"));
+	assert_int_equal(count(t, ",true\n"), 1); /* tas's run 2 only */
+	assert_int_equal(count(t, ",false\n"), 3);
 	output_free(&o);
 }
 

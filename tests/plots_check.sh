@@ -4,7 +4,7 @@
 # native line unless asked (--overlay-native) or of the same machine
 # (validate-HOST); a lock has one colour in every chart and no two locks share
 # one; the crossover chart is vector cells, no bitmap; waits say they are
-# censored; units are scaled.  With the directory of locklab-sim (first
+# censored and mark a p99 that is only a lower bound; units are scaled.  With the directory of locklab-sim (first
 # argument, default bin), also: the colour table covers every lock of both
 # binaries, and a cached sweep CSV is made again when its command changes.
 #
@@ -39,6 +39,27 @@ cp "$FIX"/*.csv "$TMP/results/"
 plots --results "$TMP/results" --out "$TMP/out" --topo 2socket --no-sweeps
 plots --results "$TMP/results" --out "$TMP/overlay" --topo 2socket --no-sweeps \
 	--only throughput --overlay-native
+
+# The same sweep with the CSV's wait_p99_censored: one p99 (ttas, 8
+# threads, run 1) is a lower bound and gets the waits chart's one triangle.
+mkdir -p "$TMP/censored" "$TMP/censored-out"
+awk -F, -v OFS=, 'NR == 1 { print $0, "wait_p99_censored"; next }
+	{ print $0, ($3 == "ttas" && $4 == 8 && $10 == 1) ? "true" : "false" }' \
+	"$FIX/sim-2socket.csv" >"$TMP/censored/sim-2socket.csv"
+plots --results "$TMP/censored" --out "$TMP/censored-out" --topo 2socket --no-sweeps --only waits
+python3 - "$TMP/out/waits-2socket.svg" "$TMP/censored-out/waits-2socket.svg" <<'EOF' || failed=1
+import re
+import sys
+# gnuplot draws pt 8 (an open triangle) as a use of its path gpPt7
+n = [len(re.findall(r"xlink:href='#gpPt7' transform=", open(p).read())) for p in sys.argv[1:]]
+if n != [0, 1]:
+    print('plots_check: FAIL: open triangles on the waits chart without and with a '
+          'lower-bound p99: %s, expected [0, 1]' % n)
+    sys.exit(1)
+if 'only a lower bound' not in open(sys.argv[2]).read():
+    print('plots_check: FAIL: the waits chart does not say what the triangle marks')
+    sys.exit(1)
+EOF
 
 python3 - "$TMP/out" "$TMP/overlay" <<'EOF' || failed=1
 # The SVG checks: each gnuplot plot group of a chart is (key text, colour).

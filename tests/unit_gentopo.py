@@ -127,6 +127,11 @@ def test_limits(sim, tmp):
     check('a ring of 16 (8 classes) refused by the generator', rc == 2 and 'at most 7' in out, out)
     rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=1,2,3'], path)
     check('a row of the wrong length refused', rc == 2 and 'give 1' in out, out)
+    # a class's value below its route's latency: the loader would refuse it
+    rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=10,20'], over)
+    check('a row below its route latency refused, one line',
+          rc == 2 and out.count('\n') == 1 and 'less than its route' in out and
+          not os.path.exists(over), out)
 
 
 def main():

@@ -176,6 +176,11 @@ def rows_of(specs, class_lat):
         if len(vals) == 1 and n > 1:
             rows[key] = ([vals[0]] + [vals[0] + 2 * c for c in class_lat], True)
         elif len(vals) == n:
+            for k, c in enumerate(class_lat, 1):
+                if vals[k] < c:
+                    raise GenError('--row %s: class %d is %s ns, less than its route\'s latency (%s ns) '
+                                   'that a miss\'s request travels first (the loader refuses it)'
+                                   % (key, k, fmt(vals[k]), fmt(c)))
             rows[key] = (vals, False)
         else:
             raise GenError('--row %s: %d values; give 1 (class 0, the rest derived) or %d (one per class)'

@@ -244,6 +244,15 @@ def verdict(starved_text, starved, threads):
     return ''
 
 
+def p99_cell(ok):
+    """The mean p99 over the runs, marked &ge; where some run's is only a
+    lower bound (the CSV's wait_p99_censored; the terminal's >=)."""
+    text = fmt_time(mean([num(r, 'wait_p99_ns') for r in ok]))
+    if any(r.get('wait_p99_censored') == 'true' for r in ok):
+        return '&ge;' + text
+    return text
+
+
 def config_row(cfg, runs, per_run):
     ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
     tp = [num(r, 'throughput_per_s') / 1e6 for r in ok]
@@ -255,7 +264,7 @@ def config_row(cfg, runs, per_run):
     cells = ['%s %s t=%s' % cfg, '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
-             fmt_time(mean([num(r, 'wait_p99_ns') for r in ok])),
+             p99_cell(ok),
              html.escape(verdict(stext, starved, cfg[2]))]
     if len(ok) < len(runs):
         cells[-1] = html.escape('%d of %d runs failed' % (len(runs) - len(ok), len(runs)))
@@ -289,8 +298,9 @@ TABLE_NOTES = (
     '<p class="note">mean and sigma (n&minus;1) of the throughput over the runs; SEM = '
     'sigma/&radic;runs. Jain, socket-local handoffs and p99 wait: means over the runs; a thread '
     'still waiting at the end counts with its wait so far (censored); where half or more of the '
-    'waits at or above the p99 were cut short it is only a lower bound, which the terminal '
-    'table marks with &ge; and this page does not. Starved threads: threads with no '
+    'waits at or above the p99 were cut short, in one run or more, it is only a lower bound, '
+    'marked &ge; (the CSV\'s <code>wait_p99_censored</code>; a CSV without that column leaves '
+    'every cell unmarked). Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known.</p>')
 
