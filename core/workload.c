@@ -61,10 +61,12 @@
  *
  * Stopping: a duration run ends each thread after its first acquisition at
  * or past run->end_ns; acquisitions after end_ns are drained, not counted.
- * A timed acquisition knows from t1; an untimed one reads two harness flags
- * instead of the clock: run->stop (the backend's, raised at end_ns natively,
- * and the watchdog's) and run->time_up, raised by the first timed
- * acquisition past end_ns.  A timed thread still acquiring at end_ns has its
+ * A timed acquisition knows from t1.  In the simulator, whose clock costs
+ * nothing to read (LL_CLOCK_IS_FREE), an untimed one reads it too, so that
+ * --time-every changes which waits are sampled and nothing else.  Natively
+ * an untimed one reads two harness flags instead of the clock: run->stop
+ * (the backend's, raised at end_ns, and the watchdog's) and run->time_up,
+ * raised by the first timed acquisition past end_ns.  A timed thread still acquiring at end_ns has its
  * wait censored there: it counts as a wait of end_ns - t0 (in every wait
  * figure), but not as an acquisition.  An --ops run ends each thread after
  * cfg->ops acquisitions.  Neither flag is modelled memory.
@@ -270,13 +272,16 @@ static unsigned pick_lock(const struct wl_config *cfg, struct wl_thread *t)
 }
 
 /* Past the end of a duration run: a timed acquisition knows from t1, an
- * untimed one from the two flags (see the top). */
+ * untimed one from the simulated clock or natively the two flags (see the
+ * top). */
 static __always_inline bool past_end(const struct wl_loop *lp, const struct wl_acq *a)
 {
 	if (!lp->end_ns)
 		return false;
 	if (a->timed)
 		return a->t1 >= lp->end_ns;
+	if (LL_CLOCK_IS_FREE)
+		return ll_now_ns() >= lp->end_ns;
 	return __atomic_load_n(&lp->run->stop, __ATOMIC_RELAXED) ||
 	       __atomic_load_n(&lp->run->time_up, __ATOMIC_RELAXED);
 }

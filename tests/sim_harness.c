@@ -12,6 +12,10 @@
  *   - a lock that excludes nothing is still caught, seed after seed;
  *   - --cs-lines 0 is accepted by both binaries and runs; the simulator's
  *     misses_per_acq of ticket drops by the data line's one miss;
+ *   - timing a sample (--time-every K) changes which waits are timed and
+ *     nothing else: a duration run of a mutex, a rwlock and a refcount
+ *     makes the same acquisitions, thread by thread, at K = 1 and K = 1000
+ *     (an untimed acquisition reads the simulated clock to stop on time);
  *   - the user sees it: the CSV's misses per acquisition by line
  *     (lock_, node_, data_, other_misses_per_acq) and explain's section
  *     "misses per acquisition by line" show misses on the lock's and queue
@@ -73,6 +77,40 @@ static void must_run(struct wl_config *c, const char *lock, unsigned n, unsigned
 
 	if (tl_run(c, lock_find(lock), n, idx, run, cnt, err, sizeof(err)))
 		fail_msg("%s t=%u: %s%s", lock, n, err, run->failure);
+}
+
+/* ------------------------------------------------------------ sampling */
+
+static void sampling_changes_only_the_timing(void **state)
+{
+	static const char *const locks[] = { "mcs", "ttas", "qrwlock", "lockref" };
+
+	for (size_t l = 0; l < sizeof(locks) / sizeof(locks[0]); l++) {
+		uint64_t acq[8], timed[2] = { 0, 0 };
+		const unsigned every[2] = { 1, 1000 };
+
+		for (int k = 0; k < 2; k++) {
+			struct wl_config c;
+			struct wl_run run;
+			struct run_counters cnt;
+
+			tl_config(&c, TOPO, 3);
+			c.duration_ms = 1;
+			c.time_every = every[k];
+			must_run(&c, locks[l], 8, 0, &run, &cnt);
+			for (unsigned i = 0; i < run.nthreads; i++) {
+				if (k == 0)
+					acq[i] = run.threads[i].acquisitions;
+				else
+					assert_int_equal(run.threads[i].acquisitions, acq[i]);
+				timed[k] += run.threads[i].timed;
+			}
+			tl_done(&run);
+		}
+		print_message("    %s: %llu timed at K = 1, %llu at K = 1000\n", locks[l],
+			      (unsigned long long)timed[0], (unsigned long long)timed[1]);
+		assert_true(timed[1] * 100 < timed[0]);
+	}
 }
 
 /* ------------------------------------------------------------ traffic */
@@ -364,6 +402,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_lock_that_excludes_nothing_is_caught),
 		cmocka_unit_test(bare_lock_loop_in_both_binaries),
 		cmocka_unit_test(only_lock_lines_miss_says_the_cli),
+		cmocka_unit_test(sampling_changes_only_the_timing),
 	};
 	int rc;
 

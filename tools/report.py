@@ -302,7 +302,9 @@ TABLE_NOTES = (
     'marked &ge; (the CSV\'s <code>wait_p99_censored</code>; a CSV without that column leaves '
     'every cell unmarked). Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
-    'CSV); &ge;1 when only acq_min = 0 is known.</p>')
+    'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
+    'Jain index and handoff share have four decimals and throughput two: a mean may differ '
+    'from the terminal table\'s, computed before rounding, in its last digit.</p>')
 
 
 # ------------------------------------------------------------ images

@@ -67,6 +67,10 @@ static inline void ll_sync(void)
 /* ll_delay_ns(0) does nothing here: a caller may leave it out. */
 #define LL_DELAY_ZERO_IS_NOTHING 1
 
+/* A clock read costs time here: an untimed acquisition reads none
+ * (core/workload.c). */
+#define LL_CLOCK_IS_FREE 0
+
 /* The cycle counter as CLOCK_MONOTONIC nanoseconds: ns = base_ns +
  * (ticks since base_tsc) * mult / 2^32; set once, before the threads start,
  * by native_clock_calibrate() (native/clock.c). */
