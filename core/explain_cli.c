@@ -34,8 +34,6 @@ static int check_explain(const struct cli_opts *o, char *err, size_t len)
 	else if (o->runner_opt)
 		snprintf(err, len, "%s: a sweep's option; explain runs its runs one after another "
 				   "in this process", o->runner_opt);
-	else if (o->out && outfile_check("--out", o->out, err, len))
-		return -1;
 	else
 		return 0;
 	return -1;
@@ -49,7 +47,8 @@ int explain_command(const struct ll_command *cmd, int argc, char **argv,
 	char err[512];
 
 	if (cli_parse_cmd(cmd, argc, argv, &o, err, sizeof(err)) ||
-	    check_explain(&o, err, sizeof(err)) || backend_check(&o.cfg, err, sizeof(err)))
+	    check_explain(&o, err, sizeof(err)) || backend_check(&o.cfg, err, sizeof(err)) ||
+	    (o.out && outfile_check("--out", o.out, err, sizeof(err)))) /* after the topology's load */
 		return ll_bad(cmd->name, "%s", err);
 	backend_warn(&o.cfg);
 	x.cfg = o.cfg;

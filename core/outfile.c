@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <locklab/backend.h>
+
 #include "outfile.h"
 
 static const char *kind_of(mode_t m)
@@ -148,6 +150,11 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 	}
 	if (check_dir(opt, path, err, len))
 		return -1;
+	if (backend_input_file() && outfile_same(path, backend_input_file())) {
+		snprintf(err, len, "%s %s: the topology the run reads; results go to a file of their own",
+			 opt, path);
+		return -1;
+	}
 	if (snprintf(partial, sizeof(partial), "%s.partial", path) >= (int)sizeof(partial)) {
 		snprintf(err, len, "%s: file name too long", opt);
 		return -1;

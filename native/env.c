@@ -67,6 +67,11 @@ static const char *cpu_model(char *buf, size_t len)
 	return pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
 }
 
+const char *backend_input_file(void)
+{
+	return NULL; /* the machine is the one it runs on */
+}
+
 const char *backend_topo_name(const struct wl_config *cfg)
 {
 	static char host[256];

@@ -469,6 +469,11 @@ const char *backend_topo_name(const struct wl_config *cfg)
 	return sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg);
 }
 
+const char *backend_input_file(void)
+{
+	return sim.topo_loaded && sim.topo.path[0] ? sim.topo.path : NULL;
+}
+
 bool backend_files_failed(void)
 {
 	return report_failed();

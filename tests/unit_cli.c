@@ -4,7 +4,9 @@
  * every sub-command, `--version`, and the command list of the hint.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testlib.h"
 
@@ -117,6 +119,35 @@ static void bad_input_sim(void **state)
 	    "qrwlock,rwlock", "--threads", "8,2049");
 	BAD(p, "--threads 4096: lock rwlock-rlf is correct for at most 2048", "explain", "--lock",
 	    "rwlock-rlf", "--threads", "4096");
+}
+
+/* No result file replaces the topology a run reads, however the path is
+ * spelled (a shipped machine given by name is found by the same path). */
+static void outputs_spare_the_topology(void **state)
+{
+	const char *p = "locklab-sim", *copy = "/tmp/ll-cli-topo.xml";
+	char src[4200], cmd[8600], *before, *after;
+	size_t n0 = 0, n1 = 0;
+
+	snprintf(src, sizeof(src), "%s/../topologies/2socket.xml", bindir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' %s", src, copy);
+	assert_int_equal(system(cmd), 0);
+	before = tl_slurp(copy, &n0);
+	BAD(p, "run: --csv /tmp/ll-cli-topo.xml: the topology the run reads", "run", "--topo", copy,
+	    "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1", "--csv", copy);
+	BAD(p, "run: --json /tmp/./ll-cli-topo.xml: the topology the run reads", "run", "--topo",
+	    copy, "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1", "--json",
+	    "/tmp/./ll-cli-topo.xml");
+	BAD(p, "filelock: --csv /tmp/ll-cli-topo.xml: the topology the run reads", "filelock",
+	    "--topo", copy, "--procs", "2", "--iterations", "5", "--runs", "1", "--csv", copy);
+	BAD(p, "explain: --out /tmp/ll-cli-topo.xml: the topology the run reads", "explain",
+	    "--topo", copy, "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1",
+	    "--format", "csv", "--out", copy);
+	after = tl_slurp(copy, &n1);
+	assert_true(n0 > 0 && n0 == n1 && !memcmp(before, after, n0));
+	free(before);
+	free(after);
+	unlink(copy);
 }
 
 /* What a run's figures depend on beyond its rows is on the table's
@@ -326,6 +357,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_input_native),
 		cmocka_unit_test(bad_input_sim),
+		cmocka_unit_test(outputs_spare_the_topology),
 		cmocka_unit_test(list_prints_catalogue),
 		cmocka_unit_test(simgrid_options),
 		cmocka_unit_test(settings_are_shown),

@@ -54,6 +54,9 @@ int backend_run(struct wl_run *run, struct run_counters *counters);
  * short machine name used in file names and the topo column. */
 void backend_env_json(FILE *f, const struct wl_config *cfg);
 const char *backend_topo_name(const struct wl_config *cfg);
+/* The file the backend read the machine from (the simulator's topology, once
+ * loaded), or NULL: an input no result file may replace (core/outfile.c). */
+const char *backend_input_file(void);
 /* What else the figures of a run depend on, as text that follows the
  * table's "settings:" line (", memory model tso (the topology's)"; may be
  * empty): whatever the rows and the headings do not show. */
