@@ -5,6 +5,7 @@
  * sim/vm_sched.c's.  The model is described in sim/vm.h, the defaults and
  * their sources in docs/vm.md.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,12 +138,48 @@ static void warn_short_run(const struct wl_config *cfg)
 				     1000000000ull));
 }
 
+/* The host a layout makes must be the overcommit X asked for, which labels
+ * the row and fills the CSV's overcommit: --pcpus P holds X P vCPUs, at least
+ * the guest's V, and any others are co-guests the user named (busy or same);
+ * and whole pCPUs and vCPUs must come within a quarter of X (one vCPU is
+ * never 4x). */
+static int check_layout(unsigned v, double x, char *err, size_t errlen)
+{
+	unsigned p, others, total;
+	double eff;
+
+	vm_layout(v, x, &p, &others);
+	total = v + others;
+	eff = (double)total / p;
+	if (vm_prm.pcpus && (unsigned)(x * (double)vm_prm.pcpus + 0.5) < v) {
+		snprintf(err, errlen, "--pcpus %u --overcommit %g: %u vCPUs on the host, fewer than "
+			 "the guest's %u (--vm)", p, x, (unsigned)(x * (double)vm_prm.pcpus + 0.5), v);
+		return -1;
+	}
+	if (others && !vm_prm.busy_guests && !vm_prm.same_guests) {
+		snprintf(err, errlen, "--pcpus %u --overcommit %g: %u vCPUs on the host, %u of them "
+			 "not the guest's: say who they are (--co-guests busy or same)", p, x, total,
+			 others);
+		return -1;
+	}
+	if (fabs(eff - x) > 0.25 * x) {
+		snprintf(err, errlen, "--vm %u --overcommit %g: %u vCPUs on %u physical cpus are %.2fx, "
+			 "not %gx (give more vCPUs%s)", v, x, total, p, eff, x,
+			 vm_prm.pcpus ? " or more --pcpus" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	if (vm_prm.given && !cfg->vm_vcpus) {
 		snprintf(err, errlen, "%s: a hypervisor setting, which needs --vm", vm_prm.given);
 		return -1;
 	}
+	for (unsigned i = 0; cfg->vm_vcpus && i < cfg->novercommit; i++)
+		if (check_layout(cfg->vm_vcpus, cfg->overcommit[i], err, errlen))
+			return -1;
 	return 0;
 }
 

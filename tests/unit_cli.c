@@ -113,7 +113,17 @@ static void bad_input_sim(void **state)
 	BAD(p, "ccbench: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
 	/* the warning of a short overcommitted run is not said before an error */
 	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",
-	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99");
+	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99", "--co-guests",
+	    "busy");
+	/* the host a layout makes is the overcommit asked for, which labels the row */
+	BAD(p, "--pcpus 1 --overcommit 2: 2 vCPUs on the host, fewer than the guest's 4", "run",
+	    "--topo", "2socket", "--lock", "mcs", "--vm", "4", "--overcommit", "2", "--pcpus", "1");
+	BAD(p, "--pcpus 4 --overcommit 2: 8 vCPUs on the host, 4 of them not the guest's", "run",
+	    "--topo", "2socket", "--lock", "mcs", "--vm", "4", "--overcommit", "2", "--pcpus", "4");
+	BAD(p, "--vm 4 --overcommit 3: 4 vCPUs on 1 physical cpus are 4.00x, not 3x", "run",
+	    "--topo", "2socket", "--lock", "mcs", "--vm", "4", "--overcommit", "1,3");
+	BAD(p, "--vm 1 --overcommit 4: 1 vCPUs on 1 physical cpus are 1.00x, not 4x", "run",
+	    "--topo", "2socket", "--lock", "mcs", "--vm", "1", "--overcommit", "4");
 	/* the classic rwlocks' 32-bit count holds 2048 writers' biases */
 	BAD(p, "--threads 2049: lock rwlock is correct for at most 2048 threads", "run", "--lock",
 	    "qrwlock,rwlock", "--threads", "8,2049");

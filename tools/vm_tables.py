@@ -91,7 +91,8 @@ def counter_table(name, by):
 
 def main(argv):
     if len(argv) != 3:
-        sys.stderr.write(__doc__)
+        sys.stderr.write('vm_tables: give two CSVs, the busy sweep\'s and the none sweep\'s '
+                         '(%d given; the file\'s header says more)\n' % (len(argv) - 1))
         return 2
     try:
         sweeps = (('busy', load(argv[1])), ('none', load(argv[2])))
