@@ -260,7 +260,7 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	struct coh_result r;
 	uint64_t travel, t;
 
-	sched_noise_point(a);
+	sched_noise_point(a, tell);
 	if (must_pay(a, addr, op))
 		sim_pay(a);
 	t = sim.now_ps + a->owed_ps;

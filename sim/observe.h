@@ -21,7 +21,7 @@
  * halt, kick and wake-up of ll_park/ll_unpark, the store buffer's drain,
  * or the exit from the idle state a sleeper's hardware thread entered
  * (sim/idle.c). */
-enum sim_obs_local { SIM_OBS_WORK, SIM_OBS_PARK, SIM_OBS_STOREBUF, SIM_OBS_IDLE_EXIT };
+enum sim_obs_local { SIM_OBS_WORK, SIM_OBS_PARK, SIM_OBS_STOREBUF, SIM_OBS_IDLE_EXIT, SIM_OBS_IRQ };
 
 struct sim_observer {
 	void (*local)(unsigned tid, uint64_t from, uint64_t to, enum sim_obs_local what);

@@ -35,6 +35,7 @@
 #include <locklab/rng.h>
 
 #include "idle.h"
+#include "observe.h"
 #include "sched_noise.h"
 #include "sim.h"
 
@@ -291,7 +292,7 @@ static uint64_t irq_cost(uint64_t s, uint64_t base)
 	return s + nz.irq_ps > base ? s + nz.irq_ps - base : 0;
 }
 
-void sched_noise_point(struct sim_actor *a)
+void sched_noise_point(struct sim_actor *a, bool tell)
 {
 	struct noise_thread *t;
 	uint64_t now, cost;
@@ -302,6 +303,8 @@ void sched_noise_point(struct sim_actor *a)
 	now = sim.now_ps + a->owed_ps;
 	while (t->next_irq_ps <= now) {
 		cost = irq_cost(t->next_irq_ps, sim.now_ps);
+		if (cost && tell) /* a drain's time overlaps the core's (sim/memops.c) */
+			SIM_OBSERVE(local, a->idx, now, now + cost, SIM_OBS_IRQ);
 		a->owed_ps += cost;
 		now += cost;
 		if (counting(t->next_irq_ps)) {

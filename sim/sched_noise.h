@@ -30,8 +30,9 @@ void noise_place(unsigned n, unsigned *cores, uint64_t seed);
 /* A run starts (after sim_begin): draw each actor's first events. */
 int noise_begin(struct wl_run *run);
 /* The running actor is about to access memory: the interrupts and the
- * migrations due by its own clock happen now. */
-void sched_noise_point(struct sim_actor *a);
+ * migrations due by its own clock happen now; with tell, an interrupt's time
+ * is told to the observer (sim/observe.h). */
+void sched_noise_point(struct sim_actor *a, bool tell);
 /* The run's counts into c; the state goes. */
 void noise_end(struct sim_counters *c);
 /* The noise a run of cfg has outside a VM, as ", migrations every 4000 us,

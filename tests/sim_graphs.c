@@ -10,7 +10,8 @@
  *      handoff is mostly queueing on the lock's line and stays in one
  *      socket, mcs's is not and does not; an idle lock's handoff is idle;
  *   3. `locklab-sim explain` prints its report, as a table and as CSV (its
- *      unfairness over every run, as `run` counts it), and
+ *      unfairness over every run, as `run` counts it; interrupts a part of
+ *      their own, under tso and sc alike), and
  *      refuses what it cannot explain (exit 2, one line);
  *   4. `run --graphs DIR` writes the machine and handoff graphs; the DOT
  *      files parse (agread) with the expected nodes and edges, the SVG files
@@ -240,6 +241,30 @@ static void test_explain_command(void **state)
 	assert_true(csv_value(out, "runs") == 2);
 	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
 	tl_proc_free(&p);
+}
+
+/* Interrupts take the core for a while: their time is a part of its own,
+ * under tso as under sc, and nothing is left uncovered or counted twice. */
+static void test_explain_interrupts(void **state)
+{
+	static const char *const models[] = { "tso", "sc" };
+
+	for (int m = 0; m < 2; m++) {
+		struct tl_proc p;
+		double h, s;
+
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock mcs --threads 8 "
+				       "--runs 1 --duration 2 --irq-rate-hz 10000 --irq-us 20 "
+				       "--memory-model %s --format csv", bindir, TOPO, models[m]), 0);
+		h = csv_value(p.out, "handoff_ns");
+		s = csv_value(p.out, "parts_sum_ns");
+		print_message("    %s: handoff %.1f ns, parts %.1f ns, interrupts %.1f ns\n", models[m],
+			      h, s, csv_value(p.out, "interrupts_ns"));
+		assert_true(csv_value(p.out, "interrupts_ns") > 0.2 * h);
+		assert_true(fabs(s - h) <= 0.01 * h);
+		assert_true(csv_value(p.out, "uncovered_ns") < 0.01 * h);
+		tl_proc_free(&p);
+	}
 }
 
 /* Field k of a CSV line (0-based), or NULL. */
@@ -646,6 +671,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_parts_add_up),
 		cmocka_unit_test(test_signatures),
 		cmocka_unit_test(test_explain_command),
+		cmocka_unit_test(test_explain_interrupts),
 		cmocka_unit_test(test_explain_spread_over_runs),
 		cmocka_unit_test(test_explain_bad_input),
 		cmocka_unit_test(test_graphs),

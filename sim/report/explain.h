@@ -52,6 +52,7 @@ enum xp_part {
 	XP_OTHER,   /* waits not traced further (depth, timeouts, still parked) */
 	XP_HOME,    /* queueing at the line's home agent, behind other lines' requests */
 	XP_IDLE_EXIT, /* a woken thread's hardware thread leaving its idle state */
+	XP_IRQ,       /* interrupts taking the thread's core (docs/variance.md) */
 	XP_NPARTS,
 	XP_CS = XP_NPARTS, /* a critical delay (never inside a handoff) */
 	XP_PARKED,         /* parked: replaced by the waker's segments */

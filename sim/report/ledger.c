@@ -361,6 +361,8 @@ static enum xp_part local_part(enum sim_obs_local what)
 		return XP_STOREBUF;
 	case SIM_OBS_IDLE_EXIT:
 		return XP_IDLE_EXIT;
+	case SIM_OBS_IRQ:
+		return XP_IRQ;
 	default:
 		return XP_LOCAL;
 	}
