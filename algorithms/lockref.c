@@ -74,7 +74,7 @@ static void lref_put(void *obj, void *ctx)
 
 const struct lock_algo lock_lockref = {
 	.name = "lockref",
-	.desc = "lock and count in one u64: cmpxchg while unlocked, lock after 100 failures (Linux 3.12+)",
+	.desc = "lock and count in one u64: cmpxchg while unlocked, lock after 100 failures (Linux 3.12; the cap of 100 since 2019)",
 	.kind = LOCK_REFCOUNT,
 	.lock_size = sizeof(struct lockref),
 	.init = lref_init,

@@ -18,6 +18,17 @@ void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, cha
 }
 
 /* Was a->name read before?  Recorded otherwise, while there is room. */
+/* Options whose value is a comma-separated list (the hint of "given twice"). */
+static bool takes_list(const char *name)
+{
+	static const char *const lists[] = { "--threads", "--lock", "--overcommit", "--test" };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		if (!strcmp(name, lists[i]))
+			return true;
+	return false;
+}
+
 static bool seen_before(struct ll_args *a)
 {
 	for (unsigned k = 0; k < a->nseen; k++)
@@ -88,8 +99,8 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	if (!o && !a->cmd->open)
 		return unknown(a, a->name, err, len);
 	if (seen_before(a))
-		return bad(err, len, "%s: given twice (give it once; a list is one value: "
-			   "--threads 1,2)", a->name);
+		return bad(err, len, "%s: given twice (give it once%s)", a->name,
+			   takes_list(a->name) ? "; a list is one value: --threads 1,2" : "");
 	if (o && o->flag) {
 		if (eq)
 			return bad(err, len, "%s: takes no value", a->name);

@@ -35,6 +35,7 @@ static void check_config(struct wl_config *c, const struct lock_algo *a, uint64_
 	c->ops = CHECK_OPS;
 	c->seed = seed;
 	c->topo = sim_topo_of(NULL);
+	c->count_opt = "check's thread count"; /* it has no --threads to name */
 }
 
 int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t seed, char *why,
@@ -155,7 +156,10 @@ static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 			return 1;
 		}
 	}
-	printf("ok %s %s (%llu seeds)\n", a->name, sb_model_name(m), (unsigned long long)n);
+	if (o->one_seed)
+		printf("ok %s %s (seed %llu)\n", a->name, sb_model_name(m), (unsigned long long)first);
+	else
+		printf("ok %s %s (%llu seeds)\n", a->name, sb_model_name(m), (unsigned long long)n);
 	return 0;
 }
 

@@ -187,12 +187,16 @@ static void check_command_passes_ticket(void **state)
 {
 	const char *ok[] = { "check", "--lock", "ticket", "--seeds", "3", NULL };
 	const char *bad[] = { "check", "--memory-model", "weak", NULL };
+	const char *one[] = { "check", "--lock", "ticket", "--memory-model", "tso", "--seed", "5", NULL };
 	struct tl_proc p;
 
 	(void)state;
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", ok), 0);
 	assert_non_null(strstr(p.out, "ok ticket tso (3 seeds)"));
 	assert_non_null(strstr(p.out, "ok ticket pso (3 seeds)"));
+	tl_proc_free(&p);
+	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", one), 0);
+	assert_non_null(strstr(p.out, "ok ticket tso (seed 5)\n")); /* the one replayed */
 	tl_proc_free(&p);
 	tl_bin_refused(bindir, "locklab-sim", bad, "check");
 }

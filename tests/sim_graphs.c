@@ -226,7 +226,8 @@ static void test_explain_command(void **state)
 							  "line transfer, class 2", "sum of the parts",
 							  "handoffs inside one socket",
 							  "longest run inside one socket",
-							  "acquisitions per thread", "in short: ", NULL };
+							  "acquisitions per thread", "in short: ",
+							  "seed 1, 1 run of 2 ms\n", NULL };
 	     *n; n++)
 		if (!strstr(out, *n))
 			fail_msg("explain's report lacks '%s'", *n);
@@ -239,6 +240,7 @@ static void test_explain_command(void **state)
 
 	assert_true(h > 0 && fabs(s - h) <= 0.05 * h);
 	assert_true(csv_value(out, "runs") == 2);
+	assert_true(csv_value(out, "duration_ms") == 2 && csv_value(out, "cs_lines") == 1);
 	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
 	tl_proc_free(&p);
 }

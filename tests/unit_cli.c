@@ -55,7 +55,8 @@ static void bad_input_native(void **state)
 	BAD(p, "calibrate: --reps: ", "calibrate", "--reps", "5");
 	BAD(p, "validate-report: --what: unknown option", "validate-report", "--what");
 	/* every sub-command refuses an option given twice, not only run */
-	BAD(p, "filelock: --procs: given twice", "filelock", "--procs", "2", "--procs", "3");
+	BAD(p, "filelock: --procs: given twice (give it once)\n", "filelock", "--procs", "2", "--procs",
+	    "3");
 	BAD(p, "validate-report: --native: given twice", "validate-report", "--native", "a.csv",
 	    "--native", "b.csv");
 	BAD(p, "calibrate: --from: given twice", "calibrate", "--from", "a", "--from", "b");

@@ -156,17 +156,28 @@ static void print_line_misses(FILE *f, const struct xp_report *r)
 	fputc('\n', f);
 }
 
+/* What ends a run: its simulated length, or the acquisitions of each thread. */
+static const char *run_length(const struct wl_config *cfg, char *buf, size_t len)
+{
+	if (cfg->ops)
+		snprintf(buf, len, "%llu acquisitions per thread", (unsigned long long)cfg->ops);
+	else
+		snprintf(buf, len, "%llu ms", (unsigned long long)cfg->duration_ms);
+	return buf;
+}
+
 static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
 	char buf[96], more[1024];
 
 	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..., idle states ..." */
 	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
-		   "seed %llu, %u run%s\n         lock home %s%s\n\n",
+		   "seed %llu, %u run%s of %s\n         lock home %s%s\n\n",
 		cfg->algos[0]->name, sim.topo.name, cfg->threads[0], cfg->pin_text,
 		(unsigned long long)cfg->cs_ns, cfg->ncs_exp ? "exp:" : "",
 		(unsigned long long)cfg->ncs_ns, cfg->cs_lines, (unsigned long long)cfg->seed, r->runs,
-		r->runs == 1 ? "" : "s", wl_lock_home_name(cfg->lock_home), more);
+		r->runs == 1 ? "" : "s", run_length(cfg, buf, sizeof(buf)),
+		wl_lock_home_name(cfg->lock_home), more);
 	if (r->runs > 1)
 		fprintf(f, "throughput %.4f Macq/s (over the %u runs); %llu handoffs between threads "
 			   "in them\n\n", r->throughput_per_s / 1e6, r->runs,
@@ -196,8 +207,11 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	fprintf(f, "unfairness\n");
 	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%%s)\n", 100 * r->local_frac,
 		100 * r->fair_local_frac, r->runs > 1 ? "; of all the runs' handoffs together" : "");
-	fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
-		(unsigned long long)r->longest_socket_run, r->longest_run_socket);
+	if (r->longest_socket_run)
+		fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
+			(unsigned long long)r->longest_socket_run, r->longest_run_socket);
+	else
+		fprintf(f, "  longest run inside one socket  none: every handoff changed socket\n");
 	fprintf(f, "  acquisitions per thread in a run  min %llu  max %llu  mean %.1f  cv %.2f  "
 		   "Jain %.3f%s\n",
 		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_mean, r->acq_cv,
@@ -216,6 +230,14 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	fprintf(f, "what,value\n");
 	fprintf(f, "topo,%s\nlock,%s\nthreads,%u\nruns,%u\n", sim.topo.name, cfg->algos[0]->name,
 		cfg->threads[0], r->runs);
+	/* the rest of what was run, as the table's heading says it */
+	fprintf(f, "pin,%s\ncs_ns,%llu\nncs_ns,%llu\nncs_exp,%s\ncs_lines,%u\nseed,%llu\n",
+		cfg->pin_text, (unsigned long long)cfg->cs_ns, (unsigned long long)cfg->ncs_ns,
+		cfg->ncs_exp ? "true" : "false", cfg->cs_lines, (unsigned long long)cfg->seed);
+	if (cfg->ops)
+		fprintf(f, "ops,%llu\n", (unsigned long long)cfg->ops);
+	else
+		fprintf(f, "duration_ms,%llu\n", (unsigned long long)cfg->duration_ms);
 	fprintf(f, "throughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
 		(unsigned long long)r->handoffs);
 	fprintf(f, "handoff_ns,%.2f\nacquire_ns,%.2f\n", r->handoff_ns, r->acquire_ns);
