@@ -78,7 +78,7 @@ void native_warn_oversubscribed(const struct wl_config *cfg)
 
 		if (k <= used)
 			continue;
-		warn(k, used, vm ? "pCPUs of --vm" : "threads");
+		warn(k, used, vm ? "pCPUs of --vm" : cfg->count_opt ? "processes" : "threads");
 		warned = true;
 	}
 }

@@ -66,6 +66,15 @@ static void flc_usage(FILE *f)
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
+/* What makes one run differ from another: said once, under the tables. */
+static void legend(const struct flc_opts *o)
+{
+	printf("\nruns differ by their seeds (run r: run_seed(%llu, r)): the processes' start skew of "
+	       "up to 1 us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the scheduler noise "
+	       "a heading names, if any\n",
+	       (unsigned long long)o->cfg.seed, o->cfg.pin == PIN_NONE ? ", their placement" : "");
+}
+
 static int flc_main(int argc, char **argv);
 
 const struct ll_command sim_filelock_cmd = {
@@ -233,7 +242,7 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	else
 		printf("%-44s %12.6f %12.3e %12.6f %12.6f %12.6f  ( sigma/mean %.2f%% )\n", label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
-	printf("%-44s %.0f lock+unlock pairs/s; %ssleeps %llu, woken %llu by %llu unlocks (at most "
+	printf("%-44s %.0f lock+unlock pairs/s (all processes, over the mean time); %ssleeps %llu, woken %llu by %llu unlocks (at most "
 	       "%llu at once), slept again %llu\n",
 	       "", s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0,
 	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
@@ -255,7 +264,7 @@ static void csv_rows(FILE *f, const void *arg)
 	char idle[128];
 
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
-	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,run,seconds,pairs_per_s,"
+	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
 		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
@@ -264,10 +273,11 @@ static void csv_rows(FILE *f, const void *arg)
 			double s = c->res[k].secs[i];
 			uint64_t wakes = idle_wakes(r);
 
-			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f,%llu,%llu,%llu,%s,",
+			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%llu,%u,%.9f,%.2f,%llu,%llu,%llu,%s,",
 				backend_topo_name(&o->cfg), flw_test_names[fc->test],
 				fc->shared ? "shared" : "private", flw_global_names[fc->global],
-				o->procs, (unsigned long long)o->iterations, o->cfg.pin_text, i, s,
+				o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
+				(unsigned long long)o->cfg.seed, i, s,
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);
@@ -368,6 +378,8 @@ static int flc_main(int argc, char **argv)
 		return rc;
 	memset(res, 0, sizeof(res));
 	rc = run_tests(&o, res, &csv.n);
+	if (!rc && o.runs > 1)
+		legend(&o);
 	if (!rc && o.csv && write_text_atomic(o.csv, csv_rows, &csv)) {
 		fprintf(stderr, "locklab-sim: filelock: cannot write %s\n", o.csv);
 		rc = 1;

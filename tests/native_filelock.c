@@ -1,7 +1,8 @@
 /*
  * tests/native_filelock.c - `locklab-native filelock` at small N: every
  * test in both modes completes and reports lockperf's figures, the CSV has
- * a row per run, placement policies apply to the processes, and bad input
+ * a row per run, placement policies apply to the processes (more of them
+ * than CPUs are marked oversubscribed), and bad input
  * gets one line and exit status 2.
  */
 #include <stdio.h>
@@ -110,6 +111,39 @@ static void test_suite_single_run(void **state)
 	free(log);
 }
 
+/* More processes than the CPUs they are placed on: said once on stderr,
+ * the rows marked *, the CSV's oversubscribed true; one process never is. */
+static void test_oversubscribed(void **state)
+{
+	char *two_on_one[] = { "--procs", "2", "--pin", "list:0,0", "--test", "flock", "--shared",
+			       "--iterations", "20", "--runs", "1", "--dir", tl_tmpdir(), "--csv",
+			       tl_path("over.csv") };
+	char *one[] = { "--procs", "1", "--test", "flock", "--shared", "--iterations", "20",
+			"--runs", "1", "--dir", tl_tmpdir(), "--csv", tl_path("one.csv") };
+	char *log, *csv;
+
+	(void)state;
+	assert_int_equal(filelock(15, two_on_one), 0);
+	log = log_text();
+	/* (the stderr line comes once per process: an earlier test may have had it) */
+	assert_non_null(strstr(log, "shared file *"));
+	free(log);
+	csv = tl_slurp(tl_path("over.csv"), NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, ",pairs_per_s,oversubscribed\n"));
+	assert_non_null(strstr(csv, ",true\n"));
+	free(csv);
+	assert_int_equal(filelock(13, one), 0);
+	log = log_text();
+	assert_null(strstr(log, "oversubscribed"));
+	assert_null(strstr(log, " *"));
+	free(log);
+	csv = tl_slurp(tl_path("one.csv"), NULL);
+	assert_non_null(csv);
+	assert_non_null(strstr(csv, ",false\n"));
+	free(csv);
+}
+
 static void expect_bad(int argc, char **argv, const char *msg)
 {
 	char *log;
@@ -153,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_posix),
 		cmocka_unit_test(test_lease),
 		cmocka_unit_test(test_suite_single_run),
+		cmocka_unit_test(test_oversubscribed),
 		cmocka_unit_test(test_bad_input),
 	};
 

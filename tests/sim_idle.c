@@ -184,13 +184,13 @@ static void csv_idle(const char *path, unsigned long long *sleeps, char *states,
 	int i = 0;
 
 	assert_non_null(csv);
-	assert_non_null(strstr(csv, ",seconds,pairs_per_s,sleeps,wakeups,resleeps,idle_states,"
-				    "idle_wakes,idle_exit_ns_per_wake,migrations,irqs\n"));
+	assert_non_null(strstr(csv, ",pin,seed,run,seconds,pairs_per_s,sleeps,wakeups,resleeps,"
+				    "idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs\n"));
 	row = strchr(csv, '\n') + 1;
-	for (f = row; i < 11; i++) /* backend .. pairs_per_s */
+	for (f = row; i < 12; i++) /* backend .. pairs_per_s */
 		f = strchr(f, ',') + 1;
 	assert_int_equal(sscanf(f, "%llu,", sleeps), 1);
-	for (; i < 14; i++) /* sleeps, wakeups, resleeps */
+	for (; i < 15; i++) /* sleeps, wakeups, resleeps */
 		f = strchr(f, ',') + 1;
 	snprintf(states, len, "%.*s", (int)(strchr(f, ',') - f), f);
 	f = strchr(f, ',') + 1;

@@ -339,7 +339,7 @@ static void table_heading(const struct fl_opts *o, enum fl_test t)
 {
 	printf("\n%s  procs=%u iterations=%llu pin=%s   (time per run, ms; variance in ms^2)\n", fl_test_names[t],
 	       o->procs, (unsigned long long)o->iterations, o->pin_text);
-	printf("%-34s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
+	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
 }
 
 static void table_row(const struct fl_opts *o, const struct fl_result *r)
@@ -347,20 +347,22 @@ static void table_row(const struct fl_opts *o, const struct fl_result *r)
 	static double ms[FL_MAX_RUNS];
 	struct ll_summary s;
 	char label[128];
-	const char *mode = !r->shared ? "private files"
+	const char *mode = !r->shared ? (r->test == FL_LEASE ? "private files, write leases"
+						     : "private files")
 			   : r->test == FL_LEASE ? "shared file, read leases"
 						 : "shared file";
 
 	for (unsigned i = 0; i < o->runs; i++)
 		ms[i] = r->secs[i] * 1e3;
 	ll_summarize(ms, o->runs, &s);
-	snprintf(label, sizeof(label), "native %s %s", backend_topo_name(NULL), mode);
+	snprintf(label, sizeof(label), "native %s %s%s", backend_topo_name(NULL), mode,
+		 o->oversubscribed ? " *" : "");
 	if (o->runs == 1)
-		printf("%-34s %12.4f   (single run: no variance)", label, s.mean);
+		printf("%-44s %12.4f   (single run: no variance)", label, s.mean);
 	else
-		printf("%-34s %12.4f %12.3e %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
+		printf("%-44s %12.4f %12.3e %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
-	printf("\n%-34s %12.0f lock+unlock pairs/s\n", "",
+	printf("\n%-44s %12.0f lock+unlock pairs/s (all processes, over the mean time)\n", "",
 	       s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0);
 }
 
@@ -376,15 +378,18 @@ static void csv_rows(FILE *f, const void *arg)
 	const struct fl_opts *o = c->o;
 	const struct fl_result *res = c->res;
 
-	fprintf(f, "backend,host,test,mode,procs,iterations,pin,run,seconds,pairs_per_s\n");
+	fprintf(f, "backend,host,test,mode,procs,iterations,pin,run,seconds,pairs_per_s,"
+		   "oversubscribed\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			double s = res[k].secs[i];
 
-			fprintf(f, "native,%s,%s,%s,%u,%llu,%s,%u,%.6f,%.2f\n", backend_topo_name(NULL),
-				fl_test_names[res[k].test], res[k].shared ? "shared" : "private",
-				o->procs, (unsigned long long)o->iterations, o->pin_text, i, s,
-				s > 0 ? (double)o->procs * (double)o->iterations / s : 0);
+			fprintf(f, "native,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f,%s\n",
+				backend_topo_name(NULL), fl_test_names[res[k].test],
+				res[k].shared ? "shared" : "private", o->procs,
+				(unsigned long long)o->iterations, o->pin_text, i, s,
+				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
+				o->oversubscribed ? "true" : "false");
 		}
 }
 
@@ -396,6 +401,20 @@ static int write_csv(const struct fl_opts *o, const struct fl_result *res, unsig
 }
 
 /* ------------------------------------------------------- the command */
+
+/* More processes than the CPUs their placement gives them: said once on
+ * stderr and marked *, as run marks its rows (native/oversub.c). */
+static void oversubscription(struct fl_opts *o)
+{
+	struct wl_config c = o->pin.cfg;
+
+	c.threads[0] = o->procs;
+	c.nthreads = 1;
+	c.vm_vcpus = 0;
+	c.count_opt = "--procs";
+	native_warn_oversubscribed(&c);
+	o->oversubscribed = native_oversubscribed(&c, o->procs, 0);
+}
 
 static int run_one_test(struct fl_run *r, struct fl_result *res)
 {
@@ -458,6 +477,7 @@ int native_filelock_main(int argc, char **argv)
 	if (native_pin_check(&o.pin.cfg, o.procs, err, sizeof(err)) ||
 	    (o.csv && outfile_check("--csv", o.csv, err, sizeof(err))))
 		return fl_bad("%s", err);
+	oversubscription(&o);
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
 	r.files = &files;

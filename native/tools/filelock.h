@@ -30,6 +30,7 @@ struct fl_opts {
 	const char *csv;
 	struct cli_opts pin; /* only its placement is used */
 	const char *pin_text;
+	bool oversubscribed; /* more processes than the CPUs they are placed on */
 };
 
 /* One line on stderr naming the problem; returns 2. */
