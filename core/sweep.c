@@ -561,6 +561,7 @@ int sweep_run(struct cli_opts *o)
 		progress(o, s.done, s.ntodo, "done", 0);
 	else if (o->progress)
 		fputc('\n', stderr);
+	backend_warn_results(&o->cfg, &s.out);
 	io = write_outputs(o, &s) | s.rc;
 	output_free(&s.out);
 	free(todo);

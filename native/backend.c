@@ -182,6 +182,12 @@ void backend_warn(const struct wl_config *cfg)
 	native_warn_oversubscribed(cfg);
 }
 
+void backend_warn_results(const struct wl_config *cfg, const struct output_set *o)
+{
+	(void)cfg; /* a native --vm run's slices are the host's: nothing known here */
+	(void)o;
+}
+
 bool backend_files_failed(void)
 {
 	return false; /* native writes only what core/ writes */

@@ -137,6 +137,11 @@ void backend_warn(const struct wl_config *cfg)
 	vm_warn(cfg);
 }
 
+void backend_warn_results(const struct wl_config *cfg, const struct output_set *o)
+{
+	vm_warn_results(cfg, o);
+}
+
 /* ------------------------------------------------------------ placement */
 
 /* The k-th core (in index order) of socket s, or -1. */

@@ -183,6 +183,33 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* An --ops run's length is known only from its result: the shortest
+ * overcommitted one, if it lasted a few slices, is said as a --duration is. */
+void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
+{
+	double shortest = 0;
+
+	if (!cfg->vm_vcpus || !cfg->ops)
+		return;
+	for (size_t i = 0; i < o->nrows; i++) {
+		const struct run_result *r = &o->rows[i];
+
+		if (!r->failure[0] && r->vm.has_vm && r->vm.overcommit > 1.0 &&
+		    (!shortest || r->duration_s < shortest))
+			shortest = r->duration_s;
+	}
+	if (!shortest || shortest * 1e12 >= (double)(FEW_SLICES * vm_prm.slice_ps))
+		return;
+	fprintf(stderr,
+		"locklab-sim: warning: --vm: an overcommitted run of --ops %llu lasted %.0f us, "
+		"%.2f slices of %llu us (--slice-us): some vCPUs may never have run; give it "
+		"--duration %llu or more (docs/vm.md)\n",
+		(unsigned long long)cfg->ops, shortest * 1e6,
+		shortest * 1e12 / (double)vm_prm.slice_ps, (unsigned long long)(vm_prm.slice_ps / US_PS),
+		(unsigned long long)((ADVISED_SLICES * vm_prm.slice_ps + 999999999ull) /
+				     1000000000ull));
+}
+
 void vm_warn(const struct wl_config *cfg)
 {
 	if (cfg->vm_vcpus)

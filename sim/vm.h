@@ -89,6 +89,8 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen);
 /* Once the configuration passed every check: a warning of what it may not
  * show (an overcommitted run of a few slices), on stderr, once. */
 void vm_warn(const struct wl_config *cfg);
+/* After the sweep: an overcommitted --ops run that lasted few slices. */
+void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 #define VM_USAGE                                                                                   \
 	"              --vm V --overcommit X[,X...]: a guest of V vCPUs (the threads) on V/X\n"    \
 	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \

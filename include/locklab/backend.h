@@ -43,6 +43,9 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen);
  * simulator an overcommitted run of a few slices), on stderr, once.  A
  * refused command says its one line alone. */
 void backend_warn(const struct wl_config *cfg);
+/* After a sweep, what only its results show (one line on stderr, or
+ * nothing): an --ops run of a --vm guest that lasted too few slices. */
+void backend_warn_results(const struct wl_config *cfg, const struct output_set *o);
 
 /* Place threads (fill run->threads[i].cpu/.node per cfg->pin), call
  * wl_setup(), run wl_thread_main on each thread, stop by duration or ops,
