@@ -163,6 +163,10 @@ static double cc_print_table(const struct cc_bench *b)
 	       in_cycles() ? "cycles" : "ns");
 	if (in_cycles())
 		printf(" (%.2f GHz)", t->freq_ghz);
+	/* a "socket" is the file's zone, a NUMA node: on some machines a die */
+	if (t->description[0])
+		printf("\nthe machine: %s; a socket here is one of its %u zones (NUMA nodes)",
+		       t->description, t->nsockets);
 	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"
 	       "description, not of the description against hardware; no difference is shown where the\n"
 	       "table gives no value of its own and the model derives it)\n%-9s", "op state");

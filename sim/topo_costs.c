@@ -381,6 +381,10 @@ static int read_home(struct topo_ctx *x, struct topo *t)
 
 int topo_read_costs(struct topo_ctx *x, struct topo *t)
 {
+	const char *d = prop(x, "description");
+
+	if (d) /* what the machine is, in its file's words: what its sockets are */
+		topo_strcpy(t->description, sizeof(t->description), d);
 	static const char *const hit_names[TOPO_NOPS] = { "hit.load", "hit.store", "hit.atomic" };
 	double hit[TOPO_NOPS], v;
 	bool given;

@@ -56,6 +56,7 @@ struct topo_link {
 struct topo {
 	char name[128]; /* file name without directory and .xml */
 	char path[512];
+	char description[256]; /* the file's description property ("" without one) */
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */
 	unsigned fill_buffers; /* store misses in flight per core (sim/storebuf.c) */

@@ -506,6 +506,9 @@ static void expect_ccbench(const char *topo)
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s", bindir, topo), 0);
 	if (!strstr(p.out, "max error against the topology: 0.") && !strstr(p.out, ": ok"))
 		fail_msg("ccbench %s: %s", topo, p.out);
+	/* what a socket is on this machine: its file's description says */
+	assert_non_null(strstr(p.out, "\nthe machine: "));
+	assert_non_null(strstr(p.out, "; a socket here is one of its "));
 	tl_proc_free(&p);
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo), 0);
 	assert_non_null(strstr(p.out, "topo,op,state,class,measured,expected,unit,error_pct\n"));
