@@ -17,7 +17,6 @@ void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, cha
 	a->argv = argv;
 }
 
-/* Was a->name read before?  Recorded otherwise, while there is room. */
 /* Options whose value is a comma-separated list (the hint of "given twice"). */
 static bool takes_list(const char *name)
 {
@@ -29,6 +28,7 @@ static bool takes_list(const char *name)
 	return false;
 }
 
+/* Was a->name read before?  Recorded otherwise, while there is room. */
 static bool seen_before(struct ll_args *a)
 {
 	for (unsigned k = 0; k < a->nseen; k++)
@@ -99,8 +99,9 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	if (!o && !a->cmd->open)
 		return unknown(a, a->name, err, len);
 	if (seen_before(a))
-		return bad(err, len, "%s: given twice (give it once%s)", a->name,
-			   takes_list(a->name) ? "; a list is one value: --threads 1,2" : "");
+		return bad(err, len, "%s: given twice (give it once%s%s%s)", a->name,
+			   takes_list(a->name) ? "; a list is one value: " : "",
+			   takes_list(a->name) ? a->name : "", takes_list(a->name) ? " a,b" : "");
 	if (o && o->flag) {
 		if (eq)
 			return bad(err, len, "%s: takes no value", a->name);

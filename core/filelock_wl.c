@@ -49,7 +49,6 @@
 #define FLW_SYSCALL_NS 150 /* entry, fdget, exit: assumed */
 #define FLW_ALLOC_NS 40    /* kmem_cache_alloc or free of a file_lock: assumed */
 #define FLW_HASH 128       /* blocked_hash buckets (BLOCKED_HASH_BITS 7) */
-#define FLW_SKEW_NS 1000   /* start skew, seeded, as the lock loop's: assumed */
 #define FLW_DEFERRED 1     /* FILE_LOCK_DEFERRED */
 
 enum flw_type { FLW_UNLCK = 0, FLW_RDLCK = 1, FLW_WRLCK = 2 };

@@ -15,6 +15,10 @@
 enum flw_test { FLW_FLOCK, FLW_POSIX, FLW_LEASE, FLW_NTESTS };
 enum flw_global { FLW_LGLOCK, FLW_PERCPU_RWSEM };
 
+/* The processes' start skew, up to this, seeded (as the lock loop's):
+ * *assumed*, docs/filelock.md. */
+#define FLW_SKEW_NS 1000
+
 extern const char *const flw_test_names[FLW_NTESTS];
 extern const char *const flw_global_names[2];
 

@@ -224,8 +224,7 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 	return false;
 }
 
-/* A CSV field: quoted (RFC 4180) when it holds a comma, quote or newline. */
-static void csv_field(FILE *f, const char *s)
+void output_csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
@@ -265,7 +264,7 @@ void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh)
 			fputc(',', f);
 		first = false;
 		if (cell(r, col_at(c), buf, sizeof(buf)))
-			csv_field(f, buf);
+			output_csv_field(f, buf);
 	}
 	fputc('\n', f);
 }

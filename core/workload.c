@@ -54,7 +54,8 @@
  * Cost: the loop is compiled once per kind of lock, and within it twice, an
  * untimed and a timed acquisition (one_acquisition, inlined), chosen by the
  * skip counting down in a register: the untimed one has no branch on timing
- * and reads no clock, and what every acquisition needs from the run (the
+ * and natively reads no clock (see Stopping), and what every acquisition
+ * needs from the run (the
  * lock's functions, lock 0 and its context, the section's settings) is
  * copied once into struct wl_loop.  A natively empty critical delay is no
  * call (LL_DELAY_ZERO_IS_NOTHING); the simulator still sees every one.

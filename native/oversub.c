@@ -9,6 +9,7 @@
  * vCPUs share their pCPUs on purpose, so there it is the pCPUs that count.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "native.h"
 
@@ -78,7 +79,8 @@ void native_warn_oversubscribed(const struct wl_config *cfg)
 
 		if (k <= used)
 			continue;
-		warn(k, used, vm ? "pCPUs of --vm" : cfg->count_opt ? "processes" : "threads");
+		warn(k, used, vm ? "pCPUs of --vm" : !strcmp(wl_count_opt(cfg), "--procs") ?
+			      "processes" : "threads");
 		warned = true;
 	}
 }

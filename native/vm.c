@@ -43,12 +43,15 @@ int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	const struct native_machine *m = native_machine();
 
-	if (!cfg->vm_vcpus || !m)
+	if (!cfg->vm_vcpus)
 		return 0;
 	for (unsigned i = 0; i < cfg->novercommit; i++) {
 		unsigned p = wl_vm_pcpus(cfg->vm_vcpus, cfg->overcommit[i]);
 
-		if (p > m->npus) {
+		if (wl_vm_ratio_check(cfg->vm_vcpus, cfg->vm_vcpus, p, cfg->overcommit[i], err,
+				      errlen))
+			return -1;
+		if (m && p > m->npus) {
 			snprintf(err, errlen,
 				 "--overcommit %g: %u vCPUs need %u cpus; this machine has %u",
 				 cfg->overcommit[i], cfg->vm_vcpus, p, m->npus);

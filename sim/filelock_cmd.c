@@ -70,9 +70,10 @@ static void flc_usage(FILE *f)
 static void legend(const struct flc_opts *o)
 {
 	printf("\nruns differ by their seeds (run r: run_seed(%llu, r)): the processes' start skew of "
-	       "up to 1 us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the scheduler noise "
+	       "up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the scheduler noise "
 	       "a heading names, if any\n",
-	       (unsigned long long)o->cfg.seed, o->cfg.pin == PIN_NONE ? ", their placement" : "");
+	       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
+	       o->cfg.pin == PIN_NONE ? ", their placement" : "");
 }
 
 static int flc_main(int argc, char **argv);
@@ -273,11 +274,13 @@ static void csv_rows(FILE *f, const void *arg)
 			double s = c->res[k].secs[i];
 			uint64_t wakes = idle_wakes(r);
 
-			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,%s,%llu,%u,%.9f,%.2f,%llu,%llu,%llu,%s,",
-				backend_topo_name(&o->cfg), flw_test_names[fc->test],
-				fc->shared ? "shared" : "private", flw_global_names[fc->global],
-				o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
-				(unsigned long long)o->cfg.seed, i, s,
+			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,", backend_topo_name(&o->cfg),
+				flw_test_names[fc->test], fc->shared ? "shared" : "private",
+				flw_global_names[fc->global], o->procs,
+				(unsigned long long)o->iterations);
+			output_csv_field(f, o->cfg.pin_text); /* list:0,1 holds commas */
+			fprintf(f, ",%llu,%u,%.9f,%.2f,%llu,%llu,%llu,%s,", (unsigned long long)o->cfg.seed,
+				i, s,
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);

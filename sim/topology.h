@@ -13,6 +13,7 @@
 #ifndef SIM_TOPOLOGY_H
 #define SIM_TOPOLOGY_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,7 +56,7 @@ struct topo_link {
 
 struct topo {
 	char name[128]; /* file name without directory and .xml */
-	char path[512];
+	char path[PATH_MAX]; /* the file read, resolved (an input no output may replace) */
 	char description[256]; /* the file's description property ("" without one) */
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */

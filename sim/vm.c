@@ -117,58 +117,61 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 #define ADVISED_SLICES 10
 
 /* An overcommitted run shorter than a few slices: said once, on stderr. */
-static void warn_short_run(const struct wl_config *cfg)
+/* An overcommitted run of few slices (what: "a run of 2 ms"), said once. */
+static void say_short_run(const char *what, uint64_t run_ps, bool ops)
 {
 	static bool said;
-	double most = 0;
-	uint64_t run_ps = cfg->duration_ms * 1000000000ull;
+	double slices = (double)run_ps / (double)vm_prm.slice_ps;
 
-	for (unsigned i = 0; i < cfg->novercommit; i++)
-		most = cfg->overcommit[i] > most ? cfg->overcommit[i] : most;
-	if (said || cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * vm_prm.slice_ps)
+	if (said)
 		return;
 	said = true;
 	fprintf(stderr,
-		"locklab-sim: warning: --vm: a run of %llu ms is %.1f slices of %llu us "
-		"(--slice-us): overcommitted, some vCPUs may never run; give it %u slices, "
-		"--duration %llu, or more (docs/vm.md)\n",
-		(unsigned long long)cfg->duration_ms, (double)run_ps / (double)vm_prm.slice_ps,
-		(unsigned long long)(vm_prm.slice_ps / US_PS), ADVISED_SLICES,
+		"locklab-sim: warning: --vm: %s is %.*f slices of %llu us (--slice-us): "
+		"overcommitted, some vCPUs may never run; give it %u slices, --duration %llu%s, or "
+		"more (docs/vm.md)\n",
+		what, slices < 0.1 ? 2 : 1, slices, (unsigned long long)(vm_prm.slice_ps / US_PS),
+		ADVISED_SLICES,
 		(unsigned long long)((ADVISED_SLICES * vm_prm.slice_ps + 999999999ull) /
-				     1000000000ull));
+				     1000000000ull),
+		ops ? " in place of --ops" : "");
+}
+
+static void warn_short_run(const struct wl_config *cfg)
+{
+	double most = 0;
+	uint64_t run_ps = cfg->duration_ms * 1000000000ull;
+	char what[64];
+
+	for (unsigned i = 0; i < cfg->novercommit; i++)
+		most = cfg->overcommit[i] > most ? cfg->overcommit[i] : most;
+	if (cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * vm_prm.slice_ps)
+		return;
+	snprintf(what, sizeof(what), "a run of %llu ms", (unsigned long long)cfg->duration_ms);
+	say_short_run(what, run_ps, false);
 }
 
 /* The host a layout makes must be the overcommit X asked for, which labels
  * the row and fills the CSV's overcommit: --pcpus P holds X P vCPUs, at least
  * the guest's V, and any others are co-guests the user named (busy or same);
- * and whole pCPUs and vCPUs must come within a quarter of X (one vCPU is
- * never 4x). */
+ * whole pCPUs and vCPUs must come within a tenth of X (wl_vm_ratio_check). */
 static int check_layout(unsigned v, double x, char *err, size_t errlen)
 {
-	unsigned p, others, total;
-	double eff;
+	unsigned p, others, host = (unsigned)(x * (double)vm_prm.pcpus + 0.5);
 
 	vm_layout(v, x, &p, &others);
-	total = v + others;
-	eff = (double)total / p;
-	if (vm_prm.pcpus && (unsigned)(x * (double)vm_prm.pcpus + 0.5) < v) {
+	if (vm_prm.pcpus && host < v) {
 		snprintf(err, errlen, "--pcpus %u --overcommit %g: %u vCPUs on the host, fewer than "
-			 "the guest's %u (--vm)", p, x, (unsigned)(x * (double)vm_prm.pcpus + 0.5), v);
+			 "the guest's %u (--vm)", p, x, host, v);
 		return -1;
 	}
 	if (others && !vm_prm.busy_guests && !vm_prm.same_guests) {
 		snprintf(err, errlen, "--pcpus %u --overcommit %g: %u vCPUs on the host, %u of them "
-			 "not the guest's: say who they are (--co-guests busy or same)", p, x, total,
-			 others);
+			 "not the guest's: say who they are (--co-guests busy or same)", p, x,
+			 v + others, others);
 		return -1;
 	}
-	if (fabs(eff - x) > 0.25 * x) {
-		snprintf(err, errlen, "--vm %u --overcommit %g: %u vCPUs on %u physical cpus are %.2fx, "
-			 "not %gx (give more vCPUs%s)", v, x, total, p, eff, x,
-			 vm_prm.pcpus ? " or more --pcpus" : "");
-		return -1;
-	}
-	return 0;
+	return wl_vm_ratio_check(v, v + others, p, x, err, errlen);
 }
 
 int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
@@ -188,6 +191,7 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 {
 	double shortest = 0;
+	char what[96];
 
 	if (!cfg->vm_vcpus || !cfg->ops)
 		return;
@@ -200,14 +204,9 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 	}
 	if (!shortest || shortest * 1e12 >= (double)(FEW_SLICES * vm_prm.slice_ps))
 		return;
-	fprintf(stderr,
-		"locklab-sim: warning: --vm: an overcommitted run of --ops %llu lasted %.0f us, "
-		"%.2f slices of %llu us (--slice-us): some vCPUs may never have run; give it "
-		"--duration %llu or more (docs/vm.md)\n",
-		(unsigned long long)cfg->ops, shortest * 1e6,
-		shortest * 1e12 / (double)vm_prm.slice_ps, (unsigned long long)(vm_prm.slice_ps / US_PS),
-		(unsigned long long)((ADVISED_SLICES * vm_prm.slice_ps + 999999999ull) /
-				     1000000000ull));
+	snprintf(what, sizeof(what), "an overcommitted run of --ops %llu lasted %.0f us: it",
+		 (unsigned long long)cfg->ops, shortest * 1e6);
+	say_short_run(what, (uint64_t)(shortest * 1e12), true);
 }
 
 void vm_warn(const struct wl_config *cfg)

@@ -77,6 +77,9 @@ static void bad_input_native(void **state)
 	    "--csv", "/tmp/ll-cli-n.csv");
 	BAD(p, "calibrate: --out /tmp/ll-cli-c.csv: the same file as --from", "calibrate",
 	    "--from", "/tmp/ll-cli-c.csv", "--out", "/tmp/ll-cli-c.csv");
+	/* whole vCPUs on whole CPUs must make the overcommit the row is labelled with */
+	BAD(p, "--vm 5 --overcommit 4: 5 vCPUs on 1 physical cpus are 5.00x, not 4x", "run",
+	    "--lock", "ticket", "--vm", "5", "--overcommit", "4");
 	/* a directory where no file can be created */
 	BAD(p, "--csv /proc/ll-cli.csv: no file can be created in /proc", "filelock", "--csv",
 	    "/proc/ll-cli.csv");
@@ -136,22 +139,23 @@ static void bad_input_sim(void **state)
  * spelled (a shipped machine given by name is found by the same path). */
 static void outputs_spare_the_topology(void **state)
 {
-	const char *p = "locklab-sim", *copy = "/tmp/ll-cli-topo.xml";
-	char src[4200], cmd[8600], *before, *after;
+	const char *p = "locklab-sim";
+	char src[4200], cmd[8600], copy[64], dotted[80], *before, *after;
 	size_t n0 = 0, n1 = 0;
 
+	snprintf(copy, sizeof(copy), "/tmp/ll-cli-topo-%ld.xml", (long)getpid());
+	snprintf(dotted, sizeof(dotted), "/tmp/./ll-cli-topo-%ld.xml", (long)getpid());
 	snprintf(src, sizeof(src), "%s/../topologies/2socket.xml", bindir);
 	snprintf(cmd, sizeof(cmd), "cp '%s' %s", src, copy);
 	assert_int_equal(system(cmd), 0);
 	before = tl_slurp(copy, &n0);
-	BAD(p, "run: --csv /tmp/ll-cli-topo.xml: the topology the run reads", "run", "--topo", copy,
+	BAD(p, ": the topology the run reads", "run", "--topo", copy,
 	    "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1", "--csv", copy);
-	BAD(p, "run: --json /tmp/./ll-cli-topo.xml: the topology the run reads", "run", "--topo",
-	    copy, "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1", "--json",
-	    "/tmp/./ll-cli-topo.xml");
-	BAD(p, "filelock: --csv /tmp/ll-cli-topo.xml: the topology the run reads", "filelock",
+	BAD(p, "run: --json /tmp/./ll-cli-topo-", "run", "--topo", copy, "--lock", "mcs", "--threads",
+	    "2", "--duration", "1", "--runs", "1", "--json", dotted);
+	BAD(p, "filelock: --csv /tmp/ll-cli-topo-", "filelock",
 	    "--topo", copy, "--procs", "2", "--iterations", "5", "--runs", "1", "--csv", copy);
-	BAD(p, "explain: --out /tmp/ll-cli-topo.xml: the topology the run reads", "explain",
+	BAD(p, "explain: --out /tmp/ll-cli-topo-", "explain",
 	    "--topo", copy, "--lock", "mcs", "--threads", "2", "--duration", "1", "--runs", "1",
 	    "--format", "csv", "--out", copy);
 	after = tl_slurp(copy, &n1);

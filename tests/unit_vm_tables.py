@@ -27,7 +27,7 @@ def check(what, ok):
 
 
 def sweep(binary, csv_path, guests):
-    subprocess.run([binary, 'run', '--topo', '4socket', '--vm', '8', '--overcommit',
+    subprocess.run([binary, 'run', '--topo', '4socket', '--vm', '16', '--overcommit',
                     '0.5,1,1.5,2,3,4', '--lock', 'ticket,pv-ticket,qspinlock,pv-qspinlock',
                     '--ops', '20', '--runs', '2', '--co-guests', guests, '--csv', csv_path],
                    cwd=ROOT, check=True, stdout=subprocess.DEVNULL)

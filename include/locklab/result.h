@@ -159,6 +159,9 @@ void output_table(FILE *f, const struct output_set *o);
 int output_csv_file(const char *path, const struct output_set *o);
 int output_json_file(const char *path, const struct output_set *o);
 void output_csv(FILE *f, const struct output_set *o);
+/* One CSV field: quoted (RFC 4180) when it holds a comma, quote or newline
+ * (a --pin list's text does). */
+void output_csv_field(FILE *f, const char *s);
 void output_json(FILE *f, const struct output_set *o);
 /* s as a JSON string, quoted and escaped; NULL as null. */
 void output_json_string(FILE *f, const char *s);

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lock.h"
@@ -126,6 +127,22 @@ static inline unsigned wl_vm_pcpus(unsigned vcpus, double overcommit)
 	double p = (double)vcpus / overcommit + 0.5;
 
 	return p < 1.0 ? 1u : (unsigned)p;
+}
+
+/* Whole vCPUs on whole pCPUs make total / pcpus vCPUs per pCPU; a row is
+ * labelled with the overcommit x asked for (and the CSV's overcommit holds
+ * it), so the two must agree within a tenth (docs/vm.md): one vCPU on one
+ * pCPU is never 4x.  Writes a one-line refusal and returns -1 when not. */
+static inline int wl_vm_ratio_check(unsigned vcpus, unsigned total, unsigned pcpus, double x,
+				    char *err, size_t len)
+{
+	double eff = (double)total / (double)pcpus, d = eff > x ? eff - x : x - eff;
+
+	if (d <= 0.1 * x)
+		return 0;
+	snprintf(err, len, "--vm %u --overcommit %g: %u vCPUs on %u physical cpus are %.2fx, not "
+		 "%gx (within a tenth; give more vCPUs)", vcpus, x, total, pcpus, eff, x);
+	return -1;
 }
 
 /* The physical CPU (0 .. pcpus-1) of vCPU i, of `total` vCPUs in guests of

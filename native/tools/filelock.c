@@ -384,10 +384,11 @@ static void csv_rows(FILE *f, const void *arg)
 		for (unsigned i = 0; i < o->runs; i++) {
 			double s = res[k].secs[i];
 
-			fprintf(f, "native,%s,%s,%s,%u,%llu,%s,%u,%.9f,%.2f,%s\n",
-				backend_topo_name(NULL), fl_test_names[res[k].test],
-				res[k].shared ? "shared" : "private", o->procs,
-				(unsigned long long)o->iterations, o->pin_text, i, s,
+			fprintf(f, "native,%s,%s,%s,%u,%llu,", backend_topo_name(NULL),
+				fl_test_names[res[k].test], res[k].shared ? "shared" : "private",
+				o->procs, (unsigned long long)o->iterations);
+			output_csv_field(f, o->pin_text); /* list:0,1 holds commas */
+			fprintf(f, ",%u,%.9f,%.2f,%s\n", i, s,
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				o->oversubscribed ? "true" : "false");
 		}
