@@ -318,6 +318,41 @@ static int check_cover(struct shard *sh, size_t n, bool fail, struct merged_row 
 	return rc;
 }
 
+/* Length of a row's first two fields, backend and machine ("sim,4socket"). */
+static size_t machine_len(const char *row)
+{
+	const char *c = strchr(row, ',');
+
+	c = c ? strchr(c + 1, ',') : NULL;
+	return c ? (size_t)(c - row) : strlen(row);
+}
+
+/* One sweep runs on one backend and one machine: shards of a native and a
+ * simulated run, or of two hosts, are not one sweep whatever their options. */
+static int check_machine(const struct shard *sh, size_t n)
+{
+	const char *first = NULL, *from = NULL;
+
+	if (strncmp(sh[0].header, "backend,topo,", 13))
+		return 0; /* not a run CSV's columns: nothing to compare */
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < sh[i].nrows; r++) {
+			const char *row = sh[i].rows[r];
+
+			if (!first) {
+				first = row;
+				from = sh[i].path;
+			} else if (machine_len(row) != machine_len(first) ||
+				   strncmp(row, first, machine_len(first))) {
+				return ll_bad("merge", "%s: a run on %.*s, where %s has %.*s: shards of "
+					      "one sweep run on one backend and machine", sh[i].path,
+					      (int)machine_len(row), row, from, (int)machine_len(first),
+					      first);
+			}
+		}
+	return 0;
+}
+
 static int write_merged(const char *path, const char *head, const struct merged_row *rows,
 			size_t total)
 {
@@ -401,6 +436,8 @@ int merge_main(int argc, char **argv)
 	}
 	if (!rc)
 		rc = merged_header(sh, n, &head);
+	if (!rc)
+		rc = check_machine(sh, n);
 	if (!rc)
 		rc = check_cover(sh, n, has_failure(head), &rows);
 	if (!rc)

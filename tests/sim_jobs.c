@@ -171,6 +171,11 @@ static void merge_refuses_what_does_not_fit(void **state)
 	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/.*/hello world/' shard-1.csv > bad-1.csv && "
 			       "cp shard-1.csv.order bad-1.csv.order", tl_tmpdir()), 0);
 	refused(merge, "--out m.csv shard-0.csv bad-1.csv shard-2.csv");
+	/* a shard of another machine (or a native one): its backend and topo differ */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2,$s/^sim,2socket,/native,otherhost,/' "
+			       "shard-1.csv > host-1.csv && cp shard-1.csv.order host-1.csv.order",
+			       tl_tmpdir()), 0);
+	refused(merge, "--out m.csv shard-0.csv host-1.csv shard-2.csv");
 }
 
 static void write_file(const char *name, const char *text)
