@@ -483,7 +483,8 @@ static void test_report(void **state)
 	assert_non_null(strstr(txt, "largest differences: tas t=1 (+50.0%), mcs t=2 (-25.0%)"));
 	/* within two sigmas: only rows with two or more native runs count:
 	 * tas t=1 (sigma 0, off by 50) no, tas t=2 yes */
-	assert_non_null(strstr(txt, "within two native sigmas (the machine's own noise): 1 of 6 rows"));
+	assert_non_null(strstr(txt, "within two native sigmas (the machine's own noise): 1 of the 2 rows "
+				  "with two native runs or more"));
 	free(csv);
 	free(txt);
 }
@@ -580,11 +581,50 @@ static void test_report_bad_input(void **state)
 	{
 		char *failed[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sf.csv") };
 		char *all[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sa.csv") };
+		char *failed_pair[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sg.csv"),
+					"--report", tl_path("fp.txt"), "--quiet" };
 
 		assert_int_equal(call_quiet(native_validate_report_main, 4, failed), 0);
 		expect_log("sf.csv: 1 failed run left out");
+		/* a pair whose runs all failed on one side is said so, not "only in" the other;
+		 * the report file keeps what was left out */
+		spit(tl_path("sg.csv"), "lock,threads,throughput_per_s,jain,topo,failure\n"
+					"tas,1,150,1,s,\ntas,2,,,s,\"deadlock\"\n");
+		assert_int_equal(call_quiet(native_validate_report_main, 7, failed_pair), 0);
+		expect_log("tas at 2 threads: all 1 simulated runs failed: left out");
+		{
+			char *txt = tl_slurp(tl_path("fp.txt"), NULL);
+
+			assert_non_null(txt);
+			assert_non_null(strstr(txt, "  left out:\n    "));
+			assert_non_null(strstr(txt, "sg.csv: 1 failed run left out (the failure column"));
+			assert_non_null(strstr(txt, "    tas at 2 threads: all 1 simulated runs failed"));
+			free(txt);
+		}
 		assert_int_equal(call_quiet(native_validate_report_main, 4, all), 2);
 		expect_log("sa.csv: every run failed");
+	}
+	/* not the same workload, two sweep points pooled, two machines pooled */
+	spit(tl_path("w1.csv"), "lock,threads,throughput_per_s,jain,topo,cs_lines,read_pct\n"
+				"tas,1,150,1,box,1,\n");
+	spit(tl_path("w4.csv"), "lock,threads,throughput_per_s,jain,topo,cs_lines,read_pct\n"
+				"tas,1,150,1,s,4,\n");
+	spit(tl_path("x2.csv"), "lock,threads,throughput_per_s,jain,topo,overcommit\n"
+				"tas,1,150,1,s,1.00\ntas,1,120,1,s,2.00\n");
+	spit(tl_path("h2.csv"), "lock,threads,throughput_per_s,jain,topo\n"
+				"tas,1,150,1,box\ntas,2,150,1,otherbox\n");
+	{
+		char *work[] = { "--native", tl_path("w1.csv"), "--sim", tl_path("w4.csv") };
+		char *points[] = { "--native", tl_path("n.csv"), "--sim", tl_path("x2.csv") };
+		char *hosts[] = { "--native", tl_path("h2.csv"), "--sim", tl_path("s.csv") };
+
+		assert_int_equal(call_quiet(native_validate_report_main, 4, work), 2);
+		expect_log("tas at 1 threads ran with cs_lines=1 read_pct= natively but cs_lines=4 "
+			   "read_pct= simulated: not the same sweep");
+		assert_int_equal(call_quiet(native_validate_report_main, 4, points), 2);
+		expect_log("x2.csv:3: overcommit=2.00, where an earlier run");
+		assert_int_equal(call_quiet(native_validate_report_main, 4, hosts), 2);
+		expect_log("h2.csv:3: a run on otherbox, where an earlier one is on box");
 	}
 }
 

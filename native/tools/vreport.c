@@ -240,13 +240,14 @@ static void print_rank(FILE *f, const struct table *t, unsigned threads)
 static void print_worst(FILE *f, const struct table *t)
 {
 	double v[1024];
-	size_t o[1024], n = t->n < 1024 ? t->n : 1024, within = 0;
+	size_t o[1024], n = t->n < 1024 ? t->n : 1024, within = 0, with_sigma = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct entry *e = &t->e[i];
 
 		v[i] = isnan(e->rel) ? -1 : fabs(e->rel);
 		o[i] = i;
+		with_sigma += e->nat.n > 1;
 		if (e->nat.n > 1 && fabs(e->ss.mean - e->ns.mean) <= 2 * e->ns.sigma)
 			within++;
 	}
@@ -255,8 +256,11 @@ static void print_worst(FILE *f, const struct table *t)
 	for (size_t i = 0; i < n && i < 3; i++)
 		fprintf(f, "%s %s t=%u (%+.1f%%)", i ? "," : "", t->e[o[i]].lock, t->e[o[i]].threads,
 			100 * t->e[o[i]].rel);
-	fprintf(f, "\n  within two native sigmas (the machine's own noise): %zu of %zu rows\n", within,
-		n);
+	if (with_sigma)
+		fprintf(f, "\n  within two native sigmas (the machine's own noise): %zu of the %zu rows "
+			"with two native runs or more\n", within, with_sigma);
+	else
+		fprintf(f, "\n  within two native sigmas: no row has two native runs, so no sigma\n");
 }
 
 /* The most a side can do: each thread one acquisition per cs + ncs, and
@@ -294,6 +298,25 @@ static void print_ceiling(FILE *f, const struct table *t)
 		}
 }
 
+static char notes[8192]; /* "    line\n" each */
+static size_t notes_len;
+
+void vr_note(const char *fmt, ...)
+{
+	char line[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "locklab-native: validate-report: %s\n", line);
+	if (notes_len < sizeof(notes))
+		notes_len += (size_t)snprintf(notes + notes_len, sizeof(notes) - notes_len, "    %s\n",
+					      line);
+	if (notes_len >= sizeof(notes))
+		notes_len = sizeof(notes) - 1;
+}
+
 static void print_report(FILE *f, const struct table *t, const char *npath, const char *spath)
 {
 	unsigned counts[256];
@@ -303,7 +326,8 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 	fprintf(f, "validate: native (%s, %s) against simulated (%s, %s)\n",
 		t->e[0].nat.topo, npath, t->e[0].sim.topo, spath);
 	if (getloadavg(&la, 1) == 1)
-		fprintf(f, "load average now %.2f: other work on the machine inflates native variance\n",
+		fprintf(f, "load average of this machine now, at the report: %.2f (if the native runs "
+			"were made here with other work running, that work inflates their variance)\n",
 			la);
 	fputc('\n', f);
 	print_rows(f, t);
@@ -321,6 +345,8 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 		print_rank(f, t, counts[i]);
 	print_worst(f, t);
 	print_ceiling(f, t);
+	if (notes_len)
+		fprintf(f, "  left out:\n%s", notes);
 }
 
 static void write_csv(FILE *f, const void *arg)
@@ -435,6 +461,33 @@ static int vr_parse(int argc, char **argv, struct vr_opts *o)
 }
 
 /* Keeps the (lock, threads) present on both sides; says what was dropped. */
+
+/* Every "key=value" of a that b has too is the same in b (a CSV without a
+ * column says nothing of it). */
+static bool same_workload(const char *a, const char *b)
+{
+	char key[40];
+
+	while (*a) {
+		const char *eq = strchr(a, '='), *end = strchr(a, ' '), *in;
+		size_t klen = eq ? (size_t)(eq - a) + 1 : 0, vlen;
+
+		if (!eq || klen >= sizeof(key))
+			return true;
+		end = end ? end : a + strlen(a);
+		snprintf(key, sizeof(key), "%.*s", (int)klen, a);
+		for (in = b; (in = strstr(in, key)); in++)
+			if (in == b || in[-1] == ' ')
+				break;
+		vlen = (size_t)(end - eq - 1);
+		if (in && (strncmp(in + klen, eq + 1, vlen) ||
+			   (in[klen + vlen] && in[klen + vlen] != ' ')))
+			return false;
+		a = *end ? end + 1 : end;
+	}
+	return true;
+}
+
 static int keep_common(struct table *t)
 {
 	size_t w = 0, common = 0;
@@ -447,14 +500,28 @@ static int keep_common(struct table *t)
 		struct entry *e = &t->e[i];
 
 		if (!e->nat.n || !e->sim.n) {
-			fprintf(stderr, "locklab-native: validate-report: %s at %u threads is only in the %s results: left out\n",
-				e->lock, e->threads, e->nat.n ? "native" : "simulated");
+			const struct side *none = e->nat.n ? &e->sim : &e->nat;
+			const char *which = e->nat.n ? "simulated" : "native";
+
+			if (none->failed)
+				vr_note("%s at %u threads: all %u %s runs failed: left out", e->lock,
+					e->threads, none->failed, which);
+			else
+				vr_note("%s at %u threads is only in the %s results: left out", e->lock,
+					e->threads, e->nat.n ? "native" : "simulated");
 			continue;
 		}
 		if ((!isnan(e->nat.cs_ns) && !isnan(e->sim.cs_ns) && e->nat.cs_ns != e->sim.cs_ns) ||
 		    (!isnan(e->nat.ncs_ns) && !isnan(e->sim.ncs_ns) && e->nat.ncs_ns != e->sim.ncs_ns)) {
 			fprintf(stderr, "locklab-native: validate-report: %s at %u threads ran with cs %g, ncs %g natively but cs %g, ncs %g simulated: not the same sweep\n",
 				e->lock, e->threads, e->nat.cs_ns, e->nat.ncs_ns, e->sim.cs_ns, e->sim.ncs_ns);
+			return -2;
+		}
+		if (!same_workload(e->nat.workload, e->sim.workload) ||
+		    !same_workload(e->sim.workload, e->nat.workload)) {
+			fprintf(stderr, "locklab-native: validate-report: %s at %u threads ran with %s "
+				"natively but %s simulated: not the same sweep\n", e->lock,
+				e->threads, e->nat.workload, e->sim.workload);
 			return -2;
 		}
 		derive(e);
@@ -487,6 +554,8 @@ int native_validate_report_main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc; /* 1: --help */
+	notes_len = 0;
+	notes[0] = 0;
 	if (vr_read_csv(o.native, &t, false, err, sizeof(err)) ||
 	    vr_read_csv(o.sim, &t, true, err, sizeof(err))) {
 		free(t.e);

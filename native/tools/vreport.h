@@ -20,6 +20,10 @@ struct side {
 	double jain[VR_MAX_RUNS];
 	char topo[128];
 	double cs_ns, ncs_ns; /* NaN when the CSV does not say */
+	/* the workload's other columns, "cs_lines=1 locks=1 ..." (those the CSV
+	 * has): the two sides of an entry must agree on them */
+	char workload[160];
+	unsigned failed; /* runs left out: their failure column */
 };
 
 struct entry {
@@ -35,6 +39,11 @@ struct table {
 	struct entry *e;
 	size_t n, cap;
 };
+
+/* A note on what the comparison leaves out (failed runs, pairs on one side
+ * only): one line on stderr, and kept for the report's "left out" part. */
+__attribute__((format(printf, 1, 2)))
+void vr_note(const char *fmt, ...);
 
 /* Adds the rows of one result CSV to t, as the native or the simulated
  * side: 0, or -1 with one line in err. */

@@ -17,10 +17,14 @@
 /* ------------------------------------------------------------ reading */
 
 enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND,
-       COL_FAILURE, NCOLS };
-#define NREQUIRED COL_CS /* cs_ns, ncs_ns, backend and failure are optional */
+       COL_FAILURE, COL_CS_LINES, COL_LOCKS, COL_NCS_EXP, COL_READ_PCT, COL_OVERCOMMIT,
+       NCOLS };
+#define NREQUIRED COL_CS /* the columns from cs_ns on are optional */
+#define FIRST_WORKLOAD COL_CS_LINES /* the workload's columns besides cs_ns, ncs_ns */
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
-					      "topo", "cs_ns", "ncs_ns", "backend", "failure" };
+					      "topo", "cs_ns", "ncs_ns", "backend", "failure",
+					      "cs_lines", "locks", "ncs_exp", "read_pct",
+					      "overcommit" };
 
 /* One line of a CSV, without its line end, into at most max fields, in
  * place: a field in double quotes may hold commas, and "" stands for one
@@ -113,6 +117,30 @@ static int parse_num(const char *s, double *out)
 	return *end || errno ? -1 : 0;
 }
 
+/* The workload's other columns of a row ("cs_lines=1 locks=1 ..."), the
+ * same in every run of one side: a sweep over --overcommit or --read-pct
+ * has several rows per lock and threads, which no mean may pool. */
+static int read_workload(struct side *s, char **f, const int *idx, const char *where,
+			 char *err, size_t errlen)
+{
+	char w[sizeof(s->workload)];
+	size_t used = 0;
+
+	w[0] = 0;
+	for (int c = FIRST_WORKLOAD; c < NCOLS; c++)
+		if (idx[c] >= 0 && used < sizeof(w))
+			used += (size_t)snprintf(w + used, sizeof(w) - used, "%s%s=%s",
+						 used ? " " : "", col_names[c], f[idx[c]]);
+	if (s->n && strcmp(s->workload, w)) {
+		snprintf(err, errlen, "%s: %s, where an earlier run of the same lock and threads has "
+			 "%s: one CSV holds one sweep point per lock and threads", where, w,
+			 s->workload);
+		return -1;
+	}
+	snprintf(s->workload, sizeof(s->workload), "%s", w);
+	return 0;
+}
+
 /* cs_ns and ncs_ns of a row, the same in every run of one side. */
 static int read_params(struct side *s, char **f, const int *idx, const char *where, char *err,
 		       size_t errlen)
@@ -132,7 +160,7 @@ static int read_params(struct side *s, char **f, const int *idx, const char *whe
 	}
 	s->cs_ns = cs;
 	s->ncs_ns = ncs;
-	return 0;
+	return read_workload(s, f, idx, where, err, errlen);
 }
 
 static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *idx,
@@ -148,8 +176,12 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 			 heading_fields);
 		return -1;
 	}
-	if (idx[COL_FAILURE] >= 0 && *f[idx[COL_FAILURE]])
-		return 1; /* a failed run: no figures to compare */
+	if (idx[COL_FAILURE] >= 0 && *f[idx[COL_FAILURE]]) { /* a failed run: no figures */
+		if (!cli_parse_u64(f[idx[COL_THREADS]], &threads) && threads &&
+		    threads <= 1u << 20 && (e = find_entry(t, f[idx[COL_LOCK]], (unsigned)threads)))
+			(sim ? &e->sim : &e->nat)->failed++;
+		return 1;
+	}
 	if (cli_parse_u64(f[idx[COL_THREADS]], &threads) || !threads || threads > 1u << 20 ||
 	    parse_num(f[idx[COL_TPUT]], &tput) || isnan(tput) ||
 	    parse_num(f[idx[COL_JAIN]], &jain) || !*f[idx[COL_LOCK]]) {
@@ -180,6 +212,16 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 		snprintf(err, errlen, "%s: more than %d runs of %s at %u threads", where, VR_MAX_RUNS,
 			 e->lock, e->threads);
 		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++) { /* every run of a side: one machine */
+		const struct side *o = sim ? &t->e[i].sim : &t->e[i].nat;
+
+		if (o->n && strcmp(o->topo, f[idx[COL_TOPO]])) {
+			snprintf(err, errlen, "%s: a run on %s, where an earlier one is on %s: the "
+				 "%s results are of one machine", where, f[idx[COL_TOPO]], o->topo,
+				 sim ? "simulated" : "native");
+			return -1;
+		}
 	}
 	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
 	s->tput[s->n] = tput;
@@ -232,7 +274,7 @@ int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t e
 		rc = -1;
 	}
 	if (!rc && failed)
-		fprintf(stderr, "locklab-native: validate-report: %s: %u failed run%s left out (the "
-				"failure column says why)\n", path, failed, failed == 1 ? "" : "s");
+		vr_note("%s: %u failed run%s left out (the failure column says why)", path, failed,
+			failed == 1 ? "" : "s");
 	return rc;
 }
