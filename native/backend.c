@@ -153,7 +153,14 @@ int backend_init(int *argc, char **argv)
 
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
+	const char *clk = getenv("LOCKLAB_CLOCK");
 	unsigned maxt = 0;
+
+	if (clk && strcmp(clk, "monotonic")) {
+		snprintf(err, errlen, "LOCKLAB_CLOCK=%s: the one value is 'monotonic' (clock_gettime); "
+			 "unset, the invariant cycle counter is used where there is one", clk);
+		return -1;
+	}
 
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)

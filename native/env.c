@@ -147,6 +147,8 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	member_str(f, "governor", read_line(GOVERNOR_PATH, gov, sizeof(gov)), false);
 	fprintf(f, ",\n    \"delay_calibration_iters_per_us\": %.3f",
 		native_delay_iters_per_us());
-	member_str(f, "clock", "CLOCK_MONOTONIC", false);
+	native_clock_calibrate(); /* once: what the runs timed with */
+	member_str(f, "clock", native_clock_is_tsc() ? "tsc, calibrated against CLOCK_MONOTONIC"
+						     : "CLOCK_MONOTONIC", false);
 	fputs("\n  ", f);
 }

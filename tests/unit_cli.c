@@ -77,6 +77,11 @@ static void bad_input_native(void **state)
 	    "--csv", "/tmp/ll-cli-n.csv");
 	BAD(p, "calibrate: --out /tmp/ll-cli-c.csv: the same file as --from", "calibrate",
 	    "--from", "/tmp/ll-cli-c.csv", "--out", "/tmp/ll-cli-c.csv");
+	/* the clock's one setting */
+	setenv("LOCKLAB_CLOCK", "bogus", 1);
+	BAD(p, "LOCKLAB_CLOCK=bogus: the one value is 'monotonic'", "run", "--lock", "tas",
+	    "--threads", "1", "--duration", "10");
+	unsetenv("LOCKLAB_CLOCK");
 	/* whole vCPUs on whole CPUs must make the overcommit the row is labelled with */
 	BAD(p, "--vm 5 --overcommit 4: 5 vCPUs on 1 physical cpus are 5.00x, not 4x", "run",
 	    "--lock", "ticket", "--vm", "5", "--overcommit", "4");
