@@ -310,6 +310,8 @@ void output_json(FILE *f, const struct output_set *o)
 		fprintf(f, ", \"time_every\": %u", o->cfg->time_every);
 	if (o->cfg)
 		fprintf(f, ", \"lock_home\": \"%s\"", wl_lock_home_name(o->cfg->lock_home));
+	if (o->nshards) /* rows of one shard, not of the whole sweep */
+		fprintf(f, ", \"shard\": \"%u/%u\"", o->shard, o->nshards);
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");

@@ -544,6 +544,8 @@ int sweep_run(struct cli_opts *o)
 	backend_warn(&o->cfg);
 	s.o = o;
 	s.out.cfg = &o->cfg;
+	s.out.shard = o->shard;
+	s.out.nshards = o->nshards > 1 ? o->nshards : 0; /* 0/1 is the whole sweep */
 	todo = shard_runs(o, total, &s.ntodo);
 	s.todo = todo;
 	if (todo && !s.ntodo && o->nshards > 1)

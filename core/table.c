@@ -368,14 +368,19 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
 }
 
-/* What the figures depend on beyond the headings and the rows. */
-static void table_settings(FILE *f, const struct wl_config *cfg)
+/* What the figures depend on beyond the headings and the rows; a shard
+ * says it is one part of its sweep. */
+static void table_settings(FILE *f, const struct output_set *o)
 {
+	const struct wl_config *cfg = o->cfg;
 	char more[1024];
 
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,
 		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, more);
+	if (o->nshards)
+		fprintf(f, "--shard %u/%u: these rows are one of the sweep's %u shards (merge joins "
+			"the shards' CSVs)\n", o->shard, o->nshards, o->nshards);
 }
 
 void output_table(FILE *f, const struct output_set *o)
@@ -384,7 +389,7 @@ void output_table(FILE *f, const struct output_set *o)
 	bool over = false, many = false, idle = false;
 
 	if (o->nrows && o->cfg)
-		table_settings(f, o->cfg);
+		table_settings(f, o);
 
 	for (size_t i = 0, j; i < o->nrows; i = j) {
 		const struct run_result *r = &o->rows[i];

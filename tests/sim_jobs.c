@@ -134,6 +134,26 @@ static void bad_values_are_refused(void **state)
 		"--jobs 2");
 }
 
+/* A shard says it is one: under the settings line and in the JSON. */
+static void a_shard_says_so(void **state)
+{
+	struct tl_proc p;
+	char *json;
+
+	assert_int_equal(tl_sh(&p, "cd '%s' && '%s/locklab-sim' run " SWEEP " --shard 1/3 "
+			       "--csv said.csv --json said.json", tl_tmpdir(), bindir), 0);
+	assert_non_null(strstr(p.out, "\n--shard 1/3: these rows are one of the sweep's 3 shards"));
+	tl_proc_free(&p);
+	json = tl_slurp(tl_path("said.json"), NULL);
+	assert_non_null(json);
+	assert_non_null(strstr(json, "\"shard\": \"1/3\""));
+	free(json);
+	assert_int_equal(tl_sh(&p, "cd '%s' && '%s/locklab-sim' run " SWEEP " --csv whole.csv",
+			       tl_tmpdir(), bindir), 0);
+	assert_null(strstr(p.out, "--shard"));
+	tl_proc_free(&p);
+}
+
 static void merge_refuses_what_does_not_fit(void **state)
 {
 	const char *merge = "cd '%s' && '%s/locklab-sim' merge %s";
@@ -215,6 +235,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(empty_shards_merge),
 		cmocka_unit_test(bad_values_are_refused),
 		cmocka_unit_test(merge_refuses_what_does_not_fit),
+		cmocka_unit_test(a_shard_says_so),
 		cmocka_unit_test(merge_adds_the_failure_column),
 	};
 

@@ -148,6 +148,7 @@ struct wl_config;
  * temporary name in the same directory, then renamed. */
 struct output_set {
 	const struct wl_config *cfg; /* for the environment in JSON */
+	unsigned shard, nshards;     /* --shard I/N (nshards 0: the whole sweep) */
 	struct run_result *rows;
 	size_t nrows, cap;
 };
