@@ -35,6 +35,8 @@ bad_args -q -b "$BIN" -- $RUN
 bad_args -b "$BIN"
 bad_args -b "$BIN" -- $RUN --csv x.csv
 bad_args -b /nonexistent -- $RUN
+bad_args -b "$BIN" -- $RUN --json x.json
+bad_args -b "$BIN" -- $RUN --threads-csv=t.csv
 
 skip() {
 	if [ -n "${LOCKLAB_REQUIRE_SLURM:-}" ]; then

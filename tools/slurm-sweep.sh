@@ -14,6 +14,12 @@
 #   -d SHARDDIR  shard CSVs, job scripts and logs (default OUT.csv.shards)
 #   -w           wait for the merge; exit non-zero naming the failed tasks
 #
+# The tasks run in the directory this is called from (relative paths in the
+# run options mean what they mean here), one CPU each and `--jobs 1` unless
+# the options give --jobs; --csv, --shard, --json, --out and --threads-csv
+# are refused (every task would write the one file).  An earlier OUT.csv is
+# replaced only by a merge that succeeds.
+#
 # Prints the array and merge job ids.  Exit 2 on bad arguments.
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,11 +77,17 @@ case "$N" in
 '' | *[!0-9]* | 0*) usage "-n needs a positive integer, not '$N'" ;;
 esac
 [ $# -gt 0 ] || usage "no locklab-sim run options after --"
+JOBS=--jobs
 for a in "$@"; do
 	case "$a" in
 	--shard | --shard=* | --csv | --csv=*) usage "$a is set by $ME" ;;
+	--json | --json=* | --out | --out=* | --threads-csv | --threads-csv=*)
+		usage "$a: every task would write that one file; the merged CSV is -o's" ;;
+	--jobs | --jobs=*) JOBS= ;; # the caller's, for the tasks' CPUs
 	esac
 done
+# a task is given one CPU (--cpus-per-task=1): one run at a time in it
+[ -n "$JOBS" ] && set -- "$@" --jobs 1
 [ -n "$OUT" ] || usage "-o needs a file name"
 OUT=$(abspath "$OUT")
 BINDIR=$(abspath "$BINDIR")
@@ -85,7 +97,10 @@ SHARDS=$(abspath "${SHARDS:-$OUT.shards}")
 command -v sbatch >/dev/null 2>&1 || die "sbatch not found: is Slurm installed?"
 
 mkdir -p "$SHARDS" "$(dirname "$OUT")" || die "cannot create $SHARDS"
-rm -f "$SHARDS"/shard-*.csv "$SHARDS"/shard-*.ok "$SHARDS"/*.log
+# the tasks run where this was called from, so that relative paths in the
+# run options (--topo results/host.xml) mean what they mean here
+HERE=$(pwd)
+rm -f "$SHARDS"/shard-*.csv "$SHARDS"/shard-*.csv.partial "$SHARDS"/shard-*.ok "$SHARDS"/*.log
 
 args=
 for a in "$@"; do
@@ -114,7 +129,7 @@ EOF
 set --
 [ -n "$PART" ] && set -- --partition="$PART"
 
-array=$(sbatch --parsable "$@" --job-name=locklab-sweep --chdir="$SHARDS" \
+array=$(sbatch --parsable "$@" --job-name=locklab-sweep --chdir="$HERE" \
 	--array="0-$((N - 1))" --ntasks=1 --cpus-per-task=1 \
 	--output="$SHARDS/shard-%a.log" "$SHARDS/shard.sbatch") ||
 	die "sbatch of the array failed"
@@ -122,10 +137,9 @@ array=${array%%;*}
 
 wait_opt=
 [ "$WAIT" = 1 ] && wait_opt=--wait
-rm -f "$OUT"
 echo "$ME: array job $array ($N tasks), shards in $SHARDS"
 if [ "$WAIT" = 0 ]; then
-	merge=$(sbatch --parsable "$@" --job-name=locklab-merge --chdir="$SHARDS" \
+	merge=$(sbatch --parsable "$@" --job-name=locklab-merge --chdir="$HERE" \
 		--dependency="afterok:$array" --kill-on-invalid-dep=yes \
 		--output="$SHARDS/merge.log" "$SHARDS/merge.sbatch") ||
 		die "sbatch of the merge failed (array job $array is queued)"
@@ -134,7 +148,7 @@ if [ "$WAIT" = 0 ]; then
 fi
 
 # --wait: sbatch prints the id, then blocks until the merge job ends.
-sbatch --parsable $wait_opt "$@" --job-name=locklab-merge --chdir="$SHARDS" \
+sbatch --parsable $wait_opt "$@" --job-name=locklab-merge --chdir="$HERE" \
 	--dependency="afterok:$array" --kill-on-invalid-dep=yes \
 	--output="$SHARDS/merge.log" "$SHARDS/merge.sbatch" >"$SHARDS/merge.id"
 rc=$?
