@@ -77,6 +77,8 @@ static void bad_input_native(void **state)
 	    "--csv", "/tmp/ll-cli-n.csv");
 	BAD(p, "calibrate: --out /tmp/ll-cli-c.csv: the same file as --from", "calibrate",
 	    "--from", "/tmp/ll-cli-c.csv", "--out", "/tmp/ll-cli-c.csv");
+	BAD(p, "calibrate: /tmp/h.calib.csv: --out names the platform XML", "calibrate", "--from",
+	    "/tmp/ll-cli-c.csv", "--out", "/tmp/h.calib.csv");
 	/* the clock's one setting */
 	setenv("LOCKLAB_CLOCK", "bogus", 1);
 	BAD(p, "LOCKLAB_CLOCK=bogus: the one value is 'monotonic'", "run", "--lock", "tas",

@@ -141,6 +141,11 @@ int calib_check_out_path(const char *path, char *err, size_t errlen)
 		snprintf(dir, sizeof(dir), "/");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (strlen(path) >= 10 && !strcmp(path + strlen(path) - 10, ".calib.csv")) {
+		snprintf(err, errlen, "%s: --out names the platform XML; its calibration goes beside "
+			 "it as NAME.calib.csv (give --out NAME.xml)", path);
+		return -1;
+	}
 	if (written_under_topologies(path) || (realpath(dir, real) && in_topology_dir(real))) {
 		snprintf(err, errlen,
 			 "%s: a calibration never goes under topologies/ (write it under results/)",
