@@ -204,6 +204,11 @@ static void test_calib_refused(void **state)
 	refuse(text, "cell,0,load,M,0,1,40.000,38.000", "cell,0,load,M,0,1,40.000,-1",
 	       "a negative time");
 	refuse(text, "tsc_ghz,2.5", "tsc_ghz,0", "tsc_ghz 0");
+	/* figures of what the file does not have, and more samples than reps */
+	refuse(text, "socket_pus,4 4", "socket_pus,4 100000000", "the simulator takes at most");
+	refuse(text, "reps,100", "reps,3", "samples, more than reps 3");
+	refuse(text, "pause,", "mem,5,load,I,0,-1,90.000,85.000,95.000,1.000,100,0\npause,",
+	       "mem: node 5, where numa_nodes is");
 	free(text);
 }
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/workload.h>
+
 #include "../../core/topodirs.h"
 #include "validate.h"
 
@@ -27,9 +29,23 @@ static int check_structure(const struct calib *c, char *err, size_t errlen)
 		snprintf(err, errlen, "sockets, classes and numa_nodes are required");
 		return -1;
 	}
-	for (unsigned s = 0; s < ns; s++)
+	unsigned pus = 0;
+
+	for (unsigned s = 0; s < ns; s++) {
 		if (!c->socket_pus[s]) {
 			snprintf(err, errlen, "socket_pus: socket %u has no PU", s);
+			return -1;
+		}
+		pus += c->socket_pus[s] < WL_MAX_THREADS ? c->socket_pus[s] : WL_MAX_THREADS;
+	}
+	if (pus > WL_MAX_THREADS) { /* the simulator's most cores (sim/topology.h) */
+		snprintf(err, errlen, "socket_pus: %u PUs in all; the simulator takes at most %u", pus,
+			 WL_MAX_THREADS);
+		return -1;
+	}
+	for (unsigned n = c->nnodes; n < CALIB_MAX_NODES; n++)
+		if (c->mem[n].measured) {
+			snprintf(err, errlen, "mem: node %u, where numa_nodes is %u", n, c->nnodes);
 			return -1;
 		}
 	for (unsigned a = 0; a < ns; a++)
@@ -50,6 +66,41 @@ static int check_structure(const struct calib *c, char *err, size_t errlen)
 			return -1;
 		}
 	return 0;
+}
+
+/* A figure cannot hold more samples than the reps each figure took. */
+static int check_one(const struct calib_cell *x, unsigned reps, const char *what, char *err,
+		     size_t errlen)
+{
+	if (x->measured && reps && x->samples > reps) {
+		snprintf(err, errlen, "%s: %u samples, more than reps %u", what, x->samples, reps);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_samples(const struct calib *c, char *err, size_t errlen)
+{
+	char what[64];
+
+	for (int op = 0; op < CAL_NOPS; op++) {
+		for (int s = 0; s < CAL_NSTATES; s++)
+			for (unsigned k = 0; k < c->nclasses; k++) {
+				snprintf(what, sizeof(what), "%s on %c at class %u", calib_op_names[op],
+					 calib_state_names[s], k);
+				if (check_one(&c->cell[op][s][k], c->reps, what, err, errlen))
+					return -1;
+			}
+		snprintf(what, sizeof(what), "hit of %s", calib_op_names[op]);
+		if (check_one(&c->hit[op], c->reps, what, err, errlen))
+			return -1;
+	}
+	for (unsigned n = 0; n < c->nnodes; n++) {
+		snprintf(what, sizeof(what), "mem of node %u", n);
+		if (check_one(&c->mem[n], c->reps, what, err, errlen))
+			return -1;
+	}
+	return check_one(&c->pause, c->reps, "pause", err, errlen);
 }
 
 int calib_check(const struct calib *c, char *err, size_t errlen)
@@ -73,7 +124,7 @@ int calib_check(const struct calib *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no pause figure");
 		return -1;
 	}
-	return 0;
+	return check_samples(c, err, errlen);
 }
 
 int calib_check_transfers(const struct calib *c, char *err, size_t errlen)

@@ -247,9 +247,20 @@ static void calib_path_of(const char *xml, char *out, size_t len)
 
 static int write_results(const struct cal_opts *o, const struct calib *c, bool calib_too)
 {
-	char zone[128], cpath[600];
+	static struct calib kept;
+	char zone[128], cpath[600], err[400], *text = NULL;
+	size_t len = 0;
+	FILE *m;
 	struct topo_arg t = { c, zone };
 
+	/* The platform comes from the calibration as its file keeps it (three
+	 * decimals), so that `calibrate --from` that file writes the same one. */
+	if (calib_too && (m = open_memstream(&text, &len))) {
+		calib_write(m, c);
+		if (!fclose(m) && !calib_parse(text, &kept, err, sizeof(err)))
+			t.c = &kept;
+		free(text);
+	}
 	zone_of(o->out, zone, sizeof(zone));
 	calib_path_of(o->out, cpath, sizeof(cpath));
 	if (write_text_atomic(o->out, emit_topology, &t)) {
