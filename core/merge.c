@@ -4,7 +4,10 @@
  * sweep, its rows in sweep order.  Each shard's SHARD.csv.order (written
  * by run --shard) says where its rows stand in that order; every shard of
  * the sweep must be given, once.  The shards' headers must be the same,
- * but for the failure column that only a shard with a failed run has.
+ * but for the failure column that only a shard with a failed run has, and
+ * every row must be of one backend and machine (its backend and topo
+ * fields): a native shard and a simulated one, or shards of two hosts, are
+ * refused.
  */
 #include <errno.h>
 #include <stdbool.h>

@@ -25,7 +25,8 @@ sweep are not charted twice):
   jain-NAME         Jain's fairness index against threads
   waits-NAME        wait median, 99th percentile and maximum against threads;
                     a thread still waiting at the end counts with its wait
-                    so far (censored)
+                    so far (censored); an open triangle marks a p99 that is
+                    only a lower bound (the CSV's wait_p99_censored)
   traffic-NAME      cache-line transfers per acquisition by distance class,
                     at the largest thread count of the file
   acquisitions-T    acquisitions of each thread (results/threads-sim-T.csv,

@@ -19,8 +19,8 @@
 
 /* Local time a thread owes: work (hits, pauses, the lock's own code), the
  * halt, kick and wake-up of ll_park/ll_unpark, the store buffer's drain,
- * or the exit from the idle state a sleeper's hardware thread entered
- * (sim/idle.c). */
+ * the exit from the idle state a sleeper's hardware thread entered
+ * (sim/idle.c), or an interrupt's hold on the core (sim/sched_noise.c). */
 enum sim_obs_local { SIM_OBS_WORK, SIM_OBS_PARK, SIM_OBS_STOREBUF, SIM_OBS_IDLE_EXIT, SIM_OBS_IRQ };
 
 struct sim_observer {

@@ -26,7 +26,8 @@
  *                   those of all guests together
  *
  * --pcpus P fixes the host's pCPUs instead: X P vCPUs in all, the guest's
- * V first, the rest the co-guests' (X = 1 on P = 2 V: two guests).
+ * V first, the rest the co-guests' (X = 1 on P = 2 V: two guests, with
+ * --co-guests busy or same; without, refused: sim/vm.c check_layout).
  *
  * Of the T vCPUs in all, vCPU i runs on pCPU i mod P when T >= P, on pCPU
  * i * P / T when P > T (every vCPU alone, spread over the pCPUs); the

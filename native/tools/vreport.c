@@ -13,14 +13,19 @@
  * count); Spearman's rank correlation between the two orders of the locks
  * at each thread count (GSL), which says whether the simulator ranks the
  * locks as the machine does even where its absolute figures are off; the
- * rows where the two differ most; how many differences lie within two
- * native sigmas (the machine's own noise); and any row faster than its
+ * rows where the two differ most; how many of the rows with two native runs
+ * or more (which have a sigma) lie within two native sigmas (the machine's
+ * own noise); and any row faster than its
  * critical and non-critical delays allow (each thread at most one
  * acquisition per cs + ncs, the lock at most one per cs), which means the
  * delays there were shorter than their nominal length.
  *
- * Where the CSVs carry cs_ns and ncs_ns, the two sides must agree on them:
- * comparing different sweeps is refused.
+ * Where the CSVs carry cs_ns, ncs_ns, cs_lines, locks, ncs_exp, read_pct or
+ * overcommit, the two sides must agree on those both have, and every run of
+ * a (lock, threads) pair on one side must too (two sweep points are never
+ * pooled); each side's rows are of one topo.  Comparing different sweeps is
+ * refused.  Failed runs and pairs on one side only are left out, said on
+ * stderr (vr_note) and under "left out:" in the report.
  */
 #include <errno.h>
 #include <math.h>
