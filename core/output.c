@@ -114,6 +114,8 @@ static const struct col cols[] = {
 	SIMCOL("idle_wakes_per_acq", idle_wakes_per_acq),
 	SIMCOL("idle_exit_ns_per_acq", idle_exit_ns_per_acq),
 	COL("wait_p99_censored", C_BOOL, wait_p99_censored),
+	COL("read_wait_p99_censored", C_BOOL, read_wait_p99_censored),
+	COL("write_wait_p99_censored", C_BOOL, write_wait_p99_censored),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 };

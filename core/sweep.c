@@ -71,10 +71,25 @@ static void fill_vm(struct run_result *r, const struct vm_counters *v)
 	r->wake_latency_ns = per(v->wake_ps, v->wakes) / 1000.0;
 }
 
+/* Is the p99 of a histogram h (of the waits of one side: 0 reads, 1
+ * writes, -1 all) only a lower bound?  Of the waits at or above it (about
+ * 1% of them), half or more were cut short by the run's end. */
+static bool p99_censored(const struct wl_run *run, const struct ll_hist *h, double p99, int side)
+{
+	uint64_t cut = 0, top = h->count / 100 ? h->count / 100 : 1;
+
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+
+		cut += t->censored_ns && (side < 0 || t->censored_read == (side == 0)) &&
+		       (double)t->censored_ns >= p99;
+	}
+	return cut && 2 * cut >= top;
+}
+
 static void fill_waits(struct run_result *r, const struct wl_run *run)
 {
 	struct ll_hist all, rd, wr;
-	uint64_t cut = 0, top;
 
 	if (ll_hist_init(&all) || ll_hist_init(&rd) || ll_hist_init(&wr)) {
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
@@ -88,18 +103,15 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	r->wait_mean_ns = ll_hist_mean(&all);
 	r->wait_p50_ns = ll_hist_quantile(&all, 0.50);
 	r->wait_p99_ns = ll_hist_quantile(&all, 0.99);
-	/* the waits at or above the p99 (about 1% of them): if half of them
-	 * or more were cut short, the p99 is theirs, a lower bound */
-	for (unsigned i = 0; i < run->nthreads; i++)
-		cut += run->threads[i].censored_ns &&
-		       (double)run->threads[i].censored_ns >= r->wait_p99_ns;
-	top = all.count / 100 ? all.count / 100 : 1;
-	r->wait_p99_censored = cut && 2 * cut >= top;
+	r->wait_p99_censored = p99_censored(run, &all, r->wait_p99_ns, -1);
 	r->wait_max_ns = (double)all.max;
-	r->read_wait_p99_ns = ll_hist_quantile(&rd, 0.99);
-	r->read_wait_max_ns = (double)rd.max;
-	r->write_wait_p99_ns = ll_hist_quantile(&wr, 0.99);
-	r->write_wait_max_ns = (double)wr.max;
+	/* a side with no timed wait has no figure (empty, not 0) */
+	r->read_wait_p99_ns = rd.count ? ll_hist_quantile(&rd, 0.99) : NAN;
+	r->read_wait_max_ns = rd.count ? (double)rd.max : NAN;
+	r->read_wait_p99_censored = rd.count && p99_censored(run, &rd, r->read_wait_p99_ns, 0);
+	r->write_wait_p99_ns = wr.count ? ll_hist_quantile(&wr, 0.99) : NAN;
+	r->write_wait_max_ns = wr.count ? (double)wr.max : NAN;
+	r->write_wait_p99_censored = wr.count && p99_censored(run, &wr, r->write_wait_p99_ns, 1);
 	ll_hist_free(&all);
 	ll_hist_free(&rd);
 	ll_hist_free(&wr);

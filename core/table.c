@@ -220,14 +220,47 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	fputc('\n', f);
 }
 
+/* One side's p99 and max over rows [from, to): the mean of the runs that
+ * timed a wait of that side and the largest of any ("-" with none); ">="
+ * where some run's p99 is only a lower bound, as on the row's own line. */
+struct side_waits {
+	double p99, max;
+	unsigned n;
+	bool censored;
+};
+
+static void side_add(struct side_waits *w, double p99, double max, bool censored)
+{
+	if (isnan(p99))
+		return;
+	w->p99 += p99;
+	w->max = fmax(w->max, max);
+	w->n++;
+	w->censored |= censored;
+}
+
+static const char *side_text(const struct side_waits *w, bool max, char *buf)
+{
+	if (!w->n)
+		return "-";
+	if (max)
+		snprintf(buf, 40, "%.0f", w->max);
+	else
+		snprintf(buf, 40, "%s%.0f", w->censored ? ">=" : "", w->p99 / w->n);
+	return buf;
+}
+
 /* rwlocks: reads and writes of rows [from, to) on their own lines, so that
- * writer starvation shows: throughput and wait p99 are means over the runs,
- * the wait max is the largest of any run. */
+ * writer starvation shows: throughput and wait p99 are means over the runs
+ * (the p99 over those that timed a wait of that side), the wait max is the
+ * largest of any run. */
 static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
 {
-	double rd = 0, wr = 0, rp99 = 0, wp99 = 0, rmax = 0, wmax = 0;
+	struct side_waits rs = { 0 }, ws = { 0 };
+	double rd = 0, wr = 0;
 	unsigned overlap = 0;
 	size_t n = to - from;
+	char b[4][40];
 
 	for (size_t i = from; i < to; i++) {
 		const struct run_result *r = &rows[i];
@@ -235,17 +268,16 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 
 		rd += (double)r->reads / s / 1e6;
 		wr += (double)r->writes / s / 1e6;
-		rp99 += r->reads ? r->read_wait_p99_ns : 0;
-		wp99 += r->writes ? r->write_wait_p99_ns : 0;
-		rmax = fmax(rmax, r->reads ? r->read_wait_max_ns : 0);
-		wmax = fmax(wmax, r->writes ? r->write_wait_max_ns : 0);
+		side_add(&rs, r->read_wait_p99_ns, r->read_wait_max_ns, r->read_wait_p99_censored);
+		side_add(&ws, r->write_wait_p99_ns, r->write_wait_max_ns, r->write_wait_p99_censored);
 		if (r->readers_overlap_max > overlap)
 			overlap = r->readers_overlap_max;
 	}
-	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns  overlap >= %u\n", w,
-		"    reads", NUM_W, rd / n, rp99 / n, rmax, overlap);
-	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12.0f ns  max %12.0f ns\n", w, "    writes", NUM_W,
-		wr / n, wp99 / n, wmax);
+	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
+		"    reads", NUM_W, rd / n, side_text(&rs, false, b[0]), side_text(&rs, true, b[1]),
+		overlap);
+	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
+		wr / n, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
 }
 
 /* A count's mean over runs: below 10 to a tenth (one event in three runs
@@ -340,9 +372,22 @@ static void print_wrapped(FILE *f, const char *text)
 	}
 }
 
-static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle)
+static bool is_refcount(const struct run_result *r)
 {
-	char text[1024];
+	const struct lock_algo *a = lock_find(r->lock);
+
+	return a && a->kind == LOCK_REFCOUNT;
+}
+
+/* What a table's rows hold beyond plain mutexes (its legend's extra parts). */
+struct legend_kinds {
+	bool rwlock, refcount;
+};
+
+static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
+			 struct legend_kinds k)
+{
+	char text[2048];
 	size_t n = 0;
 
 	if (many_runs)
@@ -362,6 +407,18 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 		 "more were cut short).%s", idle ? " idle: wake-ups of sleeping threads from an "
 		 "idle state (C-state; settings: line), a run's mean over the runs, and their mean "
 		 "exit latency." : "");
+	n = strlen(text);
+	if (k.rwlock)
+		snprintf(text + n, sizeof(text) - n, " reads, writes (rwlocks): each side's rate; its "
+			 "wait p99, the mean of the runs that timed a wait of that side (- where none "
+			 "did; >= as above); its longest wait, of any run; overlap at least: the most "
+			 "readers seen inside at once in any run, from each thread's first reads.");
+	n = strlen(text);
+	if (k.refcount)
+		snprintf(text + n, sizeof(text) - n, " Refcounts (lockref, spinlock-ref): Macq/s "
+			 "counts get and put pairs, wait p99 is the get's, starved counts threads that "
+			 "completed no get, and local is - (a count is not handed from holder to "
+			 "holder).");
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)
@@ -387,6 +444,7 @@ void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
+	struct legend_kinds kinds = { false, false };
 
 	if (o->nrows && o->cfg)
 		table_settings(f, o);
@@ -402,6 +460,8 @@ void output_table(FILE *f, const struct output_set *o)
 		over |= c.oversubscribed;
 		many |= j - i > 1;
 		table_row(f, o->rows, i, j, &c, w, o->cfg ? o->cfg->runs : 1);
+		kinds.rwlock |= r->is_rwlock;
+		kinds.refcount |= is_refcount(r);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j, w);
 		if (r->vm.has_vm)
@@ -411,7 +471,7 @@ void output_table(FILE *f, const struct output_set *o)
 		table_verdict(f, &c);
 	}
 	if (o->nrows)
-		table_legend(f, over, many, idle);
+		table_legend(f, over, many, idle, kinds);
 	if (o->nrows && o->cfg && o->cfg->time_every > 1)
 		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every).\n",
 			o->cfg->time_every);

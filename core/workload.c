@@ -406,6 +406,7 @@ static __attribute__((noinline)) bool count_timed(struct wl_run *run, struct wl_
 		if (a->timed && a->t0 < run->end_ns) {
 			record_wait(run, t, a->is_read, run->end_ns - a->t0);
 			t->censored_ns = run->end_ns - a->t0;
+			t->censored_read = a->is_read;
 		}
 		return true;
 	}

@@ -296,10 +296,56 @@ static void censored_p99_marked(void **state)
 	assert_null(strstr(t, ">=10.3"));
 	assert_non_null(strstr(t, ">= marks a p99"));
 	t = csv_of(&o);
-	assert_non_null(strstr(t, ",idle_exit_ns_per_acq,wait_p99_censored\n"));
+	assert_non_null(strstr(t, ",idle_exit_ns_per_acq,wait_p99_censored,read_wait_p99_censored,"
+				  "write_wait_p99_censored\n"));
 	assert_non_null(strstr(t, ",tas,32,"));
-	assert_int_equal(count(t, ",true\n"), 1); /* tas's run 2 only */
-	assert_int_equal(count(t, ",false\n"), 3);
+	assert_int_equal(count(t, ",true,,\n"), 1); /* tas's run 2 only; a mutex has no sides */
+	assert_int_equal(count(t, ",false,,\n"), 3);
+	output_free(&o);
+}
+
+/* A rwlock's side lines: a run that timed no write has no write p99 (empty
+ * in the CSV, out of the mean, "-" when no run has one), and a side's p99
+ * that is only a lower bound is marked >=. */
+static void rw_sides_without_waits(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned i = 0; i < 2; i++) {
+		fake_row(&r, "rwlock", 4, i);
+		r.is_rwlock = true;
+		r.read_pct = 90;
+		r.throughput_per_s = 1e6;
+		r.reads = 100;
+		r.read_wait_p99_ns = 100;
+		r.read_wait_max_ns = 300;
+		r.writes = i;
+		r.write_wait_p99_ns = i ? 2000 : NAN;
+		r.write_wait_max_ns = i ? 2500 : NAN;
+		r.write_wait_p99_censored = i == 1;
+		output_add(&o, &r);
+	}
+	t = table_of(&o);
+	assert_non_null(strstr(t, "wait p99          100 ns  max          300 ns  overlap at least"));
+	assert_non_null(strstr(t, "wait p99       >=2000 ns  max         2500 ns\n")); /* not 1000 */
+	assert_non_null(strstr(t, "reads, writes (rwlocks)"));
+	t = csv_of(&o);
+	assert_non_null(strstr(t, ",0,100.00,300.00,,,0,"));  /* run 0: no write figures */
+	assert_non_null(strstr(t, ",false,false,true\n"));  /* run 1's write p99 censored */
+	output_free(&o);
+	o = (struct output_set){ 0 };
+	fake_row(&r, "rwlock", 4, 0);
+	r.is_rwlock = true;
+	r.read_pct = 100;
+	r.throughput_per_s = 1e6;
+	r.reads = 10;
+	r.read_wait_p99_ns = r.read_wait_max_ns = 50;
+	r.write_wait_p99_ns = r.write_wait_max_ns = NAN;
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_non_null(strstr(t, "wait p99            - ns  max            - ns\n"));
 	output_free(&o);
 }
 
@@ -422,6 +468,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
 		cmocka_unit_test(censored_p99_marked),
+		cmocka_unit_test(rw_sides_without_waits),
 		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(csv_has_the_new_columns_last),
 		cmocka_unit_test(oversubscribed_runs_are_marked),

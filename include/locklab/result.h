@@ -108,6 +108,7 @@ struct run_result {
 	/* the waits at or above wait_p99_ns are mostly waits the run's end cut
 	 * short: it is a lower bound (the table marks it >=) */
 	bool wait_p99_censored;
+	bool read_wait_p99_censored, write_wait_p99_censored; /* the same, of one side */
 	double jain;
 	uint64_t acq_min, acq_max;
 	double handoff_local_frac; /* NaN when there were no handoffs */

@@ -238,6 +238,7 @@ struct wl_thread {
 	struct wl_handoff_map handoff_from; /* handoffs received, by giver */
 	struct ll_hist wait; /* waits of counted acquisitions, + censored (ns) */
 	uint64_t censored_ns; /* of those, the one the run's end cut short (0: none) */
+	bool censored_read;   /* that one was a read (a rwlock's) */
 	struct ll_hist wait_read, wait_write; /* rwlocks only */
 	struct wl_span *read_spans; /* rwlocks: WL_READ_SPANS of them */
 	unsigned nread_spans;
