@@ -212,7 +212,7 @@ static void pcpu_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_percpu_rwsem = {
 	.name = "percpu-rwsem",
-	.desc = "per-CPU reader counts, no atomics for readers; writer waits a 10 us grace period (Linux 3.8+)",
+	.desc = "per-CPU reader counts, no atomics for readers; writer waits a 10 us grace period (assumed; Linux 3.8+)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct pcpu_rwsem),
 	.lock_size_per_cpu = sizeof(struct pcpu_count),

@@ -258,6 +258,15 @@ static const struct preset presets[] = {
 
 #define NR_PRESETS (sizeof(presets) / sizeof(presets[0]))
 
+void cli_warn(const struct cli_opts *o)
+{
+	if (o->preset && !o->cfg.vm_vcpus &&
+	    (!strcmp(o->preset, "ebizzy") || !strcmp(o->preset, "dbench")))
+		fprintf(stderr, "locklab-%s: warning: --preset %s is a KVM guest's workload; without "
+			"--vm nothing preempts a lock's holder or waiter, so ticket and pv-ticket take "
+			"the same path (docs/vm.md)\n", backend_name, o->preset);
+}
+
 static int apply_preset(const char *val, struct wl_config *c, char *err, size_t len)
 {
 	for (size_t i = 0; i < NR_PRESETS; i++) {
@@ -265,7 +274,8 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 
 		if (strcmp(val, p->name))
 			continue;
-		c->read_pct = p->read_pct;
+		if (p->read_pct) /* a preset without a read mix leaves an added rwlock's default */
+			c->read_pct = p->read_pct;
 		c->cs_ns = p->cs_ns;
 		c->ncs_ns = p->ncs_ns;
 		c->ncs_exp = p->ncs_exp;
@@ -644,6 +654,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		rc = apply_preset(preset, &o->cfg, err, len);
 	if (rc)
 		return rc;
+	o->preset = preset;
 	ll_args_init(&a, cmd, argc, argv);
 	while ((rc = ll_args_next(&a, err, len)) == LL_ARG_OPT) {
 		int outside = outside_sweep_of(a.name);

@@ -30,7 +30,12 @@ struct cli_opts {
 	char sweep_text[1024];
 	uint64_t sweep_key;
 	const char *runner_opt; /* the first of --jobs, --shard, --fail-fast, --progress given */
+	const char *preset;     /* --preset's value, or NULL */
 };
+
+/* What the options leave unsaid, once every check has passed: a guest's
+ * preset run without a guest (one line on stderr, or nothing). */
+void cli_warn(const struct cli_opts *o);
 
 /* Parse the options of `run` (argv[0] is the first option); cli_parse_cmd
  * those of a sub-command that takes run's (explain), named in messages.

@@ -554,6 +554,7 @@ int sweep_run(struct cli_opts *o)
 	if (rc)
 		return rc;
 	backend_warn(&o->cfg);
+	cli_warn(o);
 	s.o = o;
 	s.out.cfg = &o->cfg;
 	s.out.shard = o->shard;

@@ -477,6 +477,32 @@ static void short_overcommitted_run_warned(void **state)
 	tl_proc_free(&o);
 }
 
+/* A guest's preset without a guest is said once; with --vm, or another
+ * preset, nothing.  A preset without a read mix leaves an added rwlock's
+ * default read share. */
+static void guest_preset_without_vm_warned(void **state)
+{
+	struct tl_proc o;
+
+	RUN(&o, "run", "--topo", TOPO, "--preset", "dbench", "--threads", "2", "--duration", "1",
+	    "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.err, "warning: --preset dbench is a KVM guest's workload; without "
+				      "--vm"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--preset", "dbench", "--vm", "2", "--duration", "1",
+	    "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_null(strstr(o.err, "--preset"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--preset", "stat", "--lock", "rwlock", "--threads", "2",
+	    "--duration", "1", "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.err, "");
+	assert_non_null(strstr(o.out, "rwlock  cs=150ns ncs=300ns cs-lines=1 locks=1 read-pct=90 "));
+	tl_proc_free(&o);
+}
+
 #define BAD(needle, ...)                                                               \
 	do {                                                                           \
 		const char *const a_[] = { "run", "--topo", TOPO, "--lock", "ticket",  \
@@ -529,6 +555,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(placement_shares_crowded_pcpus),
 		cmocka_unit_test(columns_only_with_vm),
 		cmocka_unit_test(short_overcommitted_run_warned),
+		cmocka_unit_test(guest_preset_without_vm_warned),
 		cmocka_unit_test(bad_vm_options),
 	};
 	int rc;
