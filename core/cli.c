@@ -555,17 +555,23 @@ static int check_config(struct cli_opts *o, bool duration_given, bool threads_gi
  * rwlock; a critical section as long as the run, or a fixed time between
  * acquisitions as long as it (an exponential one of that mean still gives
  * some).  0, or 2 with one line in err. */
-static int check_meaning(const struct cli_opts *o, bool read_pct_given, char *err, size_t len)
+static int check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lines_given,
+			 char *err, size_t len)
 {
 	const struct wl_config *c = &o->cfg;
 	uint64_t run_ns = c->duration_ms * 1000000ull;
-	bool rwlock = false;
+	bool rwlock = false, refcounts_only = c->nalgos > 0;
 
-	for (unsigned i = 0; i < c->nalgos; i++)
+	for (unsigned i = 0; i < c->nalgos; i++) {
 		rwlock |= c->algos[i]->kind == LOCK_RWLOCK;
+		refcounts_only &= c->algos[i]->kind == LOCK_REFCOUNT;
+	}
 	if (read_pct_given && !rwlock)
 		return fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
 			    "an rwlock's acquisitions that read)");
+	if (cs_lines_given && refcounts_only)
+		return fail(err, len, "--cs-lines %u: a refcount's get and put touch no data lines "
+			    "(the time between them is --cs alone)", c->cs_lines);
 	if (!c->ops && c->cs_ns >= run_ns)
 		return fail(err, len, "--cs %llu: a critical section as long as the run (--duration "
 			    "%llu ms): each lock could be taken once at most",
@@ -644,6 +650,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 	char *sweep_opts[LL_ARGS_SEEN];
 	unsigned nsweep = 0;
 	bool duration_given = false, threads_given = false, read_pct_given = false;
+	bool cs_lines_given = false;
 	struct ll_args a;
 	const char *preset;
 	int rc;
@@ -679,6 +686,8 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 			threads_given = true;
 		if (!strcmp(a.name, "--read-pct"))
 			read_pct_given = true;
+		if (!strcmp(a.name, "--cs-lines"))
+			cs_lines_given = true;
 		rc = parse_one(a.name, a.val, o, err, len);
 		if (rc < 0) {
 			ll_args_unknown(&a, err, len);
@@ -694,7 +703,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 	name_sweep(o, cmd->name, sweep_opts, nsweep);
 	rc = check_config(o, duration_given, threads_given, err, len);
 	if (!rc)
-		rc = check_meaning(o, read_pct_given, err, len);
+		rc = check_meaning(o, read_pct_given, cs_lines_given, err, len);
 out:
 	while (nsweep)
 		free(sweep_opts[--nsweep]);

@@ -65,6 +65,8 @@ static void bad_input_native(void **state)
 	    "flock,,posix");
 	/* options that would mean nothing */
 	BAD(p, "--read-pct: no rwlock", "run", "--lock", "ticket", "--read-pct", "50");
+	BAD(p, "--cs-lines 8: a refcount's get and put touch no data lines", "run", "--lock",
+	    "lockref,spinlock-ref", "--cs-lines", "8");
 	BAD(p, "--cs 2000000: a critical section as long as the run", "run", "--lock", "ticket",
 	    "--duration", "2", "--cs", "2000000");
 	BAD(p, "calibrate: --reps: nothing is measured with --from", "calibrate", "--from", "x",
