@@ -260,7 +260,12 @@ static const struct preset presets[] = {
 
 void cli_warn(const struct cli_opts *o)
 {
-	if (o->preset && !o->cfg.vm_vcpus &&
+	bool ticket = false;
+
+	for (unsigned i = 0; i < o->cfg.nalgos; i++)
+		ticket |= !strcmp(o->cfg.algos[i]->name, "ticket") ||
+			  !strcmp(o->cfg.algos[i]->name, "pv-ticket");
+	if (o->preset && ticket && !o->cfg.vm_vcpus &&
 	    (!strcmp(o->preset, "ebizzy") || !strcmp(o->preset, "dbench")))
 		fprintf(stderr, "locklab-%s: warning: --preset %s is a KVM guest's workload; without "
 			"--vm nothing preempts a lock's holder or waiter, so ticket and pv-ticket take "

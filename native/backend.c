@@ -156,7 +156,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	const char *clk = getenv("LOCKLAB_CLOCK");
 	unsigned maxt = 0;
 
-	if (clk && strcmp(clk, "monotonic")) {
+	if (clk && *clk && strcmp(clk, "monotonic")) { /* empty: as unset */
 		snprintf(err, errlen, "LOCKLAB_CLOCK=%s: the one value is 'monotonic' (clock_gettime); "
 			 "unset, the invariant cycle counter is used where there is one", clk);
 		return -1;

@@ -205,7 +205,8 @@ static void test_calib_refused(void **state)
 	       "a negative time");
 	refuse(text, "tsc_ghz,2.5", "tsc_ghz,0", "tsc_ghz 0");
 	/* figures of what the file does not have, and more samples than reps */
-	refuse(text, "socket_pus,4 4", "socket_pus,4 100000000", "the simulator takes at most");
+	refuse(text, "socket_pus,4 4", "socket_pus,4 100000000", "100000004 PUs in all");
+	refuse(text, "socket_pus,4 4", "socket_pus,4 8189", "8193 PUs in all");
 	refuse(text, "reps,100", "reps,3", "samples, more than reps 3");
 	refuse(text, "pause,", "mem,5,load,I,0,-1,90.000,85.000,95.000,1.000,100,0\npause,",
 	       "mem: node 5, where numa_nodes is");
@@ -586,6 +587,7 @@ static void test_report_bad_input(void **state)
 	{
 		char *failed[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sf.csv") };
 		char *all[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sa.csv") };
+		char *absent[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sm.csv") };
 		char *failed_pair[] = { "--native", tl_path("n.csv"), "--sim", tl_path("sg.csv"),
 					"--report", tl_path("fp.txt"), "--quiet" };
 
@@ -597,6 +599,12 @@ static void test_report_bad_input(void **state)
 					"tas,1,150,1,s,\ntas,2,,,s,\"deadlock\"\n");
 		assert_int_equal(call_quiet(native_validate_report_main, 7, failed_pair), 0);
 		expect_log("tas at 2 threads: all 1 simulated runs failed: left out");
+		/* failed in one file, absent from the other: no figures on either side */
+		spit(tl_path("sm.csv"), "lock,threads,throughput_per_s,jain,topo,failure\n"
+					"tas,1,150,1,s,\nmcs,9,,,s,\"deadlock\"\n");
+		assert_int_equal(call_quiet(native_validate_report_main, 4, absent), 0);
+		expect_log("mcs at 9 threads: no run with figures (0 native and 1 simulated runs "
+			   "failed): left out");
 		{
 			char *txt = tl_slurp(tl_path("fp.txt"), NULL);
 

@@ -15,8 +15,8 @@
 #   -w           wait for the merge; exit non-zero naming the failed tasks
 #
 # The tasks run in the directory this is called from (relative paths in the
-# run options mean what they mean here), one CPU each and `--jobs 1` unless
-# the options give --jobs; --csv, --shard, --json, --out and --threads-csv
+# run options mean what they mean here), each with `--jobs 1` on one CPU, or
+# with the options' --jobs N on N CPUs; --csv, --shard, --json, --out and --threads-csv
 # are refused (every task would write the one file).  An earlier OUT.csv is
 # replaced only by a merge that succeeds.
 #
@@ -77,17 +77,27 @@ case "$N" in
 '' | *[!0-9]* | 0*) usage "-n needs a positive integer, not '$N'" ;;
 esac
 [ $# -gt 0 ] || usage "no locklab-sim run options after --"
-JOBS=--jobs
+CPUS=
+prev=
 for a in "$@"; do
 	case "$a" in
 	--shard | --shard=* | --csv | --csv=*) usage "$a is set by $ME" ;;
 	--json | --json=* | --out | --out=* | --threads-csv | --threads-csv=*)
 		usage "$a: every task would write that one file; the merged CSV is -o's" ;;
-	--jobs | --jobs=*) JOBS= ;; # the caller's, for the tasks' CPUs
+	--jobs=*) CPUS=${a#--jobs=} ;;
 	esac
+	[ "$prev" = --jobs ] && CPUS=$a
+	prev=$a
 done
-# a task is given one CPU (--cpus-per-task=1): one run at a time in it
-[ -n "$JOBS" ] && set -- "$@" --jobs 1
+# a task asks for as many CPUs as runs it makes at once: --jobs N, else one
+if [ -n "$CPUS" ]; then
+	case "$CPUS" in
+	'' | *[!0-9]* | 0*) usage "--jobs needs a positive integer, not '$CPUS'" ;;
+	esac
+else
+	CPUS=1
+	set -- "$@" --jobs 1
+fi
 [ -n "$OUT" ] || usage "-o needs a file name"
 OUT=$(abspath "$OUT")
 BINDIR=$(abspath "$BINDIR")
@@ -130,7 +140,7 @@ set --
 [ -n "$PART" ] && set -- --partition="$PART"
 
 array=$(sbatch --parsable "$@" --job-name=locklab-sweep --chdir="$HERE" \
-	--array="0-$((N - 1))" --ntasks=1 --cpus-per-task=1 \
+	--array="0-$((N - 1))" --ntasks=1 --cpus-per-task="$CPUS" \
 	--output="$SHARDS/shard-%a.log" "$SHARDS/shard.sbatch") ||
 	die "sbatch of the array failed"
 array=${array%%;*}

@@ -29,18 +29,18 @@ static int check_structure(const struct calib *c, char *err, size_t errlen)
 		snprintf(err, errlen, "sockets, classes and numa_nodes are required");
 		return -1;
 	}
-	unsigned pus = 0;
+	unsigned long long pus = 0;
 
 	for (unsigned s = 0; s < ns; s++) {
 		if (!c->socket_pus[s]) {
 			snprintf(err, errlen, "socket_pus: socket %u has no PU", s);
 			return -1;
 		}
-		pus += c->socket_pus[s] < WL_MAX_THREADS ? c->socket_pus[s] : WL_MAX_THREADS;
+		pus += c->socket_pus[s];
 	}
 	if (pus > WL_MAX_THREADS) { /* the simulator's most cores (sim/topology.h) */
-		snprintf(err, errlen, "socket_pus: %u PUs in all; the simulator takes at most %u", pus,
-			 WL_MAX_THREADS);
+		snprintf(err, errlen, "socket_pus: %llu PUs in all; the simulator takes at most %u",
+			 pus, WL_MAX_THREADS);
 		return -1;
 	}
 	for (unsigned n = c->nnodes; n < CALIB_MAX_NODES; n++)

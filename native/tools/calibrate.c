@@ -259,6 +259,11 @@ static int write_results(const struct cal_opts *o, const struct calib *c, bool c
 		calib_write(m, c);
 		if (!fclose(m) && !calib_parse(text, &kept, err, sizeof(err)))
 			t.c = &kept;
+		else
+			fprintf(stderr, "locklab-native: calibrate: warning: the calibration as its "
+				"file keeps it does not read back (%s): the platform comes from the "
+				"unrounded figures, and --from that file will refuse it\n",
+				text ? err : "out of memory");
 		free(text);
 	}
 	zone_of(o->out, zone, sizeof(zone));

@@ -305,6 +305,7 @@ static void print_ceiling(FILE *f, const struct table *t)
 
 static char notes[8192]; /* "    line\n" each */
 static size_t notes_len;
+static unsigned notes_dropped; /* lines that did not fit */
 
 void vr_note(const char *fmt, ...)
 {
@@ -315,11 +316,11 @@ void vr_note(const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "locklab-native: validate-report: %s\n", line);
-	if (notes_len < sizeof(notes))
+	if (notes_len + strlen(line) + 6 < sizeof(notes))
 		notes_len += (size_t)snprintf(notes + notes_len, sizeof(notes) - notes_len, "    %s\n",
 					      line);
-	if (notes_len >= sizeof(notes))
-		notes_len = sizeof(notes) - 1;
+	else
+		notes_dropped++;
 }
 
 static void print_report(FILE *f, const struct table *t, const char *npath, const char *spath)
@@ -352,6 +353,8 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 	print_ceiling(f, t);
 	if (notes_len)
 		fprintf(f, "  left out:\n%s", notes);
+	if (notes_dropped)
+		fprintf(f, "    ... and %u more (stderr has every one)\n", notes_dropped);
 }
 
 static void write_csv(FILE *f, const void *arg)
@@ -505,12 +508,16 @@ static int keep_common(struct table *t)
 		struct entry *e = &t->e[i];
 
 		if (!e->nat.n || !e->sim.n) {
-			const struct side *none = e->nat.n ? &e->sim : &e->nat;
-			const char *which = e->nat.n ? "simulated" : "native";
-
-			if (none->failed)
-				vr_note("%s at %u threads: all %u %s runs failed: left out", e->lock,
-					e->threads, none->failed, which);
+			if (!e->nat.n && !e->sim.n)
+				vr_note("%s at %u threads: no run with figures (%u native and %u "
+					"simulated runs failed): left out", e->lock, e->threads,
+					e->nat.failed, e->sim.failed);
+			else if (!e->nat.n && e->nat.failed)
+				vr_note("%s at %u threads: all %u native runs failed: left out", e->lock,
+					e->threads, e->nat.failed);
+			else if (!e->sim.n && e->sim.failed)
+				vr_note("%s at %u threads: all %u simulated runs failed: left out",
+					e->lock, e->threads, e->sim.failed);
 			else
 				vr_note("%s at %u threads is only in the %s results: left out", e->lock,
 					e->threads, e->nat.n ? "native" : "simulated");
@@ -560,6 +567,7 @@ int native_validate_report_main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc; /* 1: --help */
 	notes_len = 0;
+	notes_dropped = 0;
 	notes[0] = 0;
 	if (vr_read_csv(o.native, &t, false, err, sizeof(err)) ||
 	    vr_read_csv(o.sim, &t, true, err, sizeof(err))) {
