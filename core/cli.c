@@ -1,5 +1,6 @@
 /*
- * core/cli.c - parsing and checking the options of `run`.
+ * core/cli.c - parsing the options of `run` (their checks against each
+ * other: core/cli_check.c).
  *
  * The one parser (core/args.c) splits the line; anything wrong gets one
  * line naming the option and the problem, and the caller exits 2.  Options
@@ -10,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <locklab/args.h>
 #include <locklab/backend.h>
@@ -22,9 +22,7 @@
 #define MAX_LOCKS 65536u
 #define MAX_NS (3600ull * 1000000000ull) /* an hour of delay is surely a typo */
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
+int cli_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -53,12 +51,12 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 		     char *err, size_t len)
 {
 	if (cli_parse_u64(val, out) && *val && strspn(val, "0123456789") == strlen(val))
-		return fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
+		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
 			    (unsigned long long)lo, (unsigned long long)hi);
 	if (cli_parse_u64(val, out))
-		return fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
+		return cli_fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
 	if (*out < lo || *out > hi)
-		return fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
+		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
 			    (unsigned long long)lo, (unsigned long long)hi);
 	return 0;
 }
@@ -76,17 +74,17 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 	int rc = 0;
 
 	if (!buf)
-		return fail(err, len, "%s: out of memory", opt);
+		return cli_fail(err, len, "%s: out of memory", opt);
 	*n = 0;
 	for (char *tok = strtok_r(buf, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
 		rc = parse_num(opt, tok, lo, hi, &v, err, len);
 		if (!rc && *n == max)
-			rc = fail(err, len, "%s: more than %u entries", opt, max);
+			rc = cli_fail(err, len, "%s: more than %u entries", opt, max);
 		for (unsigned k = 0; distinct && !rc && k < *n; k++)
 			if (out[k] == v)
-				rc = fail(err, len, "%s: %s is listed twice", opt, tok);
+				rc = cli_fail(err, len, "%s: %s is listed twice", opt, tok);
 		if (!rc)
 			out[(*n)++] = (unsigned)v;
 	}
@@ -94,7 +92,7 @@ static int parse_num_list(const char *opt, const char *val, uint64_t lo, uint64_
 	if (rc)
 		return rc;
 	if (*n == 0 || cli_empty_item(val))
-		return fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
+		return cli_fail(err, len, "%s: '%s' is not a list of numbers", opt, val);
 	return 0;
 }
 
@@ -110,11 +108,11 @@ static int parse_ratio(const char *opt, const char *tok, double *out, char *err,
 
 	if (!*tok || strspn(tok, "0123456789.") != strlen(tok) || (dot && strchr(dot + 1, '.')) ||
 	    !strcmp(tok, "."))
-		return fail(err, len, "%s: '%s' is not a decimal number", opt, tok);
+		return cli_fail(err, len, "%s: '%s' is not a decimal number", opt, tok);
 	errno = 0;
 	*out = strtod(tok, &end);
 	if (errno || *end || *out < MIN_OVERCOMMIT || *out > MAX_OVERCOMMIT)
-		return fail(err, len, "%s: %s is out of range (%g..%g)", opt, tok, MIN_OVERCOMMIT,
+		return cli_fail(err, len, "%s: %s is out of range (%g..%g)", opt, tok, MIN_OVERCOMMIT,
 			    MAX_OVERCOMMIT);
 	return 0;
 }
@@ -124,19 +122,19 @@ static int parse_overcommit(const char *val, struct wl_config *c, char *err, siz
 	char buf[1024], *save = NULL;
 
 	if (strlen(val) >= sizeof(buf))
-		return fail(err, len, "--overcommit: list too long");
+		return cli_fail(err, len, "--overcommit: list too long");
 	if (cli_empty_item(val))
-		return fail(err, len, "--overcommit: '%s' is not a list of ratios", val);
+		return cli_fail(err, len, "--overcommit: '%s' is not a list of ratios", val);
 	strcpy(buf, val);
 	c->novercommit = 0;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (c->novercommit == WL_MAX_LIST)
-			return fail(err, len, "--overcommit: more than %d entries", WL_MAX_LIST);
+			return cli_fail(err, len, "--overcommit: more than %d entries", WL_MAX_LIST);
 		if (parse_ratio("--overcommit", tok, &c->overcommit[c->novercommit], err, len))
 			return 2;
 		for (unsigned k = 0; k < c->novercommit; k++)
 			if (c->overcommit[k] == c->overcommit[c->novercommit])
-				return fail(err, len, "--overcommit: %s is listed twice", tok);
+				return cli_fail(err, len, "--overcommit: %s is listed twice", tok);
 		c->novercommit++;
 	}
 	return 0;
@@ -147,29 +145,29 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 	char buf[1024], *save = NULL;
 
 	if (strlen(val) >= sizeof(buf))
-		return fail(err, len, "--lock: list too long");
+		return cli_fail(err, len, "--lock: list too long");
 	if (cli_empty_item(val))
-		return fail(err, len, "--lock: '%s' is not a list of lock names", val);
+		return cli_fail(err, len, "--lock: '%s' is not a list of lock names", val);
 	strcpy(buf, val);
 	c->nalgos = 0;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct lock_algo *a = lock_find(tok);
 
 		if (!a && !strncmp(tok, "pthread-", 8) && !strcmp(backend_name, "sim"))
-			return fail(err, len, "--lock: '%s' is the C library's, native only "
+			return cli_fail(err, len, "--lock: '%s' is the C library's, native only "
 					      "(`locklab-sim list` shows the simulator's)", tok);
 		if (!a)
-			return fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
+			return cli_fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
 				    tok, backend_name);
 		if (c->nalgos == WL_MAX_LIST)
-			return fail(err, len, "--lock: more than %d locks", WL_MAX_LIST);
+			return cli_fail(err, len, "--lock: more than %d locks", WL_MAX_LIST);
 		for (unsigned k = 0; k < c->nalgos; k++)
 			if (c->algos[k] == a)
-				return fail(err, len, "--lock: %s is listed twice", tok);
+				return cli_fail(err, len, "--lock: %s is listed twice", tok);
 		c->algos[c->nalgos++] = a;
 	}
 	if (c->nalgos == 0)
-		return fail(err, len, "--lock: no lock named");
+		return cli_fail(err, len, "--lock: no lock named");
 	return 0;
 }
 
@@ -206,7 +204,7 @@ int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
 		return parse_num_list("--pin list:", val + 5, 0, 1u << 20, false, c->pin_list,
 				      WL_MAX_THREADS, &c->pin_list_len, err, len);
 	} else {
-		return fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, list:a,b,c or none",
+		return cli_fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, list:a,b,c or none",
 			    val);
 	}
 	return 0;
@@ -221,7 +219,7 @@ static int parse_format(const char *val, struct cli_opts *o, char *err, size_t l
 	else if (!strcmp(val, "json"))
 		o->format = FMT_JSON;
 	else
-		return fail(err, len, "--format: '%s' is not table, csv or json", val);
+		return cli_fail(err, len, "--format: '%s' is not table, csv or json", val);
 	return 0;
 }
 
@@ -286,7 +284,7 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 		c->ncs_exp = p->ncs_exp;
 		return parse_locks(p->locks, c, err, len);
 	}
-	return fail(err, len, "--preset: unknown preset '%s' (fserver, stat, ebizzy, dbench)", val);
+	return cli_fail(err, len, "--preset: unknown preset '%s' (fserver, stat, ebizzy, dbench)", val);
 }
 
 /* The value of --preset on the line, or NULL; 2 when the line does not
@@ -321,16 +319,6 @@ static void set_defaults(struct cli_opts *o)
 	o->format = FMT_TABLE;
 }
 
-static void default_locks(struct wl_config *c)
-{
-	for (size_t i = 0; i < lock_catalogue_size() && c->nalgos < WL_MAX_LIST; i++) {
-		const struct lock_algo *a = lock_catalogue_get(i);
-
-		if (a->kind == LOCK_MUTEX)
-			c->algos[c->nalgos++] = a;
-	}
-}
-
 /* --shard I/N: 0 <= I < N. */
 static int parse_shard(const char *val, struct cli_opts *o, char *err, size_t len)
 {
@@ -339,13 +327,13 @@ static int parse_shard(const char *val, struct cli_opts *o, char *err, size_t le
 	char num[32];
 
 	if (!slash || (size_t)(slash - val) >= sizeof(num))
-		return fail(err, len, "--shard: '%.60s' is not I/N", val);
+		return cli_fail(err, len, "--shard: '%.60s' is not I/N", val);
 	memcpy(num, val, (size_t)(slash - val));
 	num[slash - val] = 0;
 	if (cli_parse_u64(num, &i) || cli_parse_u64(slash + 1, &n))
-		return fail(err, len, "--shard: '%.60s' is not I/N (two non-negative integers)", val);
+		return cli_fail(err, len, "--shard: '%.60s' is not I/N (two non-negative integers)", val);
 	if (n < 1 || n > 1000000 || i >= n)
-		return fail(err, len, "--shard: '%.60s': needs 0 <= I < N <= 1000000", val);
+		return cli_fail(err, len, "--shard: '%.60s': needs 0 <= I < N <= 1000000", val);
 	o->shard = (unsigned)i;
 	o->nshards = (unsigned)n;
 	return 0;
@@ -388,7 +376,7 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 				c->lock_home_given = true;
 				return 0;
 			}
-		return fail(err, len, "--lock-home: '%s' is not same, spread or random", val);
+		return cli_fail(err, len, "--lock-home: '%s' is not same, spread or random", val);
 	}
 	if (!strcmp(opt, "--locks")) {
 		rc = parse_num(opt, val, 1, MAX_LOCKS, &v, err, len);
@@ -451,141 +439,6 @@ static int parse_one(const char *opt, const char *val, struct cli_opts *o, char 
 	if (rc < 0)
 		return 2;
 	return -1;
-}
-
-/* --jobs: the CPUs by default; natively one run at a time. */
-static int check_jobs(struct cli_opts *o, char *err, size_t len)
-{
-	long ncpu;
-
-	if (!strcmp(backend_name, "native")) {
-		if (o->jobs > 1)
-			return fail(err, len, "--jobs %u: native runs go one at a time (runs in parallel "
-				    "would disturb each other's measurements)", o->jobs);
-		o->jobs = 1;
-		return 0;
-	}
-	if (o->jobs)
-		return 0;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	o->jobs = ncpu < 1 ? 1 : ncpu > 4096 ? 4096 : (unsigned)ncpu;
-	return 0;
-}
-
-/* --vm V: --threads defaults to V and may not exceed it; --overcommit
- * defaults to 1 and needs --vm. */
-static int check_vm(struct wl_config *c, bool threads_given, char *err, size_t len)
-{
-	if (!c->vm_vcpus) {
-		if (c->novercommit)
-			return fail(err, len, "--overcommit: needs --vm V (the guest's vCPUs)");
-		return 0;
-	}
-	if (!c->novercommit) {
-		c->overcommit[0] = 1.0;
-		c->novercommit = 1;
-	}
-	if (!threads_given) {
-		c->threads[0] = c->vm_vcpus;
-		c->nthreads = 1;
-	}
-	for (unsigned i = 0; i < c->nthreads; i++)
-		if (c->threads[i] > c->vm_vcpus)
-			return fail(err, len, "--threads %u: more threads than the %u vCPUs of --vm",
-				    c->threads[i], c->vm_vcpus);
-	return 0;
-}
-
-/* A lock whose words bound its thread count (rwlock's 32-bit biased
- * count): no run beyond it. */
-static int check_max_threads(const struct wl_config *c, char *err, size_t len)
-{
-	for (unsigned i = 0; i < c->nalgos; i++) {
-		const struct lock_algo *a = c->algos[i];
-
-		for (unsigned k = 0; k < c->nthreads; k++)
-			if (a->max_threads && c->threads[k] > a->max_threads)
-				return fail(err, len,
-					    "--threads %u: lock %s is correct for at most %u threads "
-					    "(its file in algorithms/ says why)",
-					    c->threads[k], a->name, a->max_threads);
-	}
-	return 0;
-}
-
-static int check_config(struct cli_opts *o, bool duration_given, bool threads_given, char *err,
-			size_t len)
-{
-	struct wl_config *c = &o->cfg;
-
-	if (check_vm(c, threads_given, err, len) || check_jobs(o, err, len))
-		return 2;
-
-	if (duration_given && c->ops)
-		return fail(err, len, "--duration and --ops exclude each other: give one");
-	if (!c->ops && !duration_given)
-		c->duration_ms = backend_default_duration_ms;
-	if (!c->time_every)
-		c->time_every = backend_default_time_every;
-	if (c->nalgos == 0)
-		default_locks(c);
-	if (check_max_threads(c, err, len))
-		return 2;
-	/* an unpinned process's memory lands where its first toucher ran */
-	if (c->pin == PIN_NONE && !c->lock_home_given && !strcmp(backend_name, "sim"))
-		c->lock_home = WL_HOME_RANDOM;
-	if (c->pin == PIN_LIST && c->vm_vcpus) {
-		unsigned maxp = 0;
-
-		for (unsigned i = 0; i < c->novercommit; i++)
-			if (wl_vm_pcpus(c->vm_vcpus, c->overcommit[i]) > maxp)
-				maxp = wl_vm_pcpus(c->vm_vcpus, c->overcommit[i]);
-		if (c->pin_list_len < maxp)
-			return fail(err, len, "--pin list: has %u cpus but --overcommit asks for %u "
-				    "physical cpus", c->pin_list_len, maxp);
-	} else if (c->pin == PIN_LIST) {
-		unsigned maxt = 0;
-
-		for (unsigned i = 0; i < c->nthreads; i++)
-			if (c->threads[i] > maxt)
-				maxt = c->threads[i];
-		if (c->pin_list_len < maxt)
-			return fail(err, len, "--pin list: has %u cpus but --threads asks for %u",
-				    c->pin_list_len, maxt);
-	}
-	return 0;
-}
-
-/* Options that would mean nothing in this sweep: --read-pct without an
- * rwlock; a critical section as long as the run, or a fixed time between
- * acquisitions as long as it (an exponential one of that mean still gives
- * some).  0, or 2 with one line in err. */
-static int check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lines_given,
-			 char *err, size_t len)
-{
-	const struct wl_config *c = &o->cfg;
-	uint64_t run_ns = c->duration_ms * 1000000ull;
-	bool rwlock = false, refcounts_only = c->nalgos > 0;
-
-	for (unsigned i = 0; i < c->nalgos; i++) {
-		rwlock |= c->algos[i]->kind == LOCK_RWLOCK;
-		refcounts_only &= c->algos[i]->kind == LOCK_REFCOUNT;
-	}
-	if (read_pct_given && !rwlock)
-		return fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
-			    "an rwlock's acquisitions that read)");
-	if (cs_lines_given && refcounts_only)
-		return fail(err, len, "--cs-lines %u: a refcount's get and put touch no data lines "
-			    "(the time between them is --cs alone)", c->cs_lines);
-	if (!c->ops && c->cs_ns >= run_ns)
-		return fail(err, len, "--cs %llu: a critical section as long as the run (--duration "
-			    "%llu ms): each lock could be taken once at most",
-			    (unsigned long long)c->cs_ns, (unsigned long long)c->duration_ms);
-	if (!c->ops && !c->ncs_exp && c->ncs_ns >= run_ns)
-		return fail(err, len, "--ncs %llu: a time between acquisitions as long as the run "
-			    "(--duration %llu ms): no thread would ask for the lock",
-			    (unsigned long long)c->ncs_ns, (unsigned long long)c->duration_ms);
-	return 0;
 }
 
 const struct ll_opt cli_run_opts[] = {
@@ -706,9 +559,9 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 		goto out;
 	}
 	name_sweep(o, cmd->name, sweep_opts, nsweep);
-	rc = check_config(o, duration_given, threads_given, err, len);
+	rc = cli_check_config(o, duration_given, threads_given, err, len);
 	if (!rc)
-		rc = check_meaning(o, read_pct_given, cs_lines_given, err, len);
+		rc = cli_check_meaning(o, read_pct_given, cs_lines_given, err, len);
 out:
 	while (nsweep)
 		free(sweep_opts[--nsweep]);

@@ -33,6 +33,17 @@ struct cli_opts {
 	const char *preset;     /* --preset's value, or NULL */
 };
 
+/* One line of a refusal in err; returns 2 (the exit status of bad input). */
+int cli_fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* core/cli_check.c: the parsed options against each other and the
+ * defaults that depend on them (cli_check_config), then what would mean
+ * nothing in the sweep (cli_check_meaning). */
+int cli_check_config(struct cli_opts *o, bool duration_given, bool threads_given, char *err,
+		     size_t len);
+int cli_check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lines_given,
+		      char *err, size_t len);
+
 /* What the options leave unsaid, once every check has passed: a guest's
  * preset run without a guest (one line on stderr, or nothing). */
 void cli_warn(const struct cli_opts *o);
