@@ -384,41 +384,51 @@ struct legend_kinds {
 	bool rwlock, refcount;
 };
 
+/* The legend's sentences, each appended where it applies. */
+static const char *const legend_runs = "+-: standard error of the mean (sigma/sqrt(runs)); "
+				       "variance in (Macq/s)^2. ";
+static const char *const legend_native_runs = "Natively the runs of one command follow each "
+	"other: +- leaves out what changes between commands (other load, the clock's speed); "
+	"run the command again to see it. ";
+static const char *const legend_censored = " starved: threads that never acquired the lock, "
+	"the most in one run. A wait the run's end cut short counts in wait p99 at its length so "
+	"far; >= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
+	"more were cut short).";
+static const char *const legend_idle = " idle: wake-ups of sleeping threads from an idle state "
+	"(C-state; settings: line), a run's mean over the runs, and their mean exit latency.";
+static const char *const legend_rwlock = " reads, writes (rwlocks): each side's rate; its wait "
+	"p99, the mean of the runs that timed a wait of that side (- where none did; >= as "
+	"above); its longest wait, of any run; overlap at least: the most readers seen inside at "
+	"once in any run, from each thread's first reads.";
+static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): Macq/s counts "
+	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
+	"and local is - (a count is not handed from holder to holder).";
+
+static void legend_add(char *text, size_t len, bool when, const char *sentence)
+{
+	size_t n = strlen(text);
+
+	if (when)
+		snprintf(text + n, len - n, "%s", sentence);
+}
+
 static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
 			 struct legend_kinds k)
 {
-	char text[2048];
-	size_t n = 0;
+	char text[2048] = "";
+	size_t n;
 
-	if (many_runs)
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "+-: standard error of the mean "
-				      "(sigma/sqrt(runs)); variance in (Macq/s)^2. ");
-	if (many_runs && !strcmp(backend_name, "native"))
-		n += (size_t)snprintf(text + n, sizeof(text) - n, "Natively the runs of one command "
-				      "follow each other: +- leaves out what changes between commands "
-				      "(other load, the clock's speed); run the command again to see it. ");
+	legend_add(text, sizeof(text), many_runs, legend_runs);
+	legend_add(text, sizeof(text), many_runs && !strcmp(backend_name, "native"),
+		   legend_native_runs);
+	n = strlen(text);
 	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
 		 "whenever every thread sits on one socket%s), wait p99: means over the runs;",
 		 strcmp(backend_name, "native") ? "; explain gives the fair share" : "");
-	n = strlen(text);
-	snprintf(text + n, sizeof(text) - n, " starved: threads that never acquired the lock, the most in "
-		 "one run. A wait the run's end cut short counts in wait p99 at its length so far; "
-		 ">= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
-		 "more were cut short).%s", idle ? " idle: wake-ups of sleeping threads from an "
-		 "idle state (C-state; settings: line), a run's mean over the runs, and their mean "
-		 "exit latency." : "");
-	n = strlen(text);
-	if (k.rwlock)
-		snprintf(text + n, sizeof(text) - n, " reads, writes (rwlocks): each side's rate; its "
-			 "wait p99, the mean of the runs that timed a wait of that side (- where none "
-			 "did; >= as above); its longest wait, of any run; overlap at least: the most "
-			 "readers seen inside at once in any run, from each thread's first reads.");
-	n = strlen(text);
-	if (k.refcount)
-		snprintf(text + n, sizeof(text) - n, " Refcounts (lockref, spinlock-ref): Macq/s "
-			 "counts get and put pairs, wait p99 is the get's, starved counts threads that "
-			 "completed no get, and local is - (a count is not handed from holder to "
-			 "holder).");
+	legend_add(text, sizeof(text), true, legend_censored);
+	legend_add(text, sizeof(text), idle, legend_idle);
+	legend_add(text, sizeof(text), k.rwlock, legend_rwlock);
+	legend_add(text, sizeof(text), k.refcount, legend_refcount);
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)

@@ -298,6 +298,33 @@ static inline int tl_call(int (*fn)(int, char **), int argc, char **argv, const 
 	return rc;
 }
 
+/* text written to path (a fixture). */
+static inline void tl_spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* fn(argc, argv) in this process, its output into the test directory's
+ * call.log (tl_tmpdir_setup); then tl_expect_log looks there. */
+static inline int tl_call_quiet(int (*fn)(int, char **), int argc, char **argv)
+{
+	return tl_call(fn, argc, argv, tl_path("call.log"));
+}
+
+static inline void tl_expect_log(const char *needle)
+{
+	char *log = tl_slurp(tl_path("call.log"), NULL);
+
+	assert_non_null(log);
+	if (!strstr(log, needle))
+		fail_msg("expected '%s' in: %s", needle, log);
+	free(log);
+}
+
 /* argv[1], the bin/ directory of the binaries; exits 2 without it. */
 static inline const char *tl_bindir(int argc, char **argv)
 {
