@@ -102,6 +102,31 @@ static inline char *tl_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* tl_slurp that fails the test when path cannot be read. */
+static inline char *tl_slurp_ok(const char *path, size_t *len)
+{
+	char *buf = tl_slurp(path, len);
+
+	if (!buf)
+		fail_msg("cannot read %s", path);
+	return buf;
+}
+
+/* snprintf that fails the test rather than truncate. */
+static inline void tl_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static inline void tl_fmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= len)
+		fail_msg("a path or command longer than %zu bytes", len);
+}
+
 /* ------------------------------------------------ running a program */
 
 /* What a program printed and how it ended. */
@@ -266,6 +291,16 @@ static inline void tl_expect_refused(const struct tl_proc *p, const char *needle
 			 p->err, needle);
 }
 
+/* dir/locklab-sim with args (words for the shell) must refuse them. */
+static inline void tl_sim_refused(const char *dir, const char *args, const char *needle)
+{
+	struct tl_proc p;
+
+	tl_sh(&p, "%s/locklab-sim %s", dir, args);
+	tl_expect_refused(&p, needle);
+	tl_proc_free(&p);
+}
+
 /* dir/prog with args must refuse them (tl_expect_refused). */
 static inline void tl_bin_refused(const char *dir, const char *prog, const char *const *args,
 				  const char *needle)
@@ -371,6 +406,27 @@ static inline int tl_backend_start(const char *prog, const char *topo)
 		return 1;
 	}
 	return 0;
+}
+
+/* The main of a program whose tests share a temporary directory and one
+ * machine, topo: the group's status; the directory is removed when every
+ * test passed (a failure leaves it to look at). */
+static inline int tl_group_on(const char *prog, const char *topo, const struct CMUnitTest *tests,
+			      size_t n)
+{
+	int rc;
+
+	if (tl_tmpdir_make()) {
+		fprintf(stderr, "%s: cannot make a temporary directory\n", prog);
+		return 1;
+	}
+	if (tl_backend_start(prog, topo))
+		return 1;
+	rc = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
+	backend_fini();
+	if (!rc && tl_tmpdir_remove())
+		fprintf(stderr, "%s: could not remove %s\n", prog, tl_tmpdir());
+	return rc;
 }
 
 static inline void tl_set_pin(struct wl_config *c, enum pin_policy p)
