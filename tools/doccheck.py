@@ -2,7 +2,8 @@
 """Checks that the docs show what the simulator prints, in the manner of
 SimGrid's tesh files.
 
-Every fenced code block of README.md and docs/*.md is read; a line of it
+Every fenced code block of README.md, docs/*.md and topologies/README.md
+is read; a line of it
 that starts with `$ bin/locklab-sim` is a command, and the lines after it, up
 to the next `$ ` line or the end of the block, are its output.  Blank lines
 that open or end an output are not compared (they separate it from the
@@ -208,9 +209,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--bin', help='directory of the binaries that `bin/` in a command names')
     ap.add_argument('--update', action='store_true', help='rewrite the blocks with the real output')
-    ap.add_argument('files', nargs='*', help='default: README.md docs/*.md')
+    ap.add_argument('files', nargs='*', help='default: README.md docs/*.md topologies/README.md')
     a = ap.parse_args()
-    files = a.files or ['README.md'] + sorted(glob.glob('docs/*.md'))
+    files = a.files or ['README.md'] + sorted(glob.glob('docs/*.md')) + ['topologies/README.md']
     failed = 0
     for path in files:
         failed += check_file(path, a.bin, a.update)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""tools/ranges.py - the spread over runs of a locklab CSV, a row per lock.
+
+Reads the CSV of `locklab-sim run --format csv` (or a results file) on
+stdin and prints, for each lock in the order of its first row, the least and
+the greatest value of each column asked for over the runs of that lock
+(`0.05-0.09`; one figure where they agree).  A column is NAME, or
+NAME/SCALE:FORMAT to divide by SCALE and print with FORMAT (Python's format
+spec, `.2f` by default): `throughput_per_s/1e6:.2f` is the throughput in
+M acquisitions per second.  --label TEXT puts TEXT before each row (the
+setting the rows were run under).  The docs use it so that a table of
+ranges is a command that `scons doccheck` reruns:
+
+    bin/locklab-sim run --lock tas,mcs --threads 8 --runs 3 --format csv | \\
+        python3 tools/ranges.py jain throughput_per_s/1e6:.2f
+
+A lock with rows of more than one thread count, or a column the CSV lacks
+or leaves empty, is refused (exit 2, one line).
+"""
+
+import argparse
+import csv
+import sys
+
+
+def die(msg):
+    sys.stderr.write('ranges.py: %s\n' % msg)
+    sys.exit(2)
+
+
+def parse_column(spec):
+    """NAME[/SCALE][:FORMAT] -> (name, scale, format)."""
+    name, _, fmt = spec.partition(':')
+    name, _, scale = name.partition('/')
+    try:
+        scale = float(scale) if scale else 1.0
+        format(1.0, fmt or '.2f')
+    except ValueError:
+        die('%s: not NAME[/SCALE][:FORMAT]' % spec)
+    if not name or scale == 0:
+        die('%s: not NAME[/SCALE][:FORMAT]' % spec)
+    return name, scale, fmt or '.2f'
+
+
+def spread(values, scale, fmt):
+    lo, hi = format(min(values) / scale, fmt), format(max(values) / scale, fmt)
+    return lo if lo == hi else '%s-%s' % (lo, hi)
+
+
+def main():
+    ap = argparse.ArgumentParser(description='the spread over runs of a locklab CSV')
+    ap.add_argument('--label', help='a first column, the same on every row')
+    ap.add_argument('columns', nargs='+', metavar='NAME[/SCALE][:FORMAT]')
+    args = ap.parse_args()
+    cols = [parse_column(c) for c in args.columns]
+    rows = list(csv.DictReader(sys.stdin))
+    if not rows:
+        die('no rows on stdin')
+    by, threads = {}, {}
+    for r in rows:
+        lock = r.get('lock')
+        if lock is None:
+            die('stdin has no lock column: not a locklab CSV')
+        threads.setdefault(lock, set()).add(r.get('threads'))
+        by.setdefault(lock, []).append(r)
+    table = []
+    for lock, rs in by.items():
+        if len(threads[lock]) > 1:
+            die('%s has rows of %s threads: give one thread count'
+                     % (lock, ', '.join(sorted(threads[lock], key=int))))
+        cells = [args.label] if args.label else []
+        cells.append(lock)
+        for name, scale, fmt in cols:
+            try:
+                values = [float(r[name]) for r in rs]
+            except KeyError:
+                die('the CSV has no column %s' % name)
+            except ValueError:
+                die('%s of %s is empty in a run' % (name, lock))
+            cells.append(spread(values, scale, fmt))
+        table.append(cells)
+    head = (['setting'] if args.label else []) + ['lock'] + [c[0] for c in cols]
+    widths = [max(len(x) for x in col) for col in zip(head, *table)]
+    for line in [head] + table:
+        print('  '.join(x.ljust(w) for x, w in zip(line, widths)).rstrip())
+
+
+if __name__ == '__main__':
+    main()
