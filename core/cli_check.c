@@ -145,7 +145,7 @@ int cli_check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lin
 	if (read_pct_given && !rwlock)
 		return cli_fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
 			    "an rwlock's acquisitions that read)");
-	if (cs_lines_given && refcounts_only)
+	if (cs_lines_given && refcounts_only && c->cs_lines)
 		return cli_fail(err, len, "--cs-lines %u: a refcount's get and put touch no data lines "
 			    "(the time between them is --cs alone)", c->cs_lines);
 	if (!c->ops && c->cs_ns >= run_ns)

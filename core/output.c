@@ -22,7 +22,7 @@
 
 #include "outfile.h"
 
-enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_BOOL };
+enum col_type { C_STR, C_U64, C_UINT, C_F2, C_F4, C_F9, C_BOOL };
 
 /* Columns of a virtual-machine run (--vm) exist only in output that has
  * one, so that every other output stays as it was. */
@@ -61,7 +61,7 @@ static const struct col cols[] = {
 	KEYCOL("locks", C_UINT, locks),
 	KEYCOL("seed", C_U64, seed),
 	KEYCOL("run", C_UINT, run),
-	COL("duration_s", C_F4, duration_s),
+	COL("duration_s", C_F9, duration_s), /* to the ns: acquisitions / it is the throughput */
 	COL("acquisitions", C_U64, acquisitions),
 	COL("throughput_per_s", C_F2, throughput_per_s),
 	COL("wait_mean_ns", C_F2, wait_mean_ns),
@@ -217,10 +217,11 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 		return true;
 	case C_F2:
 	case C_F4:
+	case C_F9:
 		d = *(const double *)p;
 		if (isnan(d) || isinf(d))
 			return false;
-		snprintf(buf, len, c->type == C_F2 ? "%.2f" : "%.4f", d);
+		snprintf(buf, len, c->type == C_F2 ? "%.2f" : c->type == C_F4 ? "%.4f" : "%.9f", d);
 		return true;
 	}
 	return false;
@@ -314,6 +315,9 @@ void output_json(FILE *f, const struct output_set *o)
 		fprintf(f, ", \"lock_home\": \"%s\"", wl_lock_home_name(o->cfg->lock_home));
 	if (o->nshards) /* rows of one shard, not of the whole sweep */
 		fprintf(f, ", \"shard\": \"%u/%u\"", o->shard, o->nshards);
+	if (o->runs_done < o->runs_planned) /* interrupted, or --fail-fast */
+		fprintf(f, ", \"stopped_early\": {\"runs_done\": %zu, \"runs_planned\": %zu}",
+			o->runs_done, o->runs_planned);
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");

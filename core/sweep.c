@@ -130,7 +130,7 @@ static void fill_identity(struct run_result *r, const struct wl_run *run)
 	r->cs_ns = cfg->cs_ns;
 	r->ncs_ns = cfg->ncs_ns;
 	r->ncs_exp = cfg->ncs_exp;
-	r->cs_lines = cfg->cs_lines;
+	r->cs_lines = run->algo->kind == LOCK_REFCOUNT ? 0 : cfg->cs_lines; /* get, put: none */
 	r->locks = cfg->locks;
 	r->read_pct = cfg->read_pct;
 	r->is_rwlock = run->algo->kind == LOCK_RWLOCK;
@@ -577,6 +577,8 @@ int sweep_run(struct cli_opts *o)
 	else if (o->progress)
 		fputc('\n', stderr);
 	backend_warn_results(&o->cfg, &s.out);
+	s.out.runs_done = s.done;
+	s.out.runs_planned = s.ntodo;
 	io = write_outputs(o, &s) | s.rc;
 	output_free(&s.out);
 	free(todo);

@@ -448,6 +448,18 @@ static void table_settings(FILE *f, const struct output_set *o)
 	if (o->nshards)
 		fprintf(f, "--shard %u/%u: these rows are one of the sweep's %u shards (merge joins "
 			"the shards' CSVs)\n", o->shard, o->nshards, o->nshards);
+	if (o->runs_done < o->runs_planned)
+		fprintf(f, "stopped early: %zu of %zu runs done; the rows are those runs'\n",
+			o->runs_done, o->runs_planned);
+}
+
+/* A row of fewer runs than its configuration asked for (of one run, the
+ * row says so itself). */
+static void table_runs_left(FILE *f, size_t n, unsigned asked)
+{
+	if (n > 1 && n < asked)
+		fprintf(f, "  ! the figures of %zu of %u runs: the others failed or did not run\n",
+			n, asked);
 }
 
 void output_table(FILE *f, const struct output_set *o)
@@ -478,6 +490,7 @@ void output_table(FILE *f, const struct output_set *o)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)
 			idle |= table_idle_line(f, o->rows, i, j, w);
+		table_runs_left(f, j - i, o->cfg ? o->cfg->runs : 1);
 		table_verdict(f, &c);
 	}
 	if (o->nrows)

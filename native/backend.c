@@ -181,7 +181,8 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	}
 	if (native_pin_check(cfg, maxt, err, errlen))
 		return -1;
-	return 0;
+	return wl_lock_home_check(cfg, native_machine() ? native_machine()->nnodes : 1, "this machine",
+				  err, errlen);
 }
 
 void backend_warn(const struct wl_config *cfg)

@@ -40,11 +40,8 @@ const char *native_pin_policy_name(enum pin_policy p)
 static int check_list(const struct wl_config *cfg, unsigned max_threads,
 		      char *err, size_t errlen)
 {
-	if (cfg->pin_list_len < max_threads) {
-		snprintf(err, errlen, "--pin list: has %u cpus but %s asks for %u",
-			 cfg->pin_list_len, wl_count_opt(cfg), max_threads);
+	if (wl_pin_list_check(cfg, max_threads, err, errlen))
 		return -1;
-	}
 	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
 		if (!native_cpu_exists(cfg->pin_list[i])) {
 			snprintf(err, errlen,

@@ -82,7 +82,7 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	unsigned maxt = 0, room;
-	char cpus[96];
+	char cpus[96], machine[sizeof(sim.topo.name) + 16];
 
 	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
 		return -1;
@@ -123,13 +123,11 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	if (cfg->pin == PIN_LIST) {
 		if (check_list(cfg, err, errlen))
 			return -1;
-		if (cfg->pin_list_len < maxt) {
-			snprintf(err, errlen, "--pin list: has %u cpus but %s asks for %u",
-				 cfg->pin_list_len, wl_count_opt(cfg), maxt);
+		if (wl_pin_list_check(cfg, maxt, err, errlen))
 			return -1;
-		}
 	}
-	return 0;
+	snprintf(machine, sizeof(machine), "topology %s", sim.topo.name);
+	return wl_lock_home_check(cfg, sim.topo.nsockets, machine, err, errlen);
 }
 
 void backend_warn(const struct wl_config *cfg)

@@ -40,14 +40,41 @@ void sim_switch_topo(struct topo *t)
 		t->nidle = 0; /* the hardware threads poll: idle=poll */
 }
 
+/* What the loaded machine lacks for switch i to be on: NULL if it has it. */
+static const char *lacks(int i)
+{
+	switch (i) {
+	case SW_HOME:
+		return sim.topo.home_occ_ps ? NULL : "home agents that take time (home.occupancy 0)";
+	case SW_PROBES:
+		return sim.topo.directory != DIR_FULL ? NULL :
+		       "probes (its directory knows every copy: directory full)";
+	case SW_SMT:
+		return sim.topo.smt > 1 ? NULL : "SMT (a hardware thread a core)";
+	default:
+		return sim.topo.nidle ? NULL : "idle states (no idle table)";
+	}
+}
+
+/* on claims a mechanism: refused where the machine has none (it would mean
+ * nothing), as --idle-states on under --vm; off says what is so anywhere. */
 int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
 {
-	if (!sw_given[SW_IDLE] || sw_off[SW_IDLE]) /* off says what is so under --vm too */
-		return 0;
-	if (cfg->vm_vcpus) {
-		snprintf(err, len, "--idle-states on: a --vm run's halts are the hypervisor's "
-			 "(docs/vm.md); the idle states apply to runs without --vm");
-		return -1;
+	for (int i = 0; i < SW_N; i++) {
+		const char *no;
+
+		if (!sw_given[i] || sw_off[i])
+			continue;
+		if (i == SW_IDLE && cfg->vm_vcpus) {
+			snprintf(err, len, "--idle-states on: a --vm run's halts are the hypervisor's "
+				 "(docs/vm.md); the idle states apply to runs without --vm");
+			return -1;
+		}
+		no = lacks(i);
+		if (no) {
+			snprintf(err, len, "%s on: topology %s has no %s", sw_opt[i], sim.topo.name, no);
+			return -1;
+		}
 	}
 	return 0;
 }

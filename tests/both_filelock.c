@@ -108,6 +108,7 @@ static void bad_options_are_one_line(void **state)
 			      "--pin", "socket:0", "--iterations", "1", "--runs", "1", NULL };
 	const char *global[] = { "filelock", "--global", "rcu", NULL };
 	const char *list[] = { "filelock", "--procs", "4", "--pin", "list:0,1", NULL };
+	const char *longer[] = { "filelock", "--procs", "2", "--pin", "list:0,1,2", NULL };
 	const char *many[] = { "filelock", "--procs", "2000", NULL };
 
 	if (!tl_is_sim())
@@ -118,6 +119,7 @@ static void bad_options_are_one_line(void **state)
 	refused(global, "--global");
 	/* the backend's refusals name filelock's option, not run's --threads */
 	refused(list, "--pin list: has 2 cpus but --procs asks for 4");
+	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (a cpu a thread");
 	refused(many, "--procs 2000: topology 4socket has 32 cores");
 }
 

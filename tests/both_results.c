@@ -287,7 +287,11 @@ static void signal_keeps_finished_rows(int sig, int want)
 	free(err);
 	assert_true(check_csv(csv) >= 1);
 	assert_true(check_csv(tl_path("threads.csv")) >= 1);
-	assert_true(access(json, R_OK) == 0);
+	err = tl_slurp(json, NULL);
+	assert_non_null(err);
+	if (!strstr(err, "\"stopped_early\": {\"runs_done\": "))
+		fail_msg("the JSON does not say the sweep stopped early:\n%.400s", err);
+	free(err);
 	expect_no_leftovers();
 }
 

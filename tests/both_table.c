@@ -277,6 +277,40 @@ static void verdict_counts_runs(void **state)
 	output_free(&o);
 }
 
+/* A sweep stopped early (two of a configuration's three runs done): the
+ * settings line says so, the row of two runs says whose figures they are,
+ * and the JSON says how many runs were done of how many. */
+static void stopped_early_said(void **state)
+{
+	struct output_set o = { 0 };
+	struct wl_config cfg;
+	char *t, *j = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	base_config(&cfg);
+	cfg.runs = 3;
+	o.cfg = &cfg;
+	add_three_runs(&o, "ttas", -1, -1);
+	o.nrows = 2; /* the third did not run */
+	o.runs_done = 2;
+	o.runs_planned = 3;
+	t = table_of(&o);
+	assert_non_null(strstr(t, "\nstopped early: 2 of 3 runs done; the rows are those runs'\n"));
+	assert_non_null(strstr(t, "\n  ! the figures of 2 of 3 runs: the others failed or did not "
+				  "run\n"));
+	f = open_memstream(&j, &n);
+	assert_non_null(f);
+	output_json(f, &o);
+	fclose(f);
+	assert_non_null(strstr(j, "\"stopped_early\": {\"runs_done\": 2, \"runs_planned\": 3}"));
+	free(j);
+	o.runs_done = 3; /* done: not said */
+	t = table_of(&o);
+	assert_null(strstr(t, "stopped early"));
+	output_free(&o);
+}
+
 /* A p99 that waits cut short by the run's end may make a lower bound is
  * marked >= (one run of the configuration is enough); others are not. */
 static void censored_p99_marked(void **state)
@@ -468,6 +502,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
 		cmocka_unit_test(censored_p99_marked),
+		cmocka_unit_test(stopped_early_said),
 		cmocka_unit_test(rw_sides_without_waits),
 		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(csv_has_the_new_columns_last),

@@ -314,8 +314,12 @@ static void refused(void **state)
 		       "--idle-states on: a --vm run's halts are the hypervisor's");
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", vm_off), 0);
 	tl_proc_free(&p);
-	/* on, the default, is accepted on a machine without a table; the idle
-	 * columns are empty there */
+	/* on claims what a machine without a table lacks; without the option
+	 * the idle columns are empty there */
+	tl_bin_refused(bindir, "locklab-sim", none,
+		       "--idle-states on: topology 4socket has no idle states");
+	none[7] = "--seed"; /* the option and its value out */
+	none[8] = "1";
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", none), 0);
 	assert_non_null(strstr(p.out, "idle_wakes_per_acq,idle_exit_ns_per_acq,wait_p99_censored,"));
 	assert_non_null(strstr(p.out, ",,false,,\n")); /* the idle two, empty */

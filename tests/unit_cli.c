@@ -10,6 +10,8 @@
 
 #include "testlib.h"
 
+#include <math.h>
+
 static const char *bindir;
 
 #define BAD(prog, needle, ...)                                                         \
@@ -256,6 +258,34 @@ static void simgrid_options(void **state)
 	tl_proc_free(&o);
 }
 
+/* A refcount's rows say it touches no data lines, and --cs-lines 0, which
+ * says so, is accepted; a run's duration_s is to the nanosecond, so that
+ * acquisitions / duration_s is its throughput even for a run of 20. */
+static void rows_say_what_ran(void **state)
+{
+	const char *const a[] = { "run", "--topo", "1socket", "--lock", "lockref", "--threads",
+				  "2", "--runs", "1", "--ops", "10", "--cs-lines", "0", "--format",
+				  "csv", NULL };
+	struct tl_proc o;
+	char *row;
+	double secs, rate;
+	unsigned long acq;
+	unsigned lines;
+
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", a), 0);
+	row = strstr(o.out, "\nsim,1socket,lockref,2,");
+	assert_non_null(row);
+	/* threads, cs_ns, ncs_ns, cs_lines, locks, seed, run, duration_s, acquisitions, rate */
+	assert_int_equal(sscanf(row, "\nsim,1socket,lockref,2,%*u,%*u,%u,1,1,0,%lf,%lu,%lf", &lines,
+				&secs, &acq, &rate), 4);
+	assert_int_equal(lines, 0);
+	assert_true(secs > 0 && secs < 1e-4);
+	if (fabs((double)acq / secs - rate) > 1e-6 * rate)
+		fail_msg("%lu acquisitions in %.9f s make %.2f/s, not %.2f", acq, secs,
+			 (double)acq / secs, rate);
+	tl_proc_free(&o);
+}
+
 static void arbitration_option(void **state)
 {
 	const char *p = "locklab-sim";
@@ -280,6 +310,16 @@ static void switch_options(void **state)
 	BAD(p, "run: --idle-states: 'yes' is not on or off", "run", "--idle-states", "yes");
 	BAD("locklab-native", "run: --idle-states: unknown option", "run", "--idle-states", "off");
 	BAD(p, "--lock-home: 'near' is not same, spread or random", "run", "--lock-home", "near");
+	BAD(p, "--lock-home spread: topology 1socket has one NUMA node", "run", "--topo", "1socket",
+	    "--lock-home", "spread");
+	BAD(p, "--pin list: has 3 cpus but --threads asks for 2", "run", "--threads", "1,2", "--pin",
+	    "list:0,1,2");
+	/* on claims a mechanism the machine must have */
+	BAD(p, "--smt on: topology 4socket has no SMT", "run", "--topo", "4socket", "--smt", "on");
+	BAD(p, "--probes on: topology 4socket-ring has no probes", "explain", "--topo",
+	    "4socket-ring", "--lock", "mcs", "--threads", "2", "--probes", "on");
+	BAD(p, "--home-agents on: topology 1socket has no home agents", "run", "--topo", "1socket",
+	    "--home-agents", "on");
 }
 
 /* `PROG CMD --help` and `PROG CMD -h`: exit 0, the usage of CMD on stdout. */
@@ -385,6 +425,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(list_prints_catalogue),
 		cmocka_unit_test(simgrid_options),
 		cmocka_unit_test(settings_are_shown),
+		cmocka_unit_test(rows_say_what_ran),
 		cmocka_unit_test(arbitration_option),
 		cmocka_unit_test(switch_options),
 		cmocka_unit_test(help_after_every_command),

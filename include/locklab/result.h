@@ -150,6 +150,7 @@ struct wl_config;
 struct output_set {
 	const struct wl_config *cfg; /* for the environment in JSON */
 	unsigned shard, nshards;     /* --shard I/N (nshards 0: the whole sweep) */
+	size_t runs_done, runs_planned; /* done < planned: the sweep stopped early */
 	struct run_result *rows;
 	size_t nrows, cap;
 };

@@ -317,4 +317,29 @@ static inline const char *wl_count_opt(const struct wl_config *cfg)
 	return cfg && cfg->count_opt ? cfg->count_opt : "--threads";
 }
 
+/* --pin list: a cpu for each thread of the largest count (a cpu more would
+ * mean nothing, one less would leave a thread without a place). */
+static inline int wl_pin_list_check(const struct wl_config *cfg, unsigned maxt, char *err,
+				    size_t len)
+{
+	if (cfg->pin_list_len == maxt)
+		return 0;
+	snprintf(err, len, "--pin list: has %u cpus but %s asks for %u%s", cfg->pin_list_len,
+		 wl_count_opt(cfg), maxt,
+		 cfg->pin_list_len > maxt ? " (a cpu a thread, the largest count's)" : "");
+	return -1;
+}
+
+/* --lock-home spread or random on a machine of one NUMA node would mean
+ * nothing (every home is node 0): refused, as other options that would. */
+static inline int wl_lock_home_check(const struct wl_config *cfg, unsigned nodes,
+				     const char *machine, char *err, size_t len)
+{
+	if (!cfg->lock_home_given || cfg->lock_home == WL_HOME_SAME || nodes > 1)
+		return 0;
+	snprintf(err, len, "--lock-home %s: %s has one NUMA node, every lock's home",
+		 wl_lock_home_name(cfg->lock_home), machine);
+	return -1;
+}
+
 #endif
