@@ -122,14 +122,36 @@ static void format_ns(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
-static void table_heading(FILE *f, const struct run_result *r, int w)
+/* The throughput's unit of a heading's rows: Macq/s unless their largest
+ * mean would print as 0.00xx (slow runs: --vm, long sections), then kacq/s or
+ * acq/s, so that four decimals keep their digits. */
+struct rate_unit {
+	double div;
+	const char *name;
+};
+
+static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
+{
+	double most = 0;
+
+	for (size_t i = from; i < o->nrows && same_test(&o->rows[from], &o->rows[i]); i++)
+		if (o->rows[i].throughput_per_s > most)
+			most = o->rows[i].throughput_per_s;
+	if (most >= 1e4)
+		return (struct rate_unit){ 1e6, "Macq/s" };
+	if (most >= 10)
+		return (struct rate_unit){ 1e3, "kacq/s" };
+	return (struct rate_unit){ 1, "acq/s" };
+}
+
+static void table_heading(FILE *f, const struct run_result *r, int w, struct rate_unit u)
 {
 	fprintf(f, "\n%s  cs=%lluns ncs=%s%lluns cs-lines=%u locks=%u", r->lock,
 		(unsigned long long)r->cs_ns, r->ncs_exp ? "exp:" : "", (unsigned long long)r->ncs_ns,
 		r->cs_lines, r->locks);
 	if (r->is_rwlock)
 		fprintf(f, " read-pct=%u", r->read_pct);
-	fprintf(f, "   (throughput, Macq/s)\n");
+	fprintf(f, "   (throughput, %s)\n", u.name);
 	fprintf(f, "%-*s %*s %*s %*s %*s %*s%15s  %6s %7s %6s %9s\n", w, "", NUM_W, "mean", NUM_W,
 		"variance", NUM_W, "sigma", NUM_W, "max", NUM_W, "min", "", "jain", "starved", "local",
 		"wait p99");
@@ -139,7 +161,7 @@ static void table_heading(FILE *f, const struct run_result *r, int w)
  * asked: the runs the configuration asked for (one row left of several:
  * the others failed or the sweep was stopped). */
 static void throughput_cells(FILE *f, const struct run_result *rows, size_t from, size_t to,
-			     unsigned asked)
+			     unsigned asked, struct rate_unit u)
 {
 	static double x[MAX_RUNS];
 	struct ll_summary s;
@@ -147,7 +169,7 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 	size_t n = 0;
 
 	for (size_t i = from; i < to && n < MAX_RUNS; i++)
-		x[n++] = rows[i].throughput_per_s / 1e6;
+		x[n++] = rows[i].throughput_per_s / u.div;
 	ll_summarize(x, n, &s);
 	if (n == 1) {
 		if (asked > 1)
@@ -157,7 +179,7 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 		fprintf(f, " %*.4f  %-*s", NUM_W, s.mean, 4 * (NUM_W + 1) + 13, one);
 		return;
 	}
-	/* the variance in (Macq/s)^2, in powers of ten: four decimals would
+	/* the variance in the unit squared, in powers of ten: four decimals would
 	 * print 0.0000 beside a sigma that is not zero */
 	fprintf(f, " %*.4f %*.2e %*.4f %*.4f %*.4f", NUM_W, s.mean, NUM_W, s.variance, NUM_W,
 		s.sigma, NUM_W, s.max, NUM_W, s.min);
@@ -168,14 +190,14 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 }
 
 static void table_row(FILE *f, const struct run_result *rows, size_t from, size_t to,
-		      const struct config_sum *c, int w, unsigned asked)
+		      const struct config_sum *c, int w, unsigned asked, struct rate_unit u)
 {
 	char label[192], starved[32], local[16], p99[32], jain[16];
 	size_t n;
 
 	config_label(&rows[from], c->oversubscribed, label, sizeof(label));
 	fprintf(f, "%-*s", w, label);
-	throughput_cells(f, rows, from, to, asked);
+	throughput_cells(f, rows, from, to, asked, u);
 	snprintf(starved, sizeof(starved), "%u/%u", c->starved_max, c->threads);
 	if (isnan(c->local))
 		snprintf(local, sizeof(local), "-");
@@ -254,7 +276,8 @@ static const char *side_text(const struct side_waits *w, bool max, char *buf)
  * writer starvation shows: throughput and wait p99 are means over the runs
  * (the p99 over those that timed a wait of that side), the wait max is the
  * largest of any run. */
-static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
+static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w,
+			   struct rate_unit u)
 {
 	struct side_waits rs = { 0 }, ws = { 0 };
 	double rd = 0, wr = 0;
@@ -266,18 +289,18 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 		const struct run_result *r = &rows[i];
 		double s = r->duration_s > 0 ? r->duration_s : NAN;
 
-		rd += (double)r->reads / s / 1e6;
-		wr += (double)r->writes / s / 1e6;
+		rd += (double)r->reads / s / u.div;
+		wr += (double)r->writes / s / u.div;
 		side_add(&rs, r->read_wait_p99_ns, r->read_wait_max_ns, r->read_wait_p99_censored);
 		side_add(&ws, r->write_wait_p99_ns, r->write_wait_max_ns, r->write_wait_p99_censored);
 		if (r->readers_overlap_max > overlap)
 			overlap = r->readers_overlap_max;
 	}
-	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
-		"    reads", NUM_W, rd / n, side_text(&rs, false, b[0]), side_text(&rs, true, b[1]),
-		overlap);
-	fprintf(f, "%-*s %*.4f Macq/s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
-		wr / n, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
+	fprintf(f, "%-*s %*.4f %s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
+		"    reads", NUM_W, rd / n, u.name, side_text(&rs, false, b[0]),
+		side_text(&rs, true, b[1]), overlap);
+	fprintf(f, "%-*s %*.4f %s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
+		wr / n, u.name, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
 }
 
 /* A count's mean over runs: below 10 to a tenth (one event in three runs
@@ -386,7 +409,7 @@ struct legend_kinds {
 
 /* The legend's sentences, each appended where it applies. */
 static const char *const legend_runs = "+-: standard error of the mean (sigma/sqrt(runs)); "
-				       "variance in (Macq/s)^2. ";
+				       "variance in the heading's unit squared. ";
 static const char *const legend_native_runs = "Natively the runs of one command follow each "
 	"other: +- leaves out what changes between commands (other load, the clock's speed); "
 	"run the command again to see it. ";
@@ -400,7 +423,7 @@ static const char *const legend_rwlock = " reads, writes (rwlocks): each side's 
 	"p99, the mean of the runs that timed a wait of that side (- where none did; >= as "
 	"above); its longest wait, of any run; overlap at least: the most readers seen inside at "
 	"once in any run, from each thread's first reads.";
-static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): Macq/s counts "
+static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): the throughput counts "
 	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
 	"and local is - (a count is not handed from holder to holder).";
 
@@ -467,6 +490,7 @@ void output_table(FILE *f, const struct output_set *o)
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
 	struct legend_kinds kinds = { false, false };
+	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
 		table_settings(f, o);
@@ -475,17 +499,19 @@ void output_table(FILE *f, const struct output_set *o)
 		const struct run_result *r = &o->rows[i];
 		struct config_sum c;
 
-		if (i == 0 || !same_test(&o->rows[i - 1], r))
-			table_heading(f, r, w);
+		if (i == 0 || !same_test(&o->rows[i - 1], r)) {
+			u = rate_unit_of(o, i);
+			table_heading(f, r, w, u);
+		}
 		j = config_end(o, i);
 		summarize_config(o->rows, i, j, &c);
 		over |= c.oversubscribed;
 		many |= j - i > 1;
-		table_row(f, o->rows, i, j, &c, w, o->cfg ? o->cfg->runs : 1);
+		table_row(f, o->rows, i, j, &c, w, o->cfg ? o->cfg->runs : 1, u);
 		kinds.rwlock |= r->is_rwlock;
 		kinds.refcount |= is_refcount(r);
 		if (r->is_rwlock)
-			table_rw_lines(f, o->rows, i, j, w);
+			table_rw_lines(f, o->rows, i, j, w, u);
 		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)

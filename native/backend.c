@@ -452,8 +452,8 @@ static void describe_stall(struct nrun *nr, double secs)
 	char *f = run->failure;
 	size_t len = sizeof(run->failure), used;
 
-	used = (size_t)snprintf(f, len, "watchdog: no progress for %.1f s with lock '%s':",
-				secs, run->algo->name);
+	used = (size_t)snprintf(f, len, "watchdog: no progress for %.0f ms with lock '%s':",
+				secs * 1e3, run->algo->name);
 	if (nw && used < len)
 		used += (size_t)snprintf(f + used, len - used, " thread%s %s waiting to acquire,",
 					 nw > 1 ? "s" : "", waiting);

@@ -277,6 +277,32 @@ static void verdict_counts_runs(void **state)
 	output_free(&o);
 }
 
+/* Slow runs keep their digits: a heading whose rows are below 10 k/s is in
+ * kacq/s, below 10/s in acq/s; the next heading chooses again. */
+static void slow_rates_keep_digits(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	fake_row(&r, "ticket", 2, 0);
+	r.throughput_per_s = 120;
+	output_add(&o, &r);
+	fake_row(&r, "mcs", 2, 0);
+	r.throughput_per_s = 3.5;
+	output_add(&o, &r);
+	fake_row(&r, "tas", 2, 0);
+	r.throughput_per_s = 2.5e6;
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_non_null(strstr(t, "ticket  cs=50ns ncs=200ns cs-lines=1 locks=1   (throughput, kacq/s)"));
+	assert_non_null(strstr(t, " 0.1200  (single run: no variance)"));
+	assert_non_null(strstr(t, "mcs  cs=50ns ncs=200ns cs-lines=1 locks=1   (throughput, acq/s)"));
+	assert_non_null(strstr(t, " 3.5000  (single run: no variance)"));
+	assert_non_null(strstr(t, "tas  cs=50ns ncs=200ns cs-lines=1 locks=1   (throughput, Macq/s)"));
+	output_free(&o);
+}
+
 /* A sweep stopped early (two of a configuration's three runs done): the
  * settings line says so, the row of two runs says whose figures they are,
  * and the JSON says how many runs were done of how many. */
@@ -503,6 +529,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(verdict_counts_runs),
 		cmocka_unit_test(censored_p99_marked),
 		cmocka_unit_test(stopped_early_said),
+		cmocka_unit_test(slow_rates_keep_digits),
 		cmocka_unit_test(rw_sides_without_waits),
 		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(csv_has_the_new_columns_last),
