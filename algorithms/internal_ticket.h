@@ -2,7 +2,8 @@
  * algorithms/internal_ticket.h - the 32-bit ticket spinlock that the
  * reader-writer locks and reference counts build on.
  *
- * Linux's x86 arch_spinlock_t from 2.6.25 to 4.1: both counters in one
+ * Linux's x86 arch_spinlock_t from 2.6.25 to 4.1 (built for 256 CPUs or
+ * more; below that, 8-bit tickets in 16 bits): both counters in one
  * 32-bit word, so that the lock fits next to a count in one 64-bit word
  * (lockref) or next to a reader count in 8 bytes (qrwlock's wait_lock).
  * Not a catalogue entry: algorithms/ticket.c is the ticket lock measured on

@@ -1,8 +1,8 @@
 /*
  * percpu-rwsem - Linux's per-CPU reader-writer semaphore, spinning.
  *
- * Mikulas Patocka's percpu_rw_semaphore (Linux 3.8, an idea of Eric
- * Dumazet's), in the form Oleg Nesterov and Peter Zijlstra later gave it:
+ * Mikulas Patocka's percpu_rw_semaphore (Linux 3.7, commit 62ac665ff9fc,
+ * an idea of Eric Dumazet's; reworked by Oleg Nesterov for 3.8), in the form Oleg Nesterov and Peter Zijlstra later gave it:
  * rcu_sync switches readers between a fast and a slow path, and a block
  * word shuts the door (kernel/locking/percpu-rwsem.c, kernel/rcu/sync.c).
  * A reader counts itself in its own CPU's counter with a plain load and
@@ -212,7 +212,7 @@ static void pcpu_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_percpu_rwsem = {
 	.name = "percpu-rwsem",
-	.desc = "per-CPU reader counts, no atomics for readers; writer waits a 10 us grace period (assumed; Linux 3.8+)",
+	.desc = "per-CPU reader counts, no atomics on the readers' fast path; writer waits a 10 us grace period (assumed; Linux 3.7+)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct pcpu_rwsem),
 	.lock_size_per_cpu = sizeof(struct pcpu_count),

@@ -18,9 +18,10 @@
  * 4.5's lock without wait early.
  *
  * The word (algorithms/internal_qspinlock.h) shares line 0 with the hash
- * size; locked is 0 free, 1 held, PVQ_SLOW held with a halted head hashed;
- * pending is the spinning head's, and keeps stealers out.  After line 0,
- * per cpu, its queue node (one line) and one line of the hash table:
+ * size and wait_early; locked is 0 free, 1 held, PVQ_SLOW held with a
+ * halted head hashed; pending is the spinning head's, and keeps stealers
+ * out.  After line 0, per cpu, its queue node (one line) and one line of
+ * the hash table:
  *
  *   node:   +------+--------+-----+-------+------+   state: running,
  *           | next | locked | cpu | state | pad  |   halted, hashed

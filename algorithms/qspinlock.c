@@ -158,7 +158,7 @@ static void qspin_lock_slowpath(struct qspin_lock *l, uint32_t val)
 
 	/*
 	 * I am the pending waiter: only the holder is ahead of me.
-	 * (0,1,1) -> (0,1,0); acquire, pairs with the release in qspin_unlock.
+	 * (*,1,1) -> (*,1,0); acquire, pairs with the release in qspin_unlock.
 	 */
 	if (val & QS_LOCKED_MASK)
 		ll_wait_until(&l->w.locked, VAL == 0);

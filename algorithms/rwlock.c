@@ -8,9 +8,10 @@
  * starts at zero and flips the readers' sign only, R - BIAS*W: a reader
  * is in when the count it found was not negative (Linux: when the result
  * is not negative), a writer when it found 0 (Linux: when the result is
- * 0).  The same tests of the same states, the same writes.  Readers only
- * wait while a writer holds the lock, never because one waits: a stream
- * of overlapping readers starves writers (docs/rwlocks.md).
+ * 0).  The same tests of the same states, the same writes.  Readers wait
+ * while a writer holds the lock, and for the moment a failed writer's bias
+ * is in the count, never because a writer is queued: a stream of
+ * overlapping readers starves writers (docs/rwlocks.md).
  *
  *   +-------+---------------------+
  *   |  cnt  |  (padding)          |     cnt = readers inside

@@ -14,8 +14,8 @@
  * one word, on one line, so that every arrival's xadd invalidates every
  * waiter's copy.  algorithms/internal_ticket.h is the faithful one-word
  * lock; it is no catalogue entry of its own but the wait_lock of
- * qrwlock-3.16 and qrwlock, brlock's per-cpu lock and lockref's lock
- * (docs/spinlocks.md).
+ * qrwlock-3.16 and qrwlock, brlock's per-cpu lock and the lock of lockref
+ * and spinlock-ref (algorithms/internal_lockref.h; docs/spinlocks.md).
  *
  *   line 0:  +------+---------------------+
  *            | next |  (padding)          |   the dispenser: fetch_add'ed

@@ -266,8 +266,9 @@ void cli_warn(const struct cli_opts *o)
 	if (o->preset && ticket && !o->cfg.vm_vcpus &&
 	    (!strcmp(o->preset, "ebizzy") || !strcmp(o->preset, "dbench")))
 		fprintf(stderr, "locklab-%s: warning: --preset %s is a KVM guest's workload; without "
-			"--vm nothing preempts a lock's holder or waiter, so ticket and pv-ticket take "
-			"the same path (docs/vm.md)\n", backend_name, o->preset);
+			"--vm nothing preempts a lock's holder or waiter, which is what pv-ticket is for: "
+			"the two differ only by pv-ticket's halts after its spin and its unlock's "
+			"kick and slot read (docs/vm.md)\n", backend_name, o->preset);
 }
 
 static int apply_preset(const char *val, struct wl_config *c, char *err, size_t len)

@@ -174,6 +174,8 @@ static int sim_check(int argc, char **argv)
 		return rc;
 	if (o.one_seed && o.many_seeds)
 		return ll_bad("check", "--seed S replays one seed, --seeds N runs N: give one");
+	if (o.lock && strchr(o.lock, ','))
+		return ll_bad("check", "--lock: one lock ('%s' is a list; `run` takes lists)", o.lock);
 	if (o.lock && !lock_find(o.lock))
 		return ll_bad("check", "--lock: no lock '%s'", o.lock);
 	if (sim_load_topo(sim_topo_of(NULL), err, sizeof(err)))

@@ -115,18 +115,18 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 	char known[512];
 
 	if (!name_or_path || !*name_or_path) {
-		snprintf(err, errlen, "no topology given (a name under topologies/ or a path)");
+		snprintf(err, errlen, "--topo: no topology given (a name under topologies/ or a path)");
 		return -1;
 	}
 	if (topo_resolve(name_or_path, path, len) == 0)
 		return 0;
 	if (looks_like_path(name_or_path)) {
-		snprintf(err, errlen, "%s: %s", path, is_readable_file(path) ? "cannot read" :
+		snprintf(err, errlen, "--topo %s: %s", path, is_readable_file(path) ? "cannot read" :
 			 access(path, F_OK) == 0 ? "not a regular file" : strerror(ENOENT));
 		return -1;
 	}
 	known_names(known, sizeof(known));
-	snprintf(err, errlen, "unknown topology '%s': %s does not exist%s%s", name_or_path, path,
+	snprintf(err, errlen, "--topo: unknown topology '%s': %s does not exist%s%s", name_or_path, path,
 		 known[0] ? " (known: " : "", known[0] ? known : "");
 	if (known[0])
 		snprintf(err + strlen(err), errlen - strlen(err), ")");

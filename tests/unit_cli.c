@@ -73,6 +73,8 @@ static void bad_input_native(void **state)
 	    "--duration", "2", "--cs", "2000000");
 	BAD(p, "calibrate: --reps: nothing is measured with --from", "calibrate", "--from", "x",
 	    "--reps", "100");
+	BAD(p, "calibrate: --reps: nothing is measured with --from", "calibrate", "--reps", "5",
+	    "--from", "x"); /* what is wrong, not its range */
 	/* two outputs to one file, or an output over an input */
 	BAD(p, "ll-cli-same.csv: the same file as --csv", "run", "--lock",
 	    "ticket", "--csv", "/tmp/ll-cli-same.csv", "--json", "/tmp/./ll-cli-same.csv");
@@ -122,10 +124,11 @@ static void bad_input_sim(void **state)
 	    "2socket", "--lock", "mcs", "--migrate-us", "10");
 	BAD(p, "merge: --out: given twice", "merge", "--out", "a.csv", "--out", "b.csv", "s.csv");
 	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
-	BAD(p, "check: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
+	BAD(p, "check: --topo: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
+	BAD(p, "check: --lock: one lock ('ttas,mcs' is a list", "check", "--lock", "ttas,mcs");
 	BAD(p, "filelock: --procs 17: topology 2socket has 16 cores", "filelock", "--topo",
 	    "2socket", "--procs", "17");
-	BAD(p, "ccbench: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
+	BAD(p, "ccbench: --topo: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
 	/* the warning of a short overcommitted run is not said before an error */
 	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",
 	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99", "--co-guests",

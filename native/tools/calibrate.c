@@ -56,6 +56,7 @@ static int parse_opts(int argc, char **argv, struct cal_opts *o)
 {
 	struct ll_args a;
 	char err[256];
+	const char *reps = NULL;
 	uint64_t v;
 	int rc;
 
@@ -71,13 +72,16 @@ static int parse_opts(int argc, char **argv, struct cal_opts *o)
 			o->out = a.val;
 		else if (!strcmp(a.name, "--from"))
 			o->from = a.val;
-		else if (cli_parse_u64(a.val, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
-			return bad("--reps: '%s' is not a whole number from %u to %u", a.val,
-				   CAL_MIN_REPS, CAL_MAX_REPS);
 		else {
-			o->reps = (unsigned)v;
+			reps = a.val; /* read below: with --from it is refused for what it is */
 			o->reps_given = true;
 		}
+	}
+	if (rc == LL_ARG_END && reps && !o->from) { /* the options read whole */
+		if (cli_parse_u64(reps, &v) || v < CAL_MIN_REPS || v > CAL_MAX_REPS)
+			return bad("--reps: '%s' is not a whole number from %u to %u", reps,
+				   CAL_MIN_REPS, CAL_MAX_REPS);
+		o->reps = (unsigned)v;
 	}
 	if (rc == LL_ARG_HELP) {
 		cal_usage(stdout);

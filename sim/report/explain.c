@@ -49,7 +49,7 @@ static void explain_one(const struct wl_config *cfg, unsigned r)
 static const char *part_key(unsigned p, char *buf, size_t len)
 {
 	static const char *const keys[] = {
-		[XP_IDLE] = "idle",   [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
+		[XP_IDLE] = "lock_free", [XP_QUEUE] = "queue", [XP_INVAL] = "invalidation",
 		[XP_LINK] = "link",   [XP_DATA] = "data",   [XP_LOCAL] = "local",
 		[XP_BACKOFF] = "backoff", [XP_PARK] = "park", [XP_STOREBUF] = "storebuf", [XP_OTHER] = "other",
 		[XP_HOME] = "home_agent", [XP_IDLE_EXIT] = "idle_exit", [XP_IRQ] = "interrupts",
