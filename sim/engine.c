@@ -203,6 +203,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.snapped = false;
 	sim.next_check_ps = UINT64_MAX;
 	sim.progress_bound_ps = 0;
+	sim.end_bound_ps = 0;
 	sim.aborting = false;
 	sim_allocs_reset();
 	return 0;
@@ -263,14 +264,18 @@ static void thread_fn(void *arg)
 	sb_drain_all(sim.cur); /* its last stores become visible as it leaves */
 }
 
+/* The watchdog's default rule: a thousand of the slowest rounds. */
+static uint64_t default_bound(const struct wl_config *cfg)
+{
+	uint64_t b = WATCHDOG_CS_FACTOR * ((cfg->cs_ns + cfg->ncs_ns) * 1000 +
+					   topo_slowest_ps(&sim.topo));
+
+	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
+}
+
 static uint64_t progress_bound(const struct wl_config *cfg)
 {
-	uint64_t b;
-
-	if (sim.watchdog_ps != UINT64_MAX)
-		return sim.watchdog_ps;
-	b = WATCHDOG_CS_FACTOR * ((cfg->cs_ns + cfg->ncs_ns) * 1000 + topo_slowest_ps(&sim.topo));
-	return b > WATCHDOG_MIN_PS ? b : WATCHDOG_MIN_PS;
+	return sim.watchdog_ps != UINT64_MAX ? sim.watchdog_ps : default_bound(cfg);
 }
 
 static void fill_counters(struct sim_counters *c)
@@ -344,6 +349,7 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	run->stop = 0;
 	sim.end_ps = run->end_ns ? run->end_ns * 1000 : UINT64_MAX;
 	sim.progress_bound_ps = vm_progress_bound(progress_bound(cfg));
+	sim.end_bound_ps = vm_progress_bound(default_bound(cfg));
 	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
 	if (sim.end_ps < sim.next_check_ps)
 		sim.next_check_ps = sim.end_ps;

@@ -162,8 +162,9 @@ static void no_progress(uint64_t last)
 	if (sim.aborting)
 		return;
 	SIM_OBSERVE(failure, "no progress");
-	snprintf(buf, len, "no progress: no acquisition in %.3f ms of simulated time (at %.3f ms): ",
-		 (double)(sim.now_ps - last) / 1e9, (double)sim.now_ps / 1e9);
+	snprintf(buf, len, "no progress: no acquisition in %.3f ms of simulated time (at %.3f ms%s): ",
+		 (double)(sim.now_ps - last) / 1e9, (double)sim.now_ps / 1e9,
+		 sim.progress_bound_ps ? "" : ", past the run's end: --watchdog 0 is off within it");
 	describe_threads(buf, len, true);
 	sim.run->failed = 1;
 	abort_run(sim.cur);
@@ -178,7 +179,7 @@ uint64_t sim_time_left(void)
  * reaches sim.next_check_ps. */
 void sim_check_progress(void)
 {
-	uint64_t next = sim_time_left();
+	uint64_t next = sim_time_left(), bound = sim.progress_bound_ps;
 
 	if (sim.now_ps >= next) {
 		sim.next_check_ps = UINT64_MAX;
@@ -196,7 +197,9 @@ void sim_check_progress(void)
 	}
 	if (!sim.snapped && sim.end_ps < next)
 		next = sim.end_ps;
-	if (sim.run && sim.progress_bound_ps) {
+	if (!bound && sim.snapped)
+		bound = sim.end_bound_ps;
+	if (sim.run && bound) {
 		uint64_t last = 0;
 
 		for (unsigned i = 0; i < sim.run->nthreads; i++) {
@@ -207,13 +210,13 @@ void sim_check_progress(void)
 		}
 		/* last may lie ahead of now: a thread's own clock runs ahead of
 		 * the others' by what it owes */
-		if (sim.now_ps > last && sim.now_ps - last > sim.progress_bound_ps) {
+		if (sim.now_ps > last && sim.now_ps - last > bound) {
 			sim.next_check_ps = UINT64_MAX;
 			no_progress(last);
 			return;
 		}
-		if (last + sim.progress_bound_ps + 1 < next)
-			next = last + sim.progress_bound_ps + 1;
+		if (last + bound + 1 < next)
+			next = last + bound + 1;
 	}
 	sim.next_check_ps = next;
 }

@@ -89,6 +89,11 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	if (vm_check(cfg, err, errlen) || noise_check(cfg, err, errlen) ||
 	    sim_switch_check(cfg, err, errlen) || report_check(cfg, err, errlen))
 		return -1;
+	if (!sim.watchdog_ps && cfg->ops) {
+		snprintf(err, errlen, "--watchdog 0: an --ops run ends only when its threads are done, "
+			 "so a lock that livelocks would never end it; give a bound in ms");
+		return -1;
+	}
 	if (cfg->vm_vcpus && sb_model_given() && sb_model() != TOPO_MM_SC) {
 		snprintf(err, errlen, "--memory-model %s: --vm runs are sequentially consistent "
 			 "(docs/storebuf.md)", sb_model_name(sb_model()));

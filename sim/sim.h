@@ -166,6 +166,10 @@ struct sim_state {
 	struct coh_counters snap;
 	uint64_t *snap_links;
 	uint64_t next_check_ps, progress_bound_ps;
+	/* --watchdog 0 turns the watchdog off within the run; past a duration
+	 * run's end its threads are waited for this long (the default rule)
+	 * without an acquisition, so that a livelock still ends the run */
+	uint64_t end_bound_ps;
 	bool aborting;
 
 	struct sim_alloc *allocs;

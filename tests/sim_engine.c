@@ -404,10 +404,14 @@ static void test_deadlock_at_exit(void **state)
 static void test_no_progress(void **state)
 {
 	static const char *const n[] = { "no progress", "simulated time", NULL };
+	static const char *const past[] = { "no progress", "past the run's end", NULL };
 	char err[128];
 
 	assert_int_equal(backend_parse_option("--watchdog", "1", err, sizeof(err)), 1);
 	expect_failure(&spin_algo, 2, 0, n);
+	/* off: a duration run that never acquires still ends, past its end */
+	assert_int_equal(backend_parse_option("--watchdog", "0", err, sizeof(err)), 1);
+	expect_failure(&spin_algo, 2, 0, past);
 	assert_int_equal(backend_parse_option("--watchdog", "abc", err, sizeof(err)), -1);
 	sim.watchdog_ps = UINT64_MAX; /* the default rule again */
 }

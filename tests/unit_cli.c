@@ -317,6 +317,8 @@ static void switch_options(void **state)
 	    "--lock-home", "spread");
 	BAD(p, "--pin list: has 3 cpus but --threads asks for 2", "run", "--threads", "1,2", "--pin",
 	    "list:0,1,2");
+	BAD(p, "--watchdog 0: an --ops run ends only when its threads are done", "run", "--ops", "10",
+	    "--watchdog", "0");
 	/* on claims a mechanism the machine must have */
 	BAD(p, "--smt on: topology 4socket has no SMT", "run", "--topo", "4socket", "--smt", "on");
 	BAD(p, "--probes on: topology 4socket-ring has no probes", "explain", "--topo",
