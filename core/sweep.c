@@ -100,11 +100,12 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 		ll_hist_merge(&rd, &run->threads[i].wait_read);
 		ll_hist_merge(&wr, &run->threads[i].wait_write);
 	}
-	r->wait_mean_ns = ll_hist_mean(&all);
-	r->wait_p50_ns = ll_hist_quantile(&all, 0.50);
-	r->wait_p99_ns = ll_hist_quantile(&all, 0.99);
-	r->wait_p99_censored = p99_censored(run, &all, r->wait_p99_ns, -1);
-	r->wait_max_ns = (double)all.max;
+	/* no timed wait (--time-every longer than the run): no figure, not 0 */
+	r->wait_mean_ns = all.count ? ll_hist_mean(&all) : NAN;
+	r->wait_p50_ns = all.count ? ll_hist_quantile(&all, 0.50) : NAN;
+	r->wait_p99_ns = all.count ? ll_hist_quantile(&all, 0.99) : NAN;
+	r->wait_p99_censored = all.count && p99_censored(run, &all, r->wait_p99_ns, -1);
+	r->wait_max_ns = all.count ? (double)all.max : NAN;
 	/* a side with no timed wait has no figure (empty, not 0) */
 	r->read_wait_p99_ns = rd.count ? ll_hist_quantile(&rd, 0.99) : NAN;
 	r->read_wait_max_ns = rd.count ? (double)rd.max : NAN;
@@ -196,16 +197,24 @@ static void progress(const struct cli_opts *o, size_t done, size_t total, const 
 /* The signal that asked the sweep to stop, or 0. */
 static volatile sig_atomic_t stop_signal;
 
+static char stop_note[160]; /* said at the first signal: written before it can come */
+static size_t stop_note_len;
+
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+	if (stop_note_len && write(2, stop_note, stop_note_len) < 0)
+		stop_note_len = 0; /* nothing more to do in a handler */
 }
 
 /* With once, a second signal takes its default action. */
 static void catch_stop(bool once)
 {
 	struct sigaction sa;
+	int n = snprintf(stop_note, sizeof(stop_note), "\nlocklab-%s: stopping after the runs in "
+			 "progress; a second signal stops at once\n", backend_name);
 
+	stop_note_len = once && n > 0 && (size_t)n < sizeof(stop_note) ? (size_t)n : 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sa.sa_flags = SA_RESTART | (once ? SA_RESETHAND : 0);

@@ -58,7 +58,7 @@ static size_t config_end(const struct output_set *o, size_t i)
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
 {
-	size_t nlocal = 0;
+	size_t nlocal = 0, np99 = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->runs = to - from;
@@ -68,7 +68,10 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		const struct run_result *r = &rows[i];
 
 		c->jain += r->jain;
-		c->p99 += r->wait_p99_ns;
+		if (!isnan(r->wait_p99_ns)) { /* a run that timed no wait has none */
+			c->p99 += r->wait_p99_ns;
+			np99++;
+		}
 		c->p99_censored |= r->wait_p99_censored;
 		if (!isnan(r->handoff_local_frac)) {
 			c->local += r->handoff_local_frac;
@@ -82,7 +85,7 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->oversubscribed |= r->oversubscribed;
 	}
 	c->jain /= (double)c->runs;
-	c->p99 /= (double)c->runs;
+	c->p99 = np99 ? c->p99 / (double)np99 : NAN;
 	c->local = nlocal ? c->local / (double)nlocal : NAN;
 }
 
@@ -112,7 +115,9 @@ static int label_width(const struct output_set *o)
 /* A wait in the unit that keeps it short. */
 static void format_ns(double ns, char *buf, size_t len)
 {
-	if (ns < 1e4)
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (ns < 1e4)
 		snprintf(buf, len, "%.0f ns", ns);
 	else if (ns < 1e6)
 		snprintf(buf, len, "%.1f us", ns / 1e3);

@@ -67,15 +67,17 @@ void threads_csv_print(FILE *f, const struct wl_run *run, const struct run_resul
 		return;
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
+		char waits[96] = ",,,"; /* a thread that timed no wait has no figures */
 
-		fprintf(f, "%s,%s,%s,%u,%llu,%llu,%u,%u,%llu,%u,%u,%u,%u,%llu,%.6f,%.2f,%.2f,%.2f,%llu,"
-			      "%llu,%llu\n",
+		if (t->wait.count)
+			snprintf(waits, sizeof(waits), "%.2f,%.2f,%.2f,%llu", ll_hist_mean(&t->wait),
+				 ll_hist_quantile(&t->wait, 0.5), ll_hist_quantile(&t->wait, 0.99),
+				 (unsigned long long)t->wait.max);
+		fprintf(f, "%s,%s,%s,%u,%llu,%llu,%u,%u,%llu,%u,%u,%u,%u,%llu,%.6f,%s,%llu,%llu\n",
 			r->backend, r->topo, r->lock, r->threads, (unsigned long long)r->cs_ns,
 			(unsigned long long)r->ncs_ns, r->cs_lines, r->locks, (unsigned long long)r->seed,
 			r->run, i, t->cpu, t->node, (unsigned long long)t->acquisitions,
-			r->acquisitions ? (double)t->acquisitions / (double)r->acquisitions : 0.0,
-			ll_hist_mean(&t->wait), ll_hist_quantile(&t->wait, 0.5),
-			ll_hist_quantile(&t->wait, 0.99), (unsigned long long)t->wait.max,
+			r->acquisitions ? (double)t->acquisitions / (double)r->acquisitions : 0.0, waits,
 			(unsigned long long)t->handoffs, (unsigned long long)t->handoffs_local);
 	}
 }

@@ -263,15 +263,20 @@ static void simgrid_options(void **state)
 
 /* A refcount's rows say it touches no data lines, and --cs-lines 0, which
  * says so, is accepted; a run's duration_s is to the nanosecond, so that
- * acquisitions / duration_s is its throughput even for a run of 20. */
+ * acquisitions / duration_s is its throughput even for a run of 20; a run
+ * that timed no wait has no wait figures. */
 static void rows_say_what_ran(void **state)
 {
 	const char *const a[] = { "run", "--topo", "1socket", "--lock", "lockref", "--threads",
 				  "2", "--runs", "1", "--ops", "10", "--cs-lines", "0", "--format",
 				  "csv", NULL };
+	const char *const untimed[] = { "run", "--topo", "1socket", "--lock", "tas", "--threads",
+					"2", "--runs", "1", "--ops", "50", "--time-every", "1048576",
+					"--format", "csv", NULL };
 	struct tl_proc o;
 	char *row;
 	double secs, rate;
+	int at = 0;
 	unsigned long acq;
 	unsigned lines;
 
@@ -286,6 +291,17 @@ static void rows_say_what_ran(void **state)
 	if (fabs((double)acq / secs - rate) > 1e-6 * rate)
 		fail_msg("%lu acquisitions in %.9f s make %.2f/s, not %.2f", acq, secs,
 			 (double)acq / secs, rate);
+	tl_proc_free(&o);
+	/* one acquisition timed in 2^20: none was, so no wait figure, not 0 */
+	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", untimed), 0);
+	assert_non_null(strstr(o.out, ",100,")); /* the acquisitions */
+	row = strstr(o.out, "\nsim,1socket,tas,2,");
+	assert_non_null(row);
+	/* cs_ns .. acquisitions, the throughput, then wait mean, p50, p99, max: empty */
+	assert_int_equal(sscanf(row, "\nsim,1socket,tas,2,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+				"%*[^,],%*[^,],%lf%n", &rate, &at), 1);
+	assert_true(rate > 0);
+	assert_memory_equal(row + at, ",,,,,", 5);
 	tl_proc_free(&o);
 }
 
