@@ -68,6 +68,21 @@ static bool backend_knows(const char *name)
 	return backend_parse_option(name, "", err, sizeof(err)) != 0;
 }
 
+/* Is arg an option of a's command (so not the value of the one before)? */
+static bool is_option(const struct ll_args *a, const char *arg)
+{
+	char name[sizeof(a->namebuf)];
+	size_t n = strcspn(arg, "=");
+
+	if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
+		return true;
+	if (strncmp(arg, "--", 2) || n < 3 || n >= sizeof(name))
+		return false;
+	memcpy(name, arg, n);
+	name[n] = 0;
+	return find_opt(a->cmd, name) || (a->cmd->open && backend_knows(name));
+}
+
 static int unknown(const struct ll_args *a, const char *name, char *err, size_t len)
 {
 	return bad(err, len, "%.60s: unknown option (locklab-%s %s --help lists them)", name,
@@ -109,6 +124,9 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	}
 	if (eq)
 		a->val = eq + 1;
+	else if (a->i < a->argc && is_option(a, a->argv[a->i]))
+		return bad(err, len, "%s: needs a value (the next argument, %.60s, is an option)",
+			   a->name, a->argv[a->i]);
 	else if (a->i < a->argc)
 		a->val = a->argv[a->i++];
 	else if (!o && !backend_knows(a->name))

@@ -180,6 +180,11 @@ static void test_calib_refused(void **state)
 	refuse(text, "socket_pus,4 4", "socket_pus,4 100000000", "100000004 PUs in all");
 	refuse(text, "socket_pus,4 4", "socket_pus,4 8189", "8193 PUs in all");
 	refuse(text, "reps,100", "reps,3", "samples, more than reps 3");
+	/* figures a platform cannot hold (the simulator refused the file) */
+	refuse(text, "reps,100", "reps,0", "reps 0");
+	refuse(text, "loadavg,0.50", "loadavg,-2", "loadavg -2");
+	refuse(text, "inval_per_sharer_ns,2.000", "inval_per_sharer_ns,1e30", "inval_per_sharer_ns 1e+30");
+	refuse(text, "inval_per_sharer_ns,2.000", "inval_per_sharer_ns,-5", "inval_per_sharer_ns -5");
 	refuse(text, "pause,", "mem,5,load,I,0,-1,90.000,85.000,95.000,1.000,100,0\npause,",
 	       "mem: node 5, where numa_nodes is");
 	free(text);

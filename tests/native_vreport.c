@@ -153,6 +153,7 @@ static void test_report_bad_input(void **state)
 	char *bad_num[] = { "--native", tl_path("badnum.csv"), "--sim", tl_path("s.csv") };
 	char *unknown[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"), "--what" };
 	char *swapped[] = { "--native", tl_path("bs.csv"), "--sim", tl_path("bn.csv") };
+	char *twice[] = { "--native", tl_path("twice.csv"), "--sim", tl_path("s.csv") };
 
 	(void)state;
 	tl_spit(tl_path("n.csv"), native_csv);
@@ -166,6 +167,10 @@ static void test_report_bad_input(void **state)
 	REPORT_SAYS(2, disjoint, "no (lock, threads) is in both");
 	REPORT_SAYS(2, bad_num, "badnum.csv:2");
 	REPORT_SAYS(2, unknown, "--what: unknown option");
+	/* a column twice: which holds the figures cannot be told */
+	tl_spit(tl_path("twice.csv"), "lock,threads,throughput_per_s,jain,topo,lock\n"
+				   "tas,1,5,1,box,tas\n");
+	REPORT_SAYS(2, twice, "twice.csv: two 'lock' columns (1 and 6)");
 	tl_spit(tl_path("bn.csv"), "backend,lock,threads,throughput_per_s,jain,topo\n"
 				"native,tas,1,5,1,box\n");
 	tl_spit(tl_path("bs.csv"), "backend,lock,threads,throughput_per_s,jain,topo\n"

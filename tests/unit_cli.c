@@ -335,6 +335,14 @@ static void switch_options(void **state)
 	    "list:0,1,2");
 	BAD(p, "--watchdog 0: an --ops run ends only when its threads are done", "run", "--ops", "10",
 	    "--watchdog", "0");
+	/* an option is not the value of the one before it (--csv --progress
+	 * wrote a file named --progress) */
+	BAD(p, "--csv: needs a value (the next argument, --progress, is an option)", "run", "--csv",
+	    "--progress");
+	BAD(p, "--topo: needs a value (the next argument, --watchdog, is an option)", "run",
+	    "--topo", "--watchdog", "5");
+	BAD("locklab-native", "--out: needs a value (the next argument, --progress, is an option)",
+	    "calibrate", "--out", "--progress");
 	/* on claims a mechanism the machine must have */
 	BAD(p, "--smt on: topology 4socket has no SMT", "run", "--topo", "4socket", "--smt", "on");
 	BAD(p, "--probes on: topology 4socket-ring has no probes", "explain", "--topo",

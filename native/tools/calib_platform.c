@@ -103,9 +103,35 @@ static int check_samples(const struct calib *c, char *err, size_t errlen)
 	return check_one(&c->pause, c->reps, "pause", err, errlen);
 }
 
+/* The single figures: what a platform written from them must be able to
+ * hold (a second is no latency; the simulator refuses the file). */
+static int check_figures(const struct calib *c, char *err, size_t errlen)
+{
+	if (c->reps < 1) {
+		snprintf(err, errlen, "reps %u: every figure takes at least one", c->reps);
+		return -1;
+	}
+	if (c->loadavg != -1 && !(c->loadavg >= 0 && c->loadavg < 1e6)) { /* -1: not given */
+		snprintf(err, errlen, "loadavg %g: a load average is 0 or more", c->loadavg);
+		return -1;
+	}
+	if (c->inval_measured && !(c->inval_per_sharer_ns >= 0 && c->inval_per_sharer_ns <= 1e9)) {
+		snprintf(err, errlen, "inval_per_sharer_ns %g: a time from 0 to a second",
+			 c->inval_per_sharer_ns);
+		return -1;
+	}
+	for (unsigned k = 0; k < c->nclasses; k++)
+		if (!(c->class_link_ns[k] >= 0 && c->class_link_ns[k] <= 1e9)) {
+			snprintf(err, errlen, "class_link_ns %g (class %u): a time from 0 to a second",
+				 c->class_link_ns[k], k);
+			return -1;
+		}
+	return 0;
+}
+
 int calib_check(const struct calib *c, char *err, size_t errlen)
 {
-	if (check_structure(c, err, errlen))
+	if (check_structure(c, err, errlen) || check_figures(c, err, errlen))
 		return -1;
 	for (unsigned k = 0; k < c->nclasses; k++)
 		for (int op = 0; op < CAL_NOPS; op++)

@@ -92,9 +92,16 @@ static int heading(const char *path, char *line, int *idx, char *err, size_t err
 
 	for (int c = 0; c < NCOLS; c++) {
 		idx[c] = -1;
-		for (unsigned i = 0; i < n; i++)
-			if (!strcmp(f[i], col_names[c]))
-				idx[c] = (int)i;
+		for (unsigned i = 0; i < n; i++) {
+			if (strcmp(f[i], col_names[c]))
+				continue;
+			if (idx[c] >= 0) { /* which one holds the figures? */
+				snprintf(err, errlen, "%s: two '%s' columns (%d and %u): not a locklab "
+					 "result CSV", path, col_names[c], idx[c] + 1, i + 1);
+				return -1;
+			}
+			idx[c] = (int)i;
+		}
 		if (idx[c] < 0 && c < NREQUIRED) {
 			snprintf(err, errlen, "%s: no '%s' column: not a locklab result CSV", path,
 				 col_names[c]);
