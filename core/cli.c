@@ -500,6 +500,9 @@ static void name_sweep(struct cli_opts *o, const char *cmd, char **sorted, unsig
 	}
 	if (used >= sizeof(o->sweep_text))
 		memcpy(o->sweep_text + sizeof(o->sweep_text) - 4, "...", 4);
+	for (char *p = o->sweep_text; *p; p++) /* one line of the .order file (the key has */
+		if ((unsigned char)*p < 0x20)    /* the bytes as given) */
+			*p = '?';
 	o->sweep_key = h;
 }
 
