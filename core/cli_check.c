@@ -145,6 +145,11 @@ int cli_check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lin
 	if (read_pct_given && !rwlock)
 		return cli_fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
 			    "an rwlock's acquisitions that read)");
+	if ((uint64_t)c->locks * c->cs_lines > WL_MAX_DATA_LINES)
+		return cli_fail(err, len, "--locks %u --cs-lines %u: %llu lines of protected data "
+			    "(%.1f GiB); at most %u lines (1 GiB) in all", c->locks, c->cs_lines,
+			    (unsigned long long)c->locks * c->cs_lines,
+			    (double)c->locks * c->cs_lines * 64 / (1u << 30), WL_MAX_DATA_LINES);
 	if (cs_lines_given && refcounts_only && c->cs_lines)
 		return cli_fail(err, len, "--cs-lines %u: a refcount's get and put touch no data lines "
 			    "(the time between them is --cs alone)", c->cs_lines);

@@ -343,6 +343,8 @@ static void switch_options(void **state)
 	    "--topo", "--watchdog", "5");
 	BAD("locklab-native", "--out: needs a value (the next argument, --progress, is an option)",
 	    "calibrate", "--out", "--progress");
+	BAD(p, "--locks 65536 --cs-lines 4096: 268435456 lines of protected data", "run", "--locks",
+	    "65536", "--cs-lines", "4096");
 	/* on claims a mechanism the machine must have */
 	BAD(p, "--smt on: topology 4socket has no SMT", "run", "--topo", "4socket", "--smt", "on");
 	BAD(p, "--probes on: topology 4socket-ring has no probes", "explain", "--topo",

@@ -186,6 +186,10 @@ struct wl_check {
 	char pad[64 - 3 * sizeof(int64_t)];
 };
 
+/* The protected data of every lock together, in lines of 64 bytes (--locks
+ * times --cs-lines): 1 GiB. */
+#define WL_MAX_DATA_LINES (1u << 24)
+
 struct wl_lock_slot {
 	void *lock;                 /* the lock object */
 	struct wl_data_line *data;  /* cs_lines lines (NULL when 0) */
