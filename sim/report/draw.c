@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <locklab/result.h>
 
@@ -67,8 +69,25 @@ void draw_title(Agraph_t *g, const char *text)
 	draw_set(g, "fontsize", "16");
 }
 
-/* Whether a graph file could not be written: the command then exits 1. */
+/* Whether a graph file could not be written: the command then exits 1.
+ * said is shared with the processes of --jobs (mapped before they fork), so
+ * that the first failure of any is the one said. */
 static bool write_failed;
+static int *said, said_here;
+static const char *dir; /* --graphs, made at the first graph */
+
+int draw_share_failures(const char *graphs_dir)
+{
+	dir = graphs_dir;
+	if (said)
+		return 0;
+	said = mmap(NULL, sizeof(*said), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (said == MAP_FAILED) {
+		said = NULL;
+		return -1;
+	}
+	return 0;
+}
 
 bool draw_write_failed(void)
 {
@@ -77,16 +96,22 @@ bool draw_write_failed(void)
 
 static int failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* One line on stderr after "locklab-sim: --graphs: "; the command will exit 1. */
+/* One line on stderr after "locklab-sim: --graphs: "; the command will exit 1.
+ * The first failure only: no graph is written after it (a full disk would
+ * otherwise say so once a file, and the sweep goes on without them). */
 static int failed(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (write_failed || __atomic_exchange_n(said ? said : &said_here, 1, __ATOMIC_ACQ_REL)) {
+		write_failed = true;
+		return -1;
+	}
 	fputs("locklab-sim: --graphs: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputs("; no more graphs are written\n", stderr);
 	write_failed = true;
 	return -1;
 }
@@ -164,7 +189,12 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 
 	if (!g)
 		return failed("out of memory");
-	if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
+	if (write_failed || (said && *said)) { /* said once, when it failed */
+		write_failed = true;
+		rc = -1;
+	} else if (dir && mkdir(dir, 0777) && errno != EEXIST) {
+		rc = failed("cannot create %s: %s", dir, strerror(errno));
+	} else if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
 		rc = failed("file name too long: %s", stem);
 	} else {
 		rc = render(g, engine, path);

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -454,6 +455,26 @@ static Agraph_t *handoff_graph(const struct wl_run *run)
 
 /* ------------------------------------------------------------ files */
 
+/* Can dir be made: its parent a directory this process may write?  errno
+ * says why not. */
+static bool parent_writable(const char *dir)
+{
+	char parent[STEM_MAX];
+	char *slash;
+
+	snprintf(parent, sizeof(parent), "%s", dir);
+	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
+		*slash = 0; /* trailing slashes */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		parent[1] = 0;
+	else
+		*slash = 0;
+	return access(parent, W_OK | X_OK) == 0;
+}
+
 int graphs_set_dir(const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
@@ -471,11 +492,17 @@ int graphs_set_dir(const char *dir, char *err, size_t errlen)
 			snprintf(err, errlen, "--graphs %s: not a directory", dir);
 			return -1;
 		}
-	} else if (mkdir(dir, 0777) && errno != EEXIST) {
+	} else if (!parent_writable(dir)) {
 		snprintf(err, errlen, "--graphs %s: cannot create it: %s", dir, strerror(errno));
 		return -1;
 	}
+	/* made when the first graph is written: a command refused before
+	 * its runs leaves nothing behind */
 	snprintf(graphs_dir, sizeof(graphs_dir), "%s", dir);
+	if (draw_share_failures(graphs_dir)) {
+		snprintf(err, errlen, "--graphs: out of memory");
+		return -1;
+	}
 	if (!sim_xp && sim_explain_arm()) {
 		snprintf(err, errlen, "--graphs: out of memory");
 		return -1;
@@ -516,7 +543,7 @@ int graphs_check(const struct wl_config *cfg, char *err, size_t errlen)
 	char stem[PATH_MAX], path[PATH_MAX + 16];
 	struct stat st;
 
-	if (!graphs_on)
+	if (!graphs_on || stat(graphs_dir, &st)) /* none yet: made at the first graph */
 		return 0;
 	for (unsigned l = 0; l < cfg->nalgos; l++)
 		for (unsigned t = 0; t < cfg->nthreads; t++)
