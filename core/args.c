@@ -18,12 +18,14 @@ void ll_args_init(struct ll_args *a, const struct ll_command *cmd, int argc, cha
 }
 
 /* Options whose value is a comma-separated list (the hint of "given twice"). */
-static bool takes_list(const char *name)
+static bool takes_list(const struct ll_args *a)
 {
 	static const char *const lists[] = { "--threads", "--lock", "--overcommit", "--test" };
 
+	if (!strcmp(a->cmd->name, "check") || !strcmp(a->cmd->name, "explain"))
+		return false; /* one lock, one thread count */
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
-		if (!strcmp(name, lists[i]))
+		if (!strcmp(a->name, lists[i]))
 			return true;
 	return false;
 }
@@ -115,8 +117,8 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 		return unknown(a, a->name, err, len);
 	if (seen_before(a))
 		return bad(err, len, "%s: given twice (give it once%s%s%s)", a->name,
-			   takes_list(a->name) ? "; a list is one value: " : "",
-			   takes_list(a->name) ? a->name : "", takes_list(a->name) ? " a,b" : "");
+			   takes_list(a) ? "; a list is one value: " : "",
+			   takes_list(a) ? a->name : "", takes_list(a) ? " a,b" : "");
 	if (o && o->flag) {
 		if (eq)
 			return bad(err, len, "%s: takes no value", a->name);

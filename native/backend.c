@@ -98,6 +98,8 @@ struct nrun {
 
 /* ------------------------------------------------------------ options */
 
+#define WATCHDOG_MAX_MS (24ull * 3600 * 1000) /* a day, as the simulator's */
+
 static int parse_watchdog(const char *val, char *err, size_t errlen)
 {
 	char *end;
@@ -105,11 +107,9 @@ static int parse_watchdog(const char *val, char *err, size_t errlen)
 
 	errno = 0;
 	v = strtoull(val, &end, 10);
-	if (!isdigit((unsigned char)val[0]) || *end || errno ||
-	    v > UINT64_MAX / 1000000ull) {
-		snprintf(err, errlen,
-			 "--watchdog: '%s' is not a number of milliseconds (0 turns it off)",
-			 val);
+	if (!isdigit((unsigned char)val[0]) || *end || errno || v > WATCHDOG_MAX_MS) {
+		snprintf(err, errlen, "--watchdog: '%s' is not a number of ms in 0..%llu (0 turns "
+			 "it off)", val, WATCHDOG_MAX_MS);
 		return -1;
 	}
 	watchdog_ms = v;

@@ -110,6 +110,18 @@ void topo_set_name(struct topo *t, const char *path)
 	topo_strcpy(t->path, sizeof(t->path), path);
 }
 
+/* A $LOCKLAB_TOPODIR that is not a directory is said where a name was not
+ * found (it was passed over). */
+static void env_note(char *err, size_t errlen)
+{
+	const char *env = getenv("LOCKLAB_TOPODIR");
+	struct stat st;
+
+	if (env && *env && (stat(env, &st) || !S_ISDIR(st.st_mode)))
+		snprintf(err + strlen(err), errlen - strlen(err),
+			 "; LOCKLAB_TOPODIR=%.200s is not a directory", env);
+}
+
 int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_t errlen)
 {
 	char known[512];
@@ -121,8 +133,19 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 	if (topo_resolve(name_or_path, path, len) == 0)
 		return 0;
 	if (looks_like_path(name_or_path)) {
-		snprintf(err, errlen, "--topo %s: %s", path, is_readable_file(path) ? "cannot read" :
-			 access(path, F_OK) == 0 ? "not a regular file" : strerror(ENOENT));
+		char name[TOPO_NAME_LEN], other[PATH_MAX];
+		size_t n = strlen(name_or_path);
+		struct stat st;
+		bool missing = stat(path, &st) != 0;
+
+		/* "4socket.xml" here: the machine is the name without .xml */
+		snprintf(name, sizeof(name), "%.*s", (int)(n > 4 ? n - 4 : 0), name_or_path);
+		snprintf(err, errlen, "--topo %s: %s", path, missing ? strerror(ENOENT) :
+			 S_ISREG(st.st_mode) ? "cannot read it" : "not a regular file");
+		if (missing && !strchr(name_or_path, '/') && n < sizeof(name) + 4 &&
+		    !topo_resolve(name, other, sizeof(other)))
+			snprintf(err + strlen(err), errlen - strlen(err),
+				 " (the machine %s is --topo %s)", name, name);
 		return -1;
 	}
 	known_names(known, sizeof(known));
@@ -130,5 +153,6 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 		 known[0] ? " (known: " : "", known[0] ? known : "");
 	if (known[0])
 		snprintf(err + strlen(err), errlen - strlen(err), ")");
+	env_note(err, errlen);
 	return -1;
 }

@@ -126,6 +126,10 @@ static void bad_input_sim(void **state)
 	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
 	BAD(p, "check: --topo: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
 	BAD(p, "check: --lock: one lock ('ttas,mcs' is a list", "check", "--lock", "ttas,mcs");
+	BAD(p, "check: --lock: given twice (give it once)\n", "check", "--lock", "tas", "--lock",
+	    "mcs"); /* no hint at a list, which check does not take */
+	BAD(p, "--topo 2socket.xml: No such file or directory (the machine 2socket is --topo 2socket)",
+	    "run", "--topo", "2socket.xml");
 	BAD(p, "filelock: --procs 17: topology 2socket has 16 cores", "filelock", "--topo",
 	    "2socket", "--procs", "17");
 	BAD(p, "ccbench: --topo: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
