@@ -203,7 +203,11 @@ static size_t stop_note_len;
 static void on_stop(int sig)
 {
 	stop_signal = sig;
-	if (stop_note_len && write(2, stop_note, stop_note_len) < 0)
+	if (!stop_note_len) /* caught for good (catch_stop(false)) */
+		return;
+	signal(SIGINT, SIG_DFL); /* either signal next stops at once */
+	signal(SIGTERM, SIG_DFL);
+	if (write(2, stop_note, stop_note_len) < 0)
 		stop_note_len = 0; /* nothing more to do in a handler */
 }
 
@@ -217,7 +221,7 @@ static void catch_stop(bool once)
 	stop_note_len = once && n > 0 && (size_t)n < sizeof(stop_note) ? (size_t)n : 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
-	sa.sa_flags = SA_RESTART | (once ? SA_RESETHAND : 0);
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -127,26 +127,39 @@ static void format_ns(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
-/* The throughput's unit of a heading's rows: Macq/s unless their largest
- * mean would print as 0.00xx (slow runs: --vm, long sections), then kacq/s or
- * acq/s, so that four decimals keep their digits. */
+/* A rate's unit: Macq/s unless the rate would print as 0.00xx (slow runs:
+ * --vm, long sections, an rwlock's rare writes), then kacq/s or acq/s, so
+ * that four decimals keep its digits. */
 struct rate_unit {
 	double div;
 	const char *name;
 };
 
+static struct rate_unit rate_unit_for(double rate)
+{
+	if (rate >= 1e4)
+		return (struct rate_unit){ 1e6, "Macq/s" };
+	if (rate >= 10)
+		return (struct rate_unit){ 1e3, "kacq/s" };
+	return (struct rate_unit){ 1, "acq/s" };
+}
+
+/* A heading's unit: that of the largest mean throughput of its rows (a row
+ * two orders of magnitude below it still prints 0.00xx). */
 static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
 {
 	double most = 0;
 
-	for (size_t i = from; i < o->nrows && same_test(&o->rows[from], &o->rows[i]); i++)
-		if (o->rows[i].throughput_per_s > most)
-			most = o->rows[i].throughput_per_s;
-	if (most >= 1e4)
-		return (struct rate_unit){ 1e6, "Macq/s" };
-	if (most >= 10)
-		return (struct rate_unit){ 1e3, "kacq/s" };
-	return (struct rate_unit){ 1, "acq/s" };
+	for (size_t i = from, j; i < o->nrows && same_test(&o->rows[from], &o->rows[i]); i = j) {
+		double sum = 0;
+
+		j = config_end(o, i);
+		for (size_t k = i; k < j; k++)
+			sum += o->rows[k].throughput_per_s;
+		if (sum / (double)(j - i) > most)
+			most = sum / (double)(j - i);
+	}
+	return rate_unit_for(most);
 }
 
 static void table_heading(FILE *f, const struct run_result *r, int w, struct rate_unit u)
@@ -281,10 +294,10 @@ static const char *side_text(const struct side_waits *w, bool max, char *buf)
  * writer starvation shows: throughput and wait p99 are means over the runs
  * (the p99 over those that timed a wait of that side), the wait max is the
  * largest of any run. */
-static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w,
-			   struct rate_unit u)
+static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
 {
 	struct side_waits rs = { 0 }, ws = { 0 };
+	struct rate_unit ur, uw;
 	double rd = 0, wr = 0;
 	unsigned overlap = 0;
 	size_t n = to - from;
@@ -294,18 +307,20 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 		const struct run_result *r = &rows[i];
 		double s = r->duration_s > 0 ? r->duration_s : NAN;
 
-		rd += (double)r->reads / s / u.div;
-		wr += (double)r->writes / s / u.div;
+		rd += (double)r->reads / s;
+		wr += (double)r->writes / s;
 		side_add(&rs, r->read_wait_p99_ns, r->read_wait_max_ns, r->read_wait_p99_censored);
 		side_add(&ws, r->write_wait_p99_ns, r->write_wait_max_ns, r->write_wait_p99_censored);
 		if (r->readers_overlap_max > overlap)
 			overlap = r->readers_overlap_max;
 	}
-	fprintf(f, "%-*s %*.4f %s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
-		"    reads", NUM_W, rd / n, u.name, side_text(&rs, false, b[0]),
+	ur = rate_unit_for(rd / n); /* each side its own: writes may be rare */
+	uw = rate_unit_for(wr / n);
+	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
+		"    reads", NUM_W, rd / n / ur.div, ur.name, side_text(&rs, false, b[0]),
 		side_text(&rs, true, b[1]), overlap);
-	fprintf(f, "%-*s %*.4f %s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
-		wr / n, u.name, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
+	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
+		wr / n / uw.div, uw.name, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
 }
 
 /* A count's mean over runs: below 10 to a tenth (one event in three runs
@@ -451,7 +466,8 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 		   legend_native_runs);
 	n = strlen(text);
 	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
-		 "whenever every thread sits on one socket%s), wait p99: means over the runs;",
+		 "whenever every thread sits on one socket%s), wait p99: means over the runs that "
+		 "timed a wait (- where none did);",
 		 strcmp(backend_name, "native") ? "; explain gives the fair share" : "");
 	legend_add(text, sizeof(text), true, legend_censored);
 	legend_add(text, sizeof(text), idle, legend_idle);
@@ -516,7 +532,7 @@ void output_table(FILE *f, const struct output_set *o)
 		kinds.rwlock |= r->is_rwlock;
 		kinds.refcount |= is_refcount(r);
 		if (r->is_rwlock)
-			table_rw_lines(f, o->rows, i, j, w, u);
+			table_rw_lines(f, o->rows, i, j, w);
 		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)

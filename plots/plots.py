@@ -110,6 +110,12 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else math.nan
 
 
+def most(xs):
+    """The largest finite value (a run that timed no wait has none), or NaN."""
+    xs = [x for x in xs if not math.isnan(x)]
+    return max(xs) if xs else math.nan
+
+
 def sd(xs):
     xs = [x for x in xs if not math.isnan(x)]
     if len(xs) < 2:
@@ -199,7 +205,7 @@ def write_series(path, groups):
                                   fmt(mean([num(r, 'jain') for r in rs])),
                                   fmt(mean([num(r, 'wait_p50_ns') for r in rs])),
                                   fmt(mean([num(r, 'wait_p99_ns') for r in rs])),
-                                  fmt(max([num(r, 'wait_max_ns') for r in rs])),
+                                  fmt(most([num(r, 'wait_max_ns') for r in rs])),
                                   '1' if any(r.get('wait_p99_censored') == 'true' for r in rs)
                                   else '0']) + '\n')
 

@@ -119,7 +119,7 @@ static void bad_options_are_one_line(void **state)
 	refused(global, "--global");
 	/* the backend's refusals name filelock's option, not run's --threads */
 	refused(list, "--pin list: has 2 cpus but --procs asks for 4");
-	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (a cpu a thread");
+	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (one cpu each");
 	refused(many, "--procs 2000: topology 4socket has 32 cores");
 }
 

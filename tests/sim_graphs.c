@@ -208,7 +208,7 @@ static void test_graphs(void **state)
 /* The graph files are outputs like the others: one an overcommit sweep
  * writes per overcommit, a symbolic link or a directory in a graph's place
  * refused before the run (the link's target untouched), as a --graphs that
- * is a file or empty; the directory is made at the first graph. */
+ * is a file or empty; a directory made for a refused command is removed. */
 static void test_graph_files(void **state)
 {
 	char dir[300], path[512], arg[600], *kept;
@@ -248,7 +248,7 @@ static void test_graph_files(void **state)
 	tl_fmt(arg, sizeof(arg), "run --topo %s --lock ttas --threads 4 --graphs %s", TOPO, path);
 	tl_sim_refused(bindir, arg, "not a directory");
 	tl_sim_refused(bindir, "run --topo 4socket-ring --lock ttas --threads 4 --graphs ''", "--graphs");
-	/* a command refused before its runs makes no directory */
+	/* a command refused before its runs leaves no directory it made */
 	tl_fmt(arg, sizeof(arg), "run --topo %s --lock ttas --threads 99 --graphs %s/never", TOPO,
 	       tl_tmpdir());
 	tl_sim_refused(bindir, arg, "--threads 99");

@@ -45,14 +45,14 @@ p = ranges(['--label', 'fifo', 'jain', 'throughput_per_s/1e6:.2f'])
 lines = p.stdout.splitlines()
 check('exit 0', p.returncode == 0)
 check('a heading and a row per lock, mcs first: %r' % lines,
-      len(lines) == 3 and lines[0].split() == ['setting', 'lock', 'jain', 'throughput_per_s'] and
+      len(lines) == 3 and lines[0].split() == ['setting', 'lock', 'jain', 'throughput_per_s/1e6'] and
       lines[1].split() == ['fifo', 'mcs', '1.00', '2.52-2.67'] and
       lines[2].split() == ['fifo', 'tas', '0.87-0.93', '0.38-0.39'])
 refused('an empty column', ['wait_p99_ns'], 'wait_p99_ns of tas is empty')
 refused('a column the CSV lacks', ['nosuch'], 'no column nosuch')
 refused('a bad spec', ['jain/0'], 'jain/0')
 refused('a bad format', ['jain:q'], 'jain:q')
-refused('two thread counts', ['jain'], 'give one thread count',
+refused('two thread counts', ['jain'], 'mcs has rows of threads 16, 8: give one',
         CSV + 'mcs,16,1.0000,2000000.00,1000\n')
 refused('no rows', ['jain'], 'no rows', 'lock,threads,jain\n')
 sys.exit(1 if failures else 0)

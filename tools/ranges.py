@@ -14,13 +14,19 @@ ranges is a command that `scons doccheck` reruns:
     bin/locklab-sim run --lock tas,mcs --threads 8 --runs 3 --format csv | \\
         python3 tools/ranges.py jain throughput_per_s/1e6:.2f
 
-A lock with rows of more than one thread count, or a column the CSV lacks
-or leaves empty, is refused (exit 2, one line).
+A lock whose rows differ in what was run (the thread count, the topology,
+the workload's columns, the overcommit), or a column the CSV lacks or
+leaves empty, is refused (exit 2, one line).
 """
 
 import argparse
 import csv
 import sys
+
+
+# What the rows of one lock must share (those the CSV has).
+SAME = ('backend', 'topo', 'threads', 'cs_ns', 'ncs_ns', 'ncs_exp', 'cs_lines', 'locks',
+        'read_pct', 'overcommit')
 
 
 def die(msg):
@@ -29,8 +35,9 @@ def die(msg):
 
 
 def parse_column(spec):
-    """NAME[/SCALE][:FORMAT] -> (name, scale, format)."""
+    """NAME[/SCALE][:FORMAT] -> (name, scale, format, heading)."""
     name, _, fmt = spec.partition(':')
+    heading = name  # with its scale: throughput_per_s/1e6 is not per second
     name, _, scale = name.partition('/')
     try:
         scale = float(scale) if scale else 1.0
@@ -39,7 +46,7 @@ def parse_column(spec):
         die('%s: not NAME[/SCALE][:FORMAT]' % spec)
     if not name or scale == 0:
         die('%s: not NAME[/SCALE][:FORMAT]' % spec)
-    return name, scale, fmt or '.2f'
+    return name, scale, fmt or '.2f', heading
 
 
 def spread(values, scale, fmt):
@@ -56,21 +63,21 @@ def main():
     rows = list(csv.DictReader(sys.stdin))
     if not rows:
         die('no rows on stdin')
-    by, threads = {}, {}
+    by = {}
     for r in rows:
         lock = r.get('lock')
         if lock is None:
             die('stdin has no lock column: not a locklab CSV')
-        threads.setdefault(lock, set()).add(r.get('threads'))
         by.setdefault(lock, []).append(r)
     table = []
     for lock, rs in by.items():
-        if len(threads[lock]) > 1:
-            die('%s has rows of %s threads: give one thread count'
-                     % (lock, ', '.join(sorted(threads[lock], key=int))))
+        for key in SAME:  # the runs of one configuration, or the spread means nothing
+            seen = sorted({r.get(key) for r in rs}, key=str)
+            if len(seen) > 1:
+                die('%s has rows of %s %s: give one' % (lock, key, ', '.join(map(str, seen))))
         cells = [args.label] if args.label else []
         cells.append(lock)
-        for name, scale, fmt in cols:
+        for name, scale, fmt, _ in cols:
             try:
                 values = [float(r[name]) for r in rs]
             except KeyError:
@@ -79,7 +86,7 @@ def main():
                 die('%s of %s is empty in a run' % (name, lock))
             cells.append(spread(values, scale, fmt))
         table.append(cells)
-    head = (['setting'] if args.label else []) + ['lock'] + [c[0] for c in cols]
+    head = (['setting'] if args.label else []) + ['lock'] + [c[3] for c in cols]
     widths = [max(len(x) for x in col) for col in zip(head, *table)]
     for line in [head] + table:
         print('  '.join(x.ljust(w) for x, w in zip(line, widths)).rstrip())

@@ -330,7 +330,7 @@ static inline int wl_pin_list_check(const struct wl_config *cfg, unsigned maxt, 
 		return 0;
 	snprintf(err, len, "--pin list: has %u cpus but %s asks for %u%s", cfg->pin_list_len,
 		 wl_count_opt(cfg), maxt,
-		 cfg->pin_list_len > maxt ? " (a cpu a thread, the largest count's)" : "");
+		 cfg->pin_list_len > maxt ? " (one cpu each, for the largest count)" : "");
 	return -1;
 }
 

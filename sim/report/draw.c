@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include <locklab/result.h>
 
@@ -74,11 +73,9 @@ void draw_title(Agraph_t *g, const char *text)
  * that the first failure of any is the one said. */
 static bool write_failed;
 static int *said, said_here;
-static const char *dir; /* --graphs, made at the first graph */
 
-int draw_share_failures(const char *graphs_dir)
+int draw_share_failures(void)
 {
-	dir = graphs_dir;
 	if (said)
 		return 0;
 	said = mmap(NULL, sizeof(*said), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -192,8 +189,6 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 	if (write_failed || (said && *said)) { /* said once, when it failed */
 		write_failed = true;
 		rc = -1;
-	} else if (dir && mkdir(dir, 0777) && errno != EEXIST) {
-		rc = failed("cannot create %s: %s", dir, strerror(errno));
 	} else if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
 		rc = failed("file name too long: %s", stem);
 	} else {

@@ -26,10 +26,9 @@ void draw_threads_by_core(const struct wl_run *run, int *thread_of);
 int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *kind);
 /* Whether a file of draw_write could not be written, this process. */
 bool draw_write_failed(void);
-/* Before the runs: graphs go to graphs_dir, made at the first one, and a
- * failure to write one is said once for all the processes of the sweep.
- * 0, or -1 out of memory. */
-int draw_share_failures(const char *graphs_dir);
+/* Before the runs: a failure to write a graph is said once for all the
+ * processes of the sweep.  0, or -1 out of memory. */
+int draw_share_failures(void);
 void draw_fini(void);
 
 /* One entry of a graph's legend: a node filled with `fill`, or (fill

@@ -21,8 +21,9 @@
  * stretch where B was parked is replaced by the segments of the thread
  * that woke it over the same stretch (to a depth of four), and a stretch
  * before B asked for the lock is charged to the longest-waiting thread, or
- * to "idle" when nobody was waiting.  The parts therefore sum to the
- * handoff time unless a segment is missing: the tests check that.
+ * to the lock being free ("lock_free") when nobody was waiting.  The parts
+ * therefore sum to the handoff time unless a segment is missing: the tests
+ * check that.
  */
 #ifndef SIM_REPORT_EXPLAIN_H
 #define SIM_REPORT_EXPLAIN_H

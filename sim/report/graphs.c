@@ -455,24 +455,13 @@ static Agraph_t *handoff_graph(const struct wl_run *run)
 
 /* ------------------------------------------------------------ files */
 
-/* Can dir be made: its parent a directory this process may write?  errno
- * says why not. */
-static bool parent_writable(const char *dir)
-{
-	char parent[STEM_MAX];
-	char *slash;
+/* The process that made the --graphs directory (0: it was there). */
+static pid_t made_by;
 
-	snprintf(parent, sizeof(parent), "%s", dir);
-	while ((slash = strrchr(parent, '/')) && slash > parent && !slash[1])
-		*slash = 0; /* trailing slashes */
-	slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else if (slash == parent)
-		parent[1] = 0;
-	else
-		*slash = 0;
-	return access(parent, W_OK | X_OK) == 0;
+static void unmake_dir(void)
+{
+	if (made_by == getpid()) /* not --jobs' workers */
+		rmdir(graphs_dir); /* only if empty */
 }
 
 int graphs_set_dir(const char *dir, char *err, size_t errlen)
@@ -492,14 +481,17 @@ int graphs_set_dir(const char *dir, char *err, size_t errlen)
 			snprintf(err, errlen, "--graphs %s: not a directory", dir);
 			return -1;
 		}
-	} else if (!parent_writable(dir)) {
+	} else if (mkdir(dir, 0777) && errno != EEXIST) {
 		snprintf(err, errlen, "--graphs %s: cannot create it: %s", dir, strerror(errno));
 		return -1;
+	} else {
+		/* made now, so that other outputs may go into it; removed at exit
+		 * if nothing was (a refused command leaves nothing behind) */
+		made_by = getpid();
+		atexit(unmake_dir);
 	}
-	/* made when the first graph is written: a command refused before
-	 * its runs leaves nothing behind */
 	snprintf(graphs_dir, sizeof(graphs_dir), "%s", dir);
-	if (draw_share_failures(graphs_dir)) {
+	if (draw_share_failures()) {
 		snprintf(err, errlen, "--graphs: out of memory");
 		return -1;
 	}
@@ -543,7 +535,7 @@ int graphs_check(const struct wl_config *cfg, char *err, size_t errlen)
 	char stem[PATH_MAX], path[PATH_MAX + 16];
 	struct stat st;
 
-	if (!graphs_on || stat(graphs_dir, &st)) /* none yet: made at the first graph */
+	if (!graphs_on)
 		return 0;
 	for (unsigned l = 0; l < cfg->nalgos; l++)
 		for (unsigned t = 0; t < cfg->nthreads; t++)
