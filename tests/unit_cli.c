@@ -348,6 +348,7 @@ static void switch_options(void **state)
 	    "--topo", "--watchdog", "5");
 	BAD("locklab-native", "--out: needs a value (the next argument, --progress, is an option)",
 	    "calibrate", "--out", "--progress");
+	BAD(p, "--nosuch: unknown option", "run", "--nosuch", "--runs", "1"); /* not a value */
 	BAD(p, "--locks 65536 --cs-lines 4096: 268435456 lines of protected data", "run", "--locks",
 	    "65536", "--cs-lines", "4096");
 	/* on claims a mechanism the machine must have */
