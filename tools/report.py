@@ -253,9 +253,22 @@ def p99_cell(ok):
     return text
 
 
-def config_row(cfg, runs, per_run):
+def rate_unit(by_cfg):
+    """A table's unit, as the terminal's: Macq/s unless its largest mean
+    would print as 0.00xx, then kacq/s or acq/s."""
+    most = 0.0
+    for runs in by_cfg.values():
+        m = mean([num(r, 'throughput_per_s') for r in runs])
+        if not math.isnan(m):
+            most = max(most, m)
+    if most >= 1e4:
+        return 1e6, 'Macq/s'
+    return (1e3, 'kacq/s') if most >= 10 else (1.0, 'acq/s')
+
+
+def config_row(cfg, runs, per_run, scale=1e6):
     ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
-    tp = [num(r, 'throughput_per_s') / 1e6 for r in ok]
+    tp = [num(r, 'throughput_per_s') / scale for r in ok]
     m, s = mean(tp), sigma(tp)
     sem = s / math.sqrt(len(tp)) if tp else math.nan
     pct = 100.0 * sem / m if tp and m > 0 else math.nan
@@ -285,11 +298,12 @@ def tables_html(rows, thread_rows):
     per_run = starved_by_run(thread_rows)
     out = []
     for (lock, wl), by_cfg in group_configs(rows).items():
-        out.append('<table class="lock"><caption><b>%s</b> %s (throughput, Macq/s)</caption>'
-                   % (html.escape(lock), html.escape(workload_text(wl))))
+        scale, unit = rate_unit(by_cfg)
+        out.append('<table class="lock"><caption><b>%s</b> %s (throughput, %s)</caption>'
+                   % (html.escape(lock), html.escape(workload_text(wl)), unit))
         out.append('<thead>%s</thead><tbody>' % TABLE_HEAD)
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
-            out.append(config_row(cfg, runs, per_run))
+            out.append(config_row(cfg, runs, per_run, scale))
         out.append('</tbody></table>')
     return '\n'.join(out)
 
