@@ -102,8 +102,34 @@ static int split_records(struct shard *sh)
 	return 0;
 }
 
-/* SHARD.order: "locklab-shard2 I/N TOTAL KEY", the sweep's options, then
- * a line per row. */
+/* Field k (0-based) of a CSV record: where it starts; quotes respected. */
+static const char *field_at(const char *rec, unsigned k)
+{
+	bool quoted = false;
+
+	for (; *rec && k; rec++) {
+		if (*rec == '"')
+			quoted = !quoted;
+		else if (*rec == ',' && !quoted)
+			k--;
+	}
+	return rec;
+}
+
+/* Does a row say "LOCK,THREADS," in its lock and threads fields (the third
+ * and fourth) and run in its run field (the tenth)? */
+static bool row_is(const char *rec, const char *lock_threads, unsigned run)
+{
+	char *end;
+
+	if (strncmp(field_at(rec, 2), lock_threads, strlen(lock_threads)))
+		return false;
+	return strtoul(field_at(rec, 9), &end, 10) == run && (*end == ',' || !*end);
+}
+
+/* SHARD.order: "locklab-shard3 I/N TOTAL KEY", the sweep's options, then
+ * a line per row: its index in sweep order, and its lock, threads and run,
+ * which the row must have. */
 static int read_order(struct shard *sh)
 {
 	char path[4200], magic[32];
@@ -122,8 +148,19 @@ static int read_order(struct shard *sh)
 	if (ok)
 		*strchr(sh->sweep, '\n') = 0;
 	sh->order = malloc((sh->nrows + 1) * sizeof(*sh->order));
-	for (size_t i = 0; ok && sh->order && i < sh->nrows; i++)
-		ok = fscanf(f, "%zu", &sh->order[i]) == 1 && sh->order[i] < sh->total;
+	for (size_t i = 0; ok && sh->order && i < sh->nrows; i++) {
+		char lock[64], want[160];
+		unsigned threads, run;
+
+		ok = fscanf(f, "%zu %63s %u %u", &sh->order[i], lock, &threads, &run) == 4 &&
+		     sh->order[i] < sh->total;
+		snprintf(want, sizeof(want), "%s,%u,", lock, threads);
+		if (ok && !row_is(sh->rows[i], want, run)) {
+			fclose(f);
+			return ll_bad("merge", "%s: row %zu is not %s at %u threads, run %u, as %s says "
+				      "(edited?)", sh->path, i + 1, lock, threads, run, path);
+		}
+	}
 	ok = ok && sh->order && fscanf(f, "%31s", magic) == EOF;
 	fclose(f);
 	if (!ok)

@@ -364,8 +364,9 @@ static void order_of(FILE *f, const void *arg)
 		(size_t)s->o->cfg.nalgos * s->o->cfg.nthreads * s->o->cfg.runs *
 			(s->o->cfg.vm_vcpus ? s->o->cfg.novercommit : 1),
 		(unsigned long long)s->o->sweep_key, s->o->sweep_text);
-	for (size_t i = 0; i < s->done; i++)
-		fprintf(f, "%zu\n", s->todo[i]);
+	for (size_t i = 0; i < s->done; i++) /* its index, and what its row must say */
+		fprintf(f, "%zu %s %u %u\n", s->todo[i], s->out.rows[i].lock, s->out.rows[i].threads,
+			s->out.rows[i].run);
 }
 
 static int write_order(const char *csv, const struct sweep_sink *s)

@@ -18,7 +18,7 @@
 #define SWEEP_SIGNALLED 128
 
 /* First word of the PATH.order file that --shard writes beside a CSV. */
-#define MERGE_ORDER_MAGIC "locklab-shard2"
+#define MERGE_ORDER_MAGIC "locklab-shard3"
 
 /*
  * Runs the sweep o describes and writes its outputs.  Returns the exit

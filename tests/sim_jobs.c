@@ -196,6 +196,11 @@ static void merge_refuses_what_does_not_fit(void **state)
 			       "shard-1.csv > host-1.csv && cp shard-1.csv.order host-1.csv.order",
 			       tl_tmpdir()), 0);
 	refused(merge, "--out m.csv shard-0.csv host-1.csv shard-2.csv");
+	/* a row edited into another configuration: its .order says which it is */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/^sim,2socket,[a-z]*,[0-9]*,/sim,2socket,"
+			       "clh,9,/' shard-1.csv > edit-1.csv && cp shard-1.csv.order "
+			       "edit-1.csv.order", tl_tmpdir()), 0);
+	refused(merge, "--out m.csv shard-0.csv edit-1.csv shard-2.csv");
 }
 
 static void write_file(const char *name, const char *text)
@@ -214,15 +219,19 @@ static void merge_adds_the_failure_column(void **state)
 	size_t len;
 	char *text;
 
-	write_file("f0.csv", "lock,run\nttas,0\nmcs,0\n");
-	write_file("f0.csv.order", "locklab-shard2 0/2 3 1f\nrun --lock x\n0\n2\n");
-	write_file("f1.csv", "lock,run,failure\nnever,0,\"deadlock, all waiting\"\n");
-	write_file("f1.csv.order", "locklab-shard2 1/2 3 1f\nrun --lock x\n1\n");
+#define F_HEAD "backend,topo,lock,threads,cs_ns,ncs_ns,cs_lines,locks,seed,run"
+	write_file("f0.csv", F_HEAD "\nsim,t,ttas,2,50,200,1,1,1,0\nsim,t,mcs,2,50,200,1,1,1,0\n");
+	write_file("f0.csv.order", "locklab-shard3 0/2 3 1f\nrun --lock x\n0 ttas 2 0\n2 mcs 2 0\n");
+	write_file("f1.csv", F_HEAD ",failure\nsim,t,never,2,50,200,1,1,1,0,\"deadlock, all "
+				 "waiting\"\n");
+	write_file("f1.csv.order", "locklab-shard3 1/2 3 1f\nrun --lock x\n1 never 2 0\n");
 	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' merge --out f.csv f1.csv f0.csv",
 			       tl_tmpdir(), bindir), 0);
 	text = tl_slurp(tl_path("f.csv"), &len);
-	assert_string_equal(text, "lock,run,failure\nttas,0,\nnever,0,\"deadlock, all waiting\"\n"
-				  "mcs,0,\n");
+	assert_string_equal(text, F_HEAD ",failure\nsim,t,ttas,2,50,200,1,1,1,0,\n"
+				  "sim,t,never,2,50,200,1,1,1,0,\"deadlock, all waiting\"\n"
+				  "sim,t,mcs,2,50,200,1,1,1,0,\n");
+#undef F_HEAD
 	free(text);
 }
 
