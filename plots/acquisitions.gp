@@ -1,13 +1,14 @@
 # plots/acquisitions.gp - acquisitions of each thread, one panel per lock,
-# bars shaded by socket, a cross for a thread that acquired nothing (the
-# heading says so when there is one):
+# bars shaded by socket, a cross for a thread that acquired nothing in a
+# run (the heading says so when there is one):
 # starvation and socket capture at a glance.
 #
 # Variables (gnuplot -e), written by plots/plots.py:
 #   data     blocks separated by two blank lines, one per lock, columns
 #            thread, acquisitions (one run's, or the mean over runs when
 #            no thread changed socket between them), the socket's colour
-#            (0xRRGGBB)
+#            (0xRRGGBB), the fewest of one run (0: a cross, a thread that
+#            acquired nothing in some run)
 #   titles   one word per block (the lock)
 #   sockets, socket_colours   one word each per socket, for the key
 #   heading; out
@@ -33,7 +34,7 @@ do for [fmt in formats] {
 		set title word(titles, i)
 		if (i == 1) { set key top left horizontal } else { unset key }
 		plot data index (i - 1) using 1:2:3 with boxes lc rgb variable notitle, \
-		     data index (i - 1) using 1:($2 == 0 ? 0 : 1/0) with points pt 2 ps 0.8 \
+		     data index (i - 1) using 1:($4 == 0 ? 0 : 1/0) with points pt 2 ps 0.8 \
 			lc rgb "#c0392b" notitle, \
 		     for [k=1:words(sockets)] keyentry with boxes lc rgb word(socket_colours, k) \
 			title word(sockets, k)

@@ -92,9 +92,26 @@ def fail(msg, status=2):
     sys.exit(status)
 
 
-def read_csv(path):
-    with open(path, newline='') as f:
-        return list(csv.DictReader(f))
+RUN_COLUMNS = ('lock', 'threads', 'throughput_per_s')
+
+
+def read_csv(path, need=()):
+    """The rows of a CSV, or None after one line on stderr: a file that is
+    not text, not CSV, or lacks a column of need."""
+    try:
+        with open(path, newline='', encoding='utf-8') as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            fields = reader.fieldnames or []
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        sys.stderr.write('plots.py: %s: cannot read it as a CSV (%s): skipped\n' % (path, e))
+        return None
+    missing = [c for c in need if c not in fields]
+    if missing:
+        sys.stderr.write('plots.py: %s: not a run CSV of locklab (no column %s): skipped\n'
+                         % (path, missing[0]))
+        return None
+    return rows
 
 
 def num(row, key):
@@ -160,15 +177,24 @@ def gnuplot(script, out, **vars):
 # ------------------------------------------------------------ series
 
 def workload_of(row):
-    """The workload columns that tell two series of one lock apart."""
+    """The columns that tell two series of one lock apart: the workload's,
+    and a --vm sweep's overcommit (its levels are the effect measured)."""
     return (row.get('cs_ns', ''), row.get('ncs_ns', ''), row.get('cs_lines', ''),
-            row.get('locks', ''), row.get('read_pct', ''))
+            row.get('locks', ''), row.get('read_pct', ''), row.get('overcommit', ''))
+
+
+def ran(row):
+    """A run that has figures: not failed (a failed run's row is empty)."""
+    return not row.get('failure') and not math.isnan(num(row, 'throughput_per_s'))
 
 
 def series_of(rows):
-    """{(backend, lock, workload): {threads: [rows]}} in first-seen order."""
+    """{(backend, lock, workload): {threads: [rows]}} in first-seen order,
+    of the runs that have figures."""
     out = {}
     for r in rows:
+        if not ran(r):
+            continue
         key = (r.get('backend', '?'), r.get('lock', '?'), workload_of(r))
         try:
             t = int(r.get('threads', ''))
@@ -185,8 +211,10 @@ def series_titles(keys):
     titles = []
     for backend, lock, wl in keys:
         t = '%s:%s' % (backend, lock) if len(backends) > 1 else lock
-        if len(workloads) > 1:
+        if len({w[:5] for w in workloads}) > 1:
             t += ':cs=%s,ncs=%s' % (wl[0], wl[1])
+        if len({w[5] for w in workloads}) > 1:
+            t += ':x%s' % wl[5]
         titles.append(t)
     return titles
 
@@ -253,8 +281,21 @@ def runs_text(groups):
     return '%d run%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d runs' % (lo, hi)
 
 
+def sigma_text(groups):
+    """What the error bars are: none where a point is a single run."""
+    counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
+    if max(counts) < 2:
+        return 'single runs: no sigma, no bars'
+    return 'bars: one sigma over them' + ('' if min(counts) > 1 else ' (none for a single run)')
+
+
 def series_charts(name, rows, outdir, tmp, only):
     groups = series_of(rows)
+    lost = {(r.get('backend'), r.get('lock'), workload_of(r), r.get('threads')) for r in rows}
+    lost -= {(k[0], k[1], k[2], str(t)) for k, by_t in groups.items() for t in by_t}
+    if lost:
+        sys.stderr.write('plots.py: %s: %d configuration(s) whose runs all failed are not '
+                         'drawn\n' % (name, len(lost)))
     if not groups:
         return True
     keys = list(groups)
@@ -269,9 +310,9 @@ def series_charts(name, rows, outdir, tmp, only):
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
-                      heading='throughput against threads: %s\npoints: means of %s; bars: one '
-                      'sigma over them\nseries moved sideways a little, each with its own marker, '
-                      'so that equal ones show' % (what, runs_text(groups)),
+                      heading='throughput against threads: %s\npoints: means of %s; %s\n'
+                      'series moved sideways a little, each with its own marker, so that equal '
+                      'ones show' % (what, runs_text(groups), sigma_text(groups)),
                       tscale=scale, tunit=unit, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
@@ -283,6 +324,7 @@ def series_charts(name, rows, outdir, tmp, only):
                  for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
                       heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      'series moved sideways a little, each with its own marker; '
                       'longest: the largest of any run; each panel in its own unit; %s;\n'
                       'an open triangle: a p99 that is only a lower bound (in some run, half or '
                       'more of the waits at or above it were cut short)'
@@ -293,9 +335,12 @@ def series_charts(name, rows, outdir, tmp, only):
 
 
 def traffic_chart(name, rows, outdir, tmp):
-    rows = [r for r in rows if r.get('backend') == 'sim']
+    rows = [r for r in rows if r.get('backend') == 'sim' and ran(r)]
     cols = ['transfers_class%d_per_acq' % k for k in range(4)]
-    if not rows or cols[0] not in rows[0]:
+    if not rows:
+        print('traffic-%s: no simulated run with figures: skipped' % name)
+        return True
+    if cols[0] not in rows[0]:
         print('traffic-%s: the CSV has no transfers_class*_per_acq columns: skipped' % name)
         return True
     tmax = max(int(r['threads']) for r in rows)
@@ -308,8 +353,9 @@ def traffic_chart(name, rows, outdir, tmp):
     data = os.path.join(tmp, 'traffic-%s.dat' % name)
     with open(data, 'w') as f:
         f.write('# lock class0 class1 class2 class3 (transfers per acquisition)\n')
-        for l, v in per.items():
-            f.write('%s %s\n' % (l, ' '.join(fmt(0.0 if math.isnan(x) else x) for x in v)))
+        for l, v in per.items():  # a lock whose runs all failed has no bar, not 0
+            if not all(math.isnan(x) for x in v):
+                f.write('%s %s\n' % (l, ' '.join(fmt(0.0 if math.isnan(x) else x) for x in v)))
     names = ['same-socket'] + ['class-%d' % k for k in range(1, 4)]
     return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
                    classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
@@ -346,17 +392,21 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
         by_lock.setdefault(r['lock'], {}).setdefault(int(r['tid']), []).append(r)
     data = os.path.join(tmp, 'acq-%s.dat' % name)
     with open(data, 'w') as f:
-        f.write('# tid acquisitions socket\n')
+        f.write('# tid acquisitions socket fewest (in one run: 0 draws an x)\n')
         for i, (lock, by_tid) in enumerate(by_lock.items()):
             if i:
                 f.write('\n\n')
             for tid in sorted(by_tid):
                 rs = by_tid[tid]
-                f.write('%d %s %d\n' % (tid, fmt(mean([num(r, 'acquisitions') for r in rs])),
-                                        rgb_int(socket_colour(rs[0].get('node', '0')))))
+                acq = [num(r, 'acquisitions') for r in rs]
+                f.write('%d %s %d %s\n' % (tid, fmt(mean(acq)),
+                                           rgb_int(socket_colour(rs[0].get('node', '0'))),
+                                           fmt(min(acq))))
     sockets = sorted({socket_of(r) for r in rows})
     backend = rows[0].get('backend', 'sim')
-    starved = '; x: none acquired' if any(num(r, 'acquisitions') == 0 for r in rows) else ''
+    several = any(len(rs) > 1 for by_tid in by_lock.values() for rs in by_tid.values())
+    starved = ('; x: none acquired%s' % (' in some run' if several else '')
+               if any(num(r, 'acquisitions') == 0 for r in rows) else '')
     return gnuplot('acquisitions.gp', os.path.join(outdir, 'acquisitions-' + name), data=data,
                    titles=' '.join(by_lock),
                    sockets=' '.join('socket-%d' % k for k in sockets),
@@ -398,6 +448,8 @@ def crossover_chart(name, rows, outdir, tmp):
         f.write('# x y lock lead colour text_colour\n')
         for (t, cs), by_lock in sorted(cell.items()):
             lock, lead = best_of(by_lock)
+            if lock == '-':  # every run of the cell failed: left blank
+                continue
             if lock not in winners:
                 winners.append(lock)
             colour = lock_colour(lock)
@@ -415,8 +467,12 @@ def crossover_chart(name, rows, outdir, tmp):
 
 
 def best_of(by_lock):
-    """The lock of highest mean throughput in a cell, and its lead."""
-    ranked = sorted(((mean(v), l) for l, v in by_lock.items()), reverse=True)
+    """The lock of highest mean throughput in a cell, and its lead (a lock
+    whose runs there all failed has no mean and is not ranked)."""
+    ranked = sorted(((mean(v), l) for l, v in by_lock.items() if not math.isnan(mean(v))),
+                    reverse=True)
+    if not ranked:
+        return '-', '-'
     best, lock = ranked[0]
     lead = '-'
     if len(ranked) > 1 and ranked[1][0] > 0:
@@ -522,9 +578,22 @@ def make_threads_csv(argv, path):
     return True
 
 
+def topology_cores(binary, topo):
+    """The cores of topo, from ccbench's first line ("... 16 cores, ..."); None
+    if it cannot say."""
+    p = subprocess.run([binary, 'ccbench', '--topo', topo], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, universal_newlines=True)
+    m = re.search(r': (\d+) cores,', p.stdout)
+    return int(m.group(1)) if p.returncode == 0 and m else None
+
+
 def crossover_argvs(binary, topo, locks):
+    """The sweep's thread counts, those the machine has cores for (2socket's
+    16 stop at 16)."""
+    cores = topology_cores(binary, topo)
+    threads = [t for t in SWEEP_THREADS if cores is None or t <= cores]
     return [[binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
-             ','.join(str(t) for t in SWEEP_THREADS), '--cs', str(cs), '--runs', '1',
+             ','.join(str(t) for t in threads), '--cs', str(cs), '--runs', '1',
              '--duration', SWEEP_DURATION_MS, '--format', 'csv', '--csv', 'crossover-cs%d.csv' % cs]
             for cs in SWEEP_CS]
 
@@ -629,7 +698,8 @@ def native_files(results):
     """{NAME: rows} of every results/native-NAME.csv (NAME: HOST-HASH),
     oldest first."""
     files = sorted(result_files(results, 'native'), key=lambda f: os.path.getmtime(f[1]))
-    return {name: read_csv(p) for name, p in files}
+    out = {name: read_csv(p, RUN_COLUMNS) for name, p in files}
+    return {name: rows for name, rows in out.items() if rows is not None}
 
 
 def natives_for(name, natives, overlay):
@@ -653,7 +723,10 @@ def file_charts(a, outdir, tmp):
     if not sims and not natives:
         print('no results/sim-*.csv or native-*.csv: run `scons sim` or `scons native` first')
     for name, p in sims:
-        rows = read_csv(p)
+        rows = read_csv(p, RUN_COLUMNS)
+        if rows is None:
+            ok = False
+            continue
         ok &= series_charts(name, rows + natives_for(name, natives, a.overlay_native),
                             outdir, tmp, a.only)
         if 'traffic' in a.only:
@@ -664,7 +737,11 @@ def file_charts(a, outdir, tmp):
         twin = p[:-len('-sim.csv')] + '-native.csv'
         if os.path.exists(twin):
             name = os.path.basename(p)[:-len('-sim.csv')]
-            ok &= series_charts(name, read_csv(p) + read_csv(twin), outdir, tmp, a.only)
+            sim, nat = read_csv(p, RUN_COLUMNS), read_csv(twin, RUN_COLUMNS)
+            if sim is None or nat is None:
+                ok = False
+                continue
+            ok &= series_charts(name, sim + nat, outdir, tmp, a.only)
     return ok
 
 
@@ -678,7 +755,9 @@ def sweep_charts(a, outdir, tmp):
         path = os.path.join(a.results, 'threads-sim-%s.csv' % topo)
         argv = threads_argv(binary, a.topo, locks, a.thread_count or 32, path) if binary else []
         if cached_sweep(path, binary, a.topo, [argv], lambda: make_threads_csv(argv, path)):
-            ok &= acquisitions_chart(topo, read_csv(path), outdir, tmp, a.thread_count)
+            rows = read_csv(path, ('lock', 'threads', 'tid', 'acquisitions'))
+            ok &= rows is not None and acquisitions_chart(topo, rows, outdir, tmp,
+                                                          a.thread_count)
         elif binary:
             ok = False
     if 'crossover' in a.only:
@@ -686,7 +765,8 @@ def sweep_charts(a, outdir, tmp):
         argvs = crossover_argvs(binary, a.topo, locks) if binary else []
         if cached_sweep(path, binary, a.topo, argvs,
                         lambda: make_crossover_csv(argvs, path, tmp)):
-            ok &= crossover_chart(topo, read_csv(path), outdir, tmp)
+            rows = read_csv(path, RUN_COLUMNS + ('cs_ns',))
+            ok &= rows is not None and crossover_chart(topo, rows, outdir, tmp)
         elif binary:
             ok = False
     return ok

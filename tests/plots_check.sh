@@ -221,5 +221,21 @@ else
 	echo "plots_check: no $BIN/locklab-sim: colour table and sweep cache not checked"
 fi
 
+# A file named as a run's that is not one (bytes, a per-thread CSV) is
+# skipped with one line naming it, and plots.py exits non-zero; a run whose
+# every run failed is said, and no chart is drawn of it.
+mkdir -p "$TMP/bad" "$TMP/bad2"
+head -c 200 /dev/urandom > "$TMP/bad/sim-x-00000000.csv"
+python3 "$ROOT/plots/plots.py" --results "$TMP/bad" --no-sweeps --only throughput \
+	> /dev/null 2> "$TMP/bad.err" && fail "plots.py took a file of bytes"
+grep -q 'sim-x-00000000.csv: cannot read it as a CSV' "$TMP/bad.err" ||
+	fail "the bytes file is not named: $(cat "$TMP/bad.err")"
+printf 'backend,topo,lock,threads,run,tid,acquisitions\nsim,t,tas,2,0,0,5\n' \
+	> "$TMP/bad2/sim-x-00000000.csv"
+python3 "$ROOT/plots/plots.py" --results "$TMP/bad2" --no-sweeps --only throughput \
+	> /dev/null 2> "$TMP/bad.err" && fail "plots.py took a per-thread CSV as a run's"
+grep -q 'not a run CSV of locklab (no column throughput_per_s)' "$TMP/bad.err" ||
+	fail "the per-thread CSV is not named: $(cat "$TMP/bad.err")"
+
 [ $failed = 0 ] && echo "plots_check: ok"
 exit $failed

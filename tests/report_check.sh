@@ -191,6 +191,26 @@ grep -q '(throughput, kacq/s)' "$R/report-slow.html" ||
 "$SIM" run --topo 1socket --lock mcs --threads 2 --runs 2 --cs 9000000 --duration 100 |
 	grep -q '(throughput, kacq/s)' || fail "the terminal's slow table is not in kacq/s"
 
+# A --vm sweep's levels are rows of their own, as in the terminal, and one
+# run has no sigma ('-', the terminal's "no variance"), not 0.
+must "$SIM" run --topo 4socket --lock ticket --threads 4 --vm 4 --overcommit 1,2 --runs 1 \
+	--duration 1 --csv "$TMP/vm.csv"
+must report --csv "$TMP/vm.csv" --out "$R" --name vm
+python3 - "$R/report-vm.html" <<'EOF' || failed=1
+import re
+import sys
+page = open(sys.argv[1], encoding='utf-8').read()
+rows = re.findall(r'<th scope="row">([^<]*)</th><td>1</td><td>[^<]*</td><td>([^<]*)</td>', page)
+bad = []
+if sorted(r[0] for r in rows) != ['sim 4socket t=4 x1.00', 'sim 4socket t=4 x2.00']:
+    bad.append('the overcommit levels are not rows of their own: %r' % rows)
+if any(r[1] != '-' for r in rows):
+    bad.append('one run shows a sigma: %r' % rows)
+for b in bad:
+    print('report_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
+EOF
+
 nimg=$(grep -o '<img ' "$page" | wc -l)
 [ "$nimg" -ge 7 ] || fail "$page has $nimg images, expected at least 7"
 

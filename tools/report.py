@@ -148,10 +148,11 @@ def mean(xs):
 
 
 def sigma(xs):
-    """Sample standard deviation (n - 1), as the run table prints it."""
+    """Sample standard deviation (n - 1), as the run table prints it; none
+    (shown '-') of a single run, which the terminal calls "no variance"."""
     xs = finite(xs)
     if len(xs) < 2:
-        return 0.0 if xs else math.nan
+        return math.nan
     m = mean(xs)
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
@@ -188,17 +189,25 @@ def starved_by_run(thread_rows):
     return out
 
 
+def run_starved(runs, per_run):
+    """Each run's starved threads: from the per-thread CSV, or the run CSV's
+    own `starved` column; None where neither has every run."""
+    counts = [per_run.get(run_key(r)) for r in runs]
+    if runs and all(c is not None for c in counts):
+        return counts
+    column = [num(r, 'starved') for r in runs]
+    if runs and all(not math.isnan(c) for c in column):
+        return [int(c) for c in column]
+    return None
+
+
 def starved_cell(runs, per_run):
     """(text, count or None): exact from the per-thread CSV or the run
     CSV's `starved` column, else a bound from acq_min; the count is the most
     starved threads of one run."""
-    counts = [per_run.get(run_key(r)) for r in runs]
-    if runs and all(c is not None for c in counts):
+    counts = run_starved(runs, per_run)
+    if counts:
         return '%d' % max(counts), max(counts)
-    # the run CSV's own count (its `starved` column), where it has one
-    column = [num(r, 'starved') for r in runs]
-    if runs and all(not math.isnan(c) for c in column):
-        return '%d' % max(column), int(max(column))
     if any(num(r, 'acq_min') == 0 for r in runs):
         return '&ge;1', None
     if all(not math.isnan(num(r, 'acq_min')) for r in runs):
@@ -207,19 +216,27 @@ def starved_cell(runs, per_run):
 
 
 def group_configs(rows):
-    """{(lock, workload): {(backend, topo, threads): [rows]}}, first-seen order."""
+    """{(lock, workload): {(backend, topo, threads, overcommit): [rows]}},
+    first-seen order (a --vm sweep's levels are rows of their own, as in the
+    terminal's table)."""
     out = {}
     for r in rows:
         by_cfg = out.setdefault((r['lock'], workload_key(r)), {})
-        by_cfg.setdefault((r.get('backend', ''), r.get('topo', ''), r['threads']), []).append(r)
+        by_cfg.setdefault((r.get('backend', ''), r.get('topo', ''), r['threads'],
+                           r.get('overcommit', '')), []).append(r)
     return out
 
 
 def threads_order(item):
     try:
-        return (item[0][0], item[0][1], int(item[0][2]))
+        return (item[0][0], item[0][1], int(item[0][2]), item[0][3])
     except ValueError:
-        return (item[0][0], item[0][1], 0)
+        return (item[0][0], item[0][1], 0, item[0][3])
+
+
+def config_label(cfg):
+    """As the terminal's: "sim 4socket t=8", and " x2.00" under --vm."""
+    return '%s %s t=%s' % cfg[:3] + (' x%s' % cfg[3] if cfg[3] else '')
 
 
 def fmt(x, spec='%.4f'):
@@ -236,7 +253,14 @@ def fmt_time(ns):
     return '%.4g %s' % (ns / scale, unit)
 
 
-def verdict(starved_text, starved, threads):
+def verdict(starved_text, starved, threads, counts=None):
+    """As the terminal's ! line: how many in how many runs, where the runs
+    differ (counts: each run's, where known)."""
+    if starved and counts and min(counts) != max(counts):
+        if min(counts) == 0:
+            return 'up to %d of %s threads never got the lock (in %d of %d runs)' % (
+                starved, threads, sum(1 for c in counts if c), len(counts))
+        return '%d to %d of %s threads never got the lock' % (min(counts), starved, threads)
     if starved:
         return '%d of %s threads never got the lock' % (starved, threads)
     if starved is None:
@@ -274,14 +298,14 @@ def config_row(cfg, runs, per_run, scale=1e6):
     pct = 100.0 * sem / m if tp and m > 0 else math.nan
     # every run failed: nothing was counted, not even starved threads
     stext, starved = starved_cell(ok, per_run) if ok else ('-', 0)
-    cells = ['%s %s t=%s' % cfg, '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
+    cells = [config_label(cfg), '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
              p99_cell(ok),
-             html.escape(verdict(stext, starved, cfg[2]))]
+             html.escape(verdict(stext, starved, cfg[2], run_starved(ok, per_run)))]
     if len(ok) < len(runs):
         cells[-1] = html.escape('%d of %d runs failed' % (len(runs) - len(ok), len(runs)))
-        cells[-1] += ('; ' + html.escape(verdict(stext, starved, cfg[2]))
+        cells[-1] += ('; ' + html.escape(verdict(stext, starved, cfg[2], run_starved(ok, per_run)))
                       if starved or starved is None else '')
     cls = ' class="starved"' if starved or starved is None else ''
     return '<tr%s><th scope="row">%s</th>%s</tr>' % (
