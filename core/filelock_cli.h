@@ -19,6 +19,10 @@ int flw_parse_tests(const char *val, bool test[FLW_NTESTS]);
 int flw_parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out);
 /* --pin POLICY into cfg. */
 int flw_parse_pin(const char *val, struct wl_config *cfg);
+
+/* The width of a row's label in filelock's tables, both binaries: "sim
+ * 4socket-ring-ht private files, write leases" fits. */
+#define FLW_LABEL_W 50
 /* --seed S. */
 int flw_parse_seed(const char *val, uint64_t *seed);
 /* After the options: no --test runs all three tests, neither --shared nor

@@ -195,7 +195,8 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
 	       *noise ? " (" : "", *noise ? noise + 2 : "", *noise ? ")" : "",
 	       flw_global_names[o->global]);
-	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
+	printf("%-*s %12s %12s %12s %12s %12s\n", FLW_LABEL_W, "", "mean", "variance", "sigma",
+	       "max", "min");
 }
 
 /* The wake-ups from an idle state, every state together. */
@@ -215,7 +216,7 @@ static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 	uint64_t n = idle_wakes(c);
 
 	sim_idle_text(&o->cfg, text, sizeof(text));
-	printf("%-44s %s", "", text);
+	printf("%-*s %s", FLW_LABEL_W, "", text);
 	if (n) {
 		printf("; %s%llu wake-ups from them (", o->runs > 1 ? "all runs: " : "",
 		       (unsigned long long)n);
@@ -239,12 +240,13 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	ll_summarize(ms, o->runs, &s);
 	snprintf(label, sizeof(label), "sim %s %s", backend_topo_name(&o->cfg), mode_name(&r->fc));
 	if (o->runs == 1)
-		printf("%-44s %12.6f   (single run: no variance)\n", label, s.mean);
+		printf("%-*s %12.6f   (single run: no variance)\n", FLW_LABEL_W, label, s.mean);
 	else
-		printf("%-44s %12.6f %12.3e %12.6f %12.6f %12.6f  ( sigma/mean %.2f%% )\n", label, s.mean,
-		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
-	printf("%-44s %.0f lock+unlock pairs/s (all processes, over the mean time); %ssleeps %llu, woken %llu by %llu unlocks (at most "
-	       "%llu at once), slept again %llu\n",
+		printf("%-*s %12.6f %12.3e %12.6f %12.6f %12.6f  ( sigma/mean %.2f%% )\n",
+		       FLW_LABEL_W, label, s.mean, s.variance, s.sigma, s.max, s.min,
+		       s.mean > 0 ? 100 * s.sigma / s.mean : 0);
+	printf("%-*s %.0f lock+unlock pairs/s (all processes, over the mean time); %ssleeps %llu, woken %llu by %llu unlocks (at most "
+	       "%llu at once), slept again %llu\n", FLW_LABEL_W,
 	       "", s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0,
 	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
@@ -274,8 +276,9 @@ static void csv_rows(FILE *f, const void *arg)
 			double s = c->res[k].secs[i];
 			uint64_t wakes = idle_wakes(r);
 
-			fprintf(f, "sim,%s,%s,%s,%s,%u,%llu,", backend_topo_name(&o->cfg),
-				flw_test_names[fc->test], fc->shared ? "shared" : "private",
+			fputs("sim,", f);
+			output_csv_field(f, backend_topo_name(&o->cfg)); /* a path may hold commas */
+			fprintf(f, ",%s,%s,%s,%u,%llu,", flw_test_names[fc->test], fc->shared ? "shared" : "private",
 				flw_global_names[fc->global], o->procs,
 				(unsigned long long)o->iterations);
 			output_csv_field(f, o->cfg.pin_text); /* list:0,1 holds commas */

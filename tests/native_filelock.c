@@ -127,6 +127,7 @@ static void test_oversubscribed(void **state)
 	log = log_text();
 	/* (the stderr line comes once per process: an earlier test may have had it) */
 	assert_non_null(strstr(log, "shared file *"));
+	assert_non_null(strstr(log, "\n*: more processes than the CPUs")); /* its legend */
 	free(log);
 	csv = tl_slurp(tl_path("over.csv"), NULL);
 	assert_non_null(csv);
@@ -138,6 +139,7 @@ static void test_oversubscribed(void **state)
 	assert_int_equal(filelock(13, one), 0);
 	log = log_text();
 	assert_null(strstr(log, " *"));
+	assert_null(strstr(log, "*: more processes"));
 	free(log);
 	csv = tl_slurp(tl_path("one.csv"), NULL);
 	assert_non_null(csv);

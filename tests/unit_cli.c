@@ -310,6 +310,24 @@ static void rows_say_what_ran(void **state)
 	tl_proc_free(&o);
 }
 
+/* A topology path with a comma is one field of filelock's CSV, as of run's. */
+static void filelock_csv_quotes_the_topology(void **state)
+{
+	char dir[] = "/tmp/locklab-unit_cli.XXXXXX";
+
+	assert_non_null(mkdtemp(dir));
+	/* the source tree: the first directory above bindir with topologies/ */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && r='%s' && while [ ! -f \"$r/topologies/1socket.xml\" ] "
+			       "&& [ \"$r\" != / ]; do r=$(dirname \"$r\"); done && "
+			       "cp \"$r/topologies/1socket.xml\" 'a,b.xml' && "
+			       "'%s/locklab-sim' filelock --topo \"$PWD/a,b.xml\" --test flock --private "
+			       "--procs 2 --iterations 20 --runs 1 --csv f.csv > /dev/null && python3 -c "
+			       "\"import csv, sys; r = list(csv.reader(open('f.csv'))); "
+			       "sys.exit(not (len(r) == 2 and len(r[1]) == len(r[0]) and "
+			       "r[1][1].endswith('a,b')))\"", dir, bindir, bindir), 0);
+	assert_int_equal(tl_sh(NULL, "rm -rf '%s'", dir), 0);
+}
+
 static void arbitration_option(void **state)
 {
 	const char *p = "locklab-sim";
@@ -463,6 +481,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(simgrid_options),
 		cmocka_unit_test(settings_are_shown),
 		cmocka_unit_test(rows_say_what_ran),
+		cmocka_unit_test(filelock_csv_quotes_the_topology),
 		cmocka_unit_test(arbitration_option),
 		cmocka_unit_test(switch_options),
 		cmocka_unit_test(help_after_every_command),

@@ -45,6 +45,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "../../core/filelock_cli.h"
 #include <unistd.h>
 
 #include <locklab/backend.h>
@@ -88,13 +90,19 @@ static int make_file(const char *path)
 	return 0;
 }
 
-static int make_files(const struct fl_opts *o, struct fl_files *f)
+/* Where the files go: --dir, $TMPDIR or /tmp. */
+static const char *files_base(const struct fl_opts *o)
 {
 	const char *base = o->dir ? o->dir : getenv("TMPDIR");
+
+	return base && *base ? base : "/tmp";
+}
+
+static int make_files(const struct fl_opts *o, struct fl_files *f)
+{
+	const char *base = files_base(o);
 	char path[600];
 
-	if (!base || !*base)
-		base = "/tmp";
 	if (snprintf(f->dir, sizeof(f->dir), "%s/locklab-filelock.XXXXXX", base) >=
 	    (int)sizeof(f->dir))
 		return fl_bad("--dir: '%s' is too long", base);
@@ -126,8 +134,10 @@ static void remove_files(struct fl_files *f)
 	rmdir(f->dir);
 }
 
-/* Leases: can this directory's filesystem grant one to us? */
-static int probe_lease(const struct fl_files *f)
+/* Leases: can this directory's filesystem grant one to us?  Asked before
+ * any test runs (a refusal after flock and posix would lose their runs);
+ * named as given (dir: --dir, or where the files went). */
+static int probe_lease(const struct fl_files *f, const char *dir)
 {
 	char path[600];
 	int fd, rc = 0;
@@ -138,7 +148,7 @@ static int probe_lease(const struct fl_files *f)
 		return fl_bad("cannot open %s: %s", path, strerror(errno));
 	if (fcntl(fd, F_SETLEASE, F_WRLCK) || fcntl(fd, F_SETLEASE, F_UNLCK))
 		rc = fl_bad("lease: the filesystem of %s refuses leases (%s); try --dir on tmpfs or ext4",
-			    f->dir, strerror(errno));
+			    dir, strerror(errno));
 	close(fd);
 	return rc;
 }
@@ -339,7 +349,8 @@ static void table_heading(const struct fl_opts *o, enum fl_test t)
 {
 	printf("\n%s  procs=%u iterations=%llu pin=%s   (time per run, ms; variance in ms^2)\n", fl_test_names[t],
 	       o->procs, (unsigned long long)o->iterations, o->pin_text);
-	printf("%-44s %12s %12s %12s %12s %12s\n", "", "mean", "variance", "sigma", "max", "min");
+	printf("%-*s %12s %12s %12s %12s %12s\n", FLW_LABEL_W, "", "mean", "variance", "sigma",
+	       "max", "min");
 }
 
 static void table_row(const struct fl_opts *o, const struct fl_result *r)
@@ -358,11 +369,11 @@ static void table_row(const struct fl_opts *o, const struct fl_result *r)
 	snprintf(label, sizeof(label), "native %s %s%s", backend_topo_name(NULL), mode,
 		 o->oversubscribed ? " *" : "");
 	if (o->runs == 1)
-		printf("%-44s %12.4f   (single run: no variance)", label, s.mean);
+		printf("%-*s %12.4f   (single run: no variance)", FLW_LABEL_W, label, s.mean);
 	else
-		printf("%-44s %12.4f %12.3e %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", label, s.mean,
+		printf("%-*s %12.4f %12.3e %12.4f %12.4f %12.4f  ( sigma/mean %.2f%% )", FLW_LABEL_W, label, s.mean,
 		       s.variance, s.sigma, s.max, s.min, s.mean > 0 ? 100 * s.sigma / s.mean : 0);
-	printf("\n%-44s %12.0f lock+unlock pairs/s (all processes, over the mean time)\n", "",
+	printf("\n%-*s %12.0f lock+unlock pairs/s (all processes, over the mean time)\n", FLW_LABEL_W, "",
 	       s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0);
 }
 
@@ -384,8 +395,9 @@ static void csv_rows(FILE *f, const void *arg)
 		for (unsigned i = 0; i < o->runs; i++) {
 			double s = res[k].secs[i];
 
-			fprintf(f, "native,%s,%s,%s,%u,%llu,", backend_topo_name(NULL),
-				fl_test_names[res[k].test], res[k].shared ? "shared" : "private",
+			fputs("native,", f);
+			output_csv_field(f, backend_topo_name(NULL)); /* as run's CSV */
+			fprintf(f, ",%s,%s,%u,%llu,", fl_test_names[res[k].test], res[k].shared ? "shared" : "private",
 				o->procs, (unsigned long long)o->iterations);
 			output_csv_field(f, o->pin_text); /* list:0,1 holds commas */
 			fprintf(f, ",%u,%.9f,%.2f,%s\n", i, s,
@@ -442,8 +454,6 @@ static int run_tests(struct fl_opts *o, struct fl_run *r, struct fl_result *res,
 	for (int t = 0; t < FL_NTESTS && !rc; t++) {
 		if (!o->test[t])
 			continue;
-		if (t == FL_LEASE && (rc = probe_lease(r->files)))
-			break;
 		table_heading(o, (enum fl_test)t);
 		for (int mode = 0; mode < 2 && !rc; mode++) {
 			if (!(mode == 0 ? o->shared : o->private))
@@ -487,8 +497,13 @@ int native_filelock_main(int argc, char **argv)
 	if (r.sh == MAP_FAILED)
 		return fl_bad("cannot map shared memory: %s", strerror(errno));
 	rc = make_files(&o, &files);
+	if (!rc && o.test[FL_LEASE])
+		rc = probe_lease(&files, files_base(&o));
 	if (!rc)
 		rc = run_tests(&o, &r, res, &nres);
+	if (!rc && o.oversubscribed) /* the mark's legend goes with the table */
+		printf("\n*: more processes than the CPUs their placement gives them: each waits "
+		       "for a CPU as well as for the lock\n");
 	remove_files(&files);
 	if (!rc && o.csv && write_csv(&o, res, nres)) {
 		fprintf(stderr, "locklab-native: filelock: cannot write %s: %s\n", o.csv,
