@@ -50,6 +50,8 @@ int flw_parse_pin(const char *val, struct wl_config *cfg)
 
 int flw_parse_seed(const char *val, uint64_t *seed)
 {
+	if (cli_parse_u64(val, seed) && *val && strspn(val, "0123456789") == strlen(val))
+		return BAD("--seed: %s is out of range (0..%llu)", val, (unsigned long long)UINT64_MAX);
 	return cli_parse_u64(val, seed) ? BAD("--seed: '%s' is not a non-negative integer", val) : 0;
 }
 

@@ -328,8 +328,8 @@ static inline int wl_pin_list_check(const struct wl_config *cfg, unsigned maxt, 
 {
 	if (cfg->pin_list_len == maxt)
 		return 0;
-	snprintf(err, len, "--pin list: has %u cpus but %s asks for %u%s", cfg->pin_list_len,
-		 wl_count_opt(cfg), maxt,
+	snprintf(err, len, "--pin list: has %u cpu%s but %s asks for %u%s", cfg->pin_list_len,
+		 cfg->pin_list_len == 1 ? "" : "s", wl_count_opt(cfg), maxt,
 		 cfg->pin_list_len > maxt ? " (one cpu each, for the largest count)" : "");
 	return -1;
 }
