@@ -180,7 +180,25 @@ def workload_of(row):
     """The columns that tell two series of one lock apart: the workload's,
     and a --vm sweep's overcommit (its levels are the effect measured)."""
     return (row.get('cs_ns', ''), row.get('ncs_ns', ''), row.get('cs_lines', ''),
-            row.get('locks', ''), row.get('read_pct', ''), row.get('overcommit', ''))
+            row.get('locks', ''), row.get('read_pct', ''), row.get('overcommit', ''),
+            row.get('ncs_exp', ''))
+
+
+def workload_text(keys):
+    """The workload every series shares, for the heading ("cs 50 ns, ncs
+    200 ns, 1 line, 1 lock"); where the series differ, their titles say it."""
+    wls = {k[2] for k in keys}
+    if len(wls) != 1:
+        return 'workloads: in the titles'
+    cs, ncs, lines, locks, read, x, exp = next(iter(wls))
+    text = 'cs %s ns, ncs %s%s ns, %s line%s, %s lock%s' % (
+        cs or '?', 'exp:' if exp == 'true' else '', ncs or '?', lines or '?',
+        '' if lines == '1' else 's', locks or '?', '' if locks == '1' else 's')
+    if read:
+        text += ', %s%% reads' % read
+    if x:
+        text += ', overcommit x%s' % x
+    return text
 
 
 def ran(row):
@@ -211,7 +229,7 @@ def series_titles(keys):
     titles = []
     for backend, lock, wl in keys:
         t = '%s:%s' % (backend, lock) if len(backends) > 1 else lock
-        if len({w[:5] for w in workloads}) > 1:
+        if len({w[:5] + w[6:] for w in workloads}) > 1:
             t += ':cs=%s,ncs=%s' % (wl[0], wl[1])
         if len({w[5] for w in workloads}) > 1:
             t += ':x%s' % wl[5]
@@ -305,7 +323,7 @@ def series_charts(name, rows, outdir, tmp, only):
     common = dict(data=data, titles=' '.join(series_titles(keys)),
                   kinds=' '.join(k[0] for k in keys),
                   colours=' '.join(lock_colour(k[1]) for k in keys))
-    what = '%s (%s)' % (name, ', '.join(backends))
+    what = '%s (%s; %s)' % (name, ', '.join(backends), workload_text(keys))
     ok = True
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
