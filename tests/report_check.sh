@@ -191,6 +191,14 @@ grep -q '(throughput, kacq/s)' "$R/report-slow.html" ||
 "$SIM" run --topo 1socket --lock mcs --threads 2 --runs 2 --cs 9000000 --duration 100 |
 	grep -q '(throughput, kacq/s)' || fail "the terminal's slow table is not in kacq/s"
 
+# An rwlock's reads and writes are under its row, as the terminal's side
+# lines, a lower-bound p99 marked as there.
+must "$SIM" run --topo 4socket --lock rwlock --threads 16 --read-pct 90 --runs 1 --duration 1 \
+	--csv "$TMP/rw.csv"
+must report --csv "$TMP/rw.csv" --out "$R" --name rw
+grep -q '<tr class="side"><td></td><td colspan="10">reads [0-9.]* Macq/s, wait p99 .*; writes [0-9.]* Macq/s, wait p99 &ge;' \
+	"$R/report-rw.html" || fail "the rwlock's side lines are not under its row"
+
 # A --vm sweep's levels are rows of their own, as in the terminal, and one
 # run has no sigma ('-', the terminal's "no variance"), not 0.
 must "$SIM" run --topo 4socket --lock ticket --threads 4 --vm 4 --overcommit 1,2 --runs 1 \

@@ -285,9 +285,14 @@ def rate_unit(by_cfg):
         m = mean([num(r, 'throughput_per_s') for r in runs])
         if not math.isnan(m):
             most = max(most, m)
-    if most >= 1e4:
+    return unit_for(most)
+
+
+def unit_for(rate):
+    """(scale, name) that keeps a rate's digits at four decimals."""
+    if rate >= 1e4:
         return 1e6, 'Macq/s'
-    return (1e3, 'kacq/s') if most >= 10 else (1.0, 'acq/s')
+    return (1e3, 'kacq/s') if rate >= 10 else (1.0, 'acq/s')
 
 
 def config_row(cfg, runs, per_run, scale=1e6):
@@ -318,6 +323,34 @@ TABLE_HEAD = ('<tr><th>configuration</th><th>runs</th><th>mean</th><th>sigma</th
               '<th>verdict</th></tr>')
 
 
+def side_text(ok, side):
+    """An rwlock side as the terminal's side line: its rate over the runs
+    (each run's count over its time), its wait p99 (the mean of the runs
+    that timed one, &ge; where some run's is a lower bound, - where none did)
+    and its longest wait."""
+    rates = [num(r, side + 's') / num(r, 'duration_s') for r in ok
+             if num(r, 'duration_s') > 0]
+    m = mean(rates)
+    scale, unit = unit_for(0.0 if math.isnan(m) else m)
+    p99 = fmt_time(mean([num(r, side + '_wait_p99_ns') for r in ok]))
+    if any(r.get(side + '_wait_p99_censored') == 'true' for r in ok):
+        p99 = '&ge;' + p99
+    longest = max([x for x in (num(r, side + '_wait_max_ns') for r in ok) if not math.isnan(x)],
+                  default=math.nan)
+    return '%ss %s %s, wait p99 %s, longest %s' % (side, fmt(m / scale), unit, p99,
+                                                    fmt_time(longest))
+
+
+def side_row(runs):
+    """Under an rwlock's row, its reads and writes (the terminal's side
+    lines); '' for other locks."""
+    ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
+    if not ok or all(r.get('reads', '') == '' for r in ok):
+        return ''
+    return ('<tr class="side"><td></td><td colspan="10">%s; %s</td></tr>'
+            % (side_text(ok, 'read'), side_text(ok, 'write')))
+
+
 def tables_html(rows, thread_rows):
     per_run = starved_by_run(thread_rows)
     out = []
@@ -328,6 +361,7 @@ def tables_html(rows, thread_rows):
         out.append('<thead>%s</thead><tbody>' % TABLE_HEAD)
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
             out.append(config_row(cfg, runs, per_run, scale))
+            out.append(side_row(runs))
         out.append('</tbody></table>')
     return '\n'.join(out)
 
@@ -338,7 +372,9 @@ TABLE_NOTES = (
     'still waiting at the end counts with its wait so far (censored); where half or more of the '
     'waits at or above the p99 were cut short, in one run or more, it is only a lower bound, '
     'marked &ge; (the CSV\'s <code>wait_p99_censored</code>; a CSV without that column leaves '
-    'every cell unmarked). Starved threads: threads with no '
+    'every cell unmarked). Under an rwlock\'s row, its reads and writes: each side\'s rate, '
+    'its wait p99 (the mean of the runs that timed a wait of that side) and its longest wait, '
+    'as the terminal\'s side lines. Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
     'Jain index and handoff share have four decimals and throughput two: a mean may differ '
@@ -439,6 +475,7 @@ table.lock td:last-child { text-align: left; }
 table.lock caption, table.env th { text-align: left; }
 table.lock th[scope=row] { white-space: nowrap; }
 tr.starved { background: #fde8e8; }
+tr.side td { color: #444; font-size: 90%; }
 div.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); }
 figure { margin: .5em; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
