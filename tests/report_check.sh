@@ -214,6 +214,8 @@ if sorted(r[0] for r in rows) != ['sim 4socket t=4 x1.00', 'sim 4socket t=4 x2.0
     bad.append('the overcommit levels are not rows of their own: %r' % rows)
 if any(r[1] != '-' for r in rows):
     bad.append('one run shows a sigma: %r' % rows)
+if page.count('<td colspan="10">vm: pcpus ') != 2:
+    bad.append('the vm lines are not under the two rows')
 for b in bad:
     print('report_check: FAIL: ' + b)
 sys.exit(1 if bad else 0)

@@ -351,6 +351,29 @@ def side_row(runs):
             % (side_text(ok, 'read'), side_text(ok, 'write')))
 
 
+def vm_row(runs):
+    """Under a --vm row, the hypervisor's counters, means per run, as the
+    terminal's vm line; '' without --vm."""
+    ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
+    if not ok or all(r.get('pcpus', '') == '' for r in ok):
+        return ''
+
+    def per_run(col):
+        return fmt(mean([num(r, col) for r in ok]), '%.1f')
+
+    if ok[0].get('holder_preemptions', '') != '':  # the simulator's hypervisor
+        text = ('pcpus %s; per run: preempted holding %s (%s ns/acq), waiting %s (%s ns/acq); '
+                'ple exits %s, halts %s, kicks %s'
+                % (ok[0]['pcpus'], per_run('holder_preemptions'),
+                   per_run('holder_lost_ns_per_acq'), per_run('waiter_preemptions'),
+                   per_run('waiter_lost_ns_per_acq'), per_run('ple_exits'), per_run('halts'),
+                   per_run('kicks')))
+    else:
+        text = ('cpus %s; per run: involuntary switches %s, halts %s, kicks %s'
+                % (ok[0]['pcpus'], per_run('preemptions'), per_run('halts'), per_run('kicks')))
+    return '<tr class="side"><td></td><td colspan="10">vm: %s</td></tr>' % html.escape(text)
+
+
 def tables_html(rows, thread_rows):
     per_run = starved_by_run(thread_rows)
     out = []
@@ -362,6 +385,7 @@ def tables_html(rows, thread_rows):
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
             out.append(config_row(cfg, runs, per_run, scale))
             out.append(side_row(runs))
+            out.append(vm_row(runs))
         out.append('</tbody></table>')
     return '\n'.join(out)
 
@@ -374,7 +398,8 @@ TABLE_NOTES = (
     'marked &ge; (the CSV\'s <code>wait_p99_censored</code>; a CSV without that column leaves '
     'every cell unmarked). Under an rwlock\'s row, its reads and writes: each side\'s rate, '
     'its wait p99 (the mean of the runs that timed a wait of that side) and its longest wait, '
-    'as the terminal\'s side lines. Starved threads: threads with no '
+    'as the terminal\'s side lines; under a <code>--vm</code> row, the hypervisor\'s counters, '
+    'means per run, as the terminal\'s vm line. Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
     'Jain index and handoff share have four decimals and throughput two: a mean may differ '
