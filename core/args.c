@@ -126,10 +126,9 @@ int ll_args_next(struct ll_args *a, char *err, size_t len)
 	}
 	if (eq)
 		a->val = eq + 1;
-	else if (a->i < a->argc && is_option(a, a->argv[a->i]) && !o && !backend_knows(a->name))
-		return unknown(a, a->name, err, len);
 	else if (a->i < a->argc && is_option(a, a->argv[a->i]))
-		return bad(err, len, "%s: needs a value (the next argument, %.60s, is an option)",
+		return !o && !backend_knows(a->name) ? unknown(a, a->name, err, len) :
+		       bad(err, len, "%s: needs a value (the next argument, %.60s, is an option)",
 			   a->name, a->argv[a->i]);
 	else if (a->i < a->argc)
 		a->val = a->argv[a->i++];

@@ -487,8 +487,8 @@ def crossover_chart(name, rows, outdir, tmp):
 def best_of(by_lock):
     """The lock of highest mean throughput in a cell, and its lead (a lock
     whose runs there all failed has no mean and is not ranked)."""
-    ranked = sorted(((mean(v), l) for l, v in by_lock.items() if not math.isnan(mean(v))),
-                    reverse=True)
+    means = ((mean(v), l) for l, v in by_lock.items())
+    ranked = sorted(((m, l) for m, l in means if not math.isnan(m)), reverse=True)
     if not ranked:
         return '-', '-'
     best, lock = ranked[0]

@@ -321,7 +321,7 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	const struct wl_config *cfg = run->cfg;
 	static unsigned cores[WL_MAX_THREADS]; /* one run at a time, one thread */
 	char err[256];
-	uint64_t stale;
+	uint64_t stale, bound;
 
 	if (sim_load_topo(sim_topo_of(cfg), err, sizeof(err)))
 		return run_failed(run, err);
@@ -348,7 +348,8 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	run->end_ns = cfg->ops ? 0 : cfg->duration_ms * 1000000ull;
 	run->stop = 0;
 	sim.end_ps = run->end_ns ? run->end_ns * 1000 : UINT64_MAX;
-	sim.progress_bound_ps = progress_bound(cfg) ? vm_progress_bound(progress_bound(cfg)) : 0;
+	bound = progress_bound(cfg);
+	sim.progress_bound_ps = bound ? vm_progress_bound(bound) : 0; /* 0: --watchdog 0, off */
 	sim.end_bound_ps = vm_progress_bound(default_bound(cfg));
 	sim.next_check_ps = sim.progress_bound_ps ? sim.progress_bound_ps + 1 : UINT64_MAX;
 	if (sim.end_ps < sim.next_check_ps)

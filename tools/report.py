@@ -303,14 +303,15 @@ def config_row(cfg, runs, per_run, scale=1e6):
     pct = 100.0 * sem / m if tp and m > 0 else math.nan
     # every run failed: nothing was counted, not even starved threads
     stext, starved = starved_cell(ok, per_run) if ok else ('-', 0)
+    says = verdict(stext, starved, cfg[2], run_starved(ok, per_run))
     cells = [config_label(cfg), '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
              p99_cell(ok),
-             html.escape(verdict(stext, starved, cfg[2], run_starved(ok, per_run)))]
+             html.escape(says)]
     if len(ok) < len(runs):
         cells[-1] = html.escape('%d of %d runs failed' % (len(runs) - len(ok), len(runs)))
-        cells[-1] += ('; ' + html.escape(verdict(stext, starved, cfg[2], run_starved(ok, per_run)))
+        cells[-1] += ('; ' + html.escape(says)
                       if starved or starved is None else '')
     cls = ' class="starved"' if starved or starved is None else ''
     return '<tr%s><th scope="row">%s</th>%s</tr>' % (

@@ -68,27 +68,30 @@ void draw_title(Agraph_t *g, const char *text)
 	draw_set(g, "fontsize", "16");
 }
 
-/* Whether a graph file could not be written: the command then exits 1.
- * said is shared with the processes of --jobs (mapped before they fork), so
- * that the first failure of any is the one said. */
-static bool write_failed;
-static int *said, said_here;
+/* Whether a graph file could not be written (the command then exits 1):
+ * this process's flag until draw_share_failures() maps one shared with the
+ * processes of --jobs (before they fork), so that the first failure of any
+ * is the one said. */
+static int said_here, *said = &said_here;
 
 int draw_share_failures(void)
 {
-	if (said)
+	int *shared;
+
+	if (said != &said_here)
 		return 0;
-	said = mmap(NULL, sizeof(*said), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (said == MAP_FAILED) {
-		said = NULL;
+	shared = mmap(NULL, sizeof(*said), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1,
+		      0);
+	if (shared == MAP_FAILED)
 		return -1;
-	}
+	*shared = said_here;
+	said = shared;
 	return 0;
 }
 
 bool draw_write_failed(void)
 {
-	return write_failed;
+	return __atomic_load_n(said, __ATOMIC_ACQUIRE);
 }
 
 static int failed(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -100,16 +103,13 @@ static int failed(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (write_failed || __atomic_exchange_n(said ? said : &said_here, 1, __ATOMIC_ACQ_REL)) {
-		write_failed = true;
+	if (__atomic_exchange_n(said, 1, __ATOMIC_ACQ_REL))
 		return -1;
-	}
 	fputs("locklab-sim: --graphs: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputs("; no more graphs are written\n", stderr);
-	write_failed = true;
 	return -1;
 }
 
@@ -186,8 +186,7 @@ int draw_write(Agraph_t *g, const char *engine, const char *stem, const char *ki
 
 	if (!g)
 		return failed("out of memory");
-	if (write_failed || (said && *said)) { /* said once, when it failed */
-		write_failed = true;
+	if (draw_write_failed()) { /* said once, when it failed */
 		rc = -1;
 	} else if (snprintf(path, sizeof(path), "%s-%s", stem, kind) >= (int)sizeof(path)) {
 		rc = failed("file name too long: %s", stem);
