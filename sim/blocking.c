@@ -32,22 +32,20 @@
 #include <locklab/mem.h>
 
 #include "idle.h"
-#include "lookahead.h"
 #include "observe.h"
 #include "sim.h"
 #include "storebuf.h"
+#include "turns.h"
 #include "vm.h"
 
+/* Make an actor that waits with no deadline runnable: now when it is
+ * suspended; when it has not suspended yet (it still sleeps until a fetch
+ * ahead ends, sim/memops.c), its suspend returns at once. */
 void sim_resume_actor(struct sim_actor *w)
 {
-	struct sim_actor *me = sim.cur;
-
-	sim_la_woken(w);
 	if (w->suspended) {
-		sim_la_yield(me);
 		w->suspended = false;
-		sg_actor_resume(w->actor);
-		sim_la_back(me);
+		sim_turn_wake(w);
 	} else {
 		w->resume_pending = true;
 	}
@@ -60,21 +58,15 @@ void sim_suspend_self(struct sim_actor *a)
 		return;
 	}
 	a->suspended = true;
-	SIM_COUNT_EVENT(SIM_EV_PARK);
-	sim_la_blocking();
-	sg_actor_suspend(a->actor);
-	sim_la_set(a->idx, SIM_LA_NEVER);
-	sim.now_ps = sim_clock_ps();
+	if (sim_turn_wait(a, SIM_NEVER))
+		SIM_COUNT_EVENT(SIM_EV_PARK);
 	sim_resumed(a);
 }
 
-/* Make a parked actor runnable (it is already off any line list).  The
- * resume or release is a simcall: other actors may run before it returns,
- * so the running actor's view is restored afterwards. */
+/* Make a parked actor runnable now (it is already off any line list). */
 void sim_wake(struct sim_actor *w)
 {
 	struct sim_actor *me = sim.cur;
-	uint64_t now = sim.now_ps;
 
 	if (w->block == SIM_PARKED_LINE)
 		sim.nline_waiters--;
@@ -82,17 +74,10 @@ void sim_wake(struct sim_actor *w)
 		sim.nparked--;
 	SIM_OBSERVE(woken, w->idx, me ? (int)me->idx : -1);
 	w->block = SIM_RUNNING;
-	SIM_COUNT_EVENT(SIM_EV_WAKE);
-	if (w->timed) {
-		sim_la_woken(w);
-		sim_la_yield(me);
-		sg_sem_release(w->sem);
-		sim_la_back(me);
-	} else {
+	if (w->timed)
+		sim_turn_wake(w);
+	else
 		sim_resume_actor(w);
-	}
-	sim.cur = me;
-	sim.now_ps = now;
 }
 
 
@@ -113,23 +98,12 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 		return false;
 	}
 	a->timed = true;
-	sim_la_sync(a);
-	SIM_COUNT_EVENT(SIM_EV_TIMED);
-	sim_la_set(a->idx, dl_ps);
-	int timeout = sg_sem_acquire_timeout(a->sem, (double)(dl_ps - sim.now_ps) * 1e-12);
-	sim_la_set(a->idx, SIM_LA_NEVER);
-	uint64_t now = sim_clock_ps();
-
-	if (timeout && now < dl_ps)
-		now = dl_ps;
-	if (timeout && a->block == SIM_RUNNING && !sg_sem_would_block(a->sem))
-		sg_sem_acquire(a->sem); /* woken in the same instant: drain */
-	sim.cur = a;
-	sim.now_ps = now;
+	if (sim_turn_wait(a, dl_ps))
+		SIM_COUNT_EVENT(SIM_EV_TIMED);
 	a->timed = false;
-	SIM_OBSERVE(unblock, a->idx, now);
+	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
 	sim_resumed(a);
-	return timeout && a->block != SIM_RUNNING;
+	return a->block != SIM_RUNNING;
 }
 
 /* The parked waiters of a line: a circular list, the slot points at its
@@ -187,6 +161,8 @@ static void wake_line(uintptr_t line)
 			break;
 		w = next;
 	}
+	if (sim.cur)
+		sim.cur->woke_line = line;
 }
 
 void sim_after_write(uintptr_t addr)

@@ -4,8 +4,8 @@
  * and the counters of a run.
  *
  * A process may run many runs in sequence.  Each run gets a fresh coherence
- * model and its own time base (its simulated time starts at 0), while
- * SimGrid's clock keeps growing.  wl_setup() runs in maestro before the
+ * model and its simulated time starts at 0 (sim/turns.c keeps the clock;
+ * SimGrid runs the actors).  wl_setup() runs in maestro before the
  * actors start; its allocations register their home nodes and tags with
  * the model (sim/alloc.c).
  *
@@ -14,8 +14,8 @@
  * Counters cover the measured interval: for a duration run they are
  * snapshotted when simulated time first reaches the end of the run (checked
  * at every event, sim/failure.c); for an --ops run they are taken when the
- * last thread has finished.  `events` counts every actor sleep, block and
- * wake the run caused, over the whole run.
+ * last thread has finished.  `events` counts every hand-over from one
+ * actor to another (sim/turns.c) the run caused, over the whole run.
  *
  * Contexts: SimGrid's raw contexts, except in a build with AddressSanitizer,
  * which does not follow raw stack switches: there each actor is a thread
@@ -33,13 +33,13 @@
 #include <locklab/backend.h>
 
 #include "idle.h"
-#include "lookahead.h"
 #include "observe.h"
 #include "switches.h"
 #include "report/report.h"
 #include "sched_noise.h"
 #include "sim.h"
 #include "storebuf.h"
+#include "turns.h"
 #include "vm.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -70,11 +70,6 @@ struct sim_state sim = {
 };
 
 /* ------------------------------------------------------------ SimGrid */
-
-uint64_t sim_clock_ps(void)
-{
-	return (uint64_t)llround(simgrid_get_clock() * 1e12) - sim.base_ps;
-}
 
 #define SIM_CFG_MAX 16
 
@@ -152,13 +147,11 @@ static void actor_main(int argc, char **argv)
 {
 	struct sim_actor *a = sg_actor_self_get_data();
 
-	sim.cur = a;
-	sim.now_ps = sim_clock_ps();
-	sim_la_set(a->idx, SIM_LA_NEVER);
+	sim_turn_enter(a);
 	actor_body(a);
-	sim_la_sync(a); /* its end is an event others may see */
 	sim_actor_exit(a);
 	sim.cur = NULL;
+	sim_turn_leave(a);
 }
 
 static void free_actors(void)
@@ -183,7 +176,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.actors = calloc(n ? n : 1, sizeof(*sim.actors));
 	if (sim.topo.nlinks)
 		sim.snap_links = calloc(sim.topo.nlinks, sizeof(uint64_t));
-	if (!sim.model || !sim.actors || (sim.topo.nlinks && !sim.snap_links) || sim_la_reset(n))
+	if (!sim.model || !sim.actors || (sim.topo.nlinks && !sim.snap_links) || sim_turns_reset(n))
 		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		struct sim_actor *a = &sim.actors[i];
@@ -196,7 +189,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 	sim.nactors = n;
 	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = sim.nadmit_timed = 0;
 	sim.cur = NULL;
-	sim.base_ps = (uint64_t)llround(simgrid_get_clock() * 1e12);
+	sim.base_ps += sim.now_ps + 1; /* + 1: no two runs share a base */
 	sim.now_ps = 0;
 	memset(sim.events_by, 0, sizeof(sim.events_by));
 	sim.end_ps = UINT64_MAX;
@@ -229,7 +222,6 @@ void sim_go(void)
 	simgrid_run();
 	sim.cur = NULL;
 	sim_check_stranded();
-	sim.now_ps = sim_clock_ps();
 }
 
 void sim_end(void)

@@ -148,7 +148,7 @@ void sim_check_stranded(void)
 		return;
 	buf = failure_buf(&len);
 	snprintf(buf, len, "deadlock at %.3f us: the simulation stopped with threads blocked: ",
-		 (double)sim_clock_ps() / 1e6);
+		 (double)sim.now_ps / 1e6);
 	describe_threads(buf, len, true);
 	if (sim.run)
 		sim.run->failed = 1;

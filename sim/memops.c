@@ -29,7 +29,7 @@
  * written on real memory follow that order.
  *
  * A sleep that ends before any other actor's next event moves the
- * actor's clock without a SimGrid event (sim/lookahead.c).
+ * actor's clock without handing over to another actor (sim/turns.c).
  *
  * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
  * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
@@ -44,12 +44,12 @@
  */
 #include <locklab/mem.h>
 
-#include "lookahead.h"
 #include "observe.h"
 #include "sched_noise.h"
 #include "sim.h"
 #include "storebuf.h"
 #include "switches.h"
+#include "turns.h"
 #include "vm.h"
 
 static uint64_t width_mask(unsigned size)
@@ -104,24 +104,15 @@ void sim_resumed(struct sim_actor *a)
 const char *const sim_event_kind_names[SIM_EV_KINDS] = {
 	[SIM_EV_PAY] = "pay", [SIM_EV_TRAVEL] = "travel", [SIM_EV_COMPLETE] = "complete",
 	[SIM_EV_ADMIT] = "admit", [SIM_EV_PARK] = "park", [SIM_EV_WAKE] = "wake",
-	[SIM_EV_TIMED] = "timed", [SIM_EV_SYNC] = "sync", [SIM_EV_VM] = "vm",
+	[SIM_EV_TIMED] = "timed", [SIM_EV_VM] = "vm",
 };
 
 void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
 	if (t <= sim.now_ps)
 		return;
-	if (sim_la_skip(a, t)) {
-		sim.now_ps = t;
-		sim_resumed(a);
-		return;
-	}
-	SIM_COUNT_EVENT(k);
-	sim_la_blocking();
-	sim_la_set(a->idx, t);
-	sg_actor_sleep_until((double)(sim.base_ps + t) * 1e-12);
-	sim_la_set(a->idx, SIM_LA_NEVER);
-	sim.now_ps = t;
+	if (sim_turn_wait(a, t))
+		SIM_COUNT_EVENT(k);
 	sim_resumed(a);
 }
 
@@ -143,7 +134,7 @@ void sim_pay(struct sim_actor *a)
 uint64_t sim_local_ps(void)
 {
 	if (!sim.cur)
-		return sim.model ? sim_clock_ps() : 0;
+		return sim.model ? sim.now_ps : 0;
 	return sim.now_ps + sim.cur->owed_ps;
 }
 
@@ -162,14 +153,10 @@ static void admit_due(struct sim_actor *me, uintptr_t addr)
 		w->admit_r = r;
 		w->block = SIM_RUNNING;
 		sim.nadmit--;
-		if (w == me) {
+		if (w == me)
 			me->admit_self = true;
-			continue;
-		}
-		SIM_COUNT_EVENT(SIM_EV_ADMIT);
-		sim_resume_actor(w);
-		sim.cur = me;
-		sim.now_ps = now;
+		else
+			sim_resume_actor(w);
 	}
 }
 
@@ -224,15 +211,9 @@ static void present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_
 /* An aborted run wakes an actor waiting for admission (it leaves). */
 void sim_admit_abandon(struct sim_actor *w)
 {
-	struct sim_actor *me = sim.cur;
-	uint64_t now = sim.now_ps;
-
 	w->block = SIM_RUNNING;
 	sim.nadmit--;
-	SIM_COUNT_EVENT(SIM_EV_ADMIT);
 	sim_resume_actor(w);
-	sim.cur = me;
-	sim.now_ps = now;
 }
 
 
@@ -252,6 +233,22 @@ static bool must_pay(struct sim_actor *a, uintptr_t addr, enum coh_op op)
 	return op == COH_STORE && sim.nline_waiters && *coh_line_user(sim.model, addr & SIM_LINE_MASK);
 }
 
+/* The running actor's write woke waiters, who have not acted yet: they
+ * act before the writer's next access at the instant of the write, and
+ * before its next access to that line, as their reaction to the write
+ * precedes what the writer starts after it.  (An access to another line
+ * later than the write but within the quantum may go first, as any hit
+ * within the quantum.) */
+static void let_woken_go_first(struct sim_actor *a, uintptr_t addr)
+{
+	if (a->owed_ps && (addr & SIM_LINE_MASK) != a->woke_line)
+		return;
+	a->woke_line = 0;
+	if (sim_turn_wait(a, sim.now_ps))
+		SIM_COUNT_EVENT(SIM_EV_WAKE);
+	sim_resumed(a);
+}
+
 /* Let simulated time pass for an access; returns when it may be performed.
  * A drain of the store buffer is not told to the observer (tell false):
  * its time overlaps the core's own, and sim/storebuf.c tells the stall. */
@@ -260,6 +257,8 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	struct coh_result r;
 	uint64_t travel, t;
 
+	if (a->woke_line)
+		let_woken_go_first(a, addr);
 	sched_noise_point(a, tell);
 	if (must_pay(a, addr, op))
 		sim_pay(a);

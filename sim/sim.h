@@ -6,11 +6,12 @@
  * hypervisor (sim/vm*.c), the reports (sim/report/) and sim/ccbench.c.
  * Not a public interface.
  *
- * Time.  locklab keeps simulated time as integer picoseconds; SimGrid's
- * clock is a double of seconds that keeps growing over the runs of one
- * process.  Each run (or ccbench pass) takes a time base, so that a run's
- * own time starts at 0; conversions round to the nearest picosecond, which
- * is exact while the clock stays below a few hours of simulated time.
+ * Time.  locklab keeps simulated time as integer picoseconds, in its own
+ * clock (sim.now_ps): sim/turns.c runs the actor due first and moves the
+ * clock to its instant; SimGrid runs the actors (contexts, semaphores) and
+ * its own clock stays at 0.  Each run (or ccbench pass) starts at 0; its
+ * base (sim.base_ps) is the earlier runs' time in this process, which tells
+ * runs apart and bounds a process's simulated time.
  *
  * Local time.  Each simulated thread (a SimGrid actor) owes the engine
  * some local time: cache hits, ll_delay_ns and ll_cpu_relax add to it
@@ -31,9 +32,10 @@
  *
  * Blocking.  A parked waiter (ll_wait_change on a line it holds validly)
  * sits in a list hung on the line's user slot of the coherence model and
- * is woken by the next write of the line.  Waits without a deadline, and
- * ll_park, use suspend/resume guarded by flags; waits with a deadline use
- * a per-actor semaphore with a timeout.
+ * is woken by the next write of the line.  A wait without a deadline, and
+ * ll_park, is due never until woken (guarded by flags: an actor woken
+ * before it suspends does not suspend); a wait with a deadline is due at
+ * it, or when woken, whichever is first.
  *
  * Failure.  A deadlock (every live thread parked with no deadline) or a run
  * without progress ends the run: every actor is woken and leaves through a
@@ -61,8 +63,8 @@
 #define SIM_DEFAULT_TOPO "4socket"
 #define SIM_DEFAULT_QUANTUM_PS 100000ull /* 100 ns */
 #define SIM_LINE_MASK (~(uintptr_t)(COH_LINE_SIZE - 1))
-/* Simulated time one process may use, its runs together (about 1281 h): the
- * SimGrid clock in ps stays within half of int64 (llround) */
+/* Simulated time one process may use, its runs together (about 1281 h): a
+ * run's clock, a deadline past it and the runs' base stay within uint64 */
 #define SIM_TIME_MAX_PS (1ull << 62)
 
 /* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
@@ -97,10 +99,12 @@ struct sim_actor {
 
 	enum sim_block block;
 	bool timed;       /* parked with a deadline (not a deadlock candidate) */
-	bool suspended;   /* suspend/resume handshake */
+	bool suspended;   /* waits with no deadline until woken */
 	bool resume_pending;
 	bool kick_pending; /* ll_unpark came before ll_park */
-	sg_sem_t sem;      /* deadline waits */
+	uintptr_t woke_line; /* its write of it woke waiters, who have not run yet; or 0 */
+	sg_sem_t sem;      /* blocks on it while others have their turns */
+	uint64_t turn_ps;  /* the instant its turn begins (sim/turns.c) */
 	uintptr_t wait_line; /* line address while parked on it, or waiting for admission */
 	struct coh_result admit_r; /* the miss's result, given when it is admitted */
 	bool admit_self;   /* admitted by its own call, before it suspended */
@@ -118,7 +122,7 @@ struct sim_alloc {
 	unsigned node;
 };
 
-/* What an event (a SimGrid sleep, block or resume an actor causes) was
+/* What an event (the running actor hands over to another, sim/turns.c) was
  * for: `scons bench` reports events per access by kind. */
 enum sim_event_kind {
 	SIM_EV_PAY,      /* local time paid before a visible access */
@@ -126,9 +130,8 @@ enum sim_event_kind {
 	SIM_EV_COMPLETE, /* a miss served: until its data arrives */
 	SIM_EV_ADMIT,    /* a miss waiting for, or resumed by, admission */
 	SIM_EV_PARK,     /* a waiter parked on a line or in ll_park */
-	SIM_EV_WAKE,     /* the resume of a parked waiter */
+	SIM_EV_WAKE,     /* a writer lets the waiters it woke act first */
 	SIM_EV_TIMED,    /* a wait with a deadline */
-	SIM_EV_SYNC,     /* SimGrid's clock brought to a lagging actor's */
 	SIM_EV_VM,       /* a vCPU's slices and exits (sim/vm_sched.c) */
 	SIM_EV_KINDS
 };
@@ -158,7 +161,7 @@ struct sim_state {
 			    line's queue drains, so they will be admitted) */
 	unsigned nadmit_timed; /* of those, asleep until a fetch ahead ends */
 	struct sim_actor *cur; /* the running actor; NULL in maestro */
-	uint64_t base_ps;      /* SimGrid clock at the start of the run */
+	uint64_t base_ps;      /* the earlier runs' time in this process */
 	uint64_t now_ps;       /* run time of the running actor's last event */
 	uint64_t events_by[SIM_EV_KINDS]; /* this run's events (sim_events()) */
 	uint64_t end_ps;       /* snapshot the counters when time reaches it */
@@ -203,7 +206,6 @@ void sim_go(void);
 /* Tear the pass down (the model stays until the next pass: ll_free of a
  * finished run still needs it). */
 void sim_end(void);
-uint64_t sim_clock_ps(void);
 /* The machine a configuration asks for (--topo, or the default). */
 const char *sim_topo_of(const struct wl_config *cfg);
 
@@ -214,7 +216,7 @@ int sim_place_threads(struct wl_run *run, unsigned *cores);
 uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
 void sim_pay(struct sim_actor *a);
 /* Sleep the running actor until run time t (nothing if t has passed); an
- * event of kind k unless the lookahead lets the actor's clock move alone. */
+ * event of kind k unless it is still due first and only its clock moves. */
 void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
 /* What every actor does when it runs again after an event (an aborted run
  * leaves through its longjmp here). */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <simgrid/semaphore.h>
 
 #include <locklab/backend.h>
 #include <locklab/rng.h>
@@ -475,8 +474,6 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 		v->ple_at_ps = NONE;
 		v->window_ps = vm->window_ps;
 		v->state = i >= n && i < vcpus ? VC_GONE : VC_READY; /* GONE: no thread, idle */
-		if (i < n)
-			v->sem = sg_sem_init(0);
 	}
 	for (unsigned p = 0; p < np; p++)
 		first_turns(&vm->p[p]);
@@ -503,9 +500,6 @@ void vm_end(struct vm_counters *k)
 	if (!vm)
 		return;
 	*k = vm->k;
-	for (unsigned i = 0; i < vm->nv; i++)
-		if (vm->v[i].sem)
-			sg_sem_destroy(vm->v[i].sem);
 	free(vm->v);
 	free(vm->p);
 	free(vm->last_boosted);

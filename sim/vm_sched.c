@@ -8,11 +8,11 @@
  * Only cur's own actor takes cur off the pCPU, at its preemption points:
  * when its slice has ended and the run queue is not empty, when a PLE exit
  * yields, when it halts, when its thread ends.  It then hands the pCPU to
- * the head of the queue and releases that actor's semaphore.  So that a
+ * the head of the queue and wakes that actor (sim_turn_wake).  So that a
  * slice end is never missed, cur never sleeps past it: local time is paid
  * in pieces that stop at the slice end, and a spin (a park on a line) has
- * the slice end as a deadline.  A vCPU that is not cur waits on its
- * semaphore, counted neither as parked nor as a deadlock candidate: some
+ * the slice end as a deadline.  A vCPU that is not cur waits to be woken,
+ * counted neither as parked nor as a deadlock candidate: some
  * cur of its pCPU will hand over.
  *
  * A co-guest's vCPU (--co-guests busy) has no actor: it computes until its
@@ -29,9 +29,9 @@
  * Each slice lasts a seeded draw from [S/2, 3S/2) (S = --slice-us), so
  * that pCPUs neither start nor stay in lockstep.
  */
-#include <simgrid/semaphore.h>
-
 #include "sim.h"
+#include "turns.h"
+#include "turns.h"
 #include "vm.h"
 #include "vm_state.h"
 
@@ -86,18 +86,11 @@ static struct vm_pcpu *pcpu_of(struct sim_actor *a)
 	return &sim_vm->p[sim_vm->v[a->idx].pcpu];
 }
 
-/* Wake the actor of v, blocked until it is cur.  The release is a simcall:
- * the running actor's view is restored after it. */
+/* Wake the actor of v, blocked until it is cur. */
 static void release(struct vm_vcpu *v)
 {
-	struct sim_actor *me = sim.cur;
-	uint64_t now = sim.now_ps;
-
 	v->waiting = false;
-	SIM_COUNT_EVENT(SIM_EV_VM);
-	sg_sem_release(v->sem);
-	sim.cur = me;
-	sim.now_ps = now;
+	sim_turn_wake(&sim.actors[v - sim_vm->v]);
 }
 
 /* vCPU i becomes p's cur, running from start.  When it is a co-guest's,
@@ -188,22 +181,14 @@ static void wait_turn(struct sim_actor *a)
 
 	advance(p, sim.now_ps);
 	while (p->cur != (int)a->idx) {
-		uint64_t end = NONE, now;
+		uint64_t end = SIM_NEVER;
 
 		if (p->cur >= 0 && vm_is_other((unsigned)p->cur))
 			end = p->slice_end_ps;
 		v->waiting = true;
-		SIM_COUNT_EVENT(SIM_EV_VM);
-		if (end == NONE)
-			sg_sem_acquire(v->sem);
-		else
-			sg_sem_acquire_timeout(v->sem, (double)(end - sim.now_ps) * 1e-12);
+		if (sim_turn_wait(a, end))
+			SIM_COUNT_EVENT(SIM_EV_VM);
 		v->waiting = false;
-		now = sim_clock_ps();
-		if (end != NONE && now < end && p->cur != (int)a->idx)
-			now = end; /* the timeout, rounded early by the double clock */
-		sim.cur = a;
-		sim.now_ps = now;
 		sim_resumed(a);
 		advance(p, sim.now_ps);
 	}

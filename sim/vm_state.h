@@ -9,8 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <simgrid/semaphore.h>
-
 #include <locklab/result.h>
 #include <locklab/workload.h>
 
@@ -38,8 +36,7 @@ struct vm_vcpu {
 	unsigned pcpu;
 	enum vc_state state;
 	int next;          /* run-queue link */
-	bool waiting;      /* blocked on sem until it is cur */
-	sg_sem_t sem;
+	bool waiting;      /* its actor waits until it is cur */
 	uint64_t start_ps; /* as cur, it runs from then */
 	uint64_t off_ps;   /* preempted then */
 	int off_phase;     /* its thread's phase then; -1: not preempted */

@@ -9,7 +9,7 @@
  * rows: the standard error after the mean, the verdict under a starving
  * configuration, the oversubscription mark; natively, two threads pinned
  * to one cpu are an oversubscribed run.  In the simulator, argv[1] (the bin/
- * directory) runs ttas at 32 threads on 4socket-ring end to end.
+ * directory) runs tas at 32 threads on 4socket-ring end to end.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -473,11 +473,10 @@ static void oversubscribed_runs_are_marked(void **state)
 	tl_done(&run);
 }
 
-/* The user's view: ttas at 32 threads on 4socket-ring starves threads
- * under sc (under tso its release overlaps the next section and every
- * thread gets a turn), and each starved one shows its wait of about the
- * whole run. */
-static void starved_ttas_end_to_end(void **state)
+/* The user's view: tas at 32 threads on 4socket-ring starves threads
+ * under sc (a socket captures the lock), and each starved one shows its
+ * wait of about the whole run. */
+static void starved_tas_end_to_end(void **state)
 {
 	char cmd[1024], line[4096], path[] = "/tmp/both_table_t.XXXXXX";
 	unsigned starved = 0, zero_rows = 0;
@@ -491,7 +490,7 @@ static void starved_ttas_end_to_end(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	snprintf(cmd, sizeof(cmd),
-		 "%s/locklab-sim run --topo 4socket-ring --memory-model sc --lock ttas --threads 32 --runs 1 "
+		 "%s/locklab-sim run --topo 4socket-ring --memory-model sc --lock tas --threads 32 --runs 1 "
 		 "--format csv --threads-csv %s | cut -d, -f17,41",
 		 bindir, path);
 	p = popen(cmd, "r");
@@ -508,7 +507,7 @@ static void starved_ttas_end_to_end(void **state)
 	while (fgets(line, sizeof(line), p)) {
 		unsigned long long acq, wmax;
 
-		if (sscanf(line, "sim,4socket-ring,ttas,32,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
+		if (sscanf(line, "sim,4socket-ring,tas,32,%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],%*[^,],"
 				 "%*[^,],%*[^,],%*[^,],%llu,%*[^,],%*[^,],%*[^,],%*[^,],%llu,",
 			   &acq, &wmax) == 2 && acq == 0) {
 			zero_rows++;
@@ -534,7 +533,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(csv_has_the_new_columns_last),
 		cmocka_unit_test(oversubscribed_runs_are_marked),
-		cmocka_unit_test(starved_ttas_end_to_end),
+		cmocka_unit_test(starved_tas_end_to_end),
 	};
 	bindir = argc > 1 ? argv[1] : NULL;
 	if (tl_backend_start(argv[0], "4socket"))

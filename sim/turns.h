@@ -1,0 +1,29 @@
+/*
+ * sim/turns.h - whose turn it is: the simulator's clock and the order in
+ * which its actors run (sim/turns.c).
+ */
+#ifndef SIM_TURNS_H
+#define SIM_TURNS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_NEVER UINT64_MAX
+
+struct sim_actor;
+
+/* A new run of n actors, every one due at 0, in index order. */
+int sim_turns_reset(unsigned n);
+/* The running actor a waits until t (SIM_NEVER: until sim_turn_wake).
+ * Returns with sim.cur = a and sim.now_ps the instant of its turn; true
+ * when other actors ran meanwhile (an event), false when a was due first
+ * and only its clock moved. */
+bool sim_turn_wait(struct sim_actor *a, uint64_t t);
+/* A waiting actor becomes due now, unless it already is earlier. */
+void sim_turn_wake(struct sim_actor *w);
+/* An actor's first and last acts: wait for its first turn; hand the
+ * machine to the next due actor as it leaves. */
+void sim_turn_enter(struct sim_actor *a);
+void sim_turn_leave(struct sim_actor *a);
+
+#endif
