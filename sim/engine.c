@@ -17,9 +17,10 @@
  * last thread has finished.  `events` counts every hand-over from one
  * actor to another (sim/turns.c) the run caused, over the whole run.
  *
- * Contexts: SimGrid's raw contexts, except in a build with AddressSanitizer,
- * which does not follow raw stack switches: there each actor is a thread
- * (`thread` contexts: slower, still one actor at a time, deterministic).
+ * Contexts: SimGrid's raw contexts (`--simgrid-cfg contexts/factory:thread`
+ * makes each actor a thread: slower, still one actor at a time,
+ * deterministic).  AddressSanitizer does not see raw stack switches: each
+ * actor tells it which stack runs as its turn begins (sim/turns.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include <simgrid/engine.h>
+#include <xbt/config.h>
 #include <simgrid/version.h>
 #include <xbt/log.h>
 
@@ -41,17 +43,6 @@
 #include "storebuf.h"
 #include "turns.h"
 #include "vm.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SIM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SIM_ASAN 1
-#endif
-#endif
-#ifndef SIM_ASAN
-#define SIM_ASAN 0
-#endif
 
 #define WATCHDOG_MIN_PS 10000000000ull /* 10 ms */
 #define WATCHDOG_CS_FACTOR 1000ull
@@ -74,8 +65,8 @@ struct sim_state sim = {
 #define SIM_CFG_MAX 16
 
 /* SimGrid sees only our settings and the user's --simgrid-cfg ones (which
- * come later, so they win, except the thread contexts an ASan build needs;
- * sim/options.c checks them and takes them out of argv).  SimGrid's own
+ * come later, so they win; sim/options.c checks them and takes them out of
+ * argv).  SimGrid's own
  * --cfg= and --log= stay in argv: no sub-command takes them, so they are
  * refused as unknown options. */
 int sim_init_simgrid(int *argc, char **argv)
@@ -90,11 +81,15 @@ int sim_init_simgrid(int *argc, char **argv)
 	rc = sim_take_simgrid_cfg(argc, argv, sg, &n, first + SIM_CFG_MAX);
 	ntaken = n - first;
 	memcpy(taken, sg + first, (size_t)ntaken * sizeof(*taken)); /* SimGrid edits sg */
-	if (SIM_ASAN)
-		sg[n++] = "--cfg=contexts/factory:thread"; /* after the user's: it wins */
 	sg[n] = NULL;
-	if (!rc)
+	sim.raw_contexts = true;
+	for (int i = 0; i < ntaken; i++)
+		if (!strcmp(taken[i], "--cfg=contexts/factory:thread"))
+			sim.raw_contexts = false;
+	if (!rc) {
 		simgrid_init(&n, sg);
+		sim.stack_bytes = (size_t)sg_cfg_get_int("contexts/stack-size") * 1024;
+	}
 	while (ntaken)
 		free(taken[--ntaken]);
 	return rc;
@@ -147,7 +142,7 @@ static void actor_main(int argc, char **argv)
 {
 	struct sim_actor *a = sg_actor_self_get_data();
 
-	sim_turn_enter(a);
+	sim_turn_enter(a, __builtin_frame_address(0));
 	actor_body(a);
 	sim_actor_exit(a);
 	sim.cur = NULL;
@@ -221,6 +216,7 @@ void sim_go(void)
 	sim.cur = NULL;
 	simgrid_run();
 	sim.cur = NULL;
+	sim_turns_done();
 	sim_check_stranded();
 }
 

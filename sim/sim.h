@@ -105,6 +105,7 @@ struct sim_actor {
 	uintptr_t woke_line; /* its write of it woke waiters, who have not run yet; or 0 */
 	sg_sem_t sem;      /* blocks on it while others have their turns */
 	uint64_t turn_ps;  /* the instant its turn begins (sim/turns.c) */
+	const void *stack_top; /* its entry's frame (AddressSanitizer's bounds) */
 	uintptr_t wait_line; /* line address while parked on it, or waiting for admission */
 	struct coh_result admit_r; /* the miss's result, given when it is admitted */
 	bool admit_self;   /* admitted by its own call, before it suspended */
@@ -174,6 +175,8 @@ struct sim_state {
 	 * without an acquisition, so that a livelock still ends the run */
 	uint64_t end_bound_ps;
 	bool aborting;
+	bool raw_contexts;  /* SimGrid's raw contexts, not threads */
+	size_t stack_bytes; /* an actor's stack (contexts/stack-size) */
 
 	struct sim_alloc *allocs;
 	size_t nallocs, cap_allocs;

@@ -35,6 +35,20 @@
 #include "sim.h"
 #include "turns.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+#ifndef SIM_ASAN
+#define SIM_ASAN 0
+#endif
+#if SIM_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 struct due {
 	uint64_t t, seq;
 };
@@ -98,6 +112,58 @@ int sim_turns_reset(unsigned n)
 	return 0;
 }
 
+/*
+ * AddressSanitizer knows a thread's stack, not the actors' stacks SimGrid
+ * switches between: where code cannot return (a longjmp out of an aborted
+ * run, the exception SimGrid ends an actor with) it clears the poison from
+ * the current stack pointer to the top of the stack it knows, and refuses
+ * when that is not the stack it is on.  So each actor, when its turn
+ * begins, says that the stack it runs on is its own: from its entry's
+ * frame down by the stack size.  Maestro's own is given back after the
+ * run.  Under thread contexts each actor is a thread ASan knows.
+ *
+ * The fake stacks of detect_stack_use_after_return are per thread, not
+ * per stack: a frame of a parked actor would look returned.  That
+ * detection is off in the simulator (__asan_default_options; an
+ * ASAN_OPTIONS that turns it on is the user's, and reports frames that
+ * are alive).
+ */
+#if SIM_ASAN
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_stack_use_after_return=0";
+}
+#endif
+
+static const void *main_bottom;
+static size_t main_size;
+
+static void set_asan_stack(const void *bottom, size_t size, bool keep_old)
+{
+#if SIM_ASAN
+	__sanitizer_start_switch_fiber(NULL, bottom, size);
+	__sanitizer_finish_switch_fiber(NULL, keep_old ? &main_bottom : NULL,
+					keep_old ? &main_size : NULL);
+#else
+	(void)bottom, (void)size, (void)keep_old;
+#endif
+}
+
+static void on_own_stack(struct sim_actor *a)
+{
+	if (SIM_ASAN && sim.raw_contexts)
+		set_asan_stack((const char *)a->stack_top - sim.stack_bytes, sim.stack_bytes,
+			       !main_size);
+}
+
+void sim_turns_done(void)
+{
+	if (main_size)
+		set_asan_stack(main_bottom, main_size, false);
+	main_size = 0;
+}
+
 /* n runs next, at its due time. */
 static void hand_to(struct sim_actor *n)
 {
@@ -109,6 +175,7 @@ static void hand_to(struct sim_actor *n)
 static void take_turn(struct sim_actor *a)
 {
 	sg_sem_acquire(a->sem);
+	on_own_stack(a);
 	sim.cur = a;
 	sim.now_ps = a->turn_ps;
 }
@@ -140,13 +207,15 @@ void sim_turn_wake(struct sim_actor *w)
 		set_due(w->idx, sim.now_ps);
 }
 
-void sim_turn_enter(struct sim_actor *a)
+void sim_turn_enter(struct sim_actor *a, const void *stack_top)
 {
+	a->stack_top = stack_top;
 	if (!started) {
 		struct sim_actor *n = next_due();
 
 		started = true;
 		if (n == a) {
+			on_own_stack(a);
 			set_due(a->idx, SIM_NEVER);
 			sim.cur = a;
 			sim.now_ps = 0;
@@ -163,6 +232,8 @@ void sim_turn_leave(struct sim_actor *a)
 
 	set_due(a->idx, SIM_NEVER);
 	n = next_due();
-	if (n)
+	if (n) {
 		hand_to(n);
+		on_own_stack(a); /* others may have run meanwhile; SimGrid ends it next */
+	}
 }

@@ -21,9 +21,11 @@ int sim_turns_reset(unsigned n);
 bool sim_turn_wait(struct sim_actor *a, uint64_t t);
 /* A waiting actor becomes due now, unless it already is earlier. */
 void sim_turn_wake(struct sim_actor *w);
-/* An actor's first and last acts: wait for its first turn; hand the
- * machine to the next due actor as it leaves. */
-void sim_turn_enter(struct sim_actor *a);
+/* An actor's first and last acts: wait for its first turn (stack_top:
+ * its entry's frame); hand the machine to the next due actor as it
+ * leaves.  After the run, sim_turns_done() in maestro. */
+void sim_turn_enter(struct sim_actor *a, const void *stack_top);
 void sim_turn_leave(struct sim_actor *a);
+void sim_turns_done(void);
 
 #endif

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include <locklab/backend.h>
 #include <locklab/rng.h>
 

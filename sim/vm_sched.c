@@ -31,7 +31,6 @@
  */
 #include "sim.h"
 #include "turns.h"
-#include "turns.h"
 #include "vm.h"
 #include "vm_state.h"
 

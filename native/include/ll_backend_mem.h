@@ -73,7 +73,12 @@ static inline void ll_sync(void)
 
 /* The cycle counter as CLOCK_MONOTONIC nanoseconds: ns = base_ns +
  * (ticks since base_tsc) * mult / 2^32; set once, before the threads start,
- * by native_clock_calibrate() (native/clock.c). */
+ * by native_clock_calibrate() (native/clock.c).  RDTSC is not ordered
+ * after earlier instructions; the LFENCE before it makes it wait for them
+ * (Intel SDM vol. 2B, RDTSC), so that a stamp taken after an acquire is
+ * not read while the acquire's miss is still on its way: unfenced, a
+ * reader's entry could read earlier than the previous holder's exit and
+ * show two exclusive sections overlapping. */
 struct ll_tsc_clock {
 	uint64_t base_tsc, base_ns, mult;
 	bool on;
@@ -86,8 +91,10 @@ static inline uint64_t ll_now_ns(void)
 
 #if defined(__x86_64__)
 	if (__builtin_expect(ll__tsc.on, 1)) {
-		int64_t d = (int64_t)(__rdtsc() - ll__tsc.base_tsc);
+		int64_t d;
 
+		__builtin_ia32_lfence();
+		d = (int64_t)(__rdtsc() - ll__tsc.base_tsc);
 		d = d > 0 ? d : 0;
 		return ll__tsc.base_ns + (uint64_t)(((unsigned __int128)d * ll__tsc.mult) >> 32);
 	}
