@@ -182,17 +182,16 @@ static void take_turn(struct sim_actor *a)
 
 bool sim_turn_wait(struct sim_actor *a, uint64_t t)
 {
-	struct sim_actor *n;
+	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	set_due(a->idx, t);
-	n = next_due();
-	if (n == a) {
-		set_due(a->idx, SIM_NEVER);
+	if (t != SIM_NEVER && (!n || t < due[n->idx].t)) {
+		/* still the earliest (made due now, a tie would go after) */
 		sim.cur = a;
 		sim.now_ps = t;
 		return false;
 	}
+	set_due(a->idx, t);
 	if (n)
 		hand_to(n);
 	/* else nobody is due: SimGrid ends the run with a blocked
