@@ -58,9 +58,7 @@ void sim_suspend_self(struct sim_actor *a)
 		return;
 	}
 	a->suspended = true;
-	if (sim_turn_wait(a, SIM_NEVER))
-		SIM_COUNT_EVENT(SIM_EV_PARK);
-	sim_resumed(a);
+	sim_sleep_until(a, SIM_NEVER, SIM_EV_PARK);
 }
 
 /* Make a parked actor runnable now (it is already off any line list). */
@@ -98,8 +96,7 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 		return false;
 	}
 	a->timed = true;
-	if (sim_turn_wait(a, dl_ps))
-		SIM_COUNT_EVENT(SIM_EV_TIMED);
+	sim_turn_wait(a, dl_ps, SIM_EV_TIMED);
 	a->timed = false;
 	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
 	sim_resumed(a);

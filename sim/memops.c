@@ -111,8 +111,7 @@ void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
 	if (t <= sim.now_ps)
 		return;
-	if (sim_turn_wait(a, t))
-		SIM_COUNT_EVENT(k);
+	sim_turn_wait(a, t, k);
 	sim_resumed(a);
 }
 
@@ -147,9 +146,8 @@ static void admit_due(struct sim_actor *me, uintptr_t addr)
 {
 	struct coh_result r;
 	struct sim_actor *w;
-	uint64_t now = sim.now_ps;
 
-	while (sim.nadmit && (w = coh_admit_next(sim.model, addr, now, &r))) {
+	while (sim.nadmit && (w = coh_admit_next(sim.model, addr, sim.now_ps, &r))) {
 		w->admit_r = r;
 		w->block = SIM_RUNNING;
 		sim.nadmit--;
@@ -244,8 +242,7 @@ static void let_woken_go_first(struct sim_actor *a, uintptr_t addr)
 	if (a->owed_ps && (addr & SIM_LINE_MASK) != a->woke_line)
 		return;
 	a->woke_line = 0;
-	if (sim_turn_wait(a, sim.now_ps))
-		SIM_COUNT_EVENT(SIM_EV_WAKE);
+	sim_turn_wait(a, sim.now_ps, SIM_EV_WAKE);
 	sim_resumed(a);
 }
 

@@ -218,8 +218,9 @@ int sim_place_threads(struct wl_run *run, unsigned *cores);
 /* memops.c */
 uint64_t sim_local_ps(void);  /* the running actor's clock (run time) */
 void sim_pay(struct sim_actor *a);
-/* Sleep the running actor until run time t (nothing if t has passed); an
- * event of kind k unless it is still due first and only its clock moves. */
+/* Sleep the running actor until run time t (nothing if t has passed;
+ * SIM_NEVER: until woken); an event of kind k unless it is still due
+ * first and only its clock moves. */
 void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
 /* What every actor does when it runs again after an event (an aborted run
  * leaves through its longjmp here). */

@@ -180,7 +180,7 @@ static void take_turn(struct sim_actor *a)
 	sim.now_ps = a->turn_ps;
 }
 
-bool sim_turn_wait(struct sim_actor *a, uint64_t t)
+void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
 	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
@@ -189,15 +189,15 @@ bool sim_turn_wait(struct sim_actor *a, uint64_t t)
 		/* still the earliest (made due now, a tie would go after) */
 		sim.cur = a;
 		sim.now_ps = t;
-		return false;
+		return;
 	}
 	set_due(a->idx, t);
 	if (n)
 		hand_to(n);
-	/* else nobody is due: SimGrid ends the run with a blocked
-	 * (sim_check_stranded) */
+	/* else nobody is due: SimGrid ends the run with this actor
+	 * blocked (sim_check_stranded) */
+	SIM_COUNT_EVENT(k);
 	take_turn(a);
-	return true;
 }
 
 void sim_turn_wake(struct sim_actor *w)
@@ -210,27 +210,16 @@ void sim_turn_enter(struct sim_actor *a, const void *stack_top)
 {
 	a->stack_top = stack_top;
 	if (!started) {
-		struct sim_actor *n = next_due();
-
 		started = true;
-		if (n == a) {
-			on_own_stack(a);
-			set_due(a->idx, SIM_NEVER);
-			sim.cur = a;
-			sim.now_ps = 0;
-			return;
-		}
-		hand_to(n);
+		hand_to(next_due()); /* the first of the run, a itself or another */
 	}
 	take_turn(a);
 }
 
 void sim_turn_leave(struct sim_actor *a)
 {
-	struct sim_actor *n;
+	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
-	set_due(a->idx, SIM_NEVER);
-	n = next_due();
 	if (n) {
 		hand_to(n);
 		on_own_stack(a); /* others may have run meanwhile; SimGrid ends it next */

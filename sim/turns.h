@@ -8,17 +8,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SIM_NEVER UINT64_MAX
+#include "sim.h"
 
-struct sim_actor;
+#define SIM_NEVER UINT64_MAX
 
 /* A new run of n actors, every one due at 0, in index order. */
 int sim_turns_reset(unsigned n);
 /* The running actor a waits until t (SIM_NEVER: until sim_turn_wake).
- * Returns with sim.cur = a and sim.now_ps the instant of its turn; true
- * when other actors ran meanwhile (an event), false when a was due first
- * and only its clock moved. */
-bool sim_turn_wait(struct sim_actor *a, uint64_t t);
+ * Returns with sim.cur = a and sim.now_ps the instant of its turn; when
+ * other actors ran meanwhile, that was an event of kind k. */
+void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
 /* A waiting actor becomes due now, unless it already is earlier. */
 void sim_turn_wake(struct sim_actor *w);
 /* An actor's first and last acts: wait for its first turn (stack_top:

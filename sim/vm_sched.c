@@ -185,8 +185,7 @@ static void wait_turn(struct sim_actor *a)
 		if (p->cur >= 0 && vm_is_other((unsigned)p->cur))
 			end = p->slice_end_ps;
 		v->waiting = true;
-		if (sim_turn_wait(a, end))
-			SIM_COUNT_EVENT(SIM_EV_VM);
+		sim_turn_wait(a, end, SIM_EV_VM);
 		v->waiting = false;
 		sim_resumed(a);
 		advance(p, sim.now_ps);
