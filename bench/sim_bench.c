@@ -14,9 +14,7 @@
  *  2. Events per acquisition of parked-waiter locks (mcs, ticket) at
  *     critical sections of 100 ns, 1 us and 10 us: a wait costs events per
  *     write of the line, never per spin, so they must not grow with the
- *     section's length.  Target: 10 us / 100 ns <= 1.5.  (Fewer at the
- *     longer sections is no spin: at 100 ns more threads are out of the
- *     lock at once, and their misses overlap others' events.)
+ *     section's length.  Target: largest / smallest <= 1.5.
  *  3. Wall time of the default sweep `scons sim TOPO=4socket` (every mutex,
  *     threads 1..32) in one process (--jobs 1).  Target < 60 s.
  *  4. A large machine: MCS at 4096 threads on uv4096 (4096 cores), --ops
@@ -205,7 +203,7 @@ static int bench_overhead(void)
 static int bench_events_per_acq(const char *lock)
 {
 	static const uint64_t cs[] = { 100, 1000, 10000 };
-	double epa[3], growth;
+	double epa[3], lo = 0, hi = 0;
 	struct wl_config cfg;
 
 	for (int i = 0; i < 3; i++) {
@@ -215,11 +213,14 @@ static int bench_events_per_acq(const char *lock)
 		if (!cfg.algos[0] || locklab_run(&cfg, &ev, &acq) || !acq)
 			return -1;
 		epa[i] = (double)ev / (double)acq;
+		if (i == 0 || epa[i] < lo)
+			lo = epa[i];
+		if (i == 0 || epa[i] > hi)
+			hi = epa[i];
 	}
-	growth = epa[2] / epa[0];
 	printf("2. %-6s events per acquisition, 16 threads, cs 100 ns / 1 us / 10 us: %.2f / %.2f / %.2f: "
-	       "10 us / 100 ns %.2f (target <= 1.50): %s\n",
-	       lock, epa[0], epa[1], epa[2], growth, growth <= 1.5 ? "target met" : "target missed");
+	       "largest/smallest %.2f (target <= 1.50): %s\n",
+	       lock, epa[0], epa[1], epa[2], hi / lo, hi / lo <= 1.5 ? "target met" : "target missed");
 	return 0;
 }
 

@@ -200,14 +200,15 @@ int sim_begin(unsigned n, const unsigned *cores)
 void sim_spawn(unsigned i, void (*fn)(void *), void *arg)
 {
 	struct sim_actor *a = &sim.actors[i];
+	sg_actor_t actor;
 	char name[24];
 
 	snprintf(name, sizeof(name), "t%u", i);
 	a->fn = fn;
 	a->arg = arg;
-	a->actor = sg_actor_init(name, sim.hosts[a->core]);
-	sg_actor_set_data(a->actor, a);
-	sg_actor_start(a->actor, actor_main, 0, NULL);
+	actor = sg_actor_init(name, sim.hosts[a->core]);
+	sg_actor_set_data(actor, a);
+	sg_actor_start(actor, actor_main, 0, NULL);
 	sim.nlive++;
 }
 

@@ -88,7 +88,6 @@ enum sim_block {
 };
 
 struct sim_actor {
-	sg_actor_t actor;
 	unsigned idx;  /* ll_this_cpu */
 	unsigned core; /* host index in the topology */
 	unsigned node; /* socket */
