@@ -24,7 +24,8 @@
  *     Target < 60 s.
  *  6. The default sweep with --jobs 2 against --jobs 1: the wall-time ratio
  *     (target <= 0.6 on two or more CPUs) and whether the CSVs are the same
- *     byte for byte (they must be).
+ *     byte for byte (they must be); `sim_bench BINDIR jobs` runs this
+ *     line alone.
  *  7. The default sweep's runs in this process: simulated accesses (the
  *     coherence model's, hits and misses) per CPU second of this process
  *     (user + system: the machine may be shared), target >= 2.5 M; and
@@ -439,6 +440,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (argc > 2 && !strcmp(argv[2], "accesses")) {
 		rc = bench_accesses();
+		backend_fini();
+		return rc ? 1 : 0;
+	}
+	if (argc > 2 && !strcmp(argv[2], "jobs")) {
+		rc = bench_jobs(argv[1]);
 		backend_fini();
 		return rc ? 1 : 0;
 	}

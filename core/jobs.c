@@ -2,10 +2,18 @@
  * core/jobs.c - `run --jobs N`: the runs of a sweep in worker processes.
  *
  * The simulator is single-threaded, so a sweep uses more CPUs by running
- * its independent runs in parallel: each is a fork of the sweep, which runs
- * one run and leaves its row (and its --threads-csv rows) in an anonymous
- * file, then exits.  The sweep commits the rows in sweep order, as each
- * becomes the next one, so every output is what one process would write.
+ * its independent runs in parallel: up to N forks of the sweep, each of
+ * which takes runs one at a time over a socket, runs each as `--jobs 1`
+ * would (a run depends on nothing a previous run in the process left) and
+ * sends back its row and its --threads-csv rows.  The sweep commits the
+ * rows in sweep order, as each becomes the next one, so every output is
+ * what one process would write.  A worker is forked once, not per run:
+ * its pages are copied from the sweep's at its first run only.
+ *
+ *   sweep --(run index)--> worker --(job_head, thr bytes)--> sweep
+ *
+ * A worker that dies (a crash in a run) closes its socket: its run gets a
+ * failed row saying how the worker ended, and a new worker takes the next.
  *
  * SIGINT or SIGTERM: no run starts, the workers (which ignore both) finish
  * theirs and the rows are kept; a second signal ends the sweep at once and
@@ -13,13 +21,13 @@
  * order the workers still running are killed and their rows dropped.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,22 +35,28 @@
 
 #include "sweep.h"
 
-/* What a worker leaves at the start of its file; its threads rows follow. */
+/* What a worker sends for a run; tlen bytes of threads rows follow. */
 struct job_head {
 	int failed;
 	bool files_failed; /* a file the backend writes itself (--graphs) was not written */
+	size_t tlen;
 	struct run_result res;
 };
 
-/* A finished run waiting for its turn, or a run in a worker. */
+/* A run's row, once its worker has sent it. */
 struct job {
-	pid_t pid;   /* 0: not running */
-	int fd;      /* its file */
 	bool done;
 	int failed;
 	struct run_result res;
 	char *thr;
 	size_t tlen;
+};
+
+/* A worker process and the run it has (-1: none). */
+struct worker {
+	pid_t pid; /* 0: none */
+	int sock;
+	long run;  /* index into todo */
 };
 
 static void die_errno(const char *what)
@@ -51,100 +65,165 @@ static void die_errno(const char *what)
 	exit(1);
 }
 
-/* The worker: run i, its row into fd, exit. */
-static void __attribute__((noreturn)) worker(const struct sweep_sink *s, size_t i, int fd,
-					     pid_t parent)
+/* Exactly n bytes, through EINTR and short counts; false at end or error. */
+static bool read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+
+	while (n) {
+		ssize_t k = read(fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* One run in the worker: its head and threads rows to the sweep. */
+static bool serve_one(const struct sweep_sink *s, size_t i, int sock)
 {
 	struct job_head h;
-	FILE *f;
+	char *thr = NULL;
+	size_t tlen = 0;
+	FILE *f = NULL;
+	bool ok;
+
+	memset(&h, 0, sizeof(h));
+	if (s->o->threads_csv && !(f = open_memstream(&thr, &tlen)))
+		return false;
+	h.failed = sweep_one(&s->o->cfg, i, &h.res, f);
+	h.files_failed = backend_files_failed();
+	if (f && fclose(f)) {
+		free(thr);
+		return false;
+	}
+	h.tlen = tlen;
+	ok = write_all(sock, &h, sizeof(h)) && write_all(sock, thr, tlen);
+	free(thr);
+	return ok;
+}
+
+/* The worker: runs until the sweep closes its end. */
+static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, int sock,
+						  pid_t parent)
+{
+	size_t i;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGPIPE, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
-	f = fdopen(fd, "w");
-	memset(&h, 0, sizeof(h));
-	if (!f || fwrite(&h, sizeof(h), 1, f) != 1)
-		_exit(1);
-	h.failed = sweep_one(&s->o->cfg, i, &h.res, s->o->threads_csv ? f : NULL);
-	h.files_failed = backend_files_failed();
-	if (fflush(f) || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		_exit(1);
+	while (read_all(sock, &i, sizeof(i)))
+		if (i >= s->ntodo || !serve_one(s, s->todo[i], sock))
+			_exit(1);
 	_exit(0);
 }
 
-static void start(struct sweep_sink *s, struct job *j, size_t i)
+/* A new worker; it closes the sockets of the others (inherited by the
+ * fork), so that each sees its socket end when the sweep closes it. */
+static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w)
 {
 	pid_t parent = getpid();
+	int sv[2];
 
-	j->fd = memfd_create("locklab-run", MFD_CLOEXEC);
-	if (j->fd < 0)
-		die_errno("memfd_create");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		die_errno("socketpair");
 	fflush(stdout);
 	fflush(stderr);
-	j->pid = fork();
-	if (j->pid < 0)
+	w->pid = fork();
+	if (w->pid < 0)
 		die_errno("fork");
-	if (!j->pid)
-		worker(s, i, j->fd, parent);
+	if (!w->pid) {
+		close(sv[0]);
+		for (unsigned k = 0; k < n; k++)
+			if (ws[k].pid && &ws[k] != w)
+				close(ws[k].sock);
+		worker_main(s, sv[1], parent);
+	}
+	close(sv[1]);
+	w->sock = sv[0];
+	w->run = -1;
 }
 
-/* The row a worker left, or a failed row saying how it ended. */
-static void collect(struct sweep_sink *s, struct job *j, size_t i, int status)
+/* How a dead worker ended, in words. */
+static void worker_reap(struct worker *w, char *why, size_t len)
 {
+	int status = 0;
+
+	close(w->sock);
+	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		snprintf(why, len, "the worker process died of signal %d", WTERMSIG(status));
+	else
+		snprintf(why, len, "the worker process exited with status %d", WEXITSTATUS(status));
+	w->pid = 0;
+}
+
+/* The row a worker sends for its run, or a failed row saying how it ended. */
+static void collect(struct sweep_sink *s, struct worker *w, struct job *jobs)
+{
+	struct job *j = &jobs[w->run];
 	struct job_head h;
-	struct stat st;
 	char why[128];
 
-	j->pid = 0;
 	j->done = true;
-	if (WIFEXITED(status) && !WEXITSTATUS(status) && !fstat(j->fd, &st) &&
-	    (size_t)st.st_size >= sizeof(h) && pread(j->fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h)) {
+	if (read_all(w->sock, &h, sizeof(h)) && (j->thr = malloc(h.tlen + 1)) &&
+	    read_all(w->sock, j->thr, h.tlen)) {
 		j->failed = h.failed;
 		j->res = h.res;
+		j->tlen = h.tlen;
 		s->rc |= h.files_failed; /* the command exits 1, as without --jobs */
-		j->tlen = (size_t)st.st_size - sizeof(h);
-		j->thr = malloc(j->tlen + 1);
-		if (!j->thr || pread(j->fd, j->thr, j->tlen, sizeof(h)) != (ssize_t)j->tlen)
-			die_errno("reading a worker's row");
-	} else {
-		if (WIFSIGNALED(status))
-			snprintf(why, sizeof(why), "the worker process died of signal %d",
-				 WTERMSIG(status));
-		else
-			snprintf(why, sizeof(why), "the worker process exited with status %d",
-				 WEXITSTATUS(status));
-		sweep_lost(&s->o->cfg, s->todo[i], &j->res, why);
-		j->failed = 1;
+		w->run = -1;
+		return;
 	}
-	close(j->fd);
-	j->fd = -1;
+	free(j->thr);
+	j->thr = NULL;
+	j->tlen = 0;
+	worker_reap(w, why, sizeof(why));
+	sweep_lost(&s->o->cfg, s->todo[w->run], &j->res, why);
+	j->failed = 1;
+	w->run = -1;
 }
 
-/* The workers still running: killed, or (finish) waited for. */
-static void end_workers(struct job *jobs, size_t n, bool finish)
+/* Every worker ends: killed (kill), or told there is no more work. */
+static void end_workers(struct worker *ws, unsigned n, bool kill_them)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (!jobs[i].pid)
+	for (unsigned k = 0; k < n; k++) {
+		struct worker *w = &ws[k];
+
+		if (!w->pid)
 			continue;
-		if (!finish)
-			kill(jobs[i].pid, SIGKILL);
-		while (waitpid(jobs[i].pid, NULL, 0) < 0 && errno == EINTR)
+		if (kill_them)
+			kill(w->pid, SIGKILL);
+		close(w->sock);
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		close(jobs[i].fd);
-		jobs[i].pid = 0;
+		w->pid = 0;
 	}
-}
-
-static struct job *find_job(struct job *jobs, size_t n, pid_t pid, size_t *at)
-{
-	for (size_t i = 0; i < n; i++)
-		if (jobs[i].pid == pid) {
-			*at = i;
-			return &jobs[i];
-		}
-	return NULL;
 }
 
 /* The finished rows that come next in sweep order; false at --fail-fast. */
@@ -163,45 +242,81 @@ static bool commit_ready(struct sweep_sink *s, struct job *jobs)
 	return true;
 }
 
+/* Give every idle worker the next run (starting workers as needed);
+ * returns how many workers have a run. */
+static unsigned hand_out(struct sweep_sink *s, struct worker *ws, unsigned n, size_t *next,
+			 bool stopping)
+{
+	unsigned busy = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct worker *w = &ws[k];
+
+		if (w->run < 0 && *next < s->ntodo && !stopping) {
+			if (!w->pid)
+				worker_start(s, ws, n, w);
+			if (!write_all(w->sock, next, sizeof(*next))) {
+				/* it died between runs: a new one takes the run */
+				char why[128];
+
+				worker_reap(w, why, sizeof(why));
+				worker_start(s, ws, n, w);
+				if (!write_all(w->sock, next, sizeof(*next)))
+					die_errno("handing a run to a new worker");
+			}
+			w->run = (long)(*next)++;
+		}
+		busy += w->run >= 0;
+	}
+	return busy;
+}
+
 void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 {
 	struct job *jobs = calloc(s->ntodo, sizeof(*jobs));
-	size_t next = 0, running = 0;
+	struct worker *ws = calloc(njobs, sizeof(*ws));
+	struct pollfd *pf = calloc(njobs, sizeof(*pf));
+	size_t next = 0;
+	bool ended = false;
+	void (*old_pipe)(int);
 
-	if (!jobs) {
+	if (!jobs || !ws || !pf) {
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
 		exit(1);
 	}
+	for (unsigned k = 0; k < njobs; k++)
+		ws[k].run = -1;
+	old_pipe = signal(SIGPIPE, SIG_IGN); /* a dead worker's socket: its run is lost, not the sweep */
 	sweep_progress(s);
-	while (s->done < s->ntodo) {
-		size_t at;
-		int status;
-		pid_t pid;
-		struct job *j;
+	while (s->done < s->ntodo && !ended) {
+		unsigned busy = hand_out(s, ws, njobs, &next, *stop), np = 0;
 
-		while (running < njobs && next < s->ntodo && !*stop) {
-			start(s, &jobs[next], s->todo[next]);
-			next++;
-			running++;
+		if (!busy)
+			break;
+		for (unsigned k = 0; k < njobs; k++)
+			if (ws[k].run >= 0)
+				pf[np++] = (struct pollfd){ .fd = ws[k].sock, .events = POLLIN };
+		if (poll(pf, np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die_errno("poll");
 		}
-		if (!running)
-			break;
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0 && errno == EINTR)
-			continue;
-		if (pid < 0)
-			die_errno("waitpid");
-		j = find_job(jobs, next, pid, &at);
-		if (!j)
-			continue;
-		running--;
-		collect(s, j, at, status);
-		if (!commit_ready(s, jobs)) {
-			end_workers(jobs, next, false);
-			break;
+		for (unsigned k = 0, p = 0; k < njobs && !ended; k++) {
+			if (ws[k].run < 0)
+				continue;
+			if (pf[p++].revents)
+				collect(s, &ws[k], jobs);
+			if (!commit_ready(s, jobs)) {
+				end_workers(ws, njobs, true);
+				ended = true;
+			}
 		}
 	}
+	end_workers(ws, njobs, ended);
+	signal(SIGPIPE, old_pipe);
 	for (size_t i = 0; i < s->ntodo; i++)
 		free(jobs[i].thr);
 	free(jobs);
+	free(ws);
+	free(pf);
 }

@@ -3,11 +3,15 @@
  * `run --jobs N` writes the table, CSV, JSON and per-thread CSV of
  * `--jobs 1` byte for byte (also with --vm overcommits); the CSVs of
  * `--shard I/N` merged by `merge` are the CSV of the whole sweep, empty
- * shards included; bad --jobs and --shard values, parallel native runs
- * and merges of shards that do not fit are refused with exit 2 and one
- * line.  argv[1]: the bin/ directory.
+ * shards included; a worker killed in a run loses that run only (its row
+ * says how the worker ended, a new worker takes the runs after it); bad
+ * --jobs and --shard values, parallel native runs and merges of shards
+ * that do not fit are refused with exit 2 and one line.  argv[1]: the
+ * bin/ directory.
  */
 #include "testlib.h"
+
+#include <dirent.h>
 
 static const char *bindir;
 
@@ -60,6 +64,82 @@ static void jobs_write_what_one_process_writes(void **state)
 static void jobs_with_overcommit(void **state)
 {
 	check_jobs_identical(VM_SWEEP);
+}
+
+/* A child of pid (from /proc), or 0 while it has none. */
+static pid_t child_of(pid_t pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	assert_non_null(d);
+	while (!found && (e = readdir(d))) {
+		char path[300], buf[512], *close_paren;
+		long ppid;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		/* pid (comm) state ppid: comm may hold spaces, so after the last ')' */
+		if (fgets(buf, sizeof(buf), f) && (close_paren = strrchr(buf, ')')) &&
+		    sscanf(close_paren + 1, " %*c %ld", &ppid) == 1 && ppid == pid)
+			found = (pid_t)atol(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* SIGKILL to a worker in its first run: the sweep goes on with a new
+ * worker, that run's row is a failed one naming the signal, the others
+ * have their results, and the sweep exits 3 (a run failed). */
+static void a_killed_worker_loses_its_run_only(void **state)
+{
+	char path[1024], *csv, *err;
+	pid_t pid, w = 0;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/locklab-sim", bindir);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (!freopen(tl_path("killed.err"), "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execl(path, path, "run", "--topo", "2socket", "--lock", "mcs", "--threads", "2",
+		      "--runs", "4", "--duration", "300", "--jobs", "2", "--csv",
+		      tl_path("killed.csv"), (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 3000 && !(w = child_of(pid)); i++)
+		usleep(10000);
+	assert_true(w > 0);
+	usleep(100000); /* in its run: a run takes about a second here */
+	assert_int_equal(kill(w, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	err = tl_slurp(tl_path("killed.err"), NULL);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 3)
+		fail_msg("status %#x, not exit 3:\n%s", st, err);
+	if (!strstr(err, "the worker process died of signal 9") || !strstr(err, "1 of 4 runs failed"))
+		fail_msg("stderr does not say which run was lost and why:\n%s", err);
+	csv = tl_slurp(tl_path("killed.csv"), NULL);
+	assert_non_null(csv);
+	for (unsigned run = 0; run < 4; run++) {
+		char row[64];
+
+		snprintf(row, sizeof(row), "\nsim,2socket,mcs,2,50,200,1,1,1,%u,", run);
+		if (!strstr(csv, row))
+			fail_msg("no row for run %u:\n%s", run, csv);
+	}
+	if (!strstr(csv, ",the worker process died of signal 9\n") ||
+	    strstr(strstr(csv, "died of signal 9") + 1, "died of signal"))
+		fail_msg("not one row lost to the killed worker:\n%s", csv);
+	free(csv);
+	free(err);
 }
 
 /* The sweep in n shards, merged into merged.csv; the plain CSV in plain.csv. */
@@ -240,6 +320,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(jobs_write_what_one_process_writes),
 		cmocka_unit_test(jobs_with_overcommit),
+		cmocka_unit_test(a_killed_worker_loses_its_run_only),
 		cmocka_unit_test(shards_merge_into_the_sweep),
 		cmocka_unit_test(empty_shards_merge),
 		cmocka_unit_test(bad_values_are_refused),
