@@ -22,10 +22,10 @@
  *     and < 512 MiB.
  *  5. TTAS at 4096 threads on uv4096 for 2 ms simulated: wall time.
  *     Target < 60 s.
- *  6. The default sweep with --jobs 2 against --jobs 1: the wall-time ratio
- *     (target <= 0.6 on two or more CPUs) and whether the CSVs are the same
- *     byte for byte (they must be); `sim_bench BINDIR jobs` runs this
- *     line alone.
+ *  6. The default sweep with --jobs 2 against --jobs 1, each twice in the
+ *     order 1 2 2 1: the ratio of the wall times' sums (target <= 0.6 on two
+ *     or more CPUs) and whether the CSVs are the same byte for byte (they
+ *     must be); `sim_bench BINDIR jobs` runs this line alone.
  *  7. The default sweep's runs in this process: simulated accesses (the
  *     coherence model's, hits and misses) per CPU second of this process
  *     (user + system: the machine may be shared), target >= 2.5 M; and
@@ -397,28 +397,38 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
+/* The sweeps run in the order 1, 2, 2, 1 (--jobs) and the ratio is of the
+ * sums: the speed of a shared machine drifts over a minute, and a drift
+ * that is linear cancels. */
 static int bench_jobs(const char *bindir)
 {
+	static const unsigned order[] = { 1, 2, 2, 1 };
 	char dir[] = "/tmp/locklab-bench.XXXXXX", one[64], two[64], cmd[128];
-	double w1, w2;
-	bool same;
-	int rc;
+	double w[3] = { 0 }, t;
+	bool same = true;
+	int rc = 0;
 
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(one, sizeof(one), "%s/jobs1.csv", dir);
-	snprintf(two, sizeof(two), "%s/jobs2.csv", dir);
-	rc = sweep_jobs(bindir, 1, one, &w1) || sweep_jobs(bindir, 2, two, &w2);
-	same = !rc && same_file(one, two);
+	for (unsigned k = 0; k < 4 && !rc; k++) {
+		unsigned j = order[k];
+
+		snprintf(two, sizeof(two), "%s/jobs%u-%u.csv", dir, j, k);
+		rc = sweep_jobs(bindir, j, k ? two : one, &t);
+		w[j] += t;
+		if (!rc && k)
+			same = same && same_file(one, two);
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd))
 		fprintf(stderr, "sim_bench: cannot remove %s\n", dir);
 	if (rc)
 		return -1;
-	printf("6. default sweep --jobs 2 vs --jobs 1: %.1f s / %.1f s wall, ratio %.2f "
-	       "(target <= 0.60 on %ld CPUs), CSV identical: %s: %s\n", w2, w1, w2 / w1,
-	       sysconf(_SC_NPROCESSORS_ONLN), same ? "yes" : "no",
-	       same && w2 / w1 <= 0.6 ? "target met" : "target missed");
+	printf("6. default sweep --jobs 2 vs --jobs 1 (twice each, in the order 1 2 2 1): "
+	       "%.1f s / %.1f s wall, ratio %.2f (target <= 0.60 on %ld CPUs), CSVs identical: "
+	       "%s: %s\n", w[2], w[1], w[2] / w[1], sysconf(_SC_NPROCESSORS_ONLN),
+	       same ? "yes" : "no", same && w[2] / w[1] <= 0.6 ? "target met" : "target missed");
 	return 0;
 }
 
