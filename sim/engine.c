@@ -151,9 +151,6 @@ static void actor_main(int argc, char **argv)
 
 static void free_actors(void)
 {
-	for (unsigned i = 0; i < sim.nactors; i++)
-		if (sim.actors[i].sem)
-			sg_sem_destroy(sim.actors[i].sem);
 	free(sim.actors);
 	sim.actors = NULL;
 	sim.nactors = 0;
@@ -179,7 +176,6 @@ int sim_begin(unsigned n, const unsigned *cores)
 		a->idx = i;
 		a->core = cores[i];
 		a->node = sim.topo.core_socket[cores[i]];
-		a->sem = sg_sem_init(0);
 	}
 	sim.nactors = n;
 	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = sim.nadmit_timed = 0;
@@ -208,6 +204,7 @@ void sim_spawn(unsigned i, void (*fn)(void *), void *arg)
 	a->arg = arg;
 	actor = sg_actor_init(name, sim.hosts[a->core]);
 	sg_actor_set_data(actor, a);
+	a->self = actor;
 	sg_actor_start(actor, actor_main, 0, NULL);
 	sim.nlive++;
 }

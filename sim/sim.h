@@ -8,7 +8,7 @@
  *
  * Time.  locklab keeps simulated time as integer picoseconds, in its own
  * clock (sim.now_ps): sim/turns.c runs the actor due first and moves the
- * clock to its instant; SimGrid runs the actors (contexts, semaphores) and
+ * clock to its instant; SimGrid runs the actors (contexts, suspend/resume) and
  * its own clock stays at 0.  Each run (or ccbench pass) starts at 0; its
  * base (sim.base_ps) is the earlier runs' time in this process, which tells
  * runs apart and bounds a process's simulated time.
@@ -51,7 +51,6 @@
 
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
-#include <simgrid/semaphore.h>
 
 #include <locklab/result.h>
 #include <locklab/workload.h>
@@ -102,7 +101,9 @@ struct sim_actor {
 	bool resume_pending;
 	bool kick_pending; /* ll_unpark came before ll_park */
 	uintptr_t woke_line; /* its write of it woke waiters, who have not run yet; or 0 */
-	sg_sem_t sem;      /* blocks on it while others have their turns */
+	sg_actor_t self;   /* its SimGrid actor: suspended while others have their turns */
+	bool turn_waiting; /* suspended, or about to be, until handed its turn */
+	bool turn_handed;  /* handed its turn before it suspended: it need not */
 	uint64_t turn_ps;  /* the instant its turn begins (sim/turns.c) */
 	const void *stack_top; /* its entry's frame (AddressSanitizer's bounds) */
 	uintptr_t wait_line; /* line address while parked on it, or waiting for admission */

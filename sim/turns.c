@@ -12,8 +12,8 @@
  *   running actor a waits until t        due[a] = t
  *   a is still the earliest              its clock moves to t; no event
  *   another actor n is earlier           hand over: due[n] = SIM_NEVER,
- *                                        release n's semaphore, block on
- *                                        a's own; n runs at its due time
+ *                                        resume n, suspend a; n runs at
+ *                                        its due time
  *   a wakes w                            due[w] = now, if that is earlier;
  *                                        no simcall: w runs when it is
  *                                        the earliest
@@ -22,15 +22,28 @@
  * So at every moment exactly one actor runs, and it runs at the earliest
  * instant any actor can act: every actor runs at the same instants, in the
  * same order, as a discrete-event simulator with one queue.  SimGrid's own
- * clock does not move: a hand-over is two semaphore simcalls, about half
- * the cost of a SimGrid sleep (`scons bench`, line 1).  The running actor
- * touches nothing shared between releasing the next and blocking on its
- * own semaphore, and SimGrid runs one actor at a time, so the next one is
- * alone with the simulator's state.
+ * clock does not move: a hand-over is two simcalls, a resume and a suspend
+ * (`scons bench`, line 1, compares it with a SimGrid sleep).  The running
+ * actor touches nothing shared between resuming the next and suspending
+ * itself, and SimGrid runs one actor at a time, so the next one is alone
+ * with the simulator's state.
+ *
+ * A resume is lost on an actor that has not suspended yet: an actor not
+ * yet started, or one that has resumed the next and not yet suspended
+ * (SimGrid may run the next one first).  So the hand-over is a flag
+ * beside the simcalls:
+ *
+ *   hand_to(n):   n waiting?  clear it, resume n   else  n->turn_handed
+ *   take_turn(a): a handed?   clear it, go on      else  a waiting, suspend
+ *
+ * SimGrid handles the simcalls of a round in the order their actors ran,
+ * so a suspend is handled before a resume of the same actor issued after
+ * it.  (Two semaphores per hand-over cost about half as much again, with
+ * an activity allocated at every acquire.)
  */
 #include <stdlib.h>
 
-#include <simgrid/semaphore.h>
+#include <simgrid/actor.h>
 
 #include "sim.h"
 #include "turns.h"
@@ -169,12 +182,22 @@ static void hand_to(struct sim_actor *n)
 {
 	n->turn_ps = due[n->idx].t;
 	set_due(n->idx, SIM_NEVER);
-	sg_sem_release(n->sem);
+	if (n->turn_waiting) {
+		n->turn_waiting = false;
+		sg_actor_resume(n->self);
+	} else {
+		n->turn_handed = true;
+	}
 }
 
 static void take_turn(struct sim_actor *a)
 {
-	sg_sem_acquire(a->sem);
+	if (a->turn_handed) {
+		a->turn_handed = false;
+	} else {
+		a->turn_waiting = true;
+		sg_actor_suspend(a->self);
+	}
 	on_own_stack(a);
 	sim.cur = a;
 	sim.now_ps = a->turn_ps;

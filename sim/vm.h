@@ -35,7 +35,7 @@
  *
  * A vCPU that is not cur makes no progress.  Its actor gives up the pCPU at
  * a preemption point (after a memory access completes, while it pays local
- * time, while it spins, at a halt) and then blocks on its own semaphore
+ * time, while it spins, at a halt) and then waits, due never (sim/turns.c),
  * until the pCPU is handed back to it.  Local time (delays, hits, pauses)
  * therefore stretches over the slices the vCPU is denied; a miss, once
  * issued, completes (the vCPU is preempted at the next instruction
