@@ -9,12 +9,12 @@
  * sequence number), so actors woken at one instant run in the order they
  * were woken and sleeps that end together in the order they began.
  *
- *   running actor a waits until t        due[a] = t
+ *   running actor a waits until t        due(a) = t
  *   a is still the earliest              its clock moves to t; no event
- *   another actor n is earlier           hand over: due[n] = SIM_NEVER,
+ *   another actor n is earlier           hand over: due(n) = SIM_NEVER,
  *                                        resume n, suspend a; n runs at
  *                                        its due time
- *   a wakes w                            due[w] = now, if that is earlier;
+ *   a wakes w                            due(w) = now, if that is earlier;
  *                                        no simcall: w runs when it is
  *                                        the earliest
  *   a leaves                             hand over to the earliest
@@ -62,65 +62,67 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+/* A key: an actor and when it is due.  The tree's nodes hold copies of
+ * their winners' keys, so that a match reads two neighbouring nodes. */
 struct due {
 	uint64_t t, seq;
+	unsigned idx;
 };
 
-static struct due *due; /* [width] */
-static unsigned *win;   /* [2 * width]: leaves at width + i, each node the earlier child */
+static struct due *tree; /* [2 * width]: the leaves at width + i, each node the earlier child */
 static unsigned width;
 static uint64_t seq;
 static bool started;
 
-static bool before(unsigned i, unsigned j)
+static bool before(const struct due *a, const struct due *b)
 {
-	return due[i].t < due[j].t || (due[i].t == due[j].t && due[i].seq < due[j].seq);
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-static unsigned earlier_child(unsigned k)
+static const struct due *earlier_child(unsigned k)
 {
-	unsigned l = win[2 * k], r = win[2 * k + 1];
+	const struct due *l = &tree[2 * k], *r = &tree[2 * k + 1];
 
 	return before(r, l) ? r : l;
 }
 
+static uint64_t due_of(unsigned i)
+{
+	return tree[width + i].t;
+}
+
 static void set_due(unsigned i, uint64_t t)
 {
-	due[i] = (struct due){ t, seq++ };
+	tree[width + i] = (struct due){ t, seq++, i };
 	for (unsigned k = (width + i) >> 1; k; k >>= 1) {
-		unsigned w = earlier_child(k);
+		const struct due *w = earlier_child(k);
 
-		if (w == win[k] && w != i)
+		if (w->idx == tree[k].idx && w->idx != i)
 			break; /* the same winner, its time unchanged: so above */
-		win[k] = w;
+		tree[k] = *w;
 	}
 }
 
 static struct sim_actor *next_due(void)
 {
-	unsigned i = win[1];
-
-	return due[i].t == SIM_NEVER ? NULL : &sim.actors[i];
+	return tree[1].t == SIM_NEVER ? NULL : &sim.actors[tree[1].idx];
 }
 
 int sim_turns_reset(unsigned n)
 {
-	free(due);
-	free(win);
+	free(tree);
 	for (width = 1; width < n; width <<= 1)
 		;
-	due = malloc(width * sizeof(*due));
-	win = malloc(2 * width * sizeof(*win));
-	if (!due || !win)
+	tree = malloc(2 * width * sizeof(*tree));
+	if (!tree)
 		return -1;
 	seq = 0;
 	for (unsigned i = 0; i < width; i++) {
 		/* every actor starts due at 0 */
-		due[i] = (struct due){ i < n ? 0 : SIM_NEVER, seq++ };
-		win[width + i] = i;
+		tree[width + i] = (struct due){ i < n ? 0 : SIM_NEVER, seq++, i };
 	}
 	for (unsigned k = width - 1; k; k--)
-		win[k] = earlier_child(k);
+		tree[k] = *earlier_child(k);
 	started = false;
 	return 0;
 }
@@ -180,7 +182,7 @@ void sim_turns_done(void)
 /* n runs next, at its due time. */
 static void hand_to(struct sim_actor *n)
 {
-	n->turn_ps = due[n->idx].t;
+	n->turn_ps = due_of(n->idx);
 	set_due(n->idx, SIM_NEVER);
 	if (n->turn_waiting) {
 		n->turn_waiting = false;
@@ -208,7 +210,7 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	if (t != SIM_NEVER && (!n || t < due[n->idx].t)) {
+	if (t != SIM_NEVER && (!n || t < due_of(n->idx))) {
 		/* still the earliest (made due now, a tie would go after) */
 		sim.cur = a;
 		sim.now_ps = t;
@@ -225,7 +227,7 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 
 void sim_turn_wake(struct sim_actor *w)
 {
-	if (w != sim.cur && due[w->idx].t > sim.now_ps)
+	if (w != sim.cur && due_of(w->idx) > sim.now_ps)
 		set_due(w->idx, sim.now_ps);
 }
 
