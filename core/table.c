@@ -145,7 +145,7 @@ static struct rate_unit rate_unit_for(double rate)
 }
 
 /* A heading's unit: that of the largest mean throughput of its rows (a row
- * two orders of magnitude below it still prints 0.00xx). */
+ * two orders of magnitude below it prints more decimals, row_decimals). */
 static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
 {
 	double most = 0;
@@ -175,6 +175,20 @@ static void table_heading(FILE *f, const struct run_result *r, int w, struct rat
 		"wait p99");
 }
 
+/* Decimals of a row's throughput columns: four, or as many as show its
+ * mean to three significant digits when it is below 0.01 of the heading's
+ * unit (a row far below the heading's largest), within the column. */
+static int row_decimals(double mean)
+{
+	int d = 4;
+
+	while (mean > 0 && mean < 0.01 && d < NUM_W - 2) {
+		mean *= 10;
+		d++;
+	}
+	return d;
+}
+
 /* Throughput of rows [from, to): the lockperf columns and perf stat's +-;
  * asked: the runs the configuration asked for (one row left of several:
  * the others failed or the sweep was stopped). */
@@ -185,22 +199,24 @@ static void throughput_cells(FILE *f, const struct run_result *rows, size_t from
 	struct ll_summary s;
 	char one[48];
 	size_t n = 0;
+	int d;
 
 	for (size_t i = from; i < to && n < MAX_RUNS; i++)
 		x[n++] = rows[i].throughput_per_s / u.div;
 	ll_summarize(x, n, &s);
+	d = row_decimals(s.mean);
 	if (n == 1) {
 		if (asked > 1)
 			snprintf(one, sizeof(one), "(1 of %u runs: no variance)", asked);
 		else
 			snprintf(one, sizeof(one), "(single run: no variance)");
-		fprintf(f, " %*.4f  %-*s", NUM_W, s.mean, 4 * (NUM_W + 1) + 13, one);
+		fprintf(f, " %*.*f  %-*s", NUM_W, d, s.mean, 4 * (NUM_W + 1) + 13, one);
 		return;
 	}
 	/* the variance in the unit squared, in powers of ten: four decimals would
 	 * print 0.0000 beside a sigma that is not zero */
-	fprintf(f, " %*.4f %*.2e %*.4f %*.4f %*.4f", NUM_W, s.mean, NUM_W, s.variance, NUM_W,
-		s.sigma, NUM_W, s.max, NUM_W, s.min);
+	fprintf(f, " %*.*f %*.2e %*.*f %*.*f %*.*f", NUM_W, d, s.mean, NUM_W, s.variance, NUM_W, d,
+		s.sigma, NUM_W, d, s.max, NUM_W, d, s.min);
 	if (s.mean > 0)
 		fprintf(f, "  ( +- %5.2f%% )", 100.0 * s.sem / s.mean);
 	else

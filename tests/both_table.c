@@ -301,6 +301,24 @@ static void slow_rates_keep_digits(void **state)
 	assert_non_null(strstr(t, " 3.5000  (single run: no variance)"));
 	assert_non_null(strstr(t, "tas  cs=50ns ncs=200ns cs-lines=1 locks=1   (throughput, Macq/s)"));
 	output_free(&o);
+
+	/* one heading, a row over a thousand times below its largest: the
+	 * heading's unit, and the row's own decimals, three significant digits */
+	memset(&o, 0, sizeof(o));
+	fake_row(&r, "ticket", 2, 0);
+	r.throughput_per_s = 4.5e6;
+	output_add(&o, &r);
+	for (unsigned run = 0; run < 2; run++) {
+		fake_row(&r, "ticket", 32, run);
+		r.throughput_per_s = run ? 2.5e3 : 2.7e3;
+		output_add(&o, &r);
+	}
+	t = table_of(&o);
+	assert_non_null(strstr(t, "(throughput, Macq/s)"));
+	assert_non_null(strstr(t, " 4.5000  (single run: no variance)"));
+	if (!strstr(t, " 0.00260  2.00e-08   0.00014   0.00270   0.00250  "))
+		fail_msg("the slow row lost its digits:\n%s", t);
+	output_free(&o);
 }
 
 /* A sweep stopped early (two of a configuration's three runs done): the
