@@ -102,18 +102,28 @@ static int split_records(struct shard *sh)
 	return 0;
 }
 
-/* Field k (0-based) of a CSV record: where it starts; quotes respected. */
-static const char *field_at(const char *rec, unsigned k)
+/* Where the field after the one at rec starts (past a comma outside
+ * quotes), or NULL when rec's field is the record's last. */
+static const char *next_field(const char *rec)
 {
 	bool quoted = false;
 
-	for (; *rec && k; rec++) {
+	for (; *rec; rec++) {
 		if (*rec == '"')
 			quoted = !quoted;
 		else if (*rec == ',' && !quoted)
-			k--;
+			return rec + 1;
 	}
-	return rec;
+	return NULL;
+}
+
+/* Field k (0-based) of a CSV record: where it starts (the record's end
+ * when it has fewer fields). */
+static const char *field_at(const char *rec, unsigned k)
+{
+	for (const char *next; k && (next = next_field(rec)); k--)
+		rec = next;
+	return k ? rec + strlen(rec) : rec;
 }
 
 /* Does a row say "LOCK,THREADS," in its lock and threads fields (the third
@@ -173,14 +183,9 @@ static int read_order(struct shard *sh)
 static size_t fields_of(const char *rec)
 {
 	size_t n = 1;
-	bool quoted = false;
 
-	for (; *rec; rec++) {
-		if (*rec == '"')
-			quoted = !quoted;
-		else if (*rec == ',' && !quoted)
-			n++;
-	}
+	while ((rec = next_field(rec)))
+		n++;
 	return n;
 }
 
