@@ -201,11 +201,10 @@ def run_starved(runs, per_run):
     return None
 
 
-def starved_cell(runs, per_run):
-    """(text, count or None): exact from the per-thread CSV or the run
-    CSV's `starved` column, else a bound from acq_min; the count is the most
-    starved threads of one run."""
-    counts = run_starved(runs, per_run)
+def starved_cell(runs, counts):
+    """(text, count or None): exact from each run's count (run_starved),
+    else a bound from acq_min; the count is the most starved threads of one
+    run."""
     if counts:
         return '%d' % max(counts), max(counts)
     if any(num(r, 'acq_min') == 0 for r in runs):
@@ -241,6 +240,17 @@ def config_label(cfg):
 
 def fmt(x, spec='%.4f'):
     return '-' if math.isnan(x) else spec % x
+
+
+def row_spec(mean_in_unit):
+    """A row's throughput format: four decimals, or as many as keep three
+    significant digits of a mean below 0.01 of the heading's unit (as the
+    terminal's table, core/table.c), at most seven."""
+    d, m = 4, mean_in_unit
+    while m > 0 and m < 0.01 and d < 7:
+        m *= 10
+        d += 1
+    return '%%.%df' % d
 
 
 def fmt_time(ns):
@@ -302,9 +312,11 @@ def config_row(cfg, runs, per_run, scale=1e6):
     sem = s / math.sqrt(len(tp)) if tp else math.nan
     pct = 100.0 * sem / m if tp and m > 0 else math.nan
     # every run failed: nothing was counted, not even starved threads
-    stext, starved = starved_cell(ok, per_run) if ok else ('-', 0)
-    says = verdict(stext, starved, cfg[2], run_starved(ok, per_run))
-    cells = [config_label(cfg), '%d' % len(ok), fmt(m), fmt(s), fmt(sem),
+    counts = run_starved(ok, per_run)
+    stext, starved = starved_cell(ok, counts) if ok else ('-', 0)
+    says = verdict(stext, starved, cfg[2], counts)
+    spec = row_spec(m)
+    cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
              p99_cell(ok),
