@@ -14,6 +14,8 @@
  *
  * A worker that dies (a crash in a run) closes its socket: its run gets a
  * failed row saying how the worker ended, and a new worker takes the next.
+ * Each worker holds a socket: an open-file limit (ulimit -n) too low for N
+ * gives fewer workers, said in one line.
  *
  * SIGINT or SIGTERM: no run starts, the workers (which ignore both) finish
  * theirs and the rows are kept; a second signal ends the sweep at once and
@@ -27,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,12 +86,13 @@ static bool read_all(int fd, void *p, size_t n)
 	return true;
 }
 
-static bool write_all(int fd, const void *p, size_t n)
+/* To a socket, without SIGPIPE: a closed peer is an error returned. */
+static bool send_all(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 
 	while (n) {
-		ssize_t k = write(fd, c, n);
+		ssize_t k = send(fd, c, n, MSG_NOSIGNAL);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -119,7 +123,7 @@ static bool serve_one(const struct sweep_sink *s, size_t i, int sock)
 		return false;
 	}
 	h.tlen = tlen;
-	ok = write_all(sock, &h, sizeof(h)) && write_all(sock, thr, tlen);
+	ok = send_all(sock, &h, sizeof(h)) && send_all(sock, thr, tlen);
 	free(thr);
 	return ok;
 }
@@ -130,9 +134,14 @@ static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, in
 {
 	size_t i;
 
+	sigset_t stops;
+
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
-	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &stops, NULL); /* blocked by worker_start */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
@@ -143,17 +152,27 @@ static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, in
 }
 
 /* A new worker; it closes the sockets of the others (inherited by the
- * fork), so that each sees its socket end when the sweep closes it. */
+ * fork), so that each sees its socket end when the sweep closes it.
+ * SIGINT and SIGTERM are blocked across the fork: the worker ignores
+ * them before it unblocks them, so a stop never reaches the sweep's
+ * handler in a worker. */
 static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w)
 {
 	pid_t parent = getpid();
+	sigset_t stops, old;
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		die_errno("socketpair");
 	fflush(stdout);
 	fflush(stderr);
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &old);
 	w->pid = fork();
+	if (w->pid)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	if (w->pid < 0)
 		die_errno("fork");
 	if (!w->pid) {
@@ -191,8 +210,11 @@ static void collect(struct sweep_sink *s, struct worker *w, struct job *jobs)
 	char why[128];
 
 	j->done = true;
-	if (read_all(w->sock, &h, sizeof(h)) && (j->thr = malloc(h.tlen + 1)) &&
-	    read_all(w->sock, j->thr, h.tlen)) {
+	if (read_all(w->sock, &h, sizeof(h))) {
+		if (!(j->thr = malloc(h.tlen + 1)))
+			die_errno("a worker's threads rows");
+	}
+	if (j->thr && read_all(w->sock, j->thr, h.tlen)) {
 		j->failed = h.failed;
 		j->res = h.res;
 		j->tlen = h.tlen;
@@ -255,13 +277,15 @@ static unsigned hand_out(struct sweep_sink *s, struct worker *ws, unsigned n, si
 		if (w->run < 0 && *next < s->ntodo && !stopping) {
 			if (!w->pid)
 				worker_start(s, ws, n, w);
-			if (!write_all(w->sock, next, sizeof(*next))) {
+			if (!send_all(w->sock, next, sizeof(*next))) {
 				/* it died between runs: a new one takes the run */
 				char why[128];
 
 				worker_reap(w, why, sizeof(why));
+				fprintf(stderr, "locklab-%s: between two runs %s; a new one goes on\n",
+					backend_name, why);
 				worker_start(s, ws, n, w);
-				if (!write_all(w->sock, next, sizeof(*next)))
+				if (!send_all(w->sock, next, sizeof(*next)))
 					die_errno("handing a run to a new worker");
 			}
 			w->run = (long)(*next)++;
@@ -271,14 +295,42 @@ static unsigned hand_out(struct sweep_sink *s, struct worker *ws, unsigned n, si
 	return busy;
 }
 
+/* Workers the open-file limit allows (a socket each, and room for the
+ * sweep's own files): the soft limit is raised toward the hard one first. */
+static unsigned fit_fd_limit(unsigned njobs)
+{
+	const rlim_t spare = 64;
+	struct rlimit l;
+
+	if (getrlimit(RLIMIT_NOFILE, &l) || l.rlim_cur >= njobs + spare)
+		return njobs;
+	if (l.rlim_max == RLIM_INFINITY || l.rlim_max > njobs + spare)
+		l.rlim_cur = njobs + spare;
+	else
+		l.rlim_cur = l.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &l) || getrlimit(RLIMIT_NOFILE, &l))
+		return njobs;
+	if (l.rlim_cur >= njobs + spare)
+		return njobs;
+	njobs = l.rlim_cur > spare + 1 ? (unsigned)(l.rlim_cur - spare) : 1;
+	fprintf(stderr, "locklab-%s: --jobs: %u worker processes at most (the open-file limit, "
+		"ulimit -n, is %llu)\n", backend_name, njobs, (unsigned long long)l.rlim_cur);
+	return njobs;
+}
+
 void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 {
 	struct job *jobs = calloc(s->ntodo, sizeof(*jobs));
-	struct worker *ws = calloc(njobs, sizeof(*ws));
-	struct pollfd *pf = calloc(njobs, sizeof(*pf));
+	struct worker *ws;
+	struct pollfd *pf;
 	size_t next = 0;
 	bool ended = false;
-	void (*old_pipe)(int);
+
+	if (njobs > s->ntodo)
+		njobs = (unsigned)s->ntodo;
+	njobs = fit_fd_limit(njobs);
+	ws = calloc(njobs, sizeof(*ws));
+	pf = calloc(njobs, sizeof(*pf));
 
 	if (!jobs || !ws || !pf) {
 		fprintf(stderr, "locklab-%s: out of memory\n", backend_name);
@@ -286,7 +338,6 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 	}
 	for (unsigned k = 0; k < njobs; k++)
 		ws[k].run = -1;
-	old_pipe = signal(SIGPIPE, SIG_IGN); /* a dead worker's socket: its run is lost, not the sweep */
 	sweep_progress(s);
 	while (s->done < s->ntodo && !ended) {
 		unsigned busy = hand_out(s, ws, njobs, &next, *stop), np = 0;
@@ -313,7 +364,6 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 		}
 	}
 	end_workers(ws, njobs, ended);
-	signal(SIGPIPE, old_pipe);
 	for (size_t i = 0; i < s->ntodo; i++)
 		free(jobs[i].thr);
 	free(jobs);

@@ -217,11 +217,11 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 		return;
 	}
 	set_due(a->idx, t);
+	SIM_COUNT_EVENT(k);
 	if (n)
 		hand_to(n);
 	/* else nobody is due: SimGrid ends the run with this actor
 	 * blocked (sim_check_stranded) */
-	SIM_COUNT_EVENT(k);
 	take_turn(a);
 }
 

@@ -4,7 +4,8 @@
  * `--jobs 1` byte for byte (also with --vm overcommits); the CSVs of
  * `--shard I/N` merged by `merge` are the CSV of the whole sweep, empty
  * shards included; a worker killed in a run loses that run only (its row
- * says how the worker ended, a new worker takes the runs after it); bad
+ * says how the worker ended, a new worker takes the runs after it); an
+ * open-file limit too low for --jobs gives fewer workers and a line; bad
  * --jobs and --shard values, parallel native runs and merges of shards
  * that do not fit are refused with exit 2 and one line.  argv[1]: the
  * bin/ directory.
@@ -140,6 +141,23 @@ static void a_killed_worker_loses_its_run_only(void **state)
 		fail_msg("not one row lost to the killed worker:\n%s", csv);
 	free(csv);
 	free(err);
+}
+
+/* An open-file limit below what --jobs needs: fewer workers, said in one
+ * line, the same CSV. */
+static void jobs_fit_the_open_file_limit(void **state)
+{
+	char *err;
+
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run %s --jobs 1 --csv lim1.csv "
+				     ">/dev/null && (ulimit -n 70 && '%s/locklab-sim' run %s --jobs 8 "
+				     "--csv lim8.csv >/dev/null 2>lim8.err)",
+			       tl_tmpdir(), bindir, SWEEP, bindir, SWEEP), 0);
+	err = tl_slurp(tl_path("lim8.err"), NULL);
+	if (!strstr(err, "--jobs: 6 worker processes at most (the open-file limit, ulimit -n, is 70)"))
+		fail_msg("no line about the open-file limit:\n%s", err);
+	free(err);
+	assert_same_file("lim1.csv", "lim8.csv");
 }
 
 /* The sweep in n shards, merged into merged.csv; the plain CSV in plain.csv. */
@@ -321,6 +339,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(jobs_write_what_one_process_writes),
 		cmocka_unit_test(jobs_with_overcommit),
 		cmocka_unit_test(a_killed_worker_loses_its_run_only),
+		cmocka_unit_test(jobs_fit_the_open_file_limit),
 		cmocka_unit_test(shards_merge_into_the_sweep),
 		cmocka_unit_test(empty_shards_merge),
 		cmocka_unit_test(bad_values_are_refused),
