@@ -38,9 +38,10 @@ struct shard {
 	size_t *order;         /* each row's index in sweep order */
 };
 
-static char *slurp(const char *path)
+/* The whole file, or NULL and *why. */
+static char *slurp(const char *path, const char **why)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = infile_open(path, why);
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
@@ -143,14 +144,14 @@ static bool row_is(const char *rec, const char *lock_threads, unsigned run)
 static int read_order(struct shard *sh)
 {
 	char path[4200], magic[32];
+	const char *why;
 	FILE *f;
 	int ok;
 
 	snprintf(path, sizeof(path), "%s.order", sh->path);
-	f = fopen(path, "r");
+	f = infile_open(path, &why);
 	if (!f)
-		return ll_bad("merge", "%s: %s (written by run --shard beside its CSV)", path,
-			      strerror(errno));
+		return ll_bad("merge", "%s: %s (written by run --shard beside its CSV)", path, why);
 	ok = fscanf(f, "%31s %u/%u %zu %llx ", magic, &sh->index, &sh->count, &sh->total,
 		    &sh->key) == 5 &&
 	     !strcmp(magic, MERGE_ORDER_MAGIC) && sh->index < sh->count &&
@@ -212,9 +213,11 @@ static int read_shard(struct shard *sh)
 
 	if (!stat(sh->path, &st) && S_ISDIR(st.st_mode))
 		return ll_bad("merge", "%s: a directory, not a shard's CSV", sh->path);
-	sh->text = slurp(sh->path);
+	const char *why;
+
+	sh->text = slurp(sh->path, &why);
 	if (!sh->text)
-		return ll_bad("merge", "%s: %s", sh->path, strerror(errno ? errno : ENOMEM));
+		return ll_bad("merge", "%s: %s", sh->path, why ? why : "out of memory");
 	rc = split_records(sh);
 	if (rc == -1)
 		return ll_bad("merge", "out of memory");

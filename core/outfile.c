@@ -28,6 +28,26 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
+FILE *infile_open(const char *path, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f = NULL;
+
+	*why = NULL;
+	if (fd < 0)
+		*why = strerror(errno);
+	else if (fstat(fd, &st))
+		*why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		*why = "not a regular file";
+	else if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r")))
+		*why = strerror(errno);
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 int outfile_may_replace(const char *path)
 {
 	struct stat st;

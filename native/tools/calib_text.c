@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../../core/outfile.h"
 #include "validate.h"
 
 const char *const calib_op_names[CAL_NOPS] = { "load", "store", "cas", "fai", "swap" };
@@ -439,19 +440,20 @@ int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 
 int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	char *text = NULL, msg[400];
+	const char *why;
 	size_t len = 0;
 	struct stat st;
+	FILE *f;
 	int rc;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: a directory, not a calibration", path);
 		return -1;
 	}
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		snprintf(err, errlen, "%s: a directory, not a calibration", path);
+	f = infile_open(path, &why);
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	FILE *m = open_memstream(&text, &len);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "../../core/cli.h"
+#include "../../core/outfile.h"
 #include "validate.h"
 #include "vreport.h"
 
@@ -238,20 +239,21 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 
 int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
 	static char line[VR_LINE];
 	char where[600], *fields[256];
 	int idx[NCOLS], rc = 0;
 	unsigned lineno = 1, rows = 0, failed = 0;
+	const char *why;
 	struct stat st;
+	FILE *f;
 
-	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: a directory, not a result CSV", path);
-		fclose(f);
 		return -1;
 	}
+	f = infile_open(path, &why);
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
 	}
 	if (!fgets(line, sizeof(line), f)) {
