@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -154,6 +155,17 @@ int outfile_check_all(const char *const opt[], const char *const path[], unsigne
 	return 0;
 }
 
+/* The longest a result file's name gets with what is added beside it:
+ * ".partial" of a journal, then ".tmp.PID" of a whole write. */
+#define SIDE_SUFFIX_MAX 24
+
+static const char *last_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 int outfile_check(const char *opt, const char *path, char *err, size_t len)
 {
 	char partial[4096];
@@ -161,6 +173,12 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 
 	if (!path[0]) {
 		snprintf(err, len, "%s: an empty file name", opt);
+		return -1;
+	}
+	if (strlen(last_name(path)) > NAME_MAX - SIDE_SUFFIX_MAX) {
+		snprintf(err, len, "%s %.60s...: a file name of %zu characters; at most %d, for the "
+			 "partial and temporary files written beside it", opt, path,
+			 strlen(last_name(path)), NAME_MAX - SIDE_SUFFIX_MAX);
 		return -1;
 	}
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {

@@ -161,7 +161,7 @@ static int parse_opts(int argc, char **argv, struct flc_opts *o)
 			continue;
 		}
 		if (!*a.val)
-			return BAD("%s: needs a value", a.name);
+			return BAD("%s: its value is empty", a.name);
 		rc = parse_valued(a.name, a.val, o);
 		if (rc)
 			return rc;

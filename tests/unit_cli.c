@@ -367,6 +367,13 @@ static void switch_options(void **state)
 	BAD("locklab-native", "--out: needs a value (the next argument, --progress, is an option)",
 	    "calibrate", "--out", "--progress");
 	BAD(p, "--nosuch: unknown option", "run", "--nosuch", "--runs", "1"); /* not a value */
+	/* a name with no room for its .partial beside it: refused before any run */
+	BAD(p, "a file name of 240 characters; at most 231, for the partial and temporary files",
+	    "run", "--lock", "mcs", "--threads", "2", "--csv",
+	    "/tmp/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.csv");
+	BAD(p, "--test: its value is empty", "filelock", "--test", "");
 	BAD(p, "--locks 65536 --cs-lines 4096: 268435456 lines of protected data", "run", "--locks",
 	    "65536", "--cs-lines", "4096");
 	/* on claims a mechanism the machine must have */

@@ -67,7 +67,7 @@ static int parse_opts(int argc, char **argv, struct cal_opts *o)
 		if (!strcmp(a.name, "--progress"))
 			o->progress = true;
 		else if (!*a.val)
-			return bad("%s: needs a value", a.name);
+			return bad("%s: its value is empty", a.name);
 		else if (!strcmp(a.name, "--out"))
 			o->out = a.val;
 		else if (!strcmp(a.name, "--from"))

@@ -119,7 +119,7 @@ int fl_parse_opts(int argc, char **argv, struct fl_opts *o)
 			continue;
 		}
 		if (!*a.val)
-			return fl_bad("%s: needs a value", a.name);
+			return fl_bad("%s: its value is empty", a.name);
 		rc = parse_valued(a.name, a.val, o);
 		if (rc)
 			return rc;
