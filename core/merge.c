@@ -9,7 +9,9 @@
  * fields): a native shard and a simulated one, or shards of two hosts, are
  * refused.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,18 +192,64 @@ static size_t fields_of(const char *rec)
 	return n;
 }
 
-/* Every row has the header's fields: 0, or 2 and a line naming the first
- * that has not (its line in the file). */
+/* The length of the field at f (up to its comma or the record's end). */
+static size_t field_len(const char *f)
+{
+	const char *next = next_field(f);
+
+	return next ? (size_t)(next - 1 - f) : strlen(f);
+}
+
+/* A column of text (core/output.c writes the others as numbers or
+ * true/false, or leaves them empty). */
+static bool text_column(const char *name, size_t len)
+{
+	static const char *const text[] = { "backend", "topo", "lock", "failure" };
+
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+		if (strlen(text[i]) == len && !strncmp(name, text[i], len))
+			return true;
+	return false;
+}
+
+/* Empty, true, false or a finite number, and nothing else. */
+static bool value_cell(const char *f, size_t len)
+{
+	char buf[64], *end;
+	double v;
+
+	if (!len || (len == 4 && !strncmp(f, "true", 4)) || (len == 5 && !strncmp(f, "false", 5)))
+		return true;
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, f, len);
+	buf[len] = 0;
+	v = strtod(buf, &end);
+	return end == buf + len && isfinite(v) && !isspace((unsigned char)buf[0]);
+}
+
+/* Every row has the header's fields, and a value where the column holds
+ * values: 0, or 2 and a line naming the first that has not (its line in
+ * the file). */
 static int check_rows(const struct shard *sh)
 {
 	size_t want = fields_of(sh->header);
 
 	for (size_t r = 0; r < sh->nrows; r++) {
 		size_t got = fields_of(sh->rows[r]);
+		const char *h = sh->header, *c = sh->rows[r];
 
 		if (got != want)
 			return ll_bad("merge", "%s: row %zu has %zu field(s) where the header has %zu",
 				      sh->path, r + 1, got, want);
+		for (; h && c; h = next_field(h), c = next_field(c)) {
+			size_t hl = field_len(h), cl = field_len(c);
+
+			if (!text_column(h, hl) && !value_cell(c, cl))
+				return ll_bad("merge", "%s: row %zu: %.*s is '%.*s', not a number "
+					      "(edited?)", sh->path, r + 1, (int)hl, h,
+					      (int)(cl > 40 ? 40 : cl), c);
+		}
 	}
 	return 0;
 }

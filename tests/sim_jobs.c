@@ -7,8 +7,8 @@
  * says how the worker ended, a new worker takes the runs after it); an
  * open-file limit too low for --jobs gives fewer workers and a line; bad
  * --jobs and --shard values, parallel native runs and merges of shards
- * that do not fit (or that are FIFOs) are refused with exit 2 and one
- * line.  argv[1]: the
+ * that do not fit (or that are FIFOs, or hold a number edited into text)
+ * are refused with exit 2 and one line.  argv[1]: the
  * bin/ directory.
  */
 #include "testlib.h"
@@ -266,6 +266,11 @@ static void merge_refuses_what_does_not_fit(void **state)
 	refused(merge, "--out m.csv shard-0.csv shard-1.csv shard-1.csv shard-2.csv");
 	refused(merge, "--out m.csv shard-0.csv shard-1.csv plain.csv"); /* no .order */
 	refused(merge, "shard-0.csv shard-1.csv shard-2.csv");          /* no --out */
+	/* a number edited into something else */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/,[0-9]*[.][0-9]*,/,1x,/' shard-0.csv > "
+			       "num-0.csv && cp shard-0.csv.order num-0.csv.order && "
+			       "! cmp -s shard-0.csv num-0.csv", tl_tmpdir()), 0);
+	refused(merge, "--out m.csv num-0.csv shard-1.csv shard-2.csv");
 	/* a FIFO as a shard or as its order: refused, not waited on */
 	assert_int_equal(tl_sh(NULL, "cd '%s' && rm -f fifo.csv fifo.csv.order && mkfifo fifo.csv && "
 			       "cp shard-2.csv f2.csv && mkfifo f2.csv.order", tl_tmpdir()), 0);
