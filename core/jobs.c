@@ -68,13 +68,15 @@ static void die_errno(const char *what)
 	exit(1);
 }
 
-/* Exactly n bytes, through EINTR and short counts; false at end or error. */
-static bool read_all(int fd, void *p, size_t n)
+/* Exactly n bytes through a socket, sent (out) or received, through
+ * EINTR and short counts; false at its end or an error.  A send to a
+ * closed peer is an error returned, not SIGPIPE. */
+static bool sock_all(int fd, void *p, size_t n, bool out)
 {
 	char *c = p;
 
 	while (n) {
-		ssize_t k = read(fd, c, n);
+		ssize_t k = out ? send(fd, c, n, MSG_NOSIGNAL) : recv(fd, c, n, 0);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -86,22 +88,14 @@ static bool read_all(int fd, void *p, size_t n)
 	return true;
 }
 
-/* To a socket, without SIGPIPE: a closed peer is an error returned. */
+static bool read_all(int fd, void *p, size_t n)
+{
+	return sock_all(fd, p, n, false);
+}
+
 static bool send_all(int fd, const void *p, size_t n)
 {
-	const char *c = p;
-
-	while (n) {
-		ssize_t k = send(fd, c, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		c += k;
-		n -= (size_t)k;
-	}
-	return true;
+	return sock_all(fd, (void *)p, n, true);
 }
 
 /* One run in the worker: its head and threads rows to the sweep. */
@@ -128,20 +122,16 @@ static bool serve_one(const struct sweep_sink *s, size_t i, int sock)
 	return ok;
 }
 
-/* The worker: runs until the sweep closes its end. */
+/* The worker: runs until the sweep closes its end; mask: the signal mask
+ * the sweep had before worker_start blocked the stops. */
 static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, int sock,
-						  pid_t parent)
+						  pid_t parent, const sigset_t *mask)
 {
 	size_t i;
 
-	sigset_t stops;
-
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
-	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigprocmask(SIG_UNBLOCK, &stops, NULL); /* blocked by worker_start */
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(1);
@@ -180,7 +170,7 @@ static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, st
 		for (unsigned k = 0; k < n; k++)
 			if (ws[k].pid && &ws[k] != w)
 				close(ws[k].sock);
-		worker_main(s, sv[1], parent);
+		worker_main(s, sv[1], parent, &old);
 	}
 	close(sv[1]);
 	w->sock = sv[0];

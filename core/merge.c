@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <locklab/args.h>
 #include <locklab/backend.h>
@@ -40,10 +39,10 @@ struct shard {
 	size_t *order;         /* each row's index in sweep order */
 };
 
-/* The whole file, or NULL and *why. */
-static char *slurp(const char *path, const char **why)
+/* The whole file, or NULL and why (empty: out of memory). */
+static char *slurp(const char *path, char *why, size_t why_len)
 {
-	FILE *f = infile_open(path, why);
+	FILE *f = infile_open(path, "a shard's CSV", why, why_len);
 	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 
@@ -145,13 +144,12 @@ static bool row_is(const char *rec, const char *lock_threads, unsigned run)
  * which the row must have. */
 static int read_order(struct shard *sh)
 {
-	char path[4200], magic[32];
-	const char *why;
+	char path[4200], magic[32], why[200];
 	FILE *f;
 	int ok;
 
 	snprintf(path, sizeof(path), "%s.order", sh->path);
-	f = infile_open(path, &why);
+	f = infile_open(path, "a shard's order", why, sizeof(why));
 	if (!f)
 		return ll_bad("merge", "%s: %s (written by run --shard beside its CSV)", path, why);
 	ok = fscanf(f, "%31s %u/%u %zu %llx ", magic, &sh->index, &sh->count, &sh->total,
@@ -190,14 +188,6 @@ static size_t fields_of(const char *rec)
 	while ((rec = next_field(rec)))
 		n++;
 	return n;
-}
-
-/* The length of the field at f (up to its comma or the record's end). */
-static size_t field_len(const char *f)
-{
-	const char *next = next_field(f);
-
-	return next ? (size_t)(next - 1 - f) : strlen(f);
 }
 
 /* A column of text (core/output.c writes the others as numbers or
@@ -242,13 +232,17 @@ static int check_rows(const struct shard *sh)
 		if (got != want)
 			return ll_bad("merge", "%s: row %zu has %zu field(s) where the header has %zu",
 				      sh->path, r + 1, got, want);
-		for (; h && c; h = next_field(h), c = next_field(c)) {
-			size_t hl = field_len(h), cl = field_len(c);
+		while (h && c) {
+			const char *hn = next_field(h), *cn = next_field(c);
+			size_t hl = hn ? (size_t)(hn - 1 - h) : strlen(h);
+			size_t cl = cn ? (size_t)(cn - 1 - c) : strlen(c);
 
 			if (!text_column(h, hl) && !value_cell(c, cl))
 				return ll_bad("merge", "%s: row %zu: %.*s is '%.*s', not a number "
 					      "(edited?)", sh->path, r + 1, (int)hl, h,
 					      (int)(cl > 40 ? 40 : cl), c);
+			h = hn;
+			c = cn;
 		}
 	}
 	return 0;
@@ -256,16 +250,12 @@ static int check_rows(const struct shard *sh)
 
 static int read_shard(struct shard *sh)
 {
-	struct stat st;
+	char why[200] = "";
 	int rc;
 
-	if (!stat(sh->path, &st) && S_ISDIR(st.st_mode))
-		return ll_bad("merge", "%s: a directory, not a shard's CSV", sh->path);
-	const char *why;
-
-	sh->text = slurp(sh->path, &why);
+	sh->text = slurp(sh->path, why, sizeof(why));
 	if (!sh->text)
-		return ll_bad("merge", "%s: %s", sh->path, why ? why : "out of memory");
+		return ll_bad("merge", "%s: %s", sh->path, why[0] ? why : "out of memory");
 	rc = split_records(sh);
 	if (rc == -1)
 		return ll_bad("merge", "out of memory");

@@ -29,21 +29,21 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
-FILE *infile_open(const char *path, const char **why)
+FILE *infile_open(const char *path, const char *what, char *why, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	FILE *f = NULL;
 
-	*why = NULL;
-	if (fd < 0)
-		*why = strerror(errno);
-	else if (fstat(fd, &st))
-		*why = strerror(errno);
-	else if (!S_ISREG(st.st_mode))
-		*why = "not a regular file";
-	else if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r")))
-		*why = strerror(errno);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(why, len, "%s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		const char *kind = kind_of(st.st_mode);
+
+		snprintf(why, len, kind[0] == 'a' ? "%s, not %s" : "%s", kind, what);
+	} else if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		snprintf(why, len, "%s", strerror(errno));
+	}
 	if (!f && fd >= 0)
 		close(fd);
 	return f;
@@ -168,6 +168,7 @@ static const char *last_name(const char *path)
 
 int outfile_check(const char *opt, const char *path, char *err, size_t len)
 {
+	size_t name_len = strlen(last_name(path));
 	char partial[4096];
 	struct stat st;
 
@@ -175,10 +176,10 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 		snprintf(err, len, "%s: an empty file name", opt);
 		return -1;
 	}
-	if (strlen(last_name(path)) > NAME_MAX - SIDE_SUFFIX_MAX) {
+	if (name_len > NAME_MAX - SIDE_SUFFIX_MAX) {
 		snprintf(err, len, "%s %.60s...: a file name of %zu characters; at most %d, for the "
-			 "partial and temporary files written beside it", opt, path,
-			 strlen(last_name(path)), NAME_MAX - SIDE_SUFFIX_MAX);
+			 "partial and temporary files written beside it", opt, path, name_len,
+			 NAME_MAX - SIDE_SUFFIX_MAX);
 		return -1;
 	}
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {

@@ -22,10 +22,11 @@ struct out_shape output_shape(const struct output_set *o);
 void output_csv_head(FILE *f, struct out_shape sh);
 void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh);
 
-/* An input file opened for reading, or NULL and *why; a FIFO, a device
- * or a directory is refused ("not a regular file") before anything waits
- * on it: a FIFO would block the open until a writer came. */
-FILE *infile_open(const char *path, const char **why);
+/* An input file opened for reading, or NULL and why ("a directory, not
+ * WHAT", the system's reason...): anything but a regular file is refused
+ * before anything waits on it (a FIFO would block the open until a writer
+ * came). */
+FILE *infile_open(const char *path, const char *what, char *why, size_t len);
 
 /* 0 when path is absent or a regular file; else -1 with errno set
  * (a rename never replaces what is not a regular file). */

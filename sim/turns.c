@@ -210,7 +210,7 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	if (t != SIM_NEVER && (!n || t < due_of(n->idx))) {
+	if (t != SIM_NEVER && (!n || t < tree[1].t)) {
 		/* still the earliest (made due now, a tie would go after) */
 		sim.cur = a;
 		sim.now_ps = t;

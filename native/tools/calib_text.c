@@ -25,7 +25,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../../core/outfile.h"
 #include "validate.h"
@@ -440,18 +439,12 @@ int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 
 int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen)
 {
-	char *text = NULL, msg[400];
-	const char *why;
+	char *text = NULL, msg[400], why[200];
 	size_t len = 0;
-	struct stat st;
 	FILE *f;
 	int rc;
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: a directory, not a calibration", path);
-		return -1;
-	}
-	f = infile_open(path, &why);
+	f = infile_open(path, "a calibration", why, sizeof(why));
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;

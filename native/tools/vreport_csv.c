@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../../core/cli.h"
 #include "../../core/outfile.h"
@@ -243,15 +242,10 @@ int vr_read_csv(const char *path, struct table *t, bool sim, char *err, size_t e
 	char where[600], *fields[256];
 	int idx[NCOLS], rc = 0;
 	unsigned lineno = 1, rows = 0, failed = 0;
-	const char *why;
-	struct stat st;
+	char why[200];
 	FILE *f;
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: a directory, not a result CSV", path);
-		return -1;
-	}
-	f = infile_open(path, &why);
+	f = infile_open(path, "a result CSV", why, sizeof(why));
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, why);
 		return -1;
