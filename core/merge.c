@@ -190,18 +190,6 @@ static size_t fields_of(const char *rec)
 	return n;
 }
 
-/* A column of text (core/output.c writes the others as numbers or
- * true/false, or leaves them empty). */
-static bool text_column(const char *name, size_t len)
-{
-	static const char *const text[] = { "backend", "topo", "lock", "failure" };
-
-	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
-		if (strlen(text[i]) == len && !strncmp(name, text[i], len))
-			return true;
-	return false;
-}
-
 /* Empty, true, false or a finite number, and nothing else. */
 static bool value_cell(const char *f, size_t len)
 {
@@ -237,7 +225,7 @@ static int check_rows(const struct shard *sh)
 			size_t hl = hn ? (size_t)(hn - 1 - h) : strlen(h);
 			size_t cl = cn ? (size_t)(cn - 1 - c) : strlen(c);
 
-			if (!text_column(h, hl) && !value_cell(c, cl))
+			if (!output_text_column(h, hl) && !value_cell(c, cl))
 				return ll_bad("merge", "%s: row %zu: %.*s is '%.*s', not a number "
 					      "(edited?)", sh->path, r + 1, (int)hl, h,
 					      (int)(cl > 40 ? 40 : cl), c);

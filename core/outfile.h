@@ -21,6 +21,9 @@ struct out_shape {
 struct out_shape output_shape(const struct output_set *o);
 void output_csv_head(FILE *f, struct out_shape sh);
 void output_csv_row(FILE *f, const struct run_result *r, struct out_shape sh);
+/* Is the CSV column named by name[0..len) one of text (the others hold
+ * numbers, true/false, or nothing)? */
+bool output_text_column(const char *name, size_t len);
 
 /* An input file opened for reading, or NULL and why ("a directory, not
  * WHAT", the system's reason...): anything but a regular file is refused

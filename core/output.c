@@ -172,6 +172,17 @@ static const struct col *col_at(size_t c)
 	return c < NCOLS ? &cols[c] : &failure_col;
 }
 
+bool output_text_column(const char *name, size_t len)
+{
+	for (size_t c = 0; c <= NCOLS; c++) {
+		const struct col *k = col_at(c);
+
+		if (k->type == C_STR && strlen(k->name) == len && !strncmp(k->name, name, len))
+			return true;
+	}
+	return false;
+}
+
 /* Does the output have column c at all? */
 static bool shown(const struct col *c, struct out_shape sh)
 {
