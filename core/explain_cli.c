@@ -31,6 +31,9 @@ static int check_explain(const struct cli_opts *o, char *err, size_t len)
 	else if (o->csv || o->json || o->threads_csv)
 		snprintf(err, len, "--csv/--json/--threads-csv are not explain's outputs "
 				   "(--format csv --out FILE)");
+	else if (c->time_every > 1)
+		snprintf(err, len, "--time-every %u: explain times no waits; it follows every "
+				   "handoff", c->time_every);
 	else if (o->runner_opt)
 		snprintf(err, len, "%s: a sweep's option; explain runs its runs one after another "
 				   "in this process", o->runner_opt);

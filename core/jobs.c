@@ -10,10 +10,14 @@
  * what one process would write.  A worker is forked once, not per run:
  * its pages are copied from the sweep's at its first run only.
  *
- *   sweep --(run index)--> worker --(job_head, thr bytes)--> sweep
+ *   sweep --(run index)--> worker --(one byte: started)--> sweep
+ *                                 --(job_head, thr bytes)--> sweep
  *
  * A worker that dies (a crash in a run) closes its socket: its run gets a
  * failed row saying how the worker ended, and a new worker takes the next.
+ * One that dies before it said it started a run (between two runs) is
+ * replaced, and the new one takes that run; a new worker that dies so is
+ * not replaced again: the run gets the failed row.
  * Each worker holds a socket: an open-file limit (ulimit -n) too low for N
  * gives fewer workers, said in one line.
  *
@@ -57,9 +61,11 @@ struct job {
 
 /* A worker process and the run it has (-1: none). */
 struct worker {
-	pid_t pid; /* 0: none */
+	pid_t pid;    /* 0: none */
 	int sock;
-	long run;  /* index into todo */
+	long run;     /* index into todo */
+	bool started; /* it said it started its run */
+	bool fresh;   /* it has started no run yet */
 };
 
 static void die_errno(const char *what)
@@ -136,7 +142,7 @@ static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, in
 	if (getppid() != parent)
 		_exit(1);
 	while (read_all(sock, &i, sizeof(i)))
-		if (i >= s->ntodo || !serve_one(s, s->todo[i], sock))
+		if (i >= s->ntodo || !send_all(sock, "s", 1) || !serve_one(s, s->todo[i], sock))
 			_exit(1);
 	_exit(0);
 }
@@ -175,6 +181,7 @@ static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, st
 	close(sv[1]);
 	w->sock = sv[0];
 	w->run = -1;
+	w->fresh = true;
 }
 
 /* How a dead worker ended, in words. */
@@ -254,6 +261,53 @@ static bool commit_ready(struct sweep_sink *s, struct job *jobs)
 	return true;
 }
 
+/* A worker that died between two runs: a new one in its place. */
+static void worker_replace(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w)
+{
+	char why[128];
+
+	worker_reap(w, why, sizeof(why));
+	fprintf(stderr, "locklab-%s: between two runs %s; a new one goes on\n", backend_name, why);
+	worker_start(s, ws, n, w);
+}
+
+/* Hand run i to w (started if none), or to a new worker if w died since
+ * its last run. */
+static void give_run(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w,
+		     size_t i)
+{
+	if (!w->pid)
+		worker_start(s, ws, n, w);
+	if (!send_all(w->sock, &i, sizeof(i))) {
+		worker_replace(s, ws, n, w);
+		if (!send_all(w->sock, &i, sizeof(i)))
+			die_errno("handing a run to a new worker");
+	}
+	w->run = (long)i;
+	w->started = false;
+}
+
+/* w has something to say: that it started its run, or its row.  A worker
+ * that ends before it started the run died between runs: a new one takes
+ * the run, unless it was new itself (then the run fails as in a crash). */
+static void hear(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w,
+		 struct job *jobs)
+{
+	char c;
+
+	if (w->started) {
+		collect(s, w, jobs);
+	} else if (read_all(w->sock, &c, 1)) {
+		w->started = true;
+		w->fresh = false;
+	} else if (w->fresh) {
+		collect(s, w, jobs); /* reads the end: the run's failed row */
+	} else {
+		worker_replace(s, ws, n, w);
+		give_run(s, ws, n, w, (size_t)w->run);
+	}
+}
+
 /* Give every idle worker the next run (starting workers as needed);
  * returns how many workers have a run. */
 static unsigned hand_out(struct sweep_sink *s, struct worker *ws, unsigned n, size_t *next,
@@ -264,22 +318,8 @@ static unsigned hand_out(struct sweep_sink *s, struct worker *ws, unsigned n, si
 	for (unsigned k = 0; k < n; k++) {
 		struct worker *w = &ws[k];
 
-		if (w->run < 0 && *next < s->ntodo && !stopping) {
-			if (!w->pid)
-				worker_start(s, ws, n, w);
-			if (!send_all(w->sock, next, sizeof(*next))) {
-				/* it died between runs: a new one takes the run */
-				char why[128];
-
-				worker_reap(w, why, sizeof(why));
-				fprintf(stderr, "locklab-%s: between two runs %s; a new one goes on\n",
-					backend_name, why);
-				worker_start(s, ws, n, w);
-				if (!send_all(w->sock, next, sizeof(*next)))
-					die_errno("handing a run to a new worker");
-			}
-			w->run = (long)(*next)++;
-		}
+		if (w->run < 0 && *next < s->ntodo && !stopping)
+			give_run(s, ws, n, w, (*next)++);
 		busy += w->run >= 0;
 	}
 	return busy;
@@ -346,7 +386,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 			if (ws[k].run < 0)
 				continue;
 			if (pf[p++].revents)
-				collect(s, &ws[k], jobs);
+				hear(s, ws, njobs, &ws[k], jobs);
 			if (!commit_ready(s, jobs)) {
 				end_workers(ws, njobs, true);
 				ended = true;

@@ -270,6 +270,7 @@ static void test_explain_bad_input(void **state)
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 4 --locks 2", "--locks");
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 4 --format json", "--format");
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 4 --csv x.csv", "--csv");
+	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 4 --time-every 8", "explain times no waits");
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock nosuch --threads 4", "nosuch");
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 64", "cores");
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --lock ttas --threads 4 --bogus 1", "--bogus");

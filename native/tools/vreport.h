@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <locklab/stats.h>
 
@@ -18,6 +19,7 @@ struct side {
 	unsigned n;
 	double tput[VR_MAX_RUNS];
 	double jain[VR_MAX_RUNS];
+	uint64_t seed[VR_MAX_RUNS], run[VR_MAX_RUNS]; /* which run each is */
 	char topo[128];
 	double cs_ns, ncs_ns; /* NaN when the CSV does not say */
 	/* the workload's other columns, "cs_lines=1 locks=1 ..." (those the CSV

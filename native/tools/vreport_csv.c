@@ -4,6 +4,7 @@
  * in the heading, and the runs are grouped by (lock, threads).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +18,13 @@
 /* ------------------------------------------------------------ reading */
 
 enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND,
-       COL_FAILURE, COL_CS_LINES, COL_LOCKS, COL_NCS_EXP, COL_READ_PCT, COL_OVERCOMMIT,
-       NCOLS };
+       COL_FAILURE, COL_SEED, COL_RUN, COL_CS_LINES, COL_LOCKS, COL_NCS_EXP, COL_READ_PCT,
+       COL_OVERCOMMIT, NCOLS };
 #define NREQUIRED COL_CS /* the columns from cs_ns on are optional */
 #define FIRST_WORKLOAD COL_CS_LINES /* the workload's columns besides cs_ns, ncs_ns */
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
 					      "topo", "cs_ns", "ncs_ns", "backend", "failure",
-					      "cs_lines", "locks", "ncs_exp", "read_pct",
+					      "seed", "run", "cs_lines", "locks", "ncs_exp", "read_pct",
 					      "overcommit" };
 
 /* One line of a CSV, without its line end, into at most max fields, in
@@ -170,6 +171,32 @@ static int read_params(struct side *s, char **f, const int *idx, const char *whe
 	return read_workload(s, f, idx, where, err, errlen);
 }
 
+/* A run is its seed and index: a second row of the same ones is the same
+ * run again (a CSV appended to itself), which would count twice in the
+ * mean and its spread.  Runs of other seeds (two sweeps pooled) are apart. */
+static int read_run_id(struct side *s, char **f, const int *idx, const char *where, char *err,
+		       size_t errlen)
+{
+	uint64_t seed = 0, run = 0;
+
+	if (idx[COL_RUN] < 0)
+		return 0;
+	if ((idx[COL_SEED] >= 0 && cli_parse_u64(f[idx[COL_SEED]], &seed)) ||
+	    cli_parse_u64(f[idx[COL_RUN]], &run)) {
+		snprintf(err, errlen, "%s: a seed or run that does not read", where);
+		return -1;
+	}
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->seed[i] == seed && s->run[i] == run) {
+			snprintf(err, errlen, "%s: run %" PRIu64 " of seed %" PRIu64 " again: a run is "
+				 "counted once (a CSV appended to itself?)", where, run, seed);
+			return -1;
+		}
+	s->seed[s->n] = seed;
+	s->run[s->n] = run;
+	return 0;
+}
+
 static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *idx,
 		   const char *where, char *err, size_t errlen)
 {
@@ -230,6 +257,8 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 			return -1;
 		}
 	}
+	if (read_run_id(s, f, idx, where, err, errlen))
+		return -1;
 	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
 	s->tput[s->n] = tput;
 	s->jain[s->n++] = jain;
