@@ -9,6 +9,7 @@
  * that never acquired, the share of handoffs inside one socket, the p99 wait.
  * A configuration that starves threads gets a line saying so under its row.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,8 @@ struct config_sum {
 	size_t runs;
 	double jain, local, p99; /* means over the runs (local: of those with handoffs) */
 	unsigned starved_min, starved_max, starved_runs, threads;
+	bool too_short;     /* a run made fewer acquisitions than threads */
+	uint64_t short_acq; /* the fewest a run made, if so */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
 	bool p99_censored; /* in some run, a lower bound (cut-short waits) */
@@ -80,6 +83,10 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->starved_min = r->starved < c->starved_min ? r->starved : c->starved_min;
 		c->starved_max = r->starved > c->starved_max ? r->starved : c->starved_max;
 		c->starved_runs += r->starved > 0;
+		if (r->acquisitions < r->threads && (!c->too_short || r->acquisitions < c->short_acq)) {
+			c->too_short = true;
+			c->short_acq = r->acquisitions;
+		}
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
 		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
 		c->oversubscribed |= r->oversubscribed;
@@ -268,7 +275,11 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	if (c->starved_min != c->starved_max && !c->starved_min)
 		fprintf(f, "in %u of %zu runs; ", c->starved_runs, c->runs);
 	fprintf(f, "Jain %.2f)", c->jain);
-	if (c->served_max == 1 && c->sockets > 1)
+	if (c->too_short)
+		fprintf(f, "; but a run made %" PRIu64 " acquisitions for %u threads: too short to "
+			   "give each one, whatever the lock (a longer --duration tells)",
+			 c->short_acq, c->threads);
+	else if (c->served_max == 1 && c->sockets > 1)
 		fprintf(f, "; in each run only one socket's threads got it: the throughput is theirs");
 	else if (c->served_max < c->sockets)
 		fprintf(f, "; in each run the threads of at most %u of the %u sockets got it: the "
@@ -377,13 +388,13 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 		}
 	}
 	if (v0->has_sched)
-		fprintf(f, "%-*s pcpus %u  per run: preempted holding %s (%.1f ns/acq) waiting %s "
+		fprintf(f, "%-*s pcpus %-3u per run: preempted holding %s (%.1f ns/acq) waiting %s "
 			   "(%.1f ns/acq)  ple exits %s  halts %s  kicks %s",
 			w, "    vm", v0->pcpus, count_text(hold / n, c[0]), hl / n,
 			count_text(wait / n, c[1]), wl / n, count_text(ple / n, c[2]),
 			count_text(halts / n, c[3]), count_text(kicks / n, c[4]));
 	else
-		fprintf(f, "%-*s cpus %u  per run: involuntary switches %s  halts %s  kicks %s", w,
+		fprintf(f, "%-*s cpus %-3u per run: involuntary switches %s  halts %s  kicks %s", w,
 			"    vm", v0->pcpus, count_text(pre / n, c[0]), count_text(halts / n, c[1]),
 			count_text(kicks / n, c[2]));
 	if (nwake)
@@ -440,7 +451,7 @@ static bool is_refcount(const struct run_result *r)
 
 /* What a table's rows hold beyond plain mutexes (its legend's extra parts). */
 struct legend_kinds {
-	bool rwlock, refcount;
+	bool rwlock, refcount, vm, vm_sched;
 };
 
 /* The legend's sentences, each appended where it applies. */
@@ -459,6 +470,15 @@ static const char *const legend_rwlock = " reads, writes (rwlocks): each side's 
 	"p99, the mean of the runs that timed a wait of that side (- where none did; >= as "
 	"above); its longest wait, of any run; overlap at least: the most readers seen inside at "
 	"once in any run, from each thread's first reads.";
+static const char *const legend_vm_sched = " vm (--vm): a run's mean over the runs: vCPUs "
+	"descheduled while they held the lock and while they waited for it, and the time they then "
+	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
+	"exceed an acquisition's own time); pause-loop exits, halts and kicks; wake: the mean time "
+	"from a kick until the kicked vCPU ran.";
+static const char *const legend_vm_native = " vm (--vm, natively): a run's mean over the runs: "
+	"the threads' involuntary context switches, parks that slept in the futex (halts) and "
+	"unparks that woke a sleeper (kicks); wake: the mean time from such an unpark until the "
+	"sleeper ran.";
 static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): the throughput counts "
 	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
 	"and local is - (a count is not handed from holder to holder).";
@@ -474,7 +494,7 @@ static void legend_add(char *text, size_t len, bool when, const char *sentence)
 static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
 			 struct legend_kinds k)
 {
-	char text[2048] = "";
+	char text[4096] = "";
 	size_t n;
 
 	legend_add(text, sizeof(text), many_runs, legend_runs);
@@ -489,6 +509,8 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 	legend_add(text, sizeof(text), idle, legend_idle);
 	legend_add(text, sizeof(text), k.rwlock, legend_rwlock);
 	legend_add(text, sizeof(text), k.refcount, legend_refcount);
+	legend_add(text, sizeof(text), k.vm && k.vm_sched, legend_vm_sched);
+	legend_add(text, sizeof(text), k.vm && !k.vm_sched, legend_vm_native);
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)
@@ -526,7 +548,7 @@ void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
-	struct legend_kinds kinds = { false, false };
+	struct legend_kinds kinds = { false, false, false, false };
 	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
@@ -549,6 +571,8 @@ void output_table(FILE *f, const struct output_set *o)
 		kinds.refcount |= is_refcount(r);
 		if (r->is_rwlock)
 			table_rw_lines(f, o->rows, i, j, w);
+		kinds.vm |= r->vm.has_vm;
+		kinds.vm_sched |= r->vm.has_vm && r->vm.has_sched;
 		if (r->vm.has_vm)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)

@@ -70,6 +70,7 @@ static void fake_row(struct run_result *r, const char *lock, unsigned threads, u
 	r->locks = 1;
 	r->run = run;
 	r->duration_s = 0.002;
+	r->acquisitions = 1000;
 	r->jain = 1.0;
 	r->handoff_local_frac = NAN;
 	r->sockets = r->sockets_served = 1;
@@ -274,6 +275,21 @@ static void verdict_counts_runs(void **state)
 	assert_non_null(strstr(t, "  ! up to 2 of 32 threads never acquired the lock (in 1 of 3 runs; "
 				  "Jain 1.00)\n"));
 	assert_null(strstr(t, "*: more"));
+	output_free(&o);
+}
+
+/* A run with fewer acquisitions than threads could not give each one: the
+ * verdict says so instead of blaming the lock. */
+static void verdict_says_a_run_too_short(void **state)
+{
+	struct output_set o = { 0 };
+	char *t;
+
+	add_three_runs(&o, "ticket", 1, -1);
+	o.rows[1].acquisitions = 14;
+	t = table_of(&o);
+	assert_non_null(strstr(t, "(in 1 of 3 runs; Jain 1.00); but a run made 14 acquisitions for "
+				  "32 threads: too short to give each one, whatever the lock"));
 	output_free(&o);
 }
 
@@ -544,6 +560,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(sem_is_sigma_over_root_n),
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
+		cmocka_unit_test(verdict_says_a_run_too_short),
 		cmocka_unit_test(censored_p99_marked),
 		cmocka_unit_test(stopped_early_said),
 		cmocka_unit_test(slow_rates_keep_digits),
