@@ -315,6 +315,10 @@ def config_row(cfg, runs, per_run, scale=1e6):
     counts = run_starved(ok, per_run)
     stext, starved = starved_cell(ok, counts) if ok else ('-', 0)
     says = verdict(stext, starved, cfg[2], counts)
+    fewest = min((num(r, 'acquisitions') for r in ok), default=math.nan)
+    if says and fewest < num(ok[0], 'threads'):
+        says += ('; but a run made %d acquisitions for %s threads: too short to give each '
+                 'one, whatever the lock' % (fewest, cfg[2]))
     spec = row_spec(m)
     cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
@@ -412,7 +416,8 @@ TABLE_NOTES = (
     'every cell unmarked). Under an rwlock\'s row, its reads and writes: each side\'s rate, '
     'its wait p99 (the mean of the runs that timed a wait of that side) and its longest wait, '
     'as the terminal\'s side lines; under a <code>--vm</code> row, the hypervisor\'s counters, '
-    'means per run, as the terminal\'s vm line. Starved threads: threads with no '
+    'means per run, as the terminal\'s vm line (its ns/acq: the time descheduled vCPUs spent off '
+    'their pCPUs, summed over the vCPUs and divided by the acquisitions). Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
     'Jain index and handoff share have four decimals and throughput two: a mean may differ '
