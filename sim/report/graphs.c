@@ -164,6 +164,17 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 	}
 }
 
+/* Which run a graph draws: "run 3 of 3" (the table beside it gives means
+ * over the runs), "one run" when there was one. */
+static const char *which_run(const struct wl_run *run, char *buf, size_t len)
+{
+	if (run->cfg->runs > 1)
+		snprintf(buf, len, "run %u of %u", run->run_index + 1, run->cfg->runs);
+	else
+		snprintf(buf, len, "one run");
+	return buf;
+}
+
 static Agraph_t *machine_graph(const struct wl_run *run)
 {
 	static int thread_of[TOPO_MAX_CORES];
@@ -172,13 +183,13 @@ static Agraph_t *machine_graph(const struct wl_run *run)
 	const uint64_t *msgs = sim.snapped ? sim.snap_links : k->link_msgs;
 	uint64_t acq = run_acquisitions(run);
 	Agraph_t *g = agopen("machine", Agundirected, NULL);
-	char text[384], cnt[16];
+	char text[384], cnt[16], which[32];
 
 	draw_threads_by_core(run, thread_of);
 	snprintf(text, sizeof(text),
-		 "%s on %s, %u threads: core colour = share of the run spent waiting,\n"
+		 "%s on %s, %u threads (%s): core colour = share of the run spent waiting,\n"
 		 "link width and depth of blue = messages per acquisition (%s acquisitions)",
-		 run->algo->name, sim.topo.name, run->nthreads,
+		 run->algo->name, sim.topo.name, run->nthreads, which_run(run, which, sizeof(which)),
 		 draw_count(cnt, sizeof(cnt), (double)acq));
 	draw_title(g, text);
 	draw_set(g, "fontname", "Helvetica");
@@ -316,11 +327,12 @@ static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t tot
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges)
 {
-	char text[320], cnt[16], share[48];
+	char text[320], cnt[16], share[48], which[32];
 
 	share_text(share, sizeof(share), local, total);
-	snprintf(text, sizeof(text), "%s on %s, %u threads (one run): %s\n%s handoffs, %s inside one "
-		 "socket%s", run->algo->name, sim.topo.name, run->nthreads, what,
+	snprintf(text, sizeof(text), "%s on %s, %u threads (%s): %s\n%s handoffs, %s inside one "
+		 "socket%s", run->algo->name, sim.topo.name, run->nthreads,
+		 which_run(run, which, sizeof(which)), what,
 		 draw_count(cnt, sizeof(cnt), (double)total), share, edges);
 	draw_title(g, text);
 	draw_set(g, "fontname", "Helvetica");
