@@ -213,10 +213,17 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 			(unsigned long long)r->longest_socket_run, r->longest_run_socket);
 	else
 		fprintf(f, "  longest run inside one socket  none: every handoff changed socket\n");
-	fprintf(f, "  acquisitions per thread in a run  min %llu  max %llu  mean %.1f  cv %.2f  "
-		   "Jain %.3f%s\n",
-		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_mean, r->acq_cv,
-		r->jain, r->runs > 1 ? "  (min, max: of any run; the rest: means over the runs)" : "");
+	if (r->runs == 1) {
+		fprintf(f, "  acquisitions per thread  fewest %llu  most %llu  mean %.1f  cv %.3f  "
+			   "Jain %.3f\n", (unsigned long long)r->acq_min,
+			(unsigned long long)r->acq_max, r->acq_mean, r->acq_cv, r->jain);
+	} else {
+		fprintf(f, "  acquisitions per thread in a run  mean %.1f  cv %.3f  Jain %.3f  most - "
+			   "fewest up to %llu  (means over the runs; most - fewest: the widest run)\n",
+			r->acq_mean, r->acq_cv, r->jain, (unsigned long long)r->acq_gap);
+		fprintf(f, "  a thread's acquisitions in any of the %u runs  fewest %llu  most %llu\n",
+			r->runs, (unsigned long long)r->acq_min, (unsigned long long)r->acq_max);
+	}
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
 		   "messages\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
@@ -251,9 +258,9 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 		r->gap_ns, (unsigned long long)r->wl_handoffs);
 	fprintf(f, "local_frac,%.4f\nfair_local_frac,%.4f\nlongest_socket_run,%llu\n", r->local_frac,
 		r->fair_local_frac, (unsigned long long)r->longest_socket_run);
-	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_cv,%.4f\njain,%.4f\nstarved,%u\n",
-		(unsigned long long)r->acq_min, (unsigned long long)r->acq_max, r->acq_cv, r->jain,
-		r->starved);
+	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_gap_in_run,%llu\nacq_cv,%.4f\njain,%.4f\n"
+		   "starved,%u\n", (unsigned long long)r->acq_min, (unsigned long long)r->acq_max,
+		(unsigned long long)r->acq_gap, r->acq_cv, r->jain, r->starved);
 	for (unsigned i = 0; i < XP_NLINES; i++)
 		fprintf(f, "%s_misses_per_acq,%.4f\n", line_keys[i], r->line_misses_per_acq[i]);
 }

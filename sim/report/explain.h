@@ -82,9 +82,10 @@ struct xp_report {
 	uint64_t acquisitions;
 	double throughput_per_s;
 	/* per thread: the mean, cv and Jain index of each run, averaged over
-	 * the runs; the fewest and the most acquisitions of a thread in any run */
+	 * the runs; the fewest and the most acquisitions of a thread in any run;
+	 * the largest gap between a run's most and fewest */
 	double acq_mean, acq_cv, jain;
-	uint64_t acq_min, acq_max;
+	uint64_t acq_min, acq_max, acq_gap;
 	unsigned starved; /* threads without a counted acquisition, the most in one run */
 	double misses_per_acq, remote_per_acq, busiest_link_per_acq;
 	/* misses_per_acq by what the line holds: XP_LINE_* */

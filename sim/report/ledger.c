@@ -542,6 +542,7 @@ static void fold_spread(const struct wl_run *run, struct xp_state *x)
 		s->starved = one.starved;
 		s->threads = run->nthreads;
 	}
+	s->acq_gap = one.max - one.min > s->acq_gap ? one.max - one.min : s->acq_gap;
 	s->acq_min = one.min < s->acq_min ? one.min : s->acq_min;
 	s->acq_max = one.max > s->acq_max ? one.max : s->acq_max;
 	s->starved = one.starved > s->starved ? one.starved : s->starved;
@@ -587,6 +588,7 @@ void sim_explain_report(struct xp_report *rep)
 		return;
 	rep->acq_min = x->spread.acq_min;
 	rep->acq_max = x->spread.acq_max;
+	rep->acq_gap = x->spread.acq_gap;
 	rep->starved = x->spread.starved;
 	rep->threads = x->spread.threads;
 	if (x->runs) {
