@@ -47,17 +47,32 @@ int cli_parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* What the number of a time option counts, for its refusals ("" for a
+ * count). */
+static const char *unit_of(const char *opt)
+{
+	static const char *const units[][2] = {
+		{ "--duration", "milliseconds" }, { "--cs", "nanoseconds" }, { "--ncs", "nanoseconds" },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(opt, units[i][0]))
+			return units[i][1];
+	return "";
+}
+
 static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi, uint64_t *out,
 		     char *err, size_t len)
 {
-	if (cli_parse_u64(val, out) && *val && strspn(val, "0123456789") == strlen(val))
-		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
-			    (unsigned long long)lo, (unsigned long long)hi);
-	if (cli_parse_u64(val, out))
-		return cli_fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
-	if (*out < lo || *out > hi)
-		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu)", opt, val,
-			    (unsigned long long)lo, (unsigned long long)hi);
+	const char *unit = unit_of(opt);
+
+	if (cli_parse_u64(val, out) && (!*val || strspn(val, "0123456789") != strlen(val)))
+		return *unit ? cli_fail(err, len, "%s: '%s' is not a whole number of %s", opt, val,
+					unit)
+			     : cli_fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
+	if (cli_parse_u64(val, out) || *out < lo || *out > hi)
+		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu%s%s)", opt, val,
+			    (unsigned long long)lo, (unsigned long long)hi, *unit ? " " : "", unit);
 	return 0;
 }
 
@@ -156,6 +171,10 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 		if (!a && !strncmp(tok, "pthread-", 8) && !strcmp(backend_name, "sim"))
 			return cli_fail(err, len, "--lock: '%s' is the C library's, native only "
 					      "(`locklab-sim list` shows the simulator's)", tok);
+		if (!a && lock_nearest(tok))
+			return cli_fail(err, len, "--lock: unknown lock '%s'; did you mean %s? "
+					      "(`locklab-%s list` shows them)", tok,
+				    lock_nearest(tok)->name, backend_name);
 		if (!a)
 			return cli_fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
 				    tok, backend_name);

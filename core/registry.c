@@ -7,6 +7,7 @@
  * `const struct lock_algo lock_<ident>`, declare it below and add one line
  * to the table, where a reader would look for it.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include <locklab/backend.h>
@@ -86,6 +87,53 @@ const struct lock_algo *lock_catalogue_get(size_t i)
 		return algorithms[i];
 	i -= NR_ALGORITHMS;
 	return i < nr_backend_locks() ? backend_locks[i] : NULL;
+}
+
+/* Letters to insert, delete or change to turn a into b, case aside
+ * (Levenshtein), counted up to a cap: names are short. */
+static unsigned edits(const char *a, const char *b)
+{
+	enum { CAP = 64 };
+	unsigned row[CAP + 1], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+
+	if (la > CAP || lb > CAP)
+		return CAP;
+	for (unsigned j = 0; j <= lb; j++)
+		row[j] = j;
+	for (unsigned i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = i;
+		for (unsigned j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned change = diag + (tolower((unsigned char)a[i - 1]) !=
+						  tolower((unsigned char)b[j - 1]));
+
+			row[j] = change < up + 1 ? change : up + 1;
+			row[j] = row[j] < row[j - 1] + 1 ? row[j] : row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const struct lock_algo *lock_nearest(const char *name)
+{
+	const struct lock_algo *best = NULL;
+	size_t n = strlen(name);
+	/* two edits at most, fewer in a short name: 'ab' is no typo of 'tas' */
+	unsigned best_d = n < 4 ? (unsigned)(n / 2 + 1) : 3;
+
+	for (size_t i = 0; i < lock_catalogue_size(); i++) {
+		const struct lock_algo *a = lock_catalogue_get(i);
+		unsigned d = a ? edits(name, a->name) : best_d;
+
+		if (d < best_d) {
+			best = a;
+			best_d = d;
+		}
+	}
+	return best;
 }
 
 const struct lock_algo *lock_find(const char *name)

@@ -26,7 +26,10 @@ static void bad_input_native(void **state)
 
 	BAD(p, "unknown lock 'nosuchlock'", "run", "--lock", "nosuchlock");
 	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "-5");
-	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "abc");
+	BAD(p, "--duration: 'abc' is not a whole number of milliseconds", "run", "--lock", "ticket",
+	    "--duration", "abc");
+	BAD(p, "unknown lock 'tiket'; did you mean ticket?", "run", "--lock", "tiket");
+	BAD(p, "unknown lock 'MCS'; did you mean mcs?", "run", "--lock", "MCS");
 	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "0");
 	BAD(p, "--duration: 99999999999999999999 is out of range", "run", "--lock", "ticket",
 	    "--duration", "99999999999999999999");

@@ -76,5 +76,8 @@ static inline const char *lock_kind_name(enum lock_kind k)
 size_t lock_catalogue_size(void);
 const struct lock_algo *lock_catalogue_get(size_t i);
 const struct lock_algo *lock_find(const char *name);
+/* The catalogue's lock whose name is nearest to name (a typo, another
+ * case): at most two letters' edits away, else NULL. */
+const struct lock_algo *lock_nearest(const char *name);
 
 #endif
