@@ -1,8 +1,10 @@
 # plots/jain.gp - Jain's fairness index over per-thread acquisitions against
-# threads (1 = every thread got the same share).  Variables as
-# plots/throughput.gp.
+# threads (1 = every thread got the same share); a cross where some run
+# left threads without the lock (an index of 0.5 is then half the threads
+# starved, not an uneven share).  Variables as plots/throughput.gp.
 load "common.gp"
 n = words(titles)
+if (!exists("starved")) starved = 0
 do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
@@ -19,6 +21,12 @@ do for [fmt in formats] {
 	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):4 \
 		with linespoints lw 2 pt int(word("4 6 8 10 12 14", 1 + (i - 1) % 6)) ps 1.2 \
 		lc rgb word(colours, i) \
-		dt dash(word(kinds, i)) title word(titles, i)
+		dt dash(word(kinds, i)) title word(titles, i), \
+	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $4 : NaN) \
+		with points pt 7 ps 1.4 lc rgb "white" notitle, \
+	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $4 : NaN) \
+		with points pt 2 ps 2.4 lw 2.5 lc rgb word(colours, i) notitle, \
+	     for [k=1:starved] keyentry with points pt 2 ps 1.8 lw 2.5 lc rgb "black" \
+		title "x: threads starved"
 	unset output
 }

@@ -21,19 +21,23 @@ sweep are not charted twice):
                     native-HOST.csv, validate-HOST-sim.csv with its
                     -native.csv; --overlay-native puts every native-*.csv
                     on every simulated chart.  Each native-HOST.csv also
-                    gets charts of its own (NAME native-HOST).
-  jain-NAME         Jain's fairness index against threads
+                    gets charts of its own (NAME native-HOST).  A cross
+                    marks a point where some run starved threads (the CSV's
+                    starved: threads that never got the lock).
+  jain-NAME         Jain's fairness index against threads, crossed as well
   waits-NAME        wait median, 99th percentile and maximum against threads;
                     a thread still waiting at the end counts with its wait
-                    so far (censored); an open triangle marks a p99 that is
-                    only a lower bound (the CSV's wait_p99_censored)
+                    so far (censored); an open triangle marks a figure that
+                    is only a lower bound: a p99 (the CSV's
+                    wait_p99_censored), a longest wait as long as a run that
+                    starved threads (max_cut_short)
   traffic-NAME      cache-line transfers per acquisition by distance class,
                     at the largest thread count of the file
   acquisitions-T    acquisitions of each thread (results/threads-sim-T.csv,
                     made with `locklab-sim run --threads-csv`)
   crossover-T       the best lock for each cell of threads x critical-section
-                    length (results/crossover-sim-T.csv, a small simulated
-                    sweep)
+                    length, of the locks that starved no thread there
+                    (results/crossover-sim-T.csv, a small simulated sweep)
 
 A lock has one colour in every chart (LOCK_COLOURS below).  The two sweeps
 need --bin (the directory of locklab-sim); each is recorded in a sidecar
@@ -78,7 +82,12 @@ SPARE_COLOURS = ['#ffb07c', '#7fdfa0', '#f7a1c4', '#b39ddb', '#d4c200', '#5f9ea0
 SOCKET_COLOURS = ['#1a1a1a', '#8c8c8c', '#4d4d4d', '#bfbfbf',
                   '#333333', '#a6a6a6', '#666666', '#d9d9d9']
 CLASS_COLOURS = ['#d9d9d9', '#a6a6a6', '#666666', '#1a1a1a']
+# A crossover cell where every lock starved threads: no best lock, a grey.
+NO_WINNER_COLOUR = '#d9d9d9'
 CENSORED = 'waits include threads still waiting at the end (censored)'
+# The cross of the throughput and jain charts, as the acquisitions chart's:
+# a lock that starves threads reports the throughput of those that got it.
+STARVED = 'x: in some run threads never got the lock (starved)'
 
 SWEEP_LOCKS = ['ttas', 'ttas-backoff', 'ticket', 'mcs', 'clh', 'qspinlock']
 SWEEP_THREADS = [2, 4, 8, 16, 32]
@@ -237,10 +246,35 @@ def series_titles(keys):
     return titles
 
 
+def starved_of(row):
+    """The threads that never got the lock in the run: the CSV's starved, or
+    in a CSV from before that column at least one where acq_min is 0."""
+    n = num(row, 'starved')
+    if not math.isnan(n):
+        return n
+    return 1.0 if num(row, 'acq_min') == 0 else 0.0
+
+
+def starves(rows):
+    """True when some run of rows left a thread without the lock: its
+    throughput is that of the threads that got it, and it wins nothing."""
+    return any(starved_of(r) > 0 for r in rows)
+
+
+def max_cut_short(row):
+    """True when the run's longest wait is known to be cut short by its end:
+    a thread never got the lock, so its wait ran until the end (the CSV has
+    no column for it), and the longest wait is that long, the run's length
+    (a starved thread whose wait was not timed, under --time-every, leaves
+    a shorter maximum unmarked)."""
+    run_ns = num(row, 'duration_s') * 1e9
+    return starved_of(row) > 0 and num(row, 'wait_max_ns') >= 0.99 * run_ns
+
+
 def write_series(path, groups):
     with open(path, 'w') as f:
         f.write('# threads throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max '
-                'p99_lower_bound\n')
+                'p99_lower_bound starved max_lower_bound\n')
         for i, (key, by_t) in enumerate(groups.items()):
             if i:
                 f.write('\n\n')
@@ -253,7 +287,9 @@ def write_series(path, groups):
                                   fmt(mean([num(r, 'wait_p99_ns') for r in rs])),
                                   fmt(most([num(r, 'wait_max_ns') for r in rs])),
                                   '1' if any(r.get('wait_p99_censored') == 'true' for r in rs)
-                                  else '0']) + '\n')
+                                  else '0',
+                                  fmt(max(starved_of(r) for r in rs)),
+                                  '1' if any(max_cut_short(r) for r in rs) else '0']) + '\n')
 
 
 def lock_colour(lock):
@@ -324,28 +360,34 @@ def series_charts(name, rows, outdir, tmp, only):
                   kinds=' '.join(k[0] for k in keys),
                   colours=' '.join(lock_colour(k[1]) for k in keys))
     what = '%s (%s; %s)' % (name, ', '.join(backends), workload_text(keys))
+    # the cross and its key entry only on a chart that has one
+    starved = int(any(starves(rs) for by_t in groups.values() for rs in by_t.values()))
+    note = '\n' + STARVED if starved else ''
+    tnote = note and note + ": its throughput is only the others'"
     ok = True
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
                       heading='throughput against threads: %s\npoints: means of %s; %s\n'
                       'series moved sideways a little, each with its own marker, so that equal '
-                      'ones show' % (what, runs_text(groups), sigma_text(groups)),
-                      tscale=scale, tunit=unit, **common)
+                      'ones show%s' % (what, runs_text(groups), sigma_text(groups), tnote),
+                      tscale=scale, tunit=unit, starved=starved, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
-                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
-                      "series moved sideways a little, each with its own marker, so that equal indexes show" % (what, runs_text(groups)),
-                      **common)
+                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s"
+                      "\nseries moved sideways a little, each with its own marker, so that equal "
+                      "indexes show%s" % (what, runs_text(groups), note),
+                      starved=starved, **common)
     if 'waits' in only:
         units = [scaled_unit(series_values(groups, c), TIME_UNITS)
                  for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
-                      heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      heading='wait times against threads: %s\nmedian and p99: means of %s, '
                       'series moved sideways a little, each with its own marker; '
-                      'longest: the largest of any run; each panel in its own unit; %s;\n'
-                      'an open triangle: a p99 that is only a lower bound (in some run, half or '
-                      'more of the waits at or above it were cut short)'
+                      'longest: the largest of any run; each panel in its own unit\n'
+                      '%s; an open triangle marks a figure that is only a lower bound:\n'
+                      'a p99 (in some run, half or more of the waits at or above it were cut '
+                      'short), a longest wait as long as the run (a thread never got the lock)'
                       % (what, runs_text(groups), CENSORED),
                       wscales=' '.join('%d' % u[0] for u in units),
                       wunits=' '.join(u[1] for u in units), **common)
@@ -457,22 +499,26 @@ def crossover_chart(name, rows, outdir, tmp):
     cell = {}
     for r in rows:
         key = (int(r['threads']), int(r['cs_ns']))
-        cell.setdefault(key, {}).setdefault(r['lock'], []).append(num(r, 'throughput_per_s'))
+        cell.setdefault(key, {}).setdefault(r['lock'], []).append(r)
     xs = sorted({k[0] for k in cell})
     ys = sorted({k[1] for k in cell})
     winners = []
     data = os.path.join(tmp, 'crossover-%s.dat' % name)
     with open(data, 'w') as f:
-        f.write('# x y lock lead colour text_colour\n')
+        f.write('# x y lock lead colour text_colour starved (the faster locks left out)\n')
         for (t, cs), by_lock in sorted(cell.items()):
-            lock, lead = best_of(by_lock)
-            if lock == '-':  # every run of the cell failed: left blank
+            lock, lead, left_out = best_of(by_lock)
+            if lock == '-' and not left_out:  # every run of the cell failed: left blank
                 continue
-            if lock not in winners:
-                winners.append(lock)
-            colour = lock_colour(lock)
-            f.write('%d %d %s %s %d %d\n' % (xs.index(t), ys.index(cs), lock, lead,
-                                              rgb_int(colour), text_on(colour)))
+            note = 'starved: ' + ', '.join(left_out) if left_out else '-'
+            if lock == '-':  # every lock that ran starved threads: a grey cell says so
+                lock, lead, note, colour = 'none', 'all starved', '-', NO_WINNER_COLOUR
+            else:
+                colour = lock_colour(lock)
+                if lock not in winners:
+                    winners.append(lock)
+            f.write('%d %d %s %s %d %d %s\n' % (xs.index(t), ys.index(cs), lock, gp_str(lead),
+                                                 rgb_int(colour), text_on(colour), gp_str(note)))
     xt = '(%s)' % ', '.join('"%d" %d' % (t, i) for i, t in enumerate(xs))
     yt = '(%s)' % ', '.join('"%d" %d' % (c, i) for i, c in enumerate(ys))
     return gnuplot('crossover.gp', os.path.join(outdir, 'crossover-' + name), data=data,
@@ -480,23 +526,34 @@ def crossover_chart(name, rows, outdir, tmp):
                    colours=' '.join(lock_colour(l) for l in winners),
                    heading='best of %s by threads and critical section: sim %s\n'
                    '(only these locks were swept; lead over the second best; one run a cell, '
-                   'so a lead of a few %% is one draw)'
+                   'so a lead of a few %% is one draw)\n'
+                   'a lock that starved threads in a cell is left out of it; "starved:" names '
+                   'those faster than the best'
                    % (', '.join(dict.fromkeys(r['lock'] for r in rows)), name))
 
 
 def best_of(by_lock):
-    """The lock of highest mean throughput in a cell, and its lead (a lock
-    whose runs there all failed has no mean and is not ranked)."""
-    means = ((mean(v), l) for l, v in by_lock.items())
-    ranked = sorted(((m, l) for m, l in means if not math.isnan(m)), reverse=True)
+    """The lock of highest mean throughput in a cell of those that starved no
+    thread there (a starving lock's throughput is that of the threads that got
+    it: it wins nothing), its lead over the second best, and the starving
+    locks that were faster, fastest first.  A lock whose runs there all failed
+    has no mean and is not ranked; no lock to rank: '-', '-'."""
+    means = []
+    for l, rs in by_lock.items():
+        rs = [r for r in rs if ran(r)]
+        m = mean([num(r, 'throughput_per_s') for r in rs])
+        if not math.isnan(m):
+            means.append((m, l, starves(rs)))
+    ranked = sorted(((m, l) for m, l, s in means if not s), reverse=True)
+    starving = sorted(((m, l) for m, l, s in means if s), reverse=True)
     if not ranked:
-        return '-', '-'
+        return '-', '-', [l for m, l in starving]
     best, lock = ranked[0]
     lead = '-'
     if len(ranked) > 1 and ranked[1][0] > 0:
         pct = 100.0 * (best / ranked[1][0] - 1)
         lead = '+%.0f%%' % pct if pct >= 1 else 'tie(%s)' % ranked[1][1]
-    return lock, lead
+    return lock, lead, [l for m, l in starving if m > best]
 
 
 def text_on(colour):

@@ -1,22 +1,29 @@
 # plots/waits.gp - wait-time percentiles against threads: three panels,
 # median, 99th percentile and maximum, logarithmic.  A thread still waiting
 # at the end of a run counts with its wait so far (censored); the heading
-# says so, and a p99 that is only a lower bound (column 8 of the data, from
-# the CSV's wait_p99_censored) gets an open triangle.  Variables as plots/throughput.gp, and
+# says so, and an open triangle marks a figure that is only a lower bound:
+# a p99 (column 8 of the data, from the CSV's wait_p99_censored) and a
+# longest wait as long as the run, of a thread that never got the lock
+# (column 10; plots.py's max_cut_short).  Variables as plots/throughput.gp, and
 #   wscales, wunits   one word per panel: the time unit chosen from the data
 #                     ("1000 1000 1000000", "us us ms")
 load "common.gp"
 n = words(titles)
-height = 520
+height = 560
 width = 1500
 pos(x) = x > 0 ? x : NaN
 array label[3] = ["median wait", "99th percentile wait", "longest wait"]
+# the lower-bound figure of panel p (its column), or NaN
+bound(p) = p == 2 && column(8) > 0 ? pos(column(6)) : \
+	   p == 3 && column(10) > 0 ? pos(column(7)) : NaN
 # equal series (a lock and its paravirtual twin) would hide each other: each
 # is moved sideways a little, with a marker of its own, as in throughput.gp
 dodge(i) = 2 ** (0.025 * (i - (n + 1) / 2.0))
 do for [fmt in formats] {
 	eval begin(fmt)
-	set multiplot layout 1, 3 title heading
+	# Fixed margins, the key in the room right of them: the third panel,
+	# the one with the key, is as wide as the others.
+	set multiplot layout 1, 3 title heading margins 0.055, 0.84, 0.12, 0.8 spacing 0.065, 0
 	set xlabel "threads"
 	set logscale x 2
 	set logscale y 10
@@ -24,12 +31,11 @@ do for [fmt in formats] {
 	do for [p=1:3] {
 		scale = word(wscales, p) + 0.0
 		set ylabel sprintf("%s (%s)", label[p], word(wunits, p))
-		if (p < 3) { unset key } else { set key outside right top }
+		if (p < 3) { unset key } else { set key at screen 0.99, 0.8 right top }
 		plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):(pos(column(4 + p)) / scale) \
 			with linespoints lw 2 pt int(word("7 5 9 11 13 15", 1 + (i - 1) % 6)) ps 0.7 \
 			lc rgb word(colours, i) dt dash(word(kinds, i)) title word(titles, i), \
-		     for [i=1:n] data index (i - 1) \
-			using ($1 * dodge(i)):(p == 2 && column(8) > 0 ? pos(column(6)) / scale : NaN) \
+		     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):(bound(p) / scale) \
 			with points pt 8 ps 1.6 lw 1.5 lc rgb word(colours, i) notitle
 	}
 	unset multiplot

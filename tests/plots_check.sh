@@ -4,7 +4,9 @@
 # native line unless asked (--overlay-native) or of the same machine
 # (validate-HOST); a lock has one colour in every chart and no two locks share
 # one; the crossover chart is vector cells, no bitmap; waits say they are
-# censored and mark a p99 that is only a lower bound; units are scaled.  With the directory of locklab-sim (first
+# censored and mark a p99 or a longest wait that is only a lower bound; a
+# point whose runs starved threads is crossed, and such a lock wins no
+# crossover cell; units are scaled.  With the directory of locklab-sim (first
 # argument, default bin), also: the colour table covers every lock of both
 # binaries, and a cached sweep CSV is made again when its command changes.
 #
@@ -59,6 +61,55 @@ if n != [0, 1]:
 if 'only a lower bound' not in open(sys.argv[2]).read():
     print('plots_check: FAIL: the waits chart does not say what the triangle marks')
     sys.exit(1)
+EOF
+
+# The same sweeps with the CSV's starved: mcs at 8 threads starved threads
+# in every run, its longest wait the run's length (cut short by the end).
+# Its point gets a cross on the throughput and jain charts (and the key one),
+# its longest wait a triangle; in the crossover sweep mcs, fastest at 8
+# threads and no section, is left out there and named under the winner, and
+# the cell at 2 threads and 400 ns, where every lock starved, is grey.
+mkdir -p "$TMP/starved" "$TMP/starved-out"
+awk -F, -v OFS=, 'NR == 1 { print $0, "starved"; next }
+	{ s = ($3 == "mcs" && $4 == 8) ? 8 : 0; if (s) $17 = $11 * 1e9; print $0, s }' \
+	"$FIX/sim-2socket.csv" >"$TMP/starved/sim-2socket.csv"
+awk -F, -v OFS=, 'NR == 1 { print $0, "starved"; next }
+	{ print $0, (($3 == "mcs" && $4 == 8 && $5 == 0) || ($4 == 2 && $5 == 400)) ? 1 : 0 }' \
+	"$FIX/crossover-sim-2socket.csv" >"$TMP/starved/crossover-sim-2socket.csv"
+plots --results "$TMP/starved" --out "$TMP/starved-out" --topo 2socket --no-sweeps \
+	--only throughput,jain,waits,crossover
+python3 - "$TMP/starved-out" <<'EOF' || failed=1
+import os
+import re
+import sys
+bad = []
+
+
+def svg(d, name):
+    return open(os.path.join(d, name + '.svg')).read()
+
+
+def uses(text, pt):
+    """How often gnuplot drew its point path gpPt<pt> (point type pt + 1)."""
+    return len(re.findall(r"xlink:href='#gpPt%d' transform=" % pt, text))
+
+
+starved = sys.argv[1]
+for chart in ('throughput-2socket', 'jain-2socket'):
+    t = svg(starved, chart)
+    if uses(t, 1) != 2 or 'x: threads starved' not in t:  # pt 2, a cross
+        bad.append('%s: %d crosses (expected 2: the starved point and the key), or no '
+                   'key entry' % (chart, uses(t, 1)))
+n = uses(svg(starved, 'waits-2socket'), 7)
+if n != 1:
+    bad.append('waits-2socket: %d open triangles, expected 1 (the cut-short longest wait)' % n)
+cross = svg(starved, 'crossover-2socket')
+for want in ('starved: mcs', 'all starved', 'left out'):
+    if want not in cross:
+        bad.append('crossover-2socket: no %r' % want)
+for b in bad:
+    print('plots_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
 EOF
 
 python3 - "$TMP/out" "$TMP/overlay" <<'EOF' || failed=1
