@@ -527,6 +527,9 @@ static void table_settings(FILE *f, const struct output_set *o)
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,
 		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, more);
+	backend_assumed(cfg, more, sizeof(more));
+	if (*more)
+		fprintf(f, "%s\n", more);
 	if (o->nshards)
 		fprintf(f, "--shard %u/%u: these rows are one of the sweep's %u shards (merge joins "
 			"the shards' CSVs)\n", o->shard, o->nshards, o->nshards);

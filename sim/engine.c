@@ -457,6 +457,17 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 		noise_text(cfg, buf + n, len - n);
 }
 
+void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
+{
+	char list[sizeof(sim.topo.assumed) + 64];
+
+	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
+		snprintf(buf, len, "assumed in %s (no source; topologies/README.md says why): %s",
+			 sim.topo.name, list);
+	else if (len)
+		buf[0] = 0;
+}
+
 const char *backend_topo_name(const struct wl_config *cfg)
 {
 	return sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg);

@@ -66,14 +66,24 @@ static void flc_usage(FILE *f)
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
-/* What makes one run differ from another: said once, under the tables. */
+/* What makes one run differ from another, and what the times rest on:
+ * said once, under the tables. */
 static void legend(const struct flc_opts *o)
 {
-	printf("\nruns differ by their seeds (run r: run_seed(%llu, r)): the processes' start skew of "
-	       "up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the scheduler noise "
-	       "a heading names, if any\n",
-	       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
-	       o->cfg.pin == PIN_NONE ? ", their placement" : "");
+	char text[1024];
+
+	putchar('\n');
+	if (o->runs > 1)
+		printf("runs differ by their seeds (run r: run_seed(%llu, r)): the processes' start "
+		       "skew of up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the "
+		       "scheduler noise a heading names, if any\n",
+		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
+		       o->cfg.pin == PIN_NONE ? ", their placement" : "");
+	backend_assumed(&o->cfg, text, sizeof(text));
+	printf("the times rest on the file-lock path's *assumed* syscall and slab costs "
+	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex wait, wake and wake-up delays "
+	       "(SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS; docs/filelock.md)%s%s\n", *text ? "; " : "",
+	       text);
 }
 
 static int flc_main(int argc, char **argv);
@@ -384,7 +394,7 @@ static int flc_main(int argc, char **argv)
 		return rc;
 	memset(res, 0, sizeof(res));
 	rc = run_tests(&o, res, &csv.n);
-	if (!rc && o.runs > 1)
+	if (!rc)
 		legend(&o);
 	if (!rc && o.csv && write_text_atomic(o.csv, csv_rows, &csv)) {
 		fprintf(stderr, "locklab-sim: filelock: cannot write %s\n", o.csv);

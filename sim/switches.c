@@ -148,6 +148,10 @@ void sim_switch_model(struct coh_model *m)
 
 void sim_switch_json(FILE *f, const struct wl_config *cfg)
 {
+	char assumed[sizeof(sim.topo.assumed) * 2];
+
+	if (sim_assumed_list(cfg, ", ", "\"", assumed, sizeof(assumed)))
+		fprintf(f, ", \"assumed\": [%s]", assumed);
 	for (int i = 0; i < SW_N; i++)
 		if (sw_off[i]) /* off, also --idle-states off under --vm: what is so */
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
@@ -161,6 +165,40 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 				(double)sim.topo.idle[i].residency_ps / 1e6);
 		fputc(']', f);
 	}
+}
+
+/* Is item of the topology's `assumed` list a figure this run uses?  Not
+ * the arbitration's when --arbitration replaced it, nor a mechanism a
+ * switch (or --vm, for the idle states) turned off. */
+static bool assumed_in_use(const char *item, const struct wl_config *cfg)
+{
+	if (!strncmp(item, "arbitration", 11))
+		return !sim_arbitration_option() && sim.topo.arbitration == ARB_SOCKET_FIRST;
+	if (!strcmp(item, "idle.states"))
+		return !sw_off[SW_IDLE] && sim.topo.nidle && !(cfg && cfg->vm_vcpus);
+	if (!strcmp(item, "home.occupancy"))
+		return !sw_off[SW_HOME] && sim.topo.home_occ_ps;
+	if (!strncmp(item, "smt.", 4))
+		return !sw_off[SW_SMT] && sim.topo.smt > 1;
+	return true;
+}
+
+size_t sim_assumed_list(const struct wl_config *cfg, const char *sep, const char *quote,
+			char *buf, size_t len)
+{
+	char items[sizeof(sim.topo.assumed)], *save = NULL;
+	size_t n = 0;
+
+	if (len)
+		buf[0] = 0;
+	if (!sim.topo_loaded)
+		return 0;
+	snprintf(items, sizeof(items), "%s", sim.topo.assumed);
+	for (char *tok = strtok_r(items, " ", &save); tok && n < len; tok = strtok_r(NULL, " ", &save))
+		if (assumed_in_use(tok, cfg))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%s", n ? sep : "", quote, tok,
+					      quote);
+	return n;
 }
 
 size_t sim_switch_text(char *buf, size_t len)

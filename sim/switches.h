@@ -30,6 +30,10 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg);
 /* The switches turned off but --idle-states, as ", --smt off" text;
  * returns its length. */
 size_t sim_switch_text(char *buf, size_t len);
+/* The topology's `assumed` properties that this run uses, each in quote,
+ * sep between them ("" and 0 when none or no file lists them). */
+size_t sim_assumed_list(const struct wl_config *cfg, const char *sep, const char *quote,
+			char *buf, size_t len);
 /* A configuration's use of the switches: 0, or -1 with one line in err
  * (--idle-states on under --vm, where a halt is the hypervisor's; off
  * says what is so there, as a noise option's 0 does). */

@@ -23,6 +23,7 @@ bool topo_prop_known(const char *id)
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
 		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share", "idle.states",
+		"assumed",
 	};
 	char key[32];
 
@@ -379,6 +380,61 @@ static int read_home(struct topo_ctx *x, struct topo *t)
 	return 0;
 }
 
+/* An item of `assumed`: a property a file may have, a family of them
+ * (`lat.*`, `msg.*`), or the links' latency or bandwidth, which are
+ * attributes of the links, not properties. */
+static bool assumable(const char *item)
+{
+	size_t n = strlen(item);
+
+	if (!strcmp(item, "link.latency") || !strcmp(item, "link.bandwidth"))
+		return true;
+	if (n > 2 && !strcmp(item + n - 2, ".*")) {
+		static const char *const families[] = { "lat.", "lat.load.", "lat.store.",
+							"lat.atomic.", "hit.", "msg.", "smt.",
+							"arbitration." };
+
+		for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+			if (!strncmp(item, families[i], n - 1) && strlen(families[i]) == n - 1)
+				return true;
+		return false;
+	}
+	return strcmp(item, "assumed") && strcmp(item, "description") && topo_prop_known(item);
+}
+
+/* `assumed`: which of the file's figures have no source (a list of
+ * properties, README.md "Where the numbers come from"), said wherever a
+ * run on the machine is shown. */
+static int read_assumed(struct topo_ctx *x, struct topo *t)
+{
+	const char *v = prop(x, "assumed");
+	char *buf, *save = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	t->assumed[0] = 0;
+	if (!v)
+		return 0;
+	if (!(buf = strdup(v)))
+		abort();
+	for (char *tok = strtok_r(buf, " \t\r\n", &save); tok && !rc;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		if (!assumable(tok))
+			rc = topo_fail(x, "assumed: '%s' is not a property of a topology file, a family "
+				       "(lat.*) or link.latency / link.bandwidth", tok);
+		else if (n + strlen(tok) + 2 > sizeof(t->assumed))
+			rc = topo_fail(x, "assumed: the list is longer than %zu characters",
+				       sizeof(t->assumed) - 1);
+		else
+			n += (size_t)snprintf(t->assumed + n, sizeof(t->assumed) - n, "%s%s",
+					      n ? " " : "", tok);
+	}
+	free(buf);
+	if (!rc && !n)
+		rc = topo_fail(x, "assumed: empty (leave the property out if nothing is)");
+	return rc;
+}
+
 int topo_read_costs(struct topo_ctx *x, struct topo *t)
 {
 	const char *d = prop(x, "description");
@@ -419,7 +475,7 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	if (read_arbitration(x, t))
+	if (read_arbitration(x, t) || read_assumed(x, t))
 		return -1;
 	return read_home(x, t);
 }

@@ -58,6 +58,10 @@ struct topo {
 	char name[128]; /* file name without directory and .xml */
 	char path[PATH_MAX]; /* the file read, resolved (an input no output may replace) */
 	char description[256]; /* the file's description property ("" without one) */
+	/* the file's `assumed` property: the properties whose values (some or
+	 * all of them) have no source, as the file lists them, one space apart
+	 * ("" without one; topologies/README.md) */
+	char assumed[512];
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */
 	unsigned fill_buffers; /* store misses in flight per core (sim/storebuf.c) */

@@ -376,7 +376,38 @@ static void test_bad_values(void **state)
 	expect_error("missing.xml", drop_lines(s, "lat.load.S"), "missing property lat.load.S");
 	expect_error("hit.xml", replace(s, "id=\"hit.load\" value=\"1.4\"", "id=\"hit.load\" value=\"1 2\""),
 		     "hit.load must be one number");
+	/* assumed: a list of the file's properties, families or link attributes */
+	expect_error("assumed.xml", replace(s, "\"lat.* link.latency", "\"lat.* paws link.latency"),
+		     "assumed: 'paws' is not a property of a topology file");
+	expect_error("assumed2.xml", replace(s, "\"lat.* link.latency", "\"lat.x.* link.latency"),
+		     "assumed: 'lat.x.*' is not a property");
+	expect_error("assumed3.xml",
+		     replace(s, "\"lat.* link.latency hit.atomic pause inval_per_sharer "
+				"arbitration.max_local_run msg.*\"", "\" \""),
+		     "assumed: empty");
 	free(s);
+}
+
+/* Every shipped machine says which of its figures have no source: a run
+ * on it prints them (topologies/README.md, "Where the numbers come from"). */
+static void test_every_machine_lists_its_assumptions(void **state)
+{
+	static const char *const names[] = { "1socket", "2socket", "4socket", "4socket-ht",
+					     "4socket-ring", "4socket-ring-ht", "8socket",
+					     "8socket-ht", "xeon80", "xeon80-ht", "opteron48",
+					     "snb-laptop", "x7560", "x7560-ht", "uv4096" };
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct loaded *l = load_in_child(names[i]);
+
+		if (l->rc)
+			fail_msg("%s: %s", names[i], l->err);
+		if (!strstr(l->t.assumed, "hit.atomic"))
+			fail_msg("%s: assumed '%s' lacks hit.atomic, which no file cites", names[i],
+				 l->t.assumed);
+		unload(l);
+	}
 }
 
 /* Every number is range-checked before anything is built (topologies/README.md,
@@ -625,6 +656,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_opteron48),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_every_machine_lists_its_assumptions),
 		cmocka_unit_test(test_bad_ranges),
 		cmocka_unit_test(test_bad_structure),
 		cmocka_unit_test(test_idle_states),

@@ -30,7 +30,8 @@ D = decimal.Decimal
 ROW_KEYS = ['lat.%s.%s' % (op, st) for op in ('load', 'store', 'atomic') for st in 'MESI']
 SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer', 'msg.data_bytes',
                'msg.ctrl_bytes', 'arbitration', 'arbitration.max_local_run', 'memory_model',
-               'home.occupancy', 'directory', 'smt', 'smt.issue_share']
+               'home.occupancy', 'directory', 'smt', 'smt.issue_share', 'assumed']
+ASSUMED_RE = re.compile(r'^[a-z_.]+(\.\*)?( [a-z_.]+(\.\*)?)*$')
 MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
 BW_RE = re.compile(r'^[0-9]+(\.[0-9]+)?([kMGTPE]i?)?[Bb]ps$')
 
@@ -200,6 +201,10 @@ def props_of(specs):
             if not loader_takes(key, val):
                 raise GenError('--prop %s=%s: not a value the loader takes '
                                '(topologies/README.md)' % (key, val))
+        elif key == 'assumed':
+            if not ASSUMED_RE.match(val):
+                raise GenError('--prop assumed=%s: property names (or lat.* and the like) one '
+                               'space apart (topologies/README.md)' % val)
         elif key == 'smt.issue_share' and not 0 < number(val, '--prop ' + key) <= 1:
             raise GenError('--prop smt.issue_share=%s: above 0, at most 1' % val)
         else:

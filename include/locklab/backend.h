@@ -64,6 +64,10 @@ const char *backend_input_file(void);
  * table's "settings:" line (", memory model tso (the topology's)"; may be
  * empty): whatever the rows and the headings do not show. */
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len);
+/* The model's figures that the run rests on and no source gives, as a line
+ * to print under the settings ("assumed in 4socket: pause, ..."), or "" (a
+ * native run, a file that lists none). */
+void backend_assumed(const struct wl_config *cfg, char *buf, size_t len);
 
 /* The backend's own sub-commands (ccbench, calibrate ...) are its
  * backend_commands[] (locklab/args.h).  backend_usage: the lines of the

@@ -172,12 +172,16 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 
 	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..., idle states ..." */
 	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
-		   "seed %llu, %u run%s of %s\n         lock home %s%s\n\n",
+		   "seed %llu, %u run%s of %s\n         lock home %s%s\n",
 		cfg->algos[0]->name, sim.topo.name, cfg->threads[0], cfg->pin_text,
 		(unsigned long long)cfg->cs_ns, cfg->ncs_exp ? "exp:" : "",
 		(unsigned long long)cfg->ncs_ns, cfg->cs_lines, (unsigned long long)cfg->seed, r->runs,
 		r->runs == 1 ? "" : "s", run_length(cfg, buf, sizeof(buf)),
 		wl_lock_home_name(cfg->lock_home), more);
+	backend_assumed(cfg, more, sizeof(more));
+	if (*more)
+		fprintf(f, "         %s\n", more);
+	fputc('\n', f);
 	if (r->runs > 1)
 		fprintf(f, "throughput %.4f Macq/s (over the %u runs); %llu handoffs between threads "
 			   "in them\n\n", r->throughput_per_s / 1e6, r->runs,
