@@ -457,15 +457,33 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 		noise_text(cfg, buf + n, len - n);
 }
 
+/* What a run under --vm rests on besides the machine: the hypervisor's
+ * defaults that no source gives (docs/vm.md, "Parameters"). */
+static size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
+{
+	if (len)
+		*buf = 0;
+	if (!cfg->vm_vcpus)
+		return 0;
+	return (size_t)snprintf(buf, len, "the hypervisor's slice spread%s and the paravirtual "
+				"locks' 10 ns a spin iteration (docs/vm.md)",
+				sim.topo.freq_ghz > 0 ? "" : ", the PLE window's 2 GHz clock");
+}
+
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
-	char list[sizeof(sim.topo.assumed) + 64];
+	char list[sizeof(sim.topo.assumed) + 64], vm[160], noise[160];
+	size_t n = 0;
 
-	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
-		snprintf(buf, len, "assumed in %s (no source; topologies/README.md says why): %s",
-			 sim.topo.name, list);
-	else if (len)
+	if (len)
 		buf[0] = 0;
+	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
+		n = (size_t)snprintf(buf, len, "assumed in %s (no source; topologies/README.md says "
+				     "why): %s", sim.topo.name, list);
+	if (vm_assumed(cfg, vm, sizeof(vm)) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", vm);
+	if (noise_assumed(cfg, noise, sizeof(noise)) && n < len)
+		snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", noise);
 }
 
 const char *backend_topo_name(const struct wl_config *cfg)

@@ -149,6 +149,22 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 			 (unsigned long long)irq);
 }
 
+size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len)
+{
+	bool unpinned = cfg->pin == PIN_NONE && !cfg->vm_vcpus;
+	bool mig = opt_value(OPT_MIGRATE, unpinned) && !opts[OPT_MIGRATE].given;
+	bool irq = opt_value(OPT_IRQ_US, unpinned) && opt_value(OPT_IRQ_HZ, unpinned) &&
+		   !opts[OPT_IRQ_US].given;
+
+	if (len)
+		*buf = 0;
+	if (!mig && !irq)
+		return 0;
+	return (size_t)snprintf(buf, len, "the scheduler noise's %s%s%s (docs/variance.md)",
+				mig ? "migration interval" : "", mig && irq ? " and " : "",
+				irq ? "interrupt length" : "");
+}
+
 static uint64_t next_rand(uint64_t *s)
 {
 	*s += 0x9e3779b97f4a7c15ull;

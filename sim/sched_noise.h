@@ -38,5 +38,9 @@ void noise_end(struct sim_counters *c);
 /* The noise a run of cfg has outside a VM, as ", migrations every 4000 us,
  * interrupts 250 Hz x 2 us" text (nothing when it has none). */
 void noise_text(const struct wl_config *cfg, char *buf, size_t len);
+/* Which of that noise's figures are defaults no source gives ("the
+ * scheduler noise's migration interval and interrupt length ..."), or
+ * nothing (0) when the run has none or they were given. */
+size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len);
 
 #endif
