@@ -289,10 +289,12 @@ static void give_run(struct sweep_sink *s, struct worker *ws, unsigned n, struct
 
 /* w has something to say: that it started its run, or its row.  A worker
  * that ends before it started the run died between runs: a new one takes
- * the run, unless it was new itself (then the run fails as in a crash). */
+ * the run, unless it was new itself (then the run fails as in a crash), or
+ * the sweep is stopping (no run starts then; the run has no row). */
 static void hear(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w,
-		 struct job *jobs)
+		 struct job *jobs, bool stopping)
 {
+	size_t run = (size_t)w->run; /* worker_replace forgets it */
 	char c;
 
 	if (w->started) {
@@ -304,7 +306,10 @@ static void hear(struct sweep_sink *s, struct worker *ws, unsigned n, struct wor
 		collect(s, w, jobs); /* reads the end: the run's failed row */
 	} else {
 		worker_replace(s, ws, n, w);
-		give_run(s, ws, n, w, (size_t)w->run);
+		if (stopping)
+			w->run = -1;
+		else
+			give_run(s, ws, n, w, run);
 	}
 }
 
@@ -386,7 +391,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 			if (ws[k].run < 0)
 				continue;
 			if (pf[p++].revents)
-				hear(s, ws, njobs, &ws[k], jobs);
+				hear(s, ws, njobs, &ws[k], jobs, *stop);
 			if (!commit_ready(s, jobs)) {
 				end_workers(ws, njobs, true);
 				ended = true;

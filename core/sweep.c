@@ -607,5 +607,10 @@ int sweep_run(struct cli_opts *o)
 	else if (s.failed && s.done > 1)
 		fprintf(stderr, "locklab-%s: %zu of %zu runs failed\n", backend_name, s.failed,
 			s.done);
+	if (!s.failed && s.done < s.ntodo) { /* no stop asked for it: never a silent gap */
+		fprintf(stderr, "locklab-%s: only %zu of %zu runs came back from the worker "
+			"processes; the files hold those\n", backend_name, s.done, s.ntodo);
+		return 1;
+	}
 	return io ? 1 : s.failed ? 3 : 0;
 }

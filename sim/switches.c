@@ -172,7 +172,9 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
  * switch (or --vm, for the idle states) turned off. */
 static bool assumed_in_use(const char *item, const struct wl_config *cfg)
 {
-	if (!strncmp(item, "arbitration", 11))
+	if (!strcmp(item, "arbitration")) /* the rule itself, whichever it is */
+		return !sim_arbitration_option();
+	if (!strncmp(item, "arbitration.", 12)) /* the bound: socket-first's */
 		return !sim_arbitration_option() && sim.topo.arbitration == ARB_SOCKET_FIRST;
 	if (!strcmp(item, "idle.states"))
 		return !sw_off[SW_IDLE] && sim.topo.nidle && !(cfg && cfg->vm_vcpus);

@@ -235,11 +235,12 @@ static void test_report_bad_input(void **state)
 			    "h2.csv:3: a run on otherbox, where an earlier one is on box");
 	}
 	/* the same run twice (a CSV appended to itself) counts once or not at
-	 * all; runs of another seed are other runs */
+	 * all; runs of another seed, or of the same seed with other figures
+	 * (native sweeps pooled), are other runs */
 	tl_spit(tl_path("d2.csv"), "lock,threads,throughput_per_s,jain,topo,seed,run\n"
 				"tas,1,150,1,s,1,0\ntas,1,140,1,s,1,1\ntas,1,150,1,s,1,0\n");
 	tl_spit(tl_path("p2.csv"), "lock,threads,throughput_per_s,jain,topo,seed,run\n"
-				"tas,1,150,1,s,1,0\ntas,1,140,1,s,2,0\n");
+				"tas,1,150,1,s,1,0\ntas,1,140,1,s,2,0\ntas,1,145,1,s,1,0\n");
 	{
 		char *dup[] = { "--native", tl_path("n.csv"), "--sim", tl_path("d2.csv") };
 		char *pooled[] = { "--native", tl_path("n.csv"), "--sim", tl_path("p2.csv") };

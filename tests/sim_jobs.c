@@ -14,6 +14,8 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
 
 static const char *bindir;
 
@@ -142,6 +144,35 @@ static void a_killed_worker_loses_its_run_only(void **state)
 		fail_msg("not one row lost to the killed worker:\n%s", csv);
 	free(csv);
 	free(err);
+}
+
+/* The shim tests/shims/die_before_start.c, built beside the plain
+ * simulator's tests (BUILD/sim/tests), whichever variant this test is. */
+static char shim[PATH_MAX + 64];
+
+/* A worker that dies between two runs, after it took a run and before it
+ * started it: a new worker runs that run, and the CSV is the sweep's whole,
+ * as --jobs 1 writes it; the death is said on stderr. */
+static void a_worker_dead_before_its_run_is_replaced(void **state)
+{
+	char *err;
+
+	if (access(shim, R_OK)) {
+		print_message("no %s (the sim variant is not built): skipped\n", shim);
+		skip();
+	}
+	assert_int_equal(tl_sh(NULL, "cd '%s' && rm -f died && '%s/locklab-sim' run %s --jobs 1 "
+				     "--csv ack1.csv >/dev/null && LD_PRELOAD='%s' "
+				     "LOCKLAB_SHIM_DIE_ACK=2 LOCKLAB_SHIM_ONCE=died '%s/locklab-sim' "
+				     "run %s --jobs 2 --csv ack2.csv >/dev/null 2>ack2.err",
+			       tl_tmpdir(), bindir, SWEEP, shim, bindir, SWEEP), 0);
+	err = tl_slurp(tl_path("ack2.err"), NULL);
+	if (!strstr(err, "between two runs the worker process exited with status 7; a new one "
+			 "goes on"))
+		fail_msg("the death between runs is not said:\n%s", err);
+	free(err);
+	assert_int_equal(access(tl_path("died"), F_OK), 0); /* the shim did strike */
+	assert_same_file("ack1.csv", "ack2.csv");
 }
 
 /* An open-file limit below what --jobs needs: fewer workers, said in one
@@ -352,6 +383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(jobs_write_what_one_process_writes),
 		cmocka_unit_test(jobs_with_overcommit),
 		cmocka_unit_test(a_killed_worker_loses_its_run_only),
+		cmocka_unit_test(a_worker_dead_before_its_run_is_replaced),
 		cmocka_unit_test(jobs_fit_the_open_file_limit),
 		cmocka_unit_test(shards_merge_into_the_sweep),
 		cmocka_unit_test(empty_shards_merge),
@@ -366,5 +398,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	bindir = argv[1];
+	{
+		char self[PATH_MAX], dir[PATH_MAX];
+
+		if (!realpath(argv[0], self))
+			snprintf(self, sizeof(self), "%s", argv[0]);
+		snprintf(dir, sizeof(dir), "%s", dirname(self));
+		snprintf(shim, sizeof(shim), "%s/../../sim/tests/libshim_die_before_start.so", dir);
+	}
 	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
 }

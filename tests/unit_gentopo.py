@@ -118,11 +118,21 @@ def test_limits(sim, tmp):
     for extra, want in ((['-prop', 'arbitration=banana'], 'arbitration=banana'),
                         (['-prop', 'smt.issue_share=0'], 'smt.issue_share'),
                         (['-prop', 'hit.load=-1'], 'hit.load'),
+                        (['-prop', 'assumed=pause foo'], "'foo' is not a property"),
                         (['-link-bw'], 'expected one argument')):
         rc, out = gentopo('bad', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS +
                           extra, over)
         check('%s refused, one line' % ' '.join(extra),
               rc == 2 and out.count('\n') == 1 and want in out and not os.path.exists(over), out)
+    # assumed takes what the loader takes: rows, families, link attributes
+    rc, out = gentopo('assumed', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS +
+                      ['-prop', 'assumed=lat.load.M lat.store.* pause link.latency'], path)
+    check('assumed with a row, a family and a link attribute generated', rc == 0, out)
+    out = loads(sim, path, 'assumed')
+    rc, out = run([sim, 'run', '--topo', path, '--lock', 'mcs',
+                   '--threads', '2', '--duration', '1', '--runs', '1'])
+    check('a run on it names them', rc == 0 and
+          'lat.load.M, lat.store.*, pause, link.latency' in out, out[:400])
     rc, out = gentopo('ring16', SHAPES['ring6'][2:] + ['-sockets', '16'] + COSTS, path)
     check('a ring of 16 (8 classes) refused by the generator', rc == 2 and 'at most 7' in out, out)
     rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=1,2,3'], path)

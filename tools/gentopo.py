@@ -31,7 +31,12 @@ ROW_KEYS = ['lat.%s.%s' % (op, st) for op in ('load', 'store', 'atomic') for st 
 SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer', 'msg.data_bytes',
                'msg.ctrl_bytes', 'arbitration', 'arbitration.max_local_run', 'memory_model',
                'home.occupancy', 'directory', 'smt', 'smt.issue_share', 'assumed']
-ASSUMED_RE = re.compile(r'^[a-z_.]+(\.\*)?( [a-z_.]+(\.\*)?)*$')
+# What `assumed` may list, as the loader takes it (sim/topo_costs.c,
+# assumable()): a property, a family of them, or an attribute of the links.
+ASSUMABLE = set(ROW_KEYS + SCALAR_KEYS + ['protocol', 'unit', 'freq_ghz', 'storebuf.fill_buffers',
+                                          'idle.states', 'link.latency', 'link.bandwidth']) - {'assumed'}
+ASSUMABLE_FAMILIES = {'lat.*', 'lat.load.*', 'lat.store.*', 'lat.atomic.*', 'hit.*', 'msg.*', 'smt.*',
+                      'arbitration.*'}
 MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
 BW_RE = re.compile(r'^[0-9]+(\.[0-9]+)?([kMGTPE]i?)?[Bb]ps$')
 
@@ -202,9 +207,11 @@ def props_of(specs):
                 raise GenError('--prop %s=%s: not a value the loader takes '
                                '(topologies/README.md)' % (key, val))
         elif key == 'assumed':
-            if not ASSUMED_RE.match(val):
-                raise GenError('--prop assumed=%s: property names (or lat.* and the like) one '
-                               'space apart (topologies/README.md)' % val)
+            bad = [w for w in val.split(' ') if w not in ASSUMABLE | ASSUMABLE_FAMILIES]
+            if bad:
+                raise GenError('--prop assumed=%s: %r is not a property of a topology file, a '
+                               'family (lat.*) or link.latency / link.bandwidth '
+                               '(topologies/README.md)' % (val, bad[0]))
         elif key == 'smt.issue_share' and not 0 < number(val, '--prop ' + key) <= 1:
             raise GenError('--prop smt.issue_share=%s: above 0, at most 1' % val)
         else:

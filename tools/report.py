@@ -315,10 +315,11 @@ def config_row(cfg, runs, per_run, scale=1e6):
     counts = run_starved(ok, per_run)
     stext, starved = starved_cell(ok, counts) if ok else ('-', 0)
     says = verdict(stext, starved, cfg[2], counts)
-    fewest = min((num(r, 'acquisitions') for r in ok), default=math.nan)
-    if says and fewest < num(ok[0], 'threads'):
+    acq = [num(r, 'acquisitions') for r in ok]
+    fewest = min(acq, default=math.nan)
+    if says and max(acq, default=0) > 0 and fewest < num(ok[0], 'threads'):
         says += ('; but a run made %d acquisitions for %s threads: too short to give each '
-                 'one, whatever the lock' % (fewest, cfg[2]))
+                 'one, whatever the lock (a longer --duration tells)' % (fewest, cfg[2]))
     spec = row_spec(m)
     cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),

@@ -171,11 +171,13 @@ static int read_params(struct side *s, char **f, const int *idx, const char *whe
 	return read_workload(s, f, idx, where, err, errlen);
 }
 
-/* A run is its seed and index: a second row of the same ones is the same
- * run again (a CSV appended to itself), which would count twice in the
- * mean and its spread.  Runs of other seeds (two sweeps pooled) are apart. */
-static int read_run_id(struct side *s, char **f, const int *idx, const char *where, char *err,
-		       size_t errlen)
+/* A run is its seed, its index and its figures: a second row of the same
+ * ones is the same run again (a CSV appended to itself), which would count
+ * twice in the mean and its spread.  Rows of other seeds, or of the same
+ * seed with other figures (two native sweeps pooled: a native run is not
+ * reproduced by its seed), are other runs. */
+static int read_run_id(struct side *s, char **f, const int *idx, double tput, double jain,
+		       const char *where, char *err, size_t errlen)
 {
 	uint64_t seed = 0, run = 0;
 
@@ -187,7 +189,8 @@ static int read_run_id(struct side *s, char **f, const int *idx, const char *whe
 		return -1;
 	}
 	for (unsigned i = 0; i < s->n; i++)
-		if (s->seed[i] == seed && s->run[i] == run) {
+		if (s->seed[i] == seed && s->run[i] == run && s->tput[i] == tput &&
+		    s->jain[i] == jain) {
 			snprintf(err, errlen, "%s: run %" PRIu64 " of seed %" PRIu64 " again: a run is "
 				 "counted once (a CSV appended to itself?)", where, run, seed);
 			return -1;
@@ -257,7 +260,7 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 			return -1;
 		}
 	}
-	if (read_run_id(s, f, idx, where, err, errlen))
+	if (read_run_id(s, f, idx, tput, jain, where, err, errlen))
 		return -1;
 	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
 	s->tput[s->n] = tput;
