@@ -11,15 +11,20 @@
 # variance also the sign or the order must be right).  A change of the
 # wrong sign or a variance in the wrong order has no place on that scale:
 # it is drawn in the column at the left edge.  Points beyond +-4 are drawn
-# at the edge as open circles.  Green passes, red fails.  Reads results/scoreboard.csv;
-# writes OUT.png and OUT.svg.
+# at the edge as open circles.  Green passes, red fails.  A row's label
+# names its rule when it is neutral (a neutral entry passes by moving
+# little, whatever was published) and says proxy when the entry runs another
+# test's workload.  Reads results/scoreboard.csv; writes OUT.png and OUT.svg;
+# count, if given, is the board's count line, under the title.
 #
 #   gnuplot -e "datafile='results/scoreboard.csv'; out='results/scoreboard'" plots/scoreboard.gp
 #
-# Columns used: 1 id, 10 simulated_change, 12 pass, 14 band.
+# Columns used: 1 id, 4 rule, 8 baseline (empty: a command failed), 12 pass,
+# 14 proxy, 15 band.
 
 if (!exists("datafile")) datafile = 'results/scoreboard.csv'
 if (!exists("out")) out = 'results/scoreboard'
+if (!exists("count")) count = ''
 
 set datafile separator ","
 set datafile missing ""
@@ -29,12 +34,14 @@ n = STATS_records
 passed(c) = strcol(c) eq "true"
 lim = 4.0
 clip(x) = x > lim ? lim : (x < -lim ? -lim : x)
-ran = "(valid(10))"
+label(i) = strcol(1) . (strcol(4) eq "neutral" ? " (neutral)" : "") . \
+	   (strcol(14) ne "" ? " (proxy)" : "")
 # y: the first entry at the top
 row(i) = n - 1 - i
 wrong = -lim - 1.3
 
-set title "locklab scoreboard: each entry against its pass band (shaded: passes)"
+set title "locklab scoreboard: each entry against its pass band (shaded: passes)" . \
+	  (count ne '' ? "\n" . count : '')
 set xlabel "log2(simulated / published) for change and variance entries; simulated change / 15% for neutral ones" offset 0,-1
 set xrange [wrong - 0.6 : lim + 0.3]
 set yrange [-1 : n]
@@ -55,17 +62,17 @@ do for [fmt in "png svg"] {
 		set terminal svg size 1100, h dynamic font ",10" noenhanced
 	}
 	set output out . "." . fmt
-	plot datafile every ::1 using (valid(14) ? clip(column(14)) : NaN):(row($0)):ytic(1) \
+	plot datafile every ::1 using (valid(15) ? clip(column(15)) : NaN):(row($0)):ytic(label(0)) \
 	         with points pt 7 ps 0 notitle, \
-	     '' every ::1 using (valid(14) && passed(12) ? clip(column(14)) : NaN):(row($0)) \
+	     '' every ::1 using (valid(15) && passed(12) ? clip(column(15)) : NaN):(row($0)) \
 	         with points pt 7 ps 1.4 lc rgb "#1a9641" title "passes", \
-	     '' every ::1 using (valid(14) && !passed(12) && abs(column(14)) <= lim ? column(14) : NaN):(row($0)) \
+	     '' every ::1 using (valid(15) && !passed(12) && abs(column(15)) <= lim ? column(15) : NaN):(row($0)) \
 	         with points pt 7 ps 1.4 lc rgb "#d7191c" title "fails", \
-	     '' every ::1 using (valid(14) && abs(column(14)) > lim ? clip(column(14)) : NaN):(row($0)) \
+	     '' every ::1 using (valid(15) && abs(column(15)) > lim ? clip(column(15)) : NaN):(row($0)) \
 	         with points pt 6 ps 1.4 lw 2 lc rgb "#d7191c" title "fails, beyond the edge", \
-	     '' every ::1 using (!valid(14) && valid(10) ? wrong : NaN):(row($0)) \
+	     '' every ::1 using (!valid(15) && valid(8) ? wrong : NaN):(row($0)) \
 	         with points pt 2 ps 1.4 lw 2 lc rgb "#d7191c" title "fails: wrong sign or order", \
-	     '' every ::1 using (!valid(10) ? wrong : NaN):(row($0)) \
+	     '' every ::1 using (!valid(8) ? wrong : NaN):(row($0)) \
 	         with points pt 6 ps 1.4 lc rgb "#404040" title "a command failed"
 	unset output
 }

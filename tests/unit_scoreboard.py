@@ -271,7 +271,15 @@ def test_error_text():
     check('error: a change as a factor', f('change', 0.64, 0.32) == 'x0.50')
     check('error: a change of the other sign', f('change', 0.475, -0.002) == 'wrong sign')
     check('error: no change at all is a factor of 0', f('change', 0.475, 0.0) == 'x0.00')
-    check('error: a neutral entry in points', f('neutral', -0.021, -0.002) == '+1.9 pt')
+    check('error: a neutral entry against the band it is judged by',
+          f('neutral', -0.021, -0.002) == '-0.2% of +-15%')
+    e = {'id': '002-x', 'proxy': 'posix01'}
+    check('result: a proxy says so', sb.verdict(e, True) == 'pass (proxy: posix01)')
+    entries = [e, {'id': '002-y'}, {'id': '002-z'}]
+    res = {'002-x': {'passed': True}, '002-y': {'passed': True}, '002-z': {'passed': False}}
+    check('count: the passes by a proxy are said and taken out',
+          sb.count_line(entries, res) == '2 of 3 pass; 1 of them by a proxy (another '
+          "test's workload: 002-x), so 1 of the 2 entries that run their own test pass")
     check('error: a variance as a factor', f('variance', (0.25, 2.44), (0.0, 0.028)) == 'x0.01')
     check('error: a variance in the other order',
           f('variance', (0.25, 2.44), (0.3, 0.1)) == 'wrong order')

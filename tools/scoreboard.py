@@ -33,7 +33,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 KEYS = ('id', 'source', 'machine', 'baseline', 'variant', 'metric',
-        'published', 'rule', 'mapping', 'lacks')
+        'published', 'rule', 'mapping', 'lacks', 'proxy')
 REQUIRED = KEYS[:8]
 RULES = ('change', 'neutral', 'variance')
 FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
@@ -54,6 +54,7 @@ ID_RE = re.compile(r'^[0-9]{3}-[a-z0-9][a-z0-9.-]*$')
 PCT_RE = re.compile(r'^([+-])(\d+(?:\.\d+)?)%$')
 NUM_RE = re.compile(r'^(\d+(?:\.\d+)?)(%?)$')
 METRIC_RE = re.compile(r'^(?:(inv|cv)\(([a-z0-9_]+)\)|([a-z0-9_]+))$')
+PROXY_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
 
 
 class EntryError(Exception):
@@ -142,6 +143,9 @@ def check_entry(e, where, topodir):
     if not os.path.isfile(os.path.join(topodir, e['machine'] + '.xml')):
         raise EntryError('%s: machine: no topologies/%s.xml'
                          % (at('machine'), e['machine']))
+    if 'proxy' in e and not PROXY_RE.match(e['proxy']):
+        raise EntryError('%s: proxy: %r is not the name of the test whose workload the '
+                         'entry runs (a word)' % (at('proxy'), e['proxy']))
     e['pub'] = parse_published(e['rule'], e['published'], at('published'))
     e['argv'] = {k: parse_command(k, e[k], at(k))
                  for k in ('baseline', 'variant')}
@@ -375,11 +379,18 @@ def wrong_way(rule, pub, sim):
 
 
 def fmt_error(rule, pub, sim, err):
-    """The error as the board prints it: points for a neutral entry, a
-    factor otherwise, or what is wrong when no factor means anything."""
+    """The error as the board prints it: for a neutral entry the simulated
+    change against the band it is judged by, a factor otherwise, or what is
+    wrong when no factor means anything."""
     if rule == 'neutral':
-        return '%+.1f pt' % (100.0 * err)
+        return '%s of +-%.0f%%' % (fmt_pct(sim), 100.0 * NEUTRAL_PASS)
     return wrong_way(rule, pub, sim) or 'x%.2f' % err
+
+
+def verdict(e, passed):
+    """pass or FAIL; a proxy entry (another test's workload) says so."""
+    word = 'pass' if passed else 'FAIL'
+    return word + ' (proxy: %s)' % e['proxy'] if 'proxy' in e else word
 
 
 def board_rows(entries, results):
@@ -388,11 +399,11 @@ def board_rows(entries, results):
         r = results[e['id']]
         if 'failed' in r:
             rows.append((e['id'], e['published'], 'error', r['failed'],
-                         'FAIL'))
+                         verdict(e, False)))
             continue
         rows.append((e['id'], e['published'], fmt_sim(e['rule'], r['sim']),
                      fmt_error(e['rule'], e['pub'], r['sim'], r['error']),
-                     'pass' if r['passed'] else 'FAIL'))
+                     verdict(e, r['passed'])))
     return rows
 
 
@@ -405,12 +416,26 @@ def print_board(entries, results):
                   head[4]))
     for x in rows:
         print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
+    print(count_line(entries, results), flush=True)
+
+
+def count_line(entries, results):
+    """'14 of 48 pass', and how many of the passes are proxies: entries that
+    run another test's workload, the seed's own not being modelled."""
     npass = sum(1 for e in entries if results[e['id']]['passed'])
-    print('%d of %d pass' % (npass, len(entries)), flush=True)
+    text = '%d of %d pass' % (npass, len(entries))
+    proxies = [e for e in entries if 'proxy' in e]
+    if proxies:
+        won = [e['id'] for e in proxies if results[e['id']]['passed']]
+        text += ('; %d of them by a proxy (another test\'s workload: %s), so %d of the %d '
+                 'entries that run their own test pass' % (len(won), ', '.join(won) or 'none',
+                                                      npass - len(won),
+                                                      len(entries) - len(proxies)))
+    return text
 
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
-            'baseline,variant,simulated_change,error,pass,wall_s,band')
+            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band')
 
 
 def csv_field(x):
@@ -421,10 +446,10 @@ def csv_field(x):
 
 
 def as_change(rule, x):
-    """A change, or for a variance entry the change of sigma/mean."""
-    if rule != 'variance':
-        return x
-    return (x[1] - x[0]) / x[0] if x[0] else float('inf')
+    """A change as the CSV gives it: '' for a variance entry, whose rule
+    judges the two sigma/means (its published and simulated columns), not
+    their change."""
+    return '' if rule == 'variance' else '%.6f' % x
 
 
 def band(rule, pub, sim):
@@ -442,15 +467,15 @@ def band(rule, pub, sim):
 
 
 def csv_line(e, r):
-    pub_change = '%.6f' % as_change(e['rule'], e['pub'])
+    pub_change = as_change(e['rule'], e['pub'])
     if 'failed' in r:
-        vals = ['', '', '', '', 'false', '', '']
+        vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '']
     else:
-        sim = '%.6f' % as_change(e['rule'], r['sim'])
+        sim = as_change(e['rule'], r['sim'])
         b = band(e['rule'], e['pub'], r['sim'])
         vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
                 '%.6f' % r['error'], 'true' if r['passed'] else 'false',
-                '%.2f' % r['wall'], '' if b is None else '%.6f' % b]
+                '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b]
     return ','.join(csv_field(x) for x in
                     [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
                      e['published'], pub_change] + vals)
@@ -468,11 +493,12 @@ def write_csv(path, entries, results):
     os.replace(tmp, path)
 
 
-def draw_chart(csvpath, out):
-    """plots/scoreboard.gp: each entry against its pass band; False on failure."""
+def draw_chart(csvpath, out, count):
+    """plots/scoreboard.gp: each entry against its pass band, the count line
+    under the title; False on failure."""
     script = os.path.join(ROOT, 'plots', 'scoreboard.gp')
-    argv = ['gnuplot', '-e', "datafile='%s'; out='%s'" % (csvpath, out),
-            script]
+    argv = ['gnuplot', '-e', "datafile='%s'; out='%s'; count='%s'"
+            % (csvpath, out, count.replace("'", "''")), script]
     try:
         p = subprocess.run(argv, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
@@ -566,13 +592,17 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         sys.stderr.write('scoreboard: no %s (build it: scons)\n' % binary)
         return 2
-    csvpath = os.path.join(opts['results'], 'scoreboard.csv')
-    results = run_board(binary, entries, opts['jobs'], previous_walls(csvpath))
+    # a part of the board (--only) does not replace the whole board's files
+    name = 'scoreboard-only' if opts['only'] else 'scoreboard'
+    csvpath = os.path.join(opts['results'], name + '.csv')
+    walls = previous_walls(os.path.join(opts['results'], 'scoreboard.csv'))
+    results = run_board(binary, entries, opts['jobs'], walls)
     print_board(entries, results)
     write_csv(csvpath, entries, results)
     ok = all('failed' not in r for r in results.values())
     if opts['chart'] and entries:
-        ok &= draw_chart(csvpath, os.path.join(opts['results'], 'scoreboard'))
+        ok &= draw_chart(csvpath, os.path.join(opts['results'], name),
+                         count_line(entries, results).replace('; ', ';\n'))
     return 0 if ok else 1
 
 
