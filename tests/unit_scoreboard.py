@@ -229,6 +229,17 @@ def test_end_to_end(tmp, bindir):
     check('a failing command: its row says error, FAIL, status 1',
           p.returncode == 1 and 'error' in p.stdout and 'FAIL' in p.stdout and
           p.stdout.splitlines()[-1] == '0 of 1 pass', p.stdout + p.stderr)
+    d = write_board(tmp, 'typo', {'002-x.sb': entry_text(metric='throughput')})
+    p = tool(d, '--results', res, '--no-chart', bindir=bindir)
+    check('a metric with no such column: the entry\'s fault, FILE:LINE, status 2',
+          p.returncode == 2 and '002-x.sb:' in p.stderr and
+          'metric: baseline: no column throughput in the CSV (did you mean throughput_per_s?)'
+          in p.stderr, p.stdout + p.stderr)
+    only = os.path.join(tmp, 'only')
+    p = tool(FIXTURE, '--results', only, '--no-chart', '--only', '900-ticket-mcs',
+             bindir=bindir)
+    check('--only writes scoreboard-only.csv, not the board\'s file',
+          p.returncode == 0 and os.listdir(only) == ['scoreboard-only.csv'], str(os.listdir(only)))
     p = tool(FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs',
              bindir=os.path.join(tmp, 'nobin'))
     check('a missing binary: status 2', p.returncode == 2, p.stderr)

@@ -21,6 +21,7 @@ or the chart could not be drawn, 2 on a malformed entry or bad arguments.
 
 import concurrent.futures
 import csv
+import difflib
 import math
 import os
 import re
@@ -59,6 +60,11 @@ PROXY_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
 
 class EntryError(Exception):
     """One malformed entry: its message is FILE:LINE: text."""
+
+
+class MetricError(RuntimeError):
+    """The metric names a column the command's CSV does not have: the
+    entry's fault (a typo), found once the command ran."""
 
 
 # ---- parsing ---------------------------------------------------------------
@@ -248,7 +254,10 @@ def read_csv_rows(path):
 
 
 def metric_value(fn, column, rows):
-    vals = [float(r[column]) for r in rows]
+    try:
+        vals = [float(r[column]) for r in rows]
+    except ValueError:
+        raise MetricError('column %s holds no number (%r)' % (column, rows[0][column]))
     mean = sum(vals) / len(vals)
     if fn == 'mean':
         return mean
@@ -280,7 +289,9 @@ def run_command(binary, machine, argv, fn, column):
     if not rows:
         raise RuntimeError('no rows')
     if column not in rows[0]:
-        raise RuntimeError('no column %s' % column)
+        near = difflib.get_close_matches(column, list(rows[0]), 1)
+        raise MetricError('no column %s in the CSV%s' % (column, ' (did you mean %s?)' % near[0]
+                                                         if near else ''))
     for c in ONE_CONFIG:
         if c in rows[0] and len({r[c] for r in rows}) > 1:
             raise RuntimeError('more than one %s: one configuration only' % c)
@@ -304,7 +315,8 @@ def entry_result(e, outcome):
     res = {'id': e['id']}
     for k in ('baseline', 'variant'):
         if isinstance(outcome[k], RuntimeError):
-            res.update(failed='%s: %s' % (k, outcome[k]), passed=False)
+            res.update(failed='%s: %s' % (k, outcome[k]), passed=False,
+                       bad_metric=isinstance(outcome[k], MetricError))
             return res
     (b, wb), (v, wv) = outcome['baseline'], outcome['variant']
     res.update(baseline=b, variant=v, wall=wb + wv)
@@ -435,7 +447,7 @@ def count_line(entries, results):
 
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
-            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band')
+            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure')
 
 
 def csv_field(x):
@@ -469,13 +481,13 @@ def band(rule, pub, sim):
 def csv_line(e, r):
     pub_change = as_change(e['rule'], e['pub'])
     if 'failed' in r:
-        vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '']
+        vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '', r['failed']]
     else:
         sim = as_change(e['rule'], r['sim'])
         b = band(e['rule'], e['pub'], r['sim'])
         vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
                 '%.6f' % r['error'], 'true' if r['passed'] else 'false',
-                '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b]
+                '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b, '']
     return ','.join(csv_field(x) for x in
                     [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
                      e['published'], pub_change] + vals)
@@ -600,10 +612,14 @@ def main(argv):
     print_board(entries, results)
     write_csv(csvpath, entries, results)
     ok = all('failed' not in r for r in results.values())
+    bad = [e for e in entries if results[e['id']].get('bad_metric')]
+    for e in bad:  # a typo in the board, not a failure of the model
+        sys.stderr.write('scoreboard: %s: metric: %s\n' % (e['at'].get('metric', e['where']),
+                                                          results[e['id']]['failed']))
     if opts['chart'] and entries:
         ok &= draw_chart(csvpath, os.path.join(opts['results'], name),
                          count_line(entries, results).replace('; ', ';\n'))
-    return 0 if ok else 1
+    return 2 if bad else 0 if ok else 1
 
 
 if __name__ == '__main__':
