@@ -109,6 +109,20 @@ double cal_ticks_per_ns(void)
 	return r[1];
 }
 
+double cal_tsc_step_ns(double ticks_per_ns)
+{
+	uint64_t step = UINT64_MAX, t = __rdtsc();
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t u = __rdtsc();
+
+		if (u > t && u - t < step)
+			step = u - t;
+		t = u;
+	}
+	return step == UINT64_MAX ? 0 : (double)step / ticks_per_ns;
+}
+
 static void measure_overhead(struct cal *x)
 {
 	struct calib_cell cell;

@@ -122,6 +122,9 @@ void cal_stop_helpers(struct cal *x);
 /* calib_measure.c: the TSC's ticks per ns; every figure of the
  * calibration, run on a thread of its own (x->failed on failure). */
 double cal_ticks_per_ns(void);
+/* The smallest step the TSC is seen to take, in ns: a cycle or so on bare
+ * metal, whole nanoseconds where a hypervisor scales or traps it. */
+double cal_tsc_step_ns(double ticks_per_ns);
 void *cal_measure_all(void *arg);
 
 #endif /* CAL_X86 */

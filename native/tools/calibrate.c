@@ -157,6 +157,8 @@ static void print_cell(const struct calib_cell *x)
 	printf("  %-22s", buf);
 }
 
+static void s_above_memory(const struct calib *c, unsigned k);
+
 static void print_class(const struct calib *c, unsigned k)
 {
 	const struct calib_cell *ref = &c->cell[CAL_LOAD][CAL_M][k];
@@ -175,6 +177,23 @@ static void print_class(const struct calib *c, unsigned k)
 	}
 	if (k == 0 && c->cell[CAL_LOAD][CAL_S][0].median < 2 * c->hit[CAL_LOAD].median + 2)
 		printf("note: load of S costs about a hit: the requester's copy survived\n");
+	s_above_memory(c, k);
+}
+
+/* A cache-to-cache load of S that takes longer than one from memory
+ * cannot be a transfer: the eviction walk that leaves the requester's copy
+ * out (calib_measure.c) disturbed it (page walks, a hypervisor).  Said, as
+ * the S figures go into the machine file all the same. */
+static void s_above_memory(const struct calib *c, unsigned k)
+{
+	const struct calib_cell *s = &c->cell[CAL_LOAD][CAL_S][k];
+	double mem = c->mem[0].median;
+
+	if (s->measured && c->mem[0].measured && s->median > mem)
+		printf("note: load of S (%.1f ns) took longer than one from memory (%.1f ns): not a "
+		       "transfer; the eviction walk of its measurement was disturbed (page walks, a "
+		       "virtual machine), so treat this class's S figures as suspect\n",
+		       s->median, mem);
 }
 
 static void print_summary(const struct calib *c)
@@ -316,6 +335,18 @@ static int from_file(struct cal_opts *o)
 }
 
 #if CAL_X86
+/* A clock that advances in steps of several ns (a hypervisor's) makes
+ * every figure a multiple of the step and a spread of 0 mean nothing. */
+static void clock_step_note(double ticks_per_ns)
+{
+	double step = cal_tsc_step_ns(ticks_per_ns);
+
+	if (step >= 2.0)
+		printf("note: the TSC advances in steps of %.1f ns here (a virtual machine's clock?): "
+		       "every figure is a multiple of it, and a spread of 0 says no more than that\n",
+		       step);
+}
+
 static int measure(struct cal_opts *o)
 {
 	const struct native_machine *m = native_machine();
@@ -360,6 +391,7 @@ static int measure(struct cal_opts *o)
 	if (calib_check_transfers(&c, err, sizeof(err)))
 		fprintf(stderr, "locklab-native: calibrate: warning: %s\n", err);
 	print_summary(&c);
+	clock_step_note(x.ticks_per_ns);
 	return write_results(o, &c, true);
 }
 #else
