@@ -42,7 +42,7 @@ do for [fmt in "png svg"] {
 	     '' using ($7 / 1e6):(sig(8)) title "simulated" lc rgb "#ff7f0e"
 
 	set style histogram clustered gap 1
-	set ylabel "relative error of the simulation, %"
+	set ylabel "(sim - native) / native, %"
 	set yrange [*:*]
 	set key off
 	plot datafile using (100 * $9):xtic(label(strcol(1), column(2))) title "(sim - native) / native" lc rgb "#2ca02c"

@@ -112,6 +112,21 @@ void topo_set_name(struct topo *t, const char *path)
 
 /* A $LOCKLAB_TOPODIR that is not a directory is said where a name was not
  * found (it was passed over). */
+/* `calibrate` writes this machine's file under results/, which is not a
+ * directory of machines: a name that is there is said with its path. */
+static void calibrated_note(const char *name, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (strchr(name, '/') ||
+	    (size_t)snprintf(path, sizeof(path), "results/%s.xml", name) >= sizeof(path) ||
+	    stat(path, &st) || !S_ISREG(st.st_mode))
+		return;
+	snprintf(err + strlen(err), errlen - strlen(err), "; %s exists (calibrate writes there): "
+		 "--topo %s", path, path);
+}
+
 static void env_note(char *err, size_t errlen)
 {
 	const char *env = getenv("LOCKLAB_TOPODIR");
@@ -153,6 +168,7 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 		 known[0] ? " (known: " : "", known[0] ? known : "");
 	if (known[0])
 		snprintf(err + strlen(err), errlen - strlen(err), ")");
+	calibrated_note(name_or_path, err, errlen);
 	env_note(err, errlen);
 	return -1;
 }

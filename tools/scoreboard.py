@@ -195,7 +195,10 @@ def parse_file(path, topodir):
 
 
 def parse_board(board, topodir):
-    files = sorted(f for f in os.listdir(board) if f.endswith('.sb'))
+    try:
+        files = sorted(f for f in os.listdir(board) if f.endswith('.sb'))
+    except OSError as e:
+        raise EntryError('--board %s: %s' % (board, e.strerror))
     entries, seen = [], {}
     for f in files:
         for e in parse_file(os.path.join(board, f), topodir):
