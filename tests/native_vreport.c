@@ -228,7 +228,7 @@ static void test_report_bad_input(void **state)
 		char *hosts[] = { "--native", tl_path("h2.csv"), "--sim", tl_path("s.csv") };
 
 		REPORT_SAYS(2, work,
-			    "tas at 1 threads ran with cs_lines=1 read_pct= natively but cs_lines=4 "
+			    "tas at 1 thread ran with cs_lines=1 read_pct= natively but cs_lines=4 "
 			   "read_pct= simulated: not the same sweep");
 		REPORT_SAYS(2, points, "x2.csv:3: overcommit=2.00, where an earlier run");
 		REPORT_SAYS(2, hosts,
