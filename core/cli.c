@@ -171,13 +171,13 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 		if (!a && !strncmp(tok, "pthread-", 8) && !strcmp(backend_name, "sim"))
 			return cli_fail(err, len, "--lock: '%s' is the C library's, native only "
 					      "(`locklab-sim list` shows the simulator's)", tok);
-		if (!a && lock_nearest(tok))
-			return cli_fail(err, len, "--lock: unknown lock '%s'; did you mean %s? "
-					      "(`locklab-%s list` shows them)", tok,
-				    lock_nearest(tok)->name, backend_name);
-		if (!a)
-			return cli_fail(err, len, "--lock: unknown lock '%s' (`locklab-%s list` shows them)",
-				    tok, backend_name);
+		if (!a) {
+			const struct lock_algo *near = lock_nearest(tok);
+
+			return cli_fail(err, len, "--lock: unknown lock '%s'%s%s%s (`locklab-%s list` "
+					      "shows them)", tok, near ? "; did you mean " : "",
+				    near ? near->name : "", near ? "?" : "", backend_name);
+		}
 		if (c->nalgos == WL_MAX_LIST)
 			return cli_fail(err, len, "--lock: more than %d locks", WL_MAX_LIST);
 		for (unsigned k = 0; k < c->nalgos; k++)

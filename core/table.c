@@ -28,8 +28,7 @@ struct config_sum {
 	size_t runs;
 	double jain, local, p99; /* means over the runs (local: of those with handoffs) */
 	unsigned starved_min, starved_max, starved_runs, threads;
-	bool too_short;     /* a run made fewer acquisitions than threads */
-	uint64_t short_acq; /* the fewest a run made, if so */
+	uint64_t acq_fewest; /* the fewest acquisitions of a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
 	bool p99_censored; /* in some run, a lower bound (cut-short waits) */
@@ -83,10 +82,8 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->starved_min = r->starved < c->starved_min ? r->starved : c->starved_min;
 		c->starved_max = r->starved > c->starved_max ? r->starved : c->starved_max;
 		c->starved_runs += r->starved > 0;
-		if (r->acquisitions < r->threads && (!c->too_short || r->acquisitions < c->short_acq)) {
-			c->too_short = true;
-			c->short_acq = r->acquisitions;
-		}
+		if (i == from || r->acquisitions < c->acq_fewest)
+			c->acq_fewest = r->acquisitions;
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
 		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
 		c->oversubscribed |= r->oversubscribed;
@@ -275,10 +272,10 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	if (c->starved_min != c->starved_max && !c->starved_min)
 		fprintf(f, "in %u of %zu runs; ", c->starved_runs, c->runs);
 	fprintf(f, "Jain %.2f)", c->jain);
-	if (c->too_short)
+	if (c->acq_fewest < c->threads) /* fewer than one each: no lock could serve all */
 		fprintf(f, "; but a run made %" PRIu64 " acquisitions for %u threads: too short to "
 			   "give each one, whatever the lock (a longer --duration tells)",
-			 c->short_acq, c->threads);
+			 c->acq_fewest, c->threads);
 	else if (c->served_max == 1 && c->sockets > 1)
 		fprintf(f, "; in each run only one socket's threads got it: the throughput is theirs");
 	else if (c->served_max < c->sockets)

@@ -457,19 +457,6 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 		noise_text(cfg, buf + n, len - n);
 }
 
-/* What a run under --vm rests on besides the machine: the hypervisor's
- * defaults that no source gives (docs/vm.md, "Parameters"). */
-static size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
-{
-	if (len)
-		*buf = 0;
-	if (!cfg->vm_vcpus)
-		return 0;
-	return (size_t)snprintf(buf, len, "the hypervisor's slice spread%s and the paravirtual "
-				"locks' 10 ns a spin iteration (docs/vm.md)",
-				sim.topo.freq_ghz > 0 ? "" : ", the PLE window's 2 GHz clock");
-}
-
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	char list[sizeof(sim.topo.assumed) + 64], vm[160], noise[160];

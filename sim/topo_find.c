@@ -110,8 +110,6 @@ void topo_set_name(struct topo *t, const char *path)
 	topo_strcpy(t->path, sizeof(t->path), path);
 }
 
-/* A $LOCKLAB_TOPODIR that is not a directory is said where a name was not
- * found (it was passed over). */
 /* `calibrate` writes this machine's file under results/, which is not a
  * directory of machines: a name that is there is said with its path. */
 static void calibrated_note(const char *name, char *err, size_t errlen)
@@ -127,6 +125,8 @@ static void calibrated_note(const char *name, char *err, size_t errlen)
 		 "--topo %s", path, path);
 }
 
+/* A $LOCKLAB_TOPODIR that is not a directory is said where a name was not
+ * found (it was passed over). */
 static void env_note(char *err, size_t errlen)
 {
 	const char *env = getenv("LOCKLAB_TOPODIR");

@@ -241,6 +241,21 @@ static uint64_t base_window_ps(double freq_ghz)
 	return (uint64_t)(DEF_PLE_WINDOW_CYCLES * 1000.0 / freq_ghz + 0.5);
 }
 
+size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
+{
+	bool pv = false, ple_clock = vm_prm.ple_window_ps == NONE && sim.topo.freq_ghz <= 0;
+
+	if (len)
+		*buf = 0;
+	if (!cfg->vm_vcpus)
+		return 0;
+	for (unsigned i = 0; i < cfg->nalgos; i++)
+		pv |= !strncmp(cfg->algos[i]->name, "pv-", 3);
+	return (size_t)snprintf(buf, len, "the hypervisor's slice spread%s%s (docs/vm.md)",
+				ple_clock ? ", the PLE window's 2 GHz clock" : "",
+				pv ? ", the paravirtual locks' 10 ns a spin iteration" : "");
+}
+
 static const char *co_guests_name(void)
 {
 	if (vm_prm.same_guests)

@@ -100,6 +100,10 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 	"                          [--co-guests none|busy|same] [--pcpus P] [--ple-yield pcpu|guest]\n"
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
+/* The defaults a --vm run of cfg rests on that no source gives ("the
+ * hypervisor's slice spread, the PLE window's 2 GHz clock ..."), or
+ * nothing (0) without --vm. */
+size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len);
 
 /* The pCPUs and the co-guests' vCPUs of V vCPUs at overcommit X (see
  * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V, V + others, pcpus). */

@@ -157,7 +157,21 @@ static void print_cell(const struct calib_cell *x)
 	printf("  %-22s", buf);
 }
 
-static void s_above_memory(const struct calib *c, unsigned k);
+/* A cache-to-cache load of S that takes longer than a load of I at the
+ * same distance (from memory there) cannot be a transfer: the eviction walk
+ * that leaves the requester's copy out (calib_measure.c) disturbed it (page
+ * walks, a hypervisor).  Said, as the S figures go into the machine file
+ * all the same. */
+static void s_above_memory(const struct calib *c, unsigned k)
+{
+	const struct calib_cell *s = &c->cell[CAL_LOAD][CAL_S][k], *i = &c->cell[CAL_LOAD][CAL_I][k];
+
+	if (s->measured && i->measured && s->median > i->median)
+		printf("note: load of S (%.1f ns) took longer than one of I, from memory (%.1f ns): "
+		       "not a transfer; the eviction walk of its measurement was disturbed (page "
+		       "walks, a virtual machine), so treat this class's S figures as suspect\n",
+		       s->median, i->median);
+}
 
 static void print_class(const struct calib *c, unsigned k)
 {
@@ -178,22 +192,6 @@ static void print_class(const struct calib *c, unsigned k)
 	if (k == 0 && c->cell[CAL_LOAD][CAL_S][0].median < 2 * c->hit[CAL_LOAD].median + 2)
 		printf("note: load of S costs about a hit: the requester's copy survived\n");
 	s_above_memory(c, k);
-}
-
-/* A cache-to-cache load of S that takes longer than one from memory
- * cannot be a transfer: the eviction walk that leaves the requester's copy
- * out (calib_measure.c) disturbed it (page walks, a hypervisor).  Said, as
- * the S figures go into the machine file all the same. */
-static void s_above_memory(const struct calib *c, unsigned k)
-{
-	const struct calib_cell *s = &c->cell[CAL_LOAD][CAL_S][k];
-	double mem = c->mem[0].median;
-
-	if (s->measured && c->mem[0].measured && s->median > mem)
-		printf("note: load of S (%.1f ns) took longer than one from memory (%.1f ns): not a "
-		       "transfer; the eviction walk of its measurement was disturbed (page walks, a "
-		       "virtual machine), so treat this class's S figures as suspect\n",
-		       s->median, mem);
 }
 
 static void print_summary(const struct calib *c)

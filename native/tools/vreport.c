@@ -496,6 +496,12 @@ static bool same_workload(const char *a, const char *b)
 	return true;
 }
 
+/* "s" after a count other than one ("2 threads", "1 thread"). */
+static const char *plural(unsigned n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static int keep_common(struct table *t)
 {
 	size_t w = 0, common = 0;
@@ -510,30 +516,30 @@ static int keep_common(struct table *t)
 		if (!e->nat.n || !e->sim.n) {
 			if (!e->nat.n && !e->sim.n)
 				vr_note("%s at %u thread%s: no run with figures (%u native and %u "
-					"simulated runs failed): left out", e->lock, e->threads, e->threads == 1 ? "" : "s",
+					"simulated runs failed): left out", e->lock, e->threads, plural(e->threads),
 					e->nat.failed, e->sim.failed);
 			else if (!e->nat.n && e->nat.failed)
 				vr_note("%s at %u thread%s: all %u native runs failed: left out", e->lock,
-					e->threads, e->threads == 1 ? "" : "s", e->nat.failed);
+					e->threads, plural(e->threads), e->nat.failed);
 			else if (!e->sim.n && e->sim.failed)
 				vr_note("%s at %u thread%s: all %u simulated runs failed: left out",
-					e->lock, e->threads, e->threads == 1 ? "" : "s", e->sim.failed);
+					e->lock, e->threads, plural(e->threads), e->sim.failed);
 			else
 				vr_note("%s at %u thread%s is only in the %s results: left out", e->lock,
-					e->threads, e->threads == 1 ? "" : "s", e->nat.n ? "native" : "simulated");
+					e->threads, plural(e->threads), e->nat.n ? "native" : "simulated");
 			continue;
 		}
 		if ((!isnan(e->nat.cs_ns) && !isnan(e->sim.cs_ns) && e->nat.cs_ns != e->sim.cs_ns) ||
 		    (!isnan(e->nat.ncs_ns) && !isnan(e->sim.ncs_ns) && e->nat.ncs_ns != e->sim.ncs_ns)) {
 			fprintf(stderr, "locklab-native: validate-report: %s at %u thread%s ran with cs %g, ncs %g natively but cs %g, ncs %g simulated: not the same sweep\n",
-				e->lock, e->threads, e->threads == 1 ? "" : "s", e->nat.cs_ns, e->nat.ncs_ns, e->sim.cs_ns, e->sim.ncs_ns);
+				e->lock, e->threads, plural(e->threads), e->nat.cs_ns, e->nat.ncs_ns, e->sim.cs_ns, e->sim.ncs_ns);
 			return -2;
 		}
 		if (!same_workload(e->nat.workload, e->sim.workload) ||
 		    !same_workload(e->sim.workload, e->nat.workload)) {
 			fprintf(stderr, "locklab-native: validate-report: %s at %u thread%s ran with %s "
 				"natively but %s simulated: not the same sweep\n", e->lock,
-				e->threads, e->threads == 1 ? "" : "s", e->nat.workload, e->sim.workload);
+				e->threads, plural(e->threads), e->nat.workload, e->sim.workload);
 			return -2;
 		}
 		derive(e);
