@@ -31,7 +31,10 @@
  *     (user + system: the machine may be shared), target >= 2.5 M; and
  *     simulator events per access, target <= 0.7, then per access by kind
  *     (enum sim_event_kind in sim/sim.h: what each sleep, block or resume
- *     was for).
+ *     was for).  Then the same runs again (not timed) with every miss
+ *     waiting for its completion in place (sim.wait_every_completion,
+ *     sim/memops.c): their events per access, and whether every run's
+ *     results, all but the event count, are the same (they must be).
  *
  * `sim_bench BINDIR accesses` runs 7 alone.
  *
@@ -75,6 +78,37 @@ static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned th
 	cfg->ops = ops;
 }
 
+/* What a run found, all but its events, folded into one word (FNV-1a). */
+static uint64_t fold(uint64_t h, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t results_print(const struct wl_run *run, const struct run_counters *c)
+{
+	const struct sim_counters *s = &c->sim;
+	uint64_t h = 0xcbf29ce484222325ull;
+	const uint64_t v[] = { s->misses, s->lock_invalidations, s->lock_misses, s->node_misses,
+			       s->data_misses, s->other_misses, s->remote_transfers,
+			       s->line_queue_ps, s->busiest_link_msgs, s->accesses, run->stop_ns };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		h = fold(h, v[i]);
+	for (unsigned i = 0; i < SIM_CSV_CLASSES; i++)
+		h = fold(h, s->transfers_by_class[i]);
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+
+		h = fold(fold(fold(h, t->acquisitions), t->acquisitions_after), t->handoffs);
+		h = fold(fold(fold(h, t->wait.sum), t->wait.max), t->finish_ns);
+	}
+	return h;
+}
+
+static uint64_t last_print; /* results_print of the last locklab_run */
+
 /* One locklab run; returns 0 and its events and acquisitions. */
 static int locklab_run(const struct wl_config *cfg, uint64_t *events, uint64_t *acq)
 {
@@ -95,6 +129,7 @@ static int locklab_run(const struct wl_config *cfg, uint64_t *events, uint64_t *
 	if (rc)
 		fprintf(stderr, "sim_bench: %s\n", run.failure);
 	*events = c.sim.events;
+	last_print = results_print(&run, &c);
 	*acq = 0;
 	for (unsigned i = 0; i < run.nthreads; i++)
 		*acq += run.threads[i].acquisitions + run.threads[i].acquisitions_after;
@@ -297,12 +332,12 @@ static double cpu_now(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 }
 
-static int bench_accesses(void)
+/* The default sweep's runs in this process: their events, accesses, events
+ * by kind, and every run's results folded into *print. */
+static int sweep_in_process(uint64_t *events, uint64_t *accesses, uint64_t *by, uint64_t *print)
 {
 	static const unsigned threads[] = { 1, 2, 4, 8, 16, 32 };
-	uint64_t events = 0, accesses = 0, by[SIM_EV_KINDS] = { 0 };
 	struct wl_config cfg;
-	double t0 = cpu_now(), cpu;
 
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
@@ -317,13 +352,27 @@ static int bench_accesses(void)
 				cfg.seed = 1 + run;
 				if (locklab_run(&cfg, &ev, &acq))
 					return -1;
-				events += ev;
-				accesses += coh_counters(sim.model)->accesses;
+				*events += ev;
+				*accesses += coh_counters(sim.model)->accesses;
+				*print = fold(*print, last_print);
 				for (unsigned k = 0; k < SIM_EV_KINDS; k++)
 					by[k] += sim.events_by[k];
 			}
 		}
 	}
+	return 0;
+}
+
+static int bench_accesses(void)
+{
+	uint64_t events = 0, accesses = 0, by[SIM_EV_KINDS] = { 0 }, print = 0;
+	uint64_t events_in_place = 0, accesses_in_place = 0, by_in_place[SIM_EV_KINDS] = { 0 };
+	uint64_t print_in_place = 0;
+	double t0 = cpu_now(), cpu;
+	int rc;
+
+	if (sweep_in_process(&events, &accesses, by, &print))
+		return -1;
 	cpu = cpu_now() - t0;
 	printf("7. default sweep in process: %.2f M simulated accesses per CPU second (target >= 2.5 M), "
 	       "%.3f events per access (target <= 0.70): %s\n", (double)accesses / cpu * 1e-6,
@@ -335,7 +384,16 @@ static int bench_accesses(void)
 		if (by[k])
 			printf(" %s %.3f", sim_event_kind_names[k], (double)by[k] / (double)accesses);
 	printf("\n");
-	return 0;
+	sim.wait_every_completion = true;
+	rc = sweep_in_process(&events_in_place, &accesses_in_place, by_in_place, &print_in_place);
+	sim.wait_every_completion = false;
+	if (rc)
+		return -1;
+	printf("   every miss waiting for its completion in place: %.3f events per access; "
+	       "every run's results the same: %s\n",
+	       (double)events_in_place / (double)accesses_in_place,
+	       print == print_in_place && accesses == accesses_in_place ? "yes" : "NO");
+	return print == print_in_place && accesses == accesses_in_place ? 0 : -1;
 }
 
 static int bench_large(const char *bindir)

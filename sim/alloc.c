@@ -61,6 +61,7 @@ void *ll_alloc_on(size_t size, unsigned node)
 
 	if (!p)
 		return NULL;
+	sim_settle_pending(sim.cur);
 	memset(p, 0, sz);
 	if (node >= ll_nr_nodes())
 		node = 0;
@@ -74,6 +75,7 @@ void ll_free(void *p, size_t size)
 {
 	if (!p)
 		return;
+	sim_settle_pending(sim.cur);
 	if (sim.model)
 		coh_forget(sim.model, (uintptr_t)p, sim_round_line(size ? size : 1));
 	free(p);
@@ -85,6 +87,7 @@ void ll_mem_tag(const void *p, size_t size, int tag)
 
 	if (tag < 0 || tag >= COH_NTAGS || !size)
 		return;
+	sim_settle_pending(sim.cur);
 	if (al)
 		al->tag = tag;
 	if (sim.model)

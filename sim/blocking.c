@@ -21,6 +21,26 @@
  * after the kick (sim/sim.h), plus the exit latency of the idle state its
  * hardware thread entered meanwhile (sim/idle.c).
  *
+ * Parking at a completion.  A waiter's load that missed may return before
+ * its completion (sim/memops.c).  When the waiter then waits for that line
+ * to change (ll_wait_until: load, test, wait), it hands over once, due at
+ * the completion and marked park_ahead.  Whoever runs when that instant
+ * comes asks sim_park_ahead() (sim/turns.c) what the waiter would do then:
+ *
+ *   its completion, as the miss makes it    (sim_settle_for: the line's
+ *                                            waiting misses are admitted)
+ *   its copy still valid (so the value is   parked there and then, off
+ *   still the one it saw: a write would      the tree (or due at its
+ *   have invalidated it), no deadline        deadline); no turn of its own
+ *   passed, no deadlock, no failure, no
+ *   check due, the actor handing over not
+ *   itself waiting for admission
+ *   anything else                           it is handed its turn at the
+ *                                            completion and does the rest
+ *
+ * Either way it parks or goes on at the instant, in the order, it would
+ * have had it run: one event fewer for every park that follows a miss.
+ *
  * In a virtual machine (--vm, sim/vm.h) a park on a line is a spin, with
  * the PLE window and the slice end as deadlines, and halt and kick are the
  * hypervisor's.
@@ -168,6 +188,15 @@ void sim_after_write(uintptr_t addr)
 		wake_line(addr & SIM_LINE_MASK);
 }
 
+/* Park n on the line of addr: it is appended to the line's waiters. */
+static void line_park(struct sim_actor *n, uintptr_t addr)
+{
+	line_append(coh_line_user(sim.model, addr & SIM_LINE_MASK), n);
+	n->wait_line = addr;
+	n->block = SIM_PARKED_LINE;
+	sim.nline_waiters++;
+}
+
 static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 {
 	uintptr_t line = addr & SIM_LINE_MASK;
@@ -175,15 +204,70 @@ static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	if (dl_ps <= sim.now_ps)
 		return; /* its deadline has come (in a VM: the slice has ended) */
 
-	line_append(coh_line_user(sim.model, line), a);
-	a->wait_line = addr;
-	a->block = SIM_PARKED_LINE;
-	sim.nline_waiters++;
+	line_park(a, addr);
 	if (block_self(a, dl_ps)) {
 		line_remove(coh_line_user(sim.model, line), a);
 		a->block = SIM_RUNNING;
 		sim.nline_waiters--;
 	}
+}
+
+bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
+{
+	bool timed = n->ahead_dl_ps != UINT64_MAX;
+
+	n->park_ahead = false;
+	if (sim.aborting || n->resume_pending || at >= sim.next_check_ps || at >= n->ahead_dl_ps)
+		return false;
+	if (sim.cur && sim.cur->block == SIM_PARKED_ADMIT)
+		return false; /* the completion may admit the actor handing over, not yet waiting */
+	sim.now_ps = at;
+	sim_settle_for(n); /* its completion admits the line's waiting misses */
+	if (!coh_would_hit(sim.model, n->core, n->ahead_addr, COH_LOAD))
+		return false; /* its copy invalidated: it returns, its re-read misses */
+	if (!timed && sim.nparked + 1 + sim.nadmit - sim.nadmit_timed == sim.nlive)
+		return false; /* it finds the run deadlocked, and says so */
+	line_park(n, n->ahead_addr);
+	SIM_OBSERVE(block, n->idx, at);
+	n->parked_ahead = true;
+	n->timed = timed;
+	if (timed) {
+		*due = n->ahead_dl_ps;
+	} else {
+		sim.nparked++;
+		n->suspended = true;
+		*due = SIM_NEVER;
+	}
+	return true;
+}
+
+bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
+{
+	a->ahead_addr = addr;
+	a->ahead_dl_ps = dl_ps;
+	a->park_ahead = true;
+	a->parked_ahead = false;
+	sim_turn_wait(a, a->settle_ps, SIM_EV_COMPLETE);
+	a->park_ahead = false;
+	if (!a->parked_ahead) {
+		sim_resumed(a);
+		return false; /* at its completion, with its turn: sim_settle goes on */
+	}
+	a->parked_ahead = false;
+	if (!a->timed) { /* as block_self after its suspend */
+		sim_resumed(a);
+		SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		return true;
+	}
+	a->timed = false; /* as block_self and park_on_line after a timed wait */
+	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+	sim_resumed(a);
+	if (a->block != SIM_RUNNING) {
+		line_remove(coh_line_user(sim.model, addr & SIM_LINE_MASK), a);
+		a->block = SIM_RUNNING;
+		sim.nline_waiters--;
+	}
+	return true;
 }
 
 /* Park the running actor on the line of addr until a write wakes it, or
@@ -207,6 +291,7 @@ void ll_park(void)
 
 	if (!a)
 		return;
+	sim_settle_pending(a);
 	sb_drain_all(a);
 	sim_owe(a, sim_vm ? vm_halt_ps() : SIM_HALT_PS, SIM_OBS_PARK);
 	sim_pay(a);
@@ -237,6 +322,7 @@ void ll_unpark(unsigned cpu)
 		return;
 	w = &sim.actors[cpu];
 	if (a) {
+		sim_settle_pending(a);
 		sb_drain_all(a); /* a wake-up is a full barrier */
 		sim_pay(a);
 	}

@@ -140,6 +140,21 @@ static struct waiting wait_pop(struct line *l)
 	return w;
 }
 
+/* A thread's write miss admitted: in flight until it says it performed it. */
+static void count_write(struct line *l, enum coh_op op, const struct coh_result *r)
+{
+	if (op != COH_LOAD && !r->hit)
+		l->writes_in_flight++;
+}
+
+void coh_write_performed(struct coh_model *m, uintptr_t addr)
+{
+	struct line *l = coh_line_lookup(m, addr);
+
+	if (l && l->writes_in_flight)
+		l->writes_in_flight--;
+}
+
 bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 		 uint64_t arrival_ps, uint64_t travel_paid_ps, void *cookie, struct coh_result *r)
 {
@@ -148,6 +163,7 @@ bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op
 	core = phys_core(m, core);
 	if (admit_now(m, l, core, op, arrival_ps)) {
 		admit(m, l, core, op, arrival_ps, travel_paid_ps, arrival_ps, false, r);
+		count_write(l, op, r);
 		return true;
 	}
 	defer(l, core, op, arrival_ps, travel_paid_ps, cookie);
@@ -182,6 +198,7 @@ void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struc
 	m->c.deferred++;
 	m->c.deferred_ps += now_ps - w.arrival;
 	admit(m, l, w.core, (enum coh_op)w.op, w.arrival, w.paid, now_ps, true, r);
+	count_write(l, (enum coh_op)w.op, r);
 	return w.cookie;
 }
 

@@ -51,6 +51,8 @@ struct line {
 	uint16_t home;
 	uint16_t holder;     /* socket of the latest admitted miss, or NO_SOCKET */
 	uint8_t state, tag;
+	uint16_t writes_in_flight; /* admitted write misses not yet performed by their
+				      threads (coh_write_performed); one a thread at most */
 	uint64_t sharers[];  /* [m->words] */
 };
 

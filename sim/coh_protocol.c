@@ -412,6 +412,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	r->state = p.state;
 	r->invalidations = p.ninval;
 	r->remote = p.dist > 0;
+	r->value_settled = !l->writes_in_flight;
 	count_miss(m, l, r);
 
 	if (op == COH_LOAD)

@@ -68,6 +68,8 @@ struct coh_result {
 	enum topo_state state;  /* state the line was in, as seen by the request */
 	unsigned invalidations; /* invalidation messages this request sent */
 	bool remote;            /* data or ownership crossed a socket link */
+	bool value_settled;     /* a miss: no write of the line was in flight when it
+				   was admitted, so memory holds the value it reads */
 };
 
 struct coh_counters {
@@ -141,6 +143,9 @@ bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op
  * admission on the line (the bound) and every completion of a request on
  * it (the line going idle). */
 void *coh_admit_next(struct coh_model *m, uintptr_t addr, uint64_t now_ps, struct coh_result *r);
+/* The thread of a write miss that coh_request or coh_admit_next admitted has
+ * performed it on memory: a load's value_settled counts the others. */
+void coh_write_performed(struct coh_model *m, uintptr_t addr);
 
 /* How many requests wait for admission on the line. */
 unsigned coh_waiting(const struct coh_model *m, uintptr_t addr);

@@ -134,8 +134,10 @@ int sim_load_topo(const char *arg, char *err, size_t errlen)
  * sim/failure.c, at a point where no SimGrid frame is on this stack. */
 static void actor_body(struct sim_actor *a)
 {
-	if (!setjmp(a->exit_jmp) && !sim.aborting)
+	if (!setjmp(a->exit_jmp) && !sim.aborting) {
 		a->fn(a->arg);
+		sim_settle_pending(a);
+	}
 }
 
 static void actor_main(int argc, char **argv)
@@ -247,6 +249,7 @@ static void thread_fn(void *arg)
 	if (sim_vm)
 		vm_actor_start(sim.cur); /* its vCPU may have to wait for its pCPU */
 	wl_thread_main(run, sim.cur->idx);
+	sim_settle_pending(sim.cur);
 	sb_drain_all(sim.cur); /* its last stores become visible as it leaves */
 }
 

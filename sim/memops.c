@@ -31,6 +31,24 @@
  * A sleep that ends before any other actor's next event moves the
  * actor's clock without handing over to another actor (sim/turns.c).
  *
+ * A completion left for later.  A load that misses on a line with no write
+ * in flight reads, at its admission, the value it would read at its
+ * completion: a write admitted after it completes after it (requests to a
+ * line complete in admission order), and none admitted before it is still
+ * to be performed (coh_write_performed).  So the
+ * load returns at once, its completion still to be waited for
+ * (a->settle_ps), when another actor is due before the data arrives.  The
+ * thread's next operation waits for it first (sim_settle_pending: the same
+ * sleep, at the same instant, as the miss would have made), and its clock
+ * reads as the completion's (sim_local_ps); only a wait for that same line
+ * to change, which the load was for, takes it otherwise: the thread is
+ * parked at the completion without a turn of its own (sim/blocking.c).
+ * Not in a virtual machine (a completion is a preemption point there),
+ * with scheduler noise, with SMT siblings (a sibling's store hit changes
+ * the line before the completion), or with a store buffer holding stores.
+ * The completion, when it is waited for, admits the line's waiting misses
+ * as the miss would have.
+ *
  * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
  * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
  * which spreads it over the slices; a completed miss is a preemption
@@ -132,9 +150,11 @@ void sim_pay(struct sim_actor *a)
 
 uint64_t sim_local_ps(void)
 {
-	if (!sim.cur)
+	const struct sim_actor *a = sim.cur;
+
+	if (!a)
 		return sim.model ? sim.now_ps : 0;
-	return sim.now_ps + sim.cur->owed_ps;
+	return (a->settle_ps ? a->settle_ps : sim.now_ps) + a->owed_ps;
 }
 
 /* ------------------------------------------------------------ admission */
@@ -246,6 +266,38 @@ static void let_woken_go_first(struct sim_actor *a, uintptr_t addr)
 	sim_resumed(a);
 }
 
+/* What a miss does at its completion: admit the line's waiting misses that
+ * are now due; in a VM, a preemption point. */
+static void miss_done(struct sim_actor *a, uintptr_t addr)
+{
+	if (sim.nadmit)
+		admit_due(a, addr); /* the line may be idle now */
+	if (sim_vm)
+		vm_preempt_point(a);
+}
+
+/* May this miss return before its completion (see the top of the file)? */
+static bool may_leave_completion(struct sim_actor *a, enum coh_op op, bool tell,
+				 const struct coh_result *r)
+{
+	return op == COH_LOAD && tell && r->value_settled && !sim.wait_every_completion &&
+	       !sim_vm && !sched_noise_on() &&
+	       !sim.topo.core_phys && !sb_buffered(a) &&
+	       sim_turn_next_ps() < r->done_ps;
+}
+
+void sim_settle(struct sim_actor *a)
+{
+	sim_sleep_until(a, a->settle_ps, SIM_EV_COMPLETE);
+	sim_settle_for(a);
+}
+
+void sim_settle_for(struct sim_actor *a)
+{
+	a->settle_ps = 0;
+	miss_done(a, a->settle_line);
+}
+
 /* Let simulated time pass for an access; returns when it may be performed.
  * A drain of the store buffer is not told to the observer (tell false):
  * its time overlaps the core's own, and sim/storebuf.c tells the stall. */
@@ -275,11 +327,15 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	present(a, addr, op, travel, &r);
 	if (tell)
 		SIM_OBSERVE(miss, a->idx, addr, op, &r);
+	if (may_leave_completion(a, op, tell, &r)) {
+		a->settle_ps = r.done_ps;
+		a->settle_line = addr & SIM_LINE_MASK;
+		return;
+	}
 	sim_sleep_until(a, r.done_ps, SIM_EV_COMPLETE);
-	if (sim.nadmit)
-		admit_due(a, addr); /* the line may be idle now */
-	if (sim_vm)
-		vm_preempt_point(a);
+	miss_done(a, addr);
+	if (op != COH_LOAD && !r.hit)
+		coh_write_performed(sim.model, addr); /* the caller writes memory now */
 }
 
 uint64_t sim_load(const volatile void *p, unsigned size)
@@ -288,6 +344,7 @@ uint64_t sim_load(const volatile void *p, unsigned size)
 	uint64_t v;
 
 	if (a) {
+		sim_settle_pending(a);
 		sb_drain_due(a);
 		if (sb_forward(a, p, size, &v))
 			return v;
@@ -313,6 +370,7 @@ void sim_prefetch_now(struct sim_actor *a, const volatile void *p)
 
 void sim_prefetchw(const volatile void *p)
 {
+	sim_settle_pending(sim.cur);
 	if (sim.cur)
 		(void)sb_prefetchw(sim.cur, p);
 }
@@ -325,6 +383,7 @@ void sim_store(volatile void *p, unsigned size, uint64_t v, int ord)
 		mem_write(p, size, v);
 		return;
 	}
+	sim_settle_pending(a);
 	if (!sb_store(a, p, size, v, ord))
 		sim_store_now(a, p, size, v, false);
 }
@@ -361,6 +420,7 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
 	bool wrote;
 
 	if (a) {
+		sim_settle_pending(a);
 		sb_drain_all(a); /* a locked instruction drains the store buffer */
 		timed_access(a, (uintptr_t)p, COH_RMW, true);
 	}
@@ -378,6 +438,7 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
  * accesses around it; under tso and pso it drains the store buffer. */
 void sim_fence(int ord)
 {
+	sim_settle_pending(sim.cur);
 	if (sim.cur)
 		sb_fence(sim.cur, ord);
 }
@@ -396,6 +457,10 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 
 	if (!a)
 		return;
+	if (a->settle_ps && (addr & SIM_LINE_MASK) == a->settle_line && dl_ps > a->settle_ps &&
+	    (mem_read(p, size) & mask) == (seen & mask) && sim_park_ahead_self(a, addr, dl_ps))
+		return;
+	sim_settle_pending(a);
 	sb_drain_all(a); /* before it waits, its own stores become visible */
 	sim_pay(a);
 	if (sim.now_ps >= dl_ps)
@@ -418,6 +483,7 @@ void sim_owe(struct sim_actor *a, uint64_t ps, enum sim_obs_local what)
 
 void ll_cpu_relax(void)
 {
+	sim_settle_pending(sim.cur);
 	if (sim.cur)
 		sim_owe(sim.cur, sim.topo.pause_ps ? sim.topo.pause_ps : 1, SIM_OBS_WORK);
 }
@@ -428,6 +494,7 @@ void ll_delay_ns(uint64_t ns)
 
 	if (!a)
 		return;
+	sim_settle_pending(a);
 	SIM_OBSERVE(delay, a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ns * 1000);
 	a->owed_ps += sim_smt_delay_ps(a, sim.now_ps + a->owed_ps, ns * 1000);
 	if (sim_vm)
@@ -437,6 +504,7 @@ void ll_delay_ns(uint64_t ns)
 void ll_sync(void)
 {
 	if (sim.cur) {
+		sim_settle_pending(sim.cur);
 		sb_drain_due(sim.cur);
 		sim_pay(sim.cur);
 	}

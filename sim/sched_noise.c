@@ -308,6 +308,11 @@ static uint64_t irq_cost(uint64_t s, uint64_t base)
 	return s + nz.irq_ps > base ? s + nz.irq_ps - base : 0;
 }
 
+bool sched_noise_on(void)
+{
+	return nz.on;
+}
+
 void sched_noise_point(struct sim_actor *a, bool tell)
 {
 	struct noise_thread *t;

@@ -33,6 +33,8 @@ int noise_begin(struct wl_run *run);
  * migrations due by its own clock happen now; with tell, an interrupt's time
  * is told to the observer (sim/observe.h). */
 void sched_noise_point(struct sim_actor *a, bool tell);
+/* Does the current run have scheduler noise? */
+bool sched_noise_on(void);
 /* The run's counts into c; the state goes. */
 void noise_end(struct sim_counters *c);
 /* The noise a run of cfg has outside a VM, as ", migrations every 4000 us,

@@ -111,6 +111,17 @@ struct sim_actor {
 	bool admit_self;   /* admitted by its own call, before it suspended */
 	struct sim_actor *next_waiter; /* circular list; the slot points at the tail */
 
+	/* A load's miss whose completion it has not waited for yet (sim/memops.c,
+	 * "A completion left for later"): due then, on that line; 0: none. */
+	uint64_t settle_ps;
+	uintptr_t settle_line;
+	/* Due at settle_ps to park on that line (sim/blocking.c, "Parking at a
+	 * completion"): the wait it would make then, and whether whoever ran
+	 * at that instant parked it. */
+	bool park_ahead, parked_ahead;
+	uintptr_t ahead_addr;
+	uint64_t ahead_dl_ps;
+
 	jmp_buf exit_jmp;
 };
 
@@ -175,6 +186,10 @@ struct sim_state {
 	 * without an acquisition, so that a livelock still ends the run */
 	uint64_t end_bound_ps;
 	bool aborting;
+	/* Every miss waits for its completion in place, none is left for later
+	 * (sim/memops.c): the tests and `scons bench` compare the two, whose
+	 * results are the same but for the number of events. */
+	bool wait_every_completion;
 	bool raw_contexts;  /* SimGrid's raw contexts, not threads */
 	size_t stack_bytes; /* an actor's stack (contexts/stack-size) */
 
@@ -229,6 +244,21 @@ void sim_resumed(struct sim_actor *a);
 void sim_owe(struct sim_actor *a, uint64_t ps, enum sim_obs_local what);
 /* An aborted run lets go an actor waiting for admission (it leaves). */
 void sim_admit_abandon(struct sim_actor *w);
+/* Wait for a completion left for later (a->settle_ps), at the instant it
+ * comes, as the miss would have; then the access is over. */
+void sim_settle(struct sim_actor *a);
+/* What a's miss does when its completion left for later comes, at now:
+ * by a itself (sim_settle), or by the actor that parks it then
+ * (sim_park_ahead). */
+void sim_settle_for(struct sim_actor *a);
+
+/* Every operation of the running actor but a wait for the line its load
+ * missed on first waits for a completion left for later. */
+static inline void sim_settle_pending(struct sim_actor *a)
+{
+	if (a && a->settle_ps)
+		sim_settle(a);
+}
 
 /* blocking.c */
 void sim_resume_actor(struct sim_actor *w);
@@ -239,6 +269,16 @@ void sim_wake(struct sim_actor *w);
 void sim_after_write(uintptr_t addr);
 /* Park the running actor on the line of addr until a write, or dl_ps. */
 void sim_wait_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps);
+/* The running actor, whose load of addr's line left its completion for
+ * later, waits for that line to change: it hands over once, due at the
+ * completion.  True when it was parked then without a turn of its own
+ * (and has now been woken, or its deadline came); false when it was
+ * handed its turn at the completion and goes on from there. */
+bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps);
+/* Called by sim/turns.c for the earliest actor n, due at `at` to park
+ * ahead: park it now, as it would at that instant, and set *due to when
+ * it runs next (SIM_NEVER: when woken); false when it must run itself. */
+bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due);
 
 /* failure.c */
 void sim_actor_exit(struct sim_actor *a);

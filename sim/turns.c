@@ -18,6 +18,11 @@
  *                                        no simcall: w runs when it is
  *                                        the earliest
  *   a leaves                             hand over to the earliest
+ *   the earliest n is due to park ahead  before a hands over or goes on
+ *     (sim/blocking.c) and a is not      past n's instant, it parks n as n
+ *     earlier                            would then (sim_park_ahead); no
+ *                                        event; if n would not park, n
+ *                                        runs as any other
  *
  * So at every moment exactly one actor runs, and it runs at the earliest
  * instant any actor can act: every actor runs at the same instants, in the
@@ -205,9 +210,27 @@ static void take_turn(struct sim_actor *a)
 	sim.now_ps = a->turn_ps;
 }
 
+/* The earliest actor, after parking those due before t (or at t: a is
+ * made due after them) that park ahead. */
+static struct sim_actor *next_due_parking(uint64_t t)
+{
+	struct sim_actor *n;
+	uint64_t due;
+
+	while (tree[1].t <= t && (n = next_due()) && n->park_ahead &&
+	       sim_park_ahead(n, tree[1].t, &due))
+		set_due(n->idx, due);
+	return next_due();
+}
+
+uint64_t sim_turn_next_ps(void)
+{
+	return tree[1].t;
+}
+
 void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
-	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
+	struct sim_actor *n = next_due_parking(t); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
 	if (t != SIM_NEVER && (!n || t < tree[1].t)) {

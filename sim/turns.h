@@ -18,6 +18,8 @@ int sim_turns_reset(unsigned n);
  * Returns with sim.cur = a and sim.now_ps the instant of its turn; when
  * other actors ran meanwhile, that was an event of kind k. */
 void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
+/* When the earliest of the other actors is due (SIM_NEVER: none is). */
+uint64_t sim_turn_next_ps(void);
 /* A waiting actor becomes due now, unless it already is earlier. */
 void sim_turn_wake(struct sim_actor *w);
 /* An actor's first and last acts: wait for its first turn (stack_top:
