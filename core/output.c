@@ -116,6 +116,9 @@ static const struct col cols[] = {
 	COL("wait_p99_censored", C_BOOL, wait_p99_censored),
 	COL("read_wait_p99_censored", C_BOOL, read_wait_p99_censored),
 	COL("write_wait_p99_censored", C_BOOL, write_wait_p99_censored),
+	COL("wait_max_censored", C_BOOL, wait_max_censored),
+	COL("sockets", C_UINT, sockets),
+	COL("sockets_served", C_UINT, sockets_served),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 };

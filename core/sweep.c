@@ -87,6 +87,15 @@ static bool p99_censored(const struct wl_run *run, const struct ll_hist *h, doub
 	return cut && 2 * cut >= top;
 }
 
+/* Is the longest wait, max, one the run's end cut short (a lower bound)? */
+static bool max_censored(const struct wl_run *run, uint64_t max)
+{
+	for (unsigned i = 0; i < run->nthreads; i++)
+		if (run->threads[i].censored_ns && run->threads[i].censored_ns >= max)
+			return true;
+	return false;
+}
+
 static void fill_waits(struct run_result *r, const struct wl_run *run)
 {
 	struct ll_hist all, rd, wr;
@@ -106,6 +115,7 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	r->wait_p99_ns = all.count ? ll_hist_quantile(&all, 0.99) : NAN;
 	r->wait_p99_censored = all.count && p99_censored(run, &all, r->wait_p99_ns, -1);
 	r->wait_max_ns = all.count ? (double)all.max : NAN;
+	r->wait_max_censored = all.count && max_censored(run, all.max);
 	/* a side with no timed wait has no figure (empty, not 0) */
 	r->read_wait_p99_ns = rd.count ? ll_hist_quantile(&rd, 0.99) : NAN;
 	r->read_wait_max_ns = rd.count ? (double)rd.max : NAN;

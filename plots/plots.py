@@ -29,8 +29,8 @@ sweep are not charted twice):
                     a thread still waiting at the end counts with its wait
                     so far (censored); an open triangle marks a figure that
                     is only a lower bound: a p99 (the CSV's
-                    wait_p99_censored), a longest wait as long as a run that
-                    starved threads (max_cut_short)
+                    wait_p99_censored), a longest wait the run's end cut
+                    short (wait_max_censored; max_cut_short)
   traffic-NAME      cache-line transfers per acquisition by distance class,
                     at the largest thread count of the file
   acquisitions-T    acquisitions of each thread (results/threads-sim-T.csv,
@@ -262,11 +262,12 @@ def starves(rows):
 
 
 def max_cut_short(row):
-    """True when the run's longest wait is known to be cut short by its end:
-    a thread never got the lock, so its wait ran until the end (the CSV has
-    no column for it), and the longest wait is that long, the run's length
-    (a starved thread whose wait was not timed, under --time-every, leaves
-    a shorter maximum unmarked)."""
+    """True when the run's longest wait was cut short by its end: the CSV's
+    wait_max_censored; a CSV without it (made before the column): a thread
+    never got the lock, so its wait ran until the end, and the longest wait
+    is that long, the run's length."""
+    if row.get('wait_max_censored') in ('true', 'false'):
+        return row['wait_max_censored'] == 'true'
     run_ns = num(row, 'duration_s') * 1e9
     return starved_of(row) > 0 and num(row, 'wait_max_ns') >= 0.99 * run_ns
 
@@ -387,7 +388,7 @@ def series_charts(name, rows, outdir, tmp, only):
                       'longest: the largest of any run; each panel in its own unit\n'
                       '%s; an open triangle marks a figure that is only a lower bound:\n'
                       'a p99 (in some run, half or more of the waits at or above it were cut '
-                      'short), a longest wait as long as the run (a thread never got the lock)'
+                      'short), a longest wait the run\'s end cut short (a thread still waited)'
                       % (what, runs_text(groups), CENSORED),
                       wscales=' '.join('%d' % u[0] for u in units),
                       wunits=' '.join(u[1] for u in units), **common)

@@ -391,10 +391,12 @@ static void censored_p99_marked(void **state)
 	assert_non_null(strstr(t, ">= marks a p99"));
 	t = csv_of(&o);
 	assert_non_null(strstr(t, ",idle_exit_ns_per_acq,wait_p99_censored,read_wait_p99_censored,"
-				  "write_wait_p99_censored\n"));
+				  "write_wait_p99_censored,wait_max_censored,sockets,sockets_served\n"));
 	assert_non_null(strstr(t, ",tas,32,"));
-	assert_int_equal(count(t, ",true,,\n"), 1); /* tas's run 2 only; a mutex has no sides */
-	assert_int_equal(count(t, ",false,,\n"), 3);
+	/* tas's run 2 only (its three runs on 4 sockets); a mutex has no sides */
+	assert_int_equal(count(t, ",true,,,false,4,4\n"), 1);
+	assert_int_equal(count(t, ",false,,,false,4,4\n"), 2);
+	assert_int_equal(count(t, ",false,,,false,1,1\n"), 1); /* mcs */
 	output_free(&o);
 }
 
@@ -427,7 +429,7 @@ static void rw_sides_without_waits(void **state)
 	assert_non_null(strstr(t, "(rwlocks):")); /* the legend, wherever it wraps */
 	t = csv_of(&o);
 	assert_non_null(strstr(t, ",0,100.00,300.00,,,0,"));  /* run 0: no write figures */
-	assert_non_null(strstr(t, ",false,false,true\n"));  /* run 1's write p99 censored */
+	assert_non_null(strstr(t, ",false,false,true,false,1,1\n")); /* run 1's write p99 censored */
 	output_free(&o);
 	o = (struct output_set){ 0 };
 	fake_row(&r, "rwlock", 4, 0);

@@ -92,6 +92,7 @@ static void test_report(void **state)
 	 * tas t=1 (sigma 0, off by 50) no, tas t=2 yes */
 	assert_non_null(strstr(txt, "within two native sigmas (the machine's own noise): 1 of the 2 rows "
 				  "with two native runs or more"));
+	assert_null(strstr(txt, "note: the simulated side ran on")); /* host-box models box */
 	free(csv);
 	free(txt);
 }
@@ -118,6 +119,11 @@ static void test_report_ceiling(void **state)
 	/* t=1: ceiling 1e9 / 250 = 4 Macq/s; t=2: 8 (2 / 250 ns), under 1e9 / 50 */
 	assert_non_null(strstr(txt, "faster than cs + ncs allow"));
 	assert_non_null(strstr(txt, "native tas t=1: 5.0000 Macq/s, ceiling 4.0000"));
+	/* the simulated side ran on another machine than box's calibration */
+	assert_non_null(strstr(txt, "note: the simulated side ran on sim, not on host-box, the model "
+				    "of box that `locklab-native calibrate` writes by default "
+				    "(results/host-box.xml): unless sim models box, the errors below "
+				    "compare two machines\n"));
 	assert_null(strstr(txt, "tas t=2:"));
 	free(txt);
 	REPORT_SAYS(2, mismatch, "ran with cs 50, ncs 200 natively but cs 100, ncs 200 simulated");

@@ -112,6 +112,24 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+# The same sweep with the CSV's wait_max_censored, no thread starved: ticket
+# at 4 threads, run 0, had its longest wait cut short by the run's end, and
+# that point alone gets a triangle on the waits chart.
+mkdir -p "$TMP/maxcut" "$TMP/maxcut-out"
+awk -F, -v OFS=, 'NR == 1 { print $0, "wait_max_censored"; next }
+	{ print $0, ($3 == "ticket" && $4 == 4 && $10 == 0) ? "true" : "false" }' \
+	"$FIX/sim-2socket.csv" >"$TMP/maxcut/sim-2socket.csv"
+plots --results "$TMP/maxcut" --out "$TMP/maxcut-out" --topo 2socket --no-sweeps --only waits
+python3 - "$TMP/maxcut-out/waits-2socket.svg" <<'EOF' || failed=1
+import re
+import sys
+n = len(re.findall(r"xlink:href='#gpPt7' transform=", open(sys.argv[1]).read()))
+if n != 1:
+    print('plots_check: FAIL: waits chart with one wait_max_censored run: %d open triangles, '
+          'expected 1' % n)
+    sys.exit(1)
+EOF
+
 python3 - "$TMP/out" "$TMP/overlay" <<'EOF' || failed=1
 # The SVG checks: each gnuplot plot group of a chart is (key text, colour).
 import os

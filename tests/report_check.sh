@@ -181,6 +181,18 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+# A lock whose acquisitions stay on one socket (cohort at 32 threads: 24
+# starved, one socket served) gets the terminal's verdict on the page, from
+# the CSV's sockets and sockets_served.
+must "$SIM" run --topo 4socket --lock cohort --threads 32 --runs 1 --duration 1 \
+	--csv "$TMP/one-socket.csv"
+must report --csv "$TMP/one-socket.csv" --out "$R" --name one-socket
+"$SIM" run --topo 4socket --lock cohort --threads 32 --runs 1 --duration 1 |
+	grep -q "in each run only one socket's threads got it: the throughput is theirs" ||
+	fail "the terminal does not say that one socket's threads got the lock"
+grep -q "in each run only one socket&#x27;s threads got it: the throughput is theirs" \
+	"$R/report-one-socket.html" || fail "the page does not say that one socket's threads got the lock"
+
 # A slow lock's table is in the unit the terminal gives it (kacq/s here:
 # about 120 acquisitions a second), not 0.0001 Macq/s.
 must "$SIM" run --topo 1socket --lock mcs --threads 2 --runs 2 --cs 9000000 --duration 100 \

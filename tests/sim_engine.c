@@ -540,6 +540,24 @@ static void test_determinism(void **state)
 	tl_proc_free(&c);
 }
 
+/* The CSV's wait_max_censored, sockets and sockets_served, from real runs:
+ * cohort at 32 threads on 4socket keeps the lock on one socket and starves
+ * the other 24 threads, whose waits the run's end cuts short; mcs serves
+ * every socket and no wait is cut short at its longest. */
+static void test_sockets_served(void **state)
+{
+	struct tl_proc p;
+	(void)state;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock cohort,mcs --threads 32 "
+				   "--runs 1 --duration 1 --format csv", bindir), 0);
+	assert_non_null(strstr(p.out, ",wait_max_censored,sockets,sockets_served\n"));
+	assert_non_null(strstr(p.out, ",cohort,32,"));
+	assert_non_null(strstr(strstr(p.out, ",cohort,32,"), ",true,4,1\n"));
+	assert_non_null(strstr(strstr(p.out, ",mcs,32,"), ",false,4,4\n"));
+	tl_proc_free(&p);
+}
+
 static void expect_bad_input(const char *args, const char *needle)
 {
 	struct tl_proc p;
@@ -601,6 +619,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_after_failure),
 		cmocka_unit_test(test_completion_left_for_later),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_sockets_served),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_ccbench),
 	};

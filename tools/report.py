@@ -278,6 +278,23 @@ def verdict(starved_text, starved, threads, counts=None):
     return ''
 
 
+def sockets_said(ok):
+    """As the terminal's: when no run's acquisitions reached every socket
+    its threads sat on, how many did (the CSV's sockets_served of sockets);
+    nothing from a CSV without the columns."""
+    served = [num(r, 'sockets_served') for r in ok]
+    sockets = [num(r, 'sockets') for r in ok]
+    if not ok or any(math.isnan(x) for x in served + sockets):
+        return ''
+    most, of = int(max(served)), int(max(sockets))
+    if most == 1 and of > 1:
+        return "; in each run only one socket's threads got it: the throughput is theirs"
+    if most < of:
+        return ('; in each run the threads of at most %d of the %d sockets got it: the '
+                'throughput is theirs' % (most, of))
+    return ''
+
+
 def p99_cell(ok):
     """The mean p99 over the runs, marked &ge; where some run's is only a
     lower bound (the CSV's wait_p99_censored; the terminal's >=)."""
@@ -320,6 +337,8 @@ def config_row(cfg, runs, per_run, scale=1e6):
     if says and max(acq, default=0) > 0 and fewest < num(ok[0], 'threads'):
         says += ('; but a run made %d acquisitions for %s threads: too short to give each '
                  'one, whatever the lock (a longer --duration tells)' % (fewest, cfg[2]))
+    elif says and max(acq, default=0) > 0:
+        says += sockets_said(ok)
     spec = row_spec(m)
     cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),

@@ -109,6 +109,8 @@ struct run_result {
 	 * short: it is a lower bound (the table marks it >=) */
 	bool wait_p99_censored;
 	bool read_wait_p99_censored, write_wait_p99_censored; /* the same, of one side */
+	/* wait_max_ns is a wait the run's end cut short: a lower bound */
+	bool wait_max_censored;
 	double jain;
 	uint64_t acq_min, acq_max;
 	double handoff_local_frac; /* NaN when there were no handoffs */

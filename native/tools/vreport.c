@@ -323,6 +323,14 @@ void vr_note(const char *fmt, ...)
 		notes_dropped++;
 }
 
+/* Is the simulated machine sim the model that `locklab-native calibrate`
+ * makes of the native machine by default (results/host-NATIVE.xml, whose
+ * zone is host-NATIVE)? */
+static bool models_native(const char *native, const char *sim)
+{
+	return !strncmp(sim, "host-", 5) && !strcmp(sim + 5, native);
+}
+
 static void print_report(FILE *f, const struct table *t, const char *npath, const char *spath)
 {
 	unsigned counts[256];
@@ -331,6 +339,12 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 
 	fprintf(f, "validate: native (%s, %s) against simulated (%s, %s)\n",
 		t->e[0].nat.topo, npath, t->e[0].sim.topo, spath);
+	if (!models_native(t->e[0].nat.topo, t->e[0].sim.topo))
+		fprintf(f, "note: the simulated side ran on %s, not on host-%s, the model of %s that "
+			"`locklab-native calibrate` writes by default (results/host-%s.xml): unless %s "
+			"models %s, the errors below compare two machines\n",
+			t->e[0].sim.topo, t->e[0].nat.topo, t->e[0].nat.topo, t->e[0].nat.topo,
+			t->e[0].sim.topo, t->e[0].nat.topo);
 	if (getloadavg(&la, 1) == 1)
 		fprintf(f, "load average of this machine now, at the report: %.2f (if the native runs "
 			"were made here with other work running, that work inflates their variance)\n",
