@@ -519,7 +519,7 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 static void table_settings(FILE *f, const struct output_set *o)
 {
 	const struct wl_config *cfg = o->cfg;
-	char more[1024];
+	char more[2048]; /* the assumed line: up to twice a topology's 511-character list */
 
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,

@@ -462,7 +462,7 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
-	char list[sizeof(sim.topo.assumed) + 64], vm[160], noise[160];
+	char list[sizeof(sim.topo.assumed) * 2], vm[160], noise[160]; /* ", " for " " */
 	size_t n = 0;
 
 	if (len)

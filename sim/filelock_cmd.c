@@ -70,7 +70,7 @@ static void flc_usage(FILE *f)
  * said once, under the tables. */
 static void legend(const struct flc_opts *o)
 {
-	char text[1024];
+	char text[2048]; /* the assumed line: up to twice a topology's 511-character list */
 
 	putchar('\n');
 	if (o->runs > 1)

@@ -133,6 +133,24 @@ def test_limits(sim, tmp):
                    '--threads', '2', '--duration', '1', '--runs', '1'])
     check('a run on it names them', rc == 0 and
           'lat.load.M, lat.store.*, pause, link.latency' in out, out[:400])
+    # the longest list the loader takes (511 characters) is printed whole,
+    # by a run, by filelock and in the JSON
+    long = ' '.join(['lat.*'] * 84 + ['pause'])
+    rc, out = gentopo('assumed', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS +
+                      ['-prop', 'assumed=' + long], path)
+    check('a list of %d characters generated' % len(long), rc == 0 and len(long) == 509, out)
+    rc, out = run([sim, 'run', '--topo', path, '--lock', 'mcs', '--threads', '2', '--duration',
+                   '1', '--runs', '1', '--pin', 'none'])
+    whole = ', '.join(['lat.*'] * 84 + ['pause'])
+    check('a run prints the long list whole, the noise after it', rc == 0 and
+          whole + '; and ' in out, out[-1500:])
+    rc, out = run([sim, 'filelock', '--topo', path, '--test', 'flock', '--procs', '2',
+                   '--iterations', '5', '--runs', '1'])
+    check('filelock prints the long list whole', rc == 0 and whole in out, out[-1500:])
+    rc, out = run([sim, 'run', '--topo', path, '--lock', 'mcs', '--threads', '2', '--duration',
+                   '1', '--runs', '1', '--format', 'json'])
+    check('the JSON lists it whole', rc == 0 and
+          '"assumed": [' + ', '.join(['"lat.*"'] * 84 + ['"pause"']) + ']' in out, out[-1500:])
     rc, out = gentopo('ring16', SHAPES['ring6'][2:] + ['-sockets', '16'] + COSTS, path)
     check('a ring of 16 (8 classes) refused by the generator', rc == 2 and 'at most 7' in out, out)
     rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=1,2,3'], path)
