@@ -45,7 +45,9 @@
  * parked at the completion without a turn of its own (sim/blocking.c).
  * Not in a virtual machine (a completion is a preemption point there),
  * with scheduler noise, with SMT siblings (a sibling's store hit changes
- * the line before the completion), or with a store buffer holding stores.
+ * the line before the completion), with a store buffer holding stores, or
+ * when a progress check is due before the completion (it would see what
+ * the thread did after the load).
  * The completion, when it is waited for, admits the line's waiting misses
  * as the miss would have.
  *
@@ -276,14 +278,16 @@ static void miss_done(struct sim_actor *a, uintptr_t addr)
 		vm_preempt_point(a);
 }
 
-/* May this miss return before its completion (see the top of the file)? */
+/* May this miss return before its completion (see the top of the file)?
+ * Not when a progress check may come first: the thread's own code after
+ * the load (the workload's phase, its progress) would run before the check
+ * that should not see it. */
 static bool may_leave_completion(struct sim_actor *a, enum coh_op op, bool tell,
 				 const struct coh_result *r)
 {
 	return op == COH_LOAD && tell && r->value_settled && !sim.wait_every_completion &&
-	       !sim_vm && !sched_noise_on() &&
-	       !sim.topo.core_phys && !sb_buffered(a) &&
-	       sim_turn_next_ps() < r->done_ps;
+	       !sim_vm && !sched_noise_on() && !sim.topo.core_phys && !sb_buffered(a) &&
+	       sim_turn_next_ps() < r->done_ps && r->done_ps < sim.next_check_ps;
 }
 
 void sim_settle(struct sim_actor *a)

@@ -18,11 +18,12 @@
  *                                        no simcall: w runs when it is
  *                                        the earliest
  *   a leaves                             hand over to the earliest
- *   the earliest n is due to park ahead  before a hands over or goes on
- *     (sim/blocking.c) and a is not      past n's instant, it parks n as n
- *     earlier                            would then (sim_park_ahead); no
- *                                        event; if n would not park, n
- *                                        runs as any other
+ *   the earliest n is due to park ahead  a is made due first, then, before
+ *     (sim/blocking.c), no later than t  it hands over or goes on, it parks
+ *                                        n as n would then (sim_park_ahead),
+ *                                        what n does coming after a was made
+ *                                        due; no event; if n would not park,
+ *                                        n runs as any other
  *
  * So at every moment exactly one actor runs, and it runs at the earliest
  * instant any actor can act: every actor runs at the same instants, in the
@@ -210,15 +211,17 @@ static void take_turn(struct sim_actor *a)
 	sim.now_ps = a->turn_ps;
 }
 
-/* The earliest actor, after parking those due before t (or at t: a is
- * made due after them) that park ahead. */
-static struct sim_actor *next_due_parking(uint64_t t)
+/* The earliest actor once those that park ahead and come before a (made
+ * due already) are parked: what a parked actor does then (the misses its
+ * completion admits, the deadline it is made due at) comes after a was
+ * made due, in the order it would have come had a handed over to it; a
+ * itself when it is still the earliest. */
+static struct sim_actor *next_due_parking(struct sim_actor *a)
 {
 	struct sim_actor *n;
 	uint64_t due;
 
-	while (tree[1].t <= t && (n = next_due()) && n->park_ahead &&
-	       sim_park_ahead(n, tree[1].t, &due))
+	while ((n = next_due()) && n != a && n->park_ahead && sim_park_ahead(n, tree[1].t, &due))
 		set_due(n->idx, due);
 	return next_due();
 }
@@ -230,16 +233,26 @@ uint64_t sim_turn_next_ps(void)
 
 void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 {
-	struct sim_actor *n = next_due_parking(t); /* of the others: a runs, due never */
+	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	if (t != SIM_NEVER && (!n || t < tree[1].t)) {
+	if (n && n->park_ahead && tree[1].t <= t) {
+		set_due(a->idx, t); /* made due now: a tie goes to the others */
+		n = next_due_parking(a);
+		if (n == a) { /* still the earliest */
+			set_due(a->idx, SIM_NEVER);
+			sim.cur = a;
+			sim.now_ps = t;
+			return;
+		}
+	} else if (t != SIM_NEVER && (!n || t < tree[1].t)) {
 		/* still the earliest (made due now, a tie would go after) */
 		sim.cur = a;
 		sim.now_ps = t;
 		return;
+	} else {
+		set_due(a->idx, t);
 	}
-	set_due(a->idx, t);
 	SIM_COUNT_EVENT(k);
 	if (n)
 		hand_to(n);
