@@ -57,11 +57,12 @@ size_t sim_round_line(size_t size)
 void *ll_alloc_on(size_t size, unsigned node)
 {
 	size_t sz = sim_round_line(size ? size : 1);
-	void *p = aligned_alloc(COH_LINE_SIZE, sz);
+	void *p;
 
+	sim_settle_pending(sim.cur); /* allocations in the order of their instants */
+	p = aligned_alloc(COH_LINE_SIZE, sz);
 	if (!p)
 		return NULL;
-	sim_settle_pending(sim.cur);
 	memset(p, 0, sz);
 	if (node >= ll_nr_nodes())
 		node = 0;
