@@ -87,12 +87,18 @@ static bool p99_censored(const struct wl_run *run, const struct ll_hist *h, doub
 	return cut && 2 * cut >= top;
 }
 
-/* Is the longest wait, max, one the run's end cut short (a lower bound)? */
+/* Is the longest wait, max, only a lower bound: the run's end cut the
+ * longest wait short?  When the timed wait it cut is the longest, and
+ * whenever a thread never acquired: its wait ran to the end, longer than
+ * any timed one when it was not timed itself (--time-every above 1). */
 static bool max_censored(const struct wl_run *run, uint64_t max)
 {
-	for (unsigned i = 0; i < run->nthreads; i++)
-		if (run->threads[i].censored_ns && run->threads[i].censored_ns >= max)
+	for (unsigned i = 0; i < run->nthreads; i++) {
+		const struct wl_thread *t = &run->threads[i];
+
+		if ((t->censored_ns && t->censored_ns >= max) || !t->acquisitions)
 			return true;
+	}
 	return false;
 }
 

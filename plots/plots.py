@@ -263,9 +263,10 @@ def starves(rows):
 
 def max_cut_short(row):
     """True when the run's longest wait was cut short by its end: the CSV's
-    wait_max_censored; a CSV without it (made before the column): a thread
-    never got the lock, so its wait ran until the end, and the longest wait
-    is that long, the run's length."""
+    wait_max_censored (also where a thread never got the lock and its wait,
+    untimed under --time-every, is not the maximum shown); a CSV without it
+    (made before the column): a thread never got the lock, so its wait ran
+    until the end, and the longest wait is that long, the run's length."""
     if row.get('wait_max_censored') in ('true', 'false'):
         return row['wait_max_censored'] == 'true'
     run_ns = num(row, 'duration_s') * 1e9

@@ -542,8 +542,8 @@ static void test_determinism(void **state)
 
 /* The CSV's wait_max_censored, sockets and sockets_served, from real runs:
  * cohort at 32 threads on 4socket keeps the lock on one socket and starves
- * the other 24 threads, whose waits the run's end cuts short; mcs serves
- * every socket and no wait is cut short at its longest. */
+ * the other 24 threads, whose waits the run's end cuts short, timed or not;
+ * mcs serves every socket and no wait is cut short at its longest. */
 static void test_sockets_served(void **state)
 {
 	struct tl_proc p;
@@ -555,6 +555,13 @@ static void test_sockets_served(void **state)
 	assert_non_null(strstr(p.out, ",cohort,32,"));
 	assert_non_null(strstr(strstr(p.out, ",cohort,32,"), ",true,4,1\n"));
 	assert_non_null(strstr(strstr(p.out, ",mcs,32,"), ",false,4,4\n"));
+	tl_proc_free(&p);
+	/* one acquisition in 50 timed: a starved thread's wait may go untimed,
+	 * the maximum shown below it, and a lower bound all the same */
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock cohort --threads 32 "
+				   "--runs 3 --duration 1 --time-every 50 --format csv", bindir), 0);
+	assert_null(strstr(p.out, ",false,4,1\n"));
+	assert_non_null(strstr(p.out, ",true,4,1\n"));
 	tl_proc_free(&p);
 }
 
