@@ -53,6 +53,7 @@
 #include <simgrid/engine.h>
 
 #include <locklab/backend.h>
+#include <locklab/rng.h>
 #include <locklab/workload.h>
 
 #include "../sim/sim.h"
@@ -78,18 +79,16 @@ static void config(struct wl_config *cfg, const struct lock_algo *a, unsigned th
 	cfg->ops = ops;
 }
 
-/* What a run found, all but its events, folded into one word (FNV-1a). */
+/* What a run found, all but its events, folded into one word. */
 static uint64_t fold(uint64_t h, uint64_t v)
 {
-	for (unsigned i = 0; i < 8; i++, v >>= 8)
-		h = (h ^ (v & 0xff)) * 0x100000001b3ull;
-	return h;
+	return mix64(h ^ (v + 0x9e3779b97f4a7c15ull));
 }
 
 static uint64_t results_print(const struct wl_run *run, const struct run_counters *c)
 {
 	const struct sim_counters *s = &c->sim;
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0;
 	const uint64_t v[] = { s->misses, s->lock_invalidations, s->lock_misses, s->node_misses,
 			       s->data_misses, s->other_misses, s->remote_transfers,
 			       s->line_queue_ps, s->busiest_link_msgs, s->accesses, run->stop_ns };

@@ -197,18 +197,31 @@ static void line_park(struct sim_actor *n, uintptr_t addr)
 	sim.nline_waiters++;
 }
 
+/* a's deadline came while it was parked on the line of addr, unwoken:
+ * it leaves the line's waiters. */
+static void line_unpark(struct sim_actor *a, uintptr_t addr)
+{
+	line_remove(coh_line_user(sim.model, addr & SIM_LINE_MASK), a);
+	a->block = SIM_RUNNING;
+	sim.nline_waiters--;
+}
+
 static void park_on_line(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 {
-	uintptr_t line = addr & SIM_LINE_MASK;
-
 	if (dl_ps <= sim.now_ps)
 		return; /* its deadline has come (in a VM: the slice has ended) */
 
 	line_park(a, addr);
-	if (block_self(a, dl_ps)) {
-		line_remove(coh_line_user(sim.model, line), a);
-		a->block = SIM_RUNNING;
-		sim.nline_waiters--;
+	if (block_self(a, dl_ps))
+		line_unpark(a, addr);
+}
+
+/* n is no longer due to park at its completion (parked, or to run). */
+static void ahead_done(struct sim_actor *n)
+{
+	if (n->park_ahead) {
+		n->park_ahead = false;
+		sim.nahead--;
 	}
 }
 
@@ -216,7 +229,7 @@ bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 {
 	bool timed = n->ahead_dl_ps != UINT64_MAX;
 
-	n->park_ahead = false;
+	ahead_done(n);
 	if (sim.aborting || n->resume_pending || at >= sim.next_check_ps || at >= n->ahead_dl_ps)
 		return false;
 	if (sim.cur && sim.cur->block == SIM_PARKED_ADMIT)
@@ -225,7 +238,7 @@ bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 	sim_settle_for(n); /* its completion admits the line's waiting misses */
 	if (!coh_would_hit(sim.model, n->core, n->ahead_addr, COH_LOAD))
 		return false; /* its copy invalidated: it returns, its re-read misses */
-	if (!timed && sim.nparked + 1 + sim.nadmit - sim.nadmit_timed == sim.nlive)
+	if (!timed && sim_all_blocked_with(1))
 		return false; /* it finds the run deadlocked, and says so */
 	line_park(n, n->ahead_addr);
 	SIM_OBSERVE(block, n->idx, at);
@@ -246,9 +259,10 @@ bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	a->ahead_addr = addr;
 	a->ahead_dl_ps = dl_ps;
 	a->park_ahead = true;
+	sim.nahead++;
 	a->parked_ahead = false;
 	sim_turn_wait(a, a->settle_ps, SIM_EV_COMPLETE);
-	a->park_ahead = false;
+	ahead_done(a); /* handed its turn, not parked by another */
 	if (!a->parked_ahead) {
 		sim_resumed(a);
 		return false; /* at its completion, with its turn: sim_settle goes on */
@@ -262,11 +276,8 @@ bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	a->timed = false; /* as block_self and park_on_line after a timed wait */
 	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
 	sim_resumed(a);
-	if (a->block != SIM_RUNNING) {
-		line_remove(coh_line_user(sim.model, addr & SIM_LINE_MASK), a);
-		a->block = SIM_RUNNING;
-		sim.nline_waiters--;
-	}
+	if (a->block != SIM_RUNNING)
+		line_unpark(a, addr);
 	return true;
 }
 

@@ -180,7 +180,7 @@ int sim_begin(unsigned n, const unsigned *cores)
 		a->node = sim.topo.core_socket[cores[i]];
 	}
 	sim.nactors = n;
-	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = sim.nadmit_timed = 0;
+	sim.nlive = sim.nparked = sim.nline_waiters = sim.nadmit = sim.nadmit_timed = sim.nahead = 0;
 	sim.cur = NULL;
 	sim.base_ps += sim.now_ps + 1; /* + 1: no two runs share a base */
 	sim.now_ps = 0;

@@ -180,9 +180,14 @@ static void admit_due(struct sim_actor *me, uintptr_t addr)
 	}
 }
 
+bool sim_all_blocked_with(unsigned more)
+{
+	return sim.nparked + more + sim.nadmit - sim.nadmit_timed == sim.nlive;
+}
+
 bool sim_all_blocked(void)
 {
-	return sim.nparked + sim.nadmit - sim.nadmit_timed == sim.nlive;
+	return sim_all_blocked_with(0);
 }
 
 /* Wait until admitted.  A line the store buffer fetched ahead (sim/storebuf.c)

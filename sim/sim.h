@@ -190,6 +190,8 @@ struct sim_state {
 	 * (sim/memops.c): the tests and `scons bench` compare the two, whose
 	 * results are the same but for the number of events. */
 	bool wait_every_completion;
+	unsigned nahead; /* actors due to park at a completion (park_ahead): sim/turns.c
+			    looks for them only while there are some */
 	bool raw_contexts;  /* SimGrid's raw contexts, not threads */
 	size_t stack_bytes; /* an actor's stack (contexts/stack-size) */
 
@@ -289,6 +291,8 @@ void sim_deadlock(struct sim_actor *me);
 /* Is every live thread parked with no deadline or waiting for admission
  * that no running thread can give (memops.c)? */
 bool sim_all_blocked(void);
+/* The same, were `more` more threads parked with no deadline. */
+bool sim_all_blocked_with(unsigned more);
 /* After simgrid_run: actors left blocked fail the run. */
 void sim_check_stranded(void);
 /* Run time left before SIM_TIME_MAX_PS; a run that reaches it fails. */

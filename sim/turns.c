@@ -236,7 +236,7 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	if (n && n->park_ahead && tree[1].t <= t) {
+	if (sim.nahead && n && n->park_ahead && tree[1].t <= t) {
 		set_due(a->idx, t); /* made due now: a tie goes to the others */
 		n = next_due_parking(a);
 		if (n == a) { /* still the earliest */

@@ -342,52 +342,23 @@ static void fuzz(const struct cfg *c)
 		assert_true(events < in_place);
 }
 
-static void tso_packed(void **state)
-{
-	static const struct cfg c = { "tso, 4 packed", NULL, 4, false, false, false, false };
-	(void)state;
-	fuzz(&c);
-}
+/* The configurations, one test each (its state). */
+static const struct cfg configs[] = {
+	{ "tso, 4 packed", NULL, 4, false, false, false, false },
+	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false },
+	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false },
+	{ "pso, 6 packed", "pso", 6, false, false, false, false },
+	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true },
+};
 
-static void tso_scattered_untimed(void **state)
+static void fuzz_config(void **state)
 {
-	static const struct cfg c = { "tso, 8 scattered, untimed waits", NULL, 8, true, true, false,
-				      false };
-	(void)state;
-	fuzz(&c);
-}
-
-static void sc_scattered_park(void **state)
-{
-	static const struct cfg c = { "sc, 6 scattered, park", "sc", 6, true, true, true, false };
-	(void)state;
-	fuzz(&c);
-}
-
-static void pso_packed(void **state)
-{
-	static const struct cfg c = { "pso, 6 packed", "pso", 6, false, false, false, false };
-	(void)state;
-	fuzz(&c);
-}
-
-static void watchdog_checks(void **state)
-{
-	static const struct cfg c = { "tso, 5 scattered, a watchdog", NULL, 5, true, false, false,
-				      true };
-	(void)state;
-	fuzz(&c);
+	fuzz(*state);
 }
 
 int main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(tso_packed),
-		cmocka_unit_test(tso_scattered_untimed),
-		cmocka_unit_test(sc_scattered_park),
-		cmocka_unit_test(pso_packed),
-		cmocka_unit_test(watchdog_checks),
-	};
+	struct CMUnitTest tests[sizeof(configs) / sizeof(configs[0])];
 	char *sg_argv[] = { argv[0], NULL };
 	int sg_argc = 1, rc;
 	char err[512];
@@ -396,6 +367,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 1;
 	}
+	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
+		tests[i] = (struct CMUnitTest){ configs[i].name, fuzz_config, NULL, NULL,
+						(void *)&configs[i] };
 	sim_observer = &observer;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	sim_observer = NULL;
