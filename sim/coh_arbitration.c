@@ -102,6 +102,14 @@ static bool admit_now(const struct coh_model *m, const struct line *l, unsigned 
 	return busy && from_holder(m, l, core, op) && !bound_reached(m, l);
 }
 
+bool coh_would_admit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		     uint64_t arrival_ps)
+{
+	const struct line *l = coh_line_lookup(m, addr);
+
+	return !l || admit_now(m, l, phys_core(m, core), op, arrival_ps); /* no line: idle */
+}
+
 /* Make room for one more waiter: double the ring, its oldest first. */
 static void wait_grow(struct line *l)
 {

@@ -137,6 +137,10 @@ void coh_access_arrived(struct coh_model *m, unsigned core, uintptr_t addr, enum
 bool coh_request(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
 		 uint64_t arrival_ps, uint64_t travel_paid_ps, void *cookie, struct coh_result *r);
 
+/* Would coh_request admit that request now?  No side effects. */
+bool coh_would_admit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		     uint64_t arrival_ps);
+
 /* Admit the line's waiting request that is due at now_ps, if any: returns
  * its cookie and fills r (start >= now_ps; queue_ps from its arrival);
  * NULL when none is due.  Call it until it returns NULL after every

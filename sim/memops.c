@@ -51,6 +51,31 @@
  * The completion, when it is waited for, admits the line's waiting misses
  * as the miss would have.
  *
+ * An access carried on by others.  Between the sleeps of an access its
+ * thread runs none of its own code: what it does at each instant (the hit
+ * check after paying, the request's issue, its presentation to the model)
+ * depends on the model's state then and on nothing the thread computes.
+ * So a thread that hands over in the middle of an access leaves the
+ * access's next stage (a->acc) to whoever runs when it is due: that actor
+ * makes the stage for it, at that instant and in that order, and the next
+ * one, until the access needs the thread itself (sim_access_ahead, asked
+ * by sim/turns.c before every hand-over):
+ *
+ *   stage     made for it                     it runs itself
+ *   check     a miss: it issues at once       a hit (it takes its result)
+ *   issue     the request leaves; due at      -
+ *             its arrival, or presented now
+ *             when it does not travel
+ *   present   admitted at once: due at the    it would wait for admission,
+ *             completion, with its turn       or the actor handing over
+ *                                             waits for its own
+ *
+ * Nothing is made for it when it is aborting or a progress check is due
+ * (the check would see it run); not in a virtual machine, nor with
+ * scheduler noise.  So a paid or travelling miss costs one event where it
+ * cost two or three, and every result is the same
+ * (sim.wait_every_completion turns both mechanisms off).
+ *
  * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
  * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
  * which spreads it over the slices; a completed miss is a preemption
@@ -307,40 +332,152 @@ void sim_settle_for(struct sim_actor *a)
 	miss_done(a, a->settle_line);
 }
 
+/* May another actor carry on the running actor's access while it waits for
+ * its turn?  Not in a virtual machine (local time is the vCPU's slices
+ * there) nor with scheduler noise (a noise point comes between the
+ * stages). */
+static bool may_carry_on(void)
+{
+	return !sim_vm && !sched_noise_on() && !sim.wait_every_completion;
+}
+
+static void carry_on_from(struct sim_actor *a)
+{
+	a->acc.ahead = true;
+	sim.nahead++;
+}
+
+static void carried_on_done(struct sim_actor *a)
+{
+	if (a->acc.ahead) {
+		a->acc.ahead = false;
+		sim.nahead--;
+	}
+}
+
+/* Sleep until t (an event of kind k when another actor is due first), the
+ * access's next stage `next`: whoever runs when a is due may make that
+ * stage and those after it for a (sim_access_ahead).  Returns at the
+ * stage a has reached, with a's turn. */
+static void sleep_then(struct sim_actor *a, uint64_t t, enum sim_event_kind k,
+		       enum sim_acc_stage next)
+{
+	a->acc.stage = next;
+	if (t <= sim.now_ps)
+		return;
+	if (may_carry_on())
+		carry_on_from(a);
+	sim_sleep_until(a, t, k);
+	carried_on_done(a);
+}
+
+/* Pay what is owed, then go on at stage next (sim_pay, with the stages
+ * after it open to others). */
+static void pay_then(struct sim_actor *a, enum sim_acc_stage next)
+{
+	uint64_t t = sim.now_ps + a->owed_ps;
+
+	if (!may_carry_on()) {
+		a->acc.stage = next;
+		sim_pay(a);
+		return;
+	}
+	a->owed_ps = 0;
+	sleep_then(a, t, SIM_EV_PAY, next);
+}
+
+/* A miss's request leaves the core, at now. */
+static void issue(struct sim_actor *n)
+{
+	struct sim_access *c = &n->acc;
+
+	c->travel = coh_request_travel_ps(sim.model, n->core, c->addr, c->op);
+	if (c->tell)
+		SIM_OBSERVE(issue, n->idx, c->addr, sim.now_ps, sim.now_ps + c->travel);
+	c->stage = SIM_ACC_PRESENT;
+}
+
+bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
+{
+	struct sim_access *c = &n->acc;
+
+	carried_on_done(n);
+	if (sim.aborting || n->resume_pending || at >= sim.next_check_ps)
+		return false; /* it runs itself: it leaves, or the check sees it run */
+	sim.now_ps = at;
+	if (c->stage == SIM_ACC_CHECK) {
+		if (coh_would_hit(sim.model, n->core, c->addr, c->op))
+			return false; /* a hit: it takes it itself */
+		c->stage = SIM_ACC_ISSUE; /* a miss: nothing is owed, it issues now */
+	}
+	if (c->stage == SIM_ACC_ISSUE) {
+		issue(n);
+		if (c->travel) {
+			carry_on_from(n);
+			*due = at + c->travel;
+			return true;
+		}
+	}
+	if (sim.cur && sim.cur->block == SIM_PARKED_ADMIT)
+		return false; /* the admissions may admit the actor handing over, not yet waiting */
+	if (!coh_would_admit(sim.model, n->core, c->addr, c->op, at))
+		return false; /* it waits for its admission itself */
+	(void)coh_request(sim.model, n->core, c->addr, c->op, at, c->travel, n, &c->r);
+	admit_due(n, c->addr);
+	if (c->tell)
+		SIM_OBSERVE(miss, n->idx, c->addr, c->op, &c->r);
+	c->stage = SIM_ACC_COMPLETE;
+	if (c->r.done_ps <= at)
+		return false; /* it goes on at once */
+	*due = c->r.done_ps;
+	return true;
+}
+
 /* Let simulated time pass for an access; returns when it may be performed.
  * A drain of the store buffer is not told to the observer (tell false):
- * its time overlaps the core's own, and sim/storebuf.c tells the stall. */
+ * its time overlaps the core's own, and sim/storebuf.c tells the stall.
+ * Each stage is made where it would be without others carrying it on
+ * (sim_access_ahead): a sleep the access makes is the point another actor
+ * may take it up. */
 static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bool tell)
 {
+	struct sim_access *c = &a->acc;
 	struct coh_result r;
-	uint64_t travel, t;
+	uint64_t t;
 
 	if (a->woke_line)
 		let_woken_go_first(a, addr);
 	sched_noise_point(a, tell);
+	*c = (struct sim_access){ .addr = addr, .op = (uint8_t)op, .tell = tell,
+				  .stage = SIM_ACC_CHECK };
 	if (must_pay(a, addr, op))
-		sim_pay(a);
-	t = sim.now_ps + a->owed_ps;
-	if (coh_access_if_hit(sim.model, a->core, addr, op, t, &r)) {
-		if (r.done_ps > t)
-			a->owed_ps += r.done_ps - t;
+		pay_then(a, SIM_ACC_CHECK);
+	if (c->stage == SIM_ACC_CHECK) {
+		t = sim.now_ps + a->owed_ps;
+		if (coh_access_if_hit(sim.model, a->core, addr, op, t, &r)) {
+			if (r.done_ps > t)
+				a->owed_ps += r.done_ps - t;
+			if (tell)
+				SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
+			return;
+		}
+		pay_then(a, SIM_ACC_ISSUE);
+	}
+	if (c->stage == SIM_ACC_ISSUE) {
+		issue(a);
+		sleep_then(a, sim.now_ps + c->travel, SIM_EV_TRAVEL, SIM_ACC_PRESENT);
+	}
+	if (c->stage == SIM_ACC_PRESENT) {
+		present(a, addr, op, c->travel, &c->r);
 		if (tell)
-			SIM_OBSERVE(hit, a->idx, addr, t, r.done_ps);
-		return;
+			SIM_OBSERVE(miss, a->idx, addr, op, &c->r);
+		if (may_leave_completion(a, op, tell, &c->r)) {
+			a->settle_ps = c->r.done_ps;
+			a->settle_line = addr & SIM_LINE_MASK;
+			return;
+		}
 	}
-	sim_pay(a);
-	travel = coh_request_travel_ps(sim.model, a->core, addr, op);
-	if (tell)
-		SIM_OBSERVE(issue, a->idx, addr, sim.now_ps, sim.now_ps + travel);
-	sim_sleep_until(a, sim.now_ps + travel, SIM_EV_TRAVEL);
-	present(a, addr, op, travel, &r);
-	if (tell)
-		SIM_OBSERVE(miss, a->idx, addr, op, &r);
-	if (may_leave_completion(a, op, tell, &r)) {
-		a->settle_ps = r.done_ps;
-		a->settle_line = addr & SIM_LINE_MASK;
-		return;
-	}
+	r = c->r; /* what follows may make another access (a preemption in a VM) */
 	sim_sleep_until(a, r.done_ps, SIM_EV_COMPLETE);
 	miss_done(a, addr);
 	if (op != COH_LOAD && !r.hit)

@@ -86,6 +86,19 @@ enum sim_block {
 	SIM_EXITED,
 };
 
+/* The stages of an access (sim/memops.c): the hit check, the request's
+ * issue, its arrival at the home (presented to the model), its completion. */
+enum sim_acc_stage { SIM_ACC_CHECK, SIM_ACC_ISSUE, SIM_ACC_PRESENT, SIM_ACC_COMPLETE };
+
+struct sim_access {
+	uintptr_t addr;
+	uint64_t travel; /* the request's travel to the home, from its issue */
+	struct coh_result r; /* once presented */
+	uint8_t op, stage;
+	bool tell;  /* told to the observer */
+	bool ahead; /* due to be carried on by whoever runs when it is due */
+};
+
 struct sim_actor {
 	unsigned idx;  /* ll_this_cpu */
 	unsigned core; /* host index in the topology */
@@ -121,6 +134,9 @@ struct sim_actor {
 	bool park_ahead, parked_ahead;
 	uintptr_t ahead_addr;
 	uint64_t ahead_dl_ps;
+	/* The access it is making, which whoever runs while it waits for its
+	 * turn may carry on (sim/memops.c, "An access carried on by others"). */
+	struct sim_access acc;
 
 	jmp_buf exit_jmp;
 };
@@ -186,11 +202,13 @@ struct sim_state {
 	 * without an acquisition, so that a livelock still ends the run */
 	uint64_t end_bound_ps;
 	bool aborting;
-	/* Every miss waits for its completion in place, none is left for later
+	/* Every miss waits for its completion in place, none is left for later,
+	 * and every access is made by its own thread, none carried on by others
 	 * (sim/memops.c): the tests and `scons bench` compare the two, whose
 	 * results are the same but for the number of events. */
 	bool wait_every_completion;
-	unsigned nahead; /* actors due to park at a completion (park_ahead): sim/turns.c
+	unsigned nahead; /* actors due to park at a completion (park_ahead) or whose
+			    access is due to be carried on (acc.ahead): sim/turns.c
 			    looks for them only while there are some */
 	bool raw_contexts;  /* SimGrid's raw contexts, not threads */
 	size_t stack_bytes; /* an actor's stack (contexts/stack-size) */
@@ -253,6 +271,12 @@ void sim_settle(struct sim_actor *a);
  * by a itself (sim_settle), or by the actor that parks it then
  * (sim_park_ahead). */
 void sim_settle_for(struct sim_actor *a);
+
+/* Called by sim/turns.c for the earliest actor n, due at `at` with an
+ * access others may carry on: make its next stages as n would at that
+ * instant, and set *due to when n is due next; false when n must run
+ * itself (its turn at `at`, at the stage reached). */
+bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due);
 
 /* Every operation of the running actor but a wait for the line its load
  * missed on first waits for a completion left for later. */

@@ -19,11 +19,13 @@
  *                                        the earliest
  *   a leaves                             hand over to the earliest
  *   the earliest n is due to park ahead  a is made due first, then, before
- *     (sim/blocking.c), no later than t  it hands over or goes on, it parks
- *                                        n as n would then (sim_park_ahead),
- *                                        what n does coming after a was made
- *                                        due; no event; if n would not park,
- *                                        n runs as any other
+ *     (sim/blocking.c), or with an       it hands over or goes on, it parks
+ *     access others may carry on         n as n would then (sim_park_ahead),
+ *     (sim/memops.c), no later than t    or makes the access's next stages
+ *                                        (sim_access_ahead), what n does
+ *                                        coming after a was made due; no
+ *                                        event; where n must run itself, n
+ *                                        runs as any other
  *
  * So at every moment exactly one actor runs, and it runs at the earliest
  * instant any actor can act: every actor runs at the same instants, in the
@@ -211,17 +213,31 @@ static void take_turn(struct sim_actor *a)
 	sim.now_ps = a->turn_ps;
 }
 
-/* The earliest actor once those that park ahead and come before a (made
- * due already) are parked: what a parked actor does then (the misses its
- * completion admits, the deadline it is made due at) comes after a was
- * made due, in the order it would have come had a handed over to it; a
- * itself when it is still the earliest. */
+/* Is n due to park at a completion, or with an access others may carry on? */
+static bool is_ahead(const struct sim_actor *n)
+{
+	return n->park_ahead || n->acc.ahead;
+}
+
+/* Make for n, due at `at`, what it would do then: park it, or carry its
+ * access on; false when it must run itself. */
+static bool step_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
+{
+	return n->park_ahead ? sim_park_ahead(n, at, due) : sim_access_ahead(n, at, due);
+}
+
+/* The earliest actor once what those due ahead of a (made due already) do
+ * at their instants is made for them: what such an actor does then (the
+ * misses its completion admits, the stage its access reaches, the instant
+ * it is made due at) comes after a was made due, in the order it would
+ * have come had a handed over to it; a itself when it is still the
+ * earliest. */
 static struct sim_actor *next_due_parking(struct sim_actor *a)
 {
 	struct sim_actor *n;
 	uint64_t due;
 
-	while ((n = next_due()) && n != a && n->park_ahead && sim_park_ahead(n, tree[1].t, &due))
+	while ((n = next_due()) && n != a && is_ahead(n) && step_ahead(n, tree[1].t, &due))
 		set_due(n->idx, due);
 	return next_due();
 }
@@ -236,7 +252,7 @@ void sim_turn_wait(struct sim_actor *a, uint64_t t, enum sim_event_kind k)
 	struct sim_actor *n = next_due(); /* of the others: a runs, due never */
 
 	a->woke_line = 0; /* those it woke are due no later than t: they go first */
-	if (sim.nahead && n && n->park_ahead && tree[1].t <= t) {
+	if (sim.nahead && n && is_ahead(n) && tree[1].t <= t) {
 		set_due(a->idx, t); /* made due now: a tie goes to the others */
 		n = next_due_parking(a);
 		if (n == a) { /* still the earliest */

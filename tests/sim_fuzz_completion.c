@@ -1,10 +1,12 @@
 /*
  * tests/sim_fuzz_completion.c - a load's miss that leaves its completion for
- * later, and the park made for its thread at that completion by another
- * actor (sim/memops.c, sim/blocking.c, sim/turns.c), change nothing but the
- * number of events.  Random programs of every ll_* operation run on a few
- * actors twice, with the mechanism and with every miss waiting for its
- * completion in place (sim.wait_every_completion), and must give the same:
+ * later, the park made for its thread at that completion by another actor,
+ * and an access whose stages another actor carries on while its thread
+ * waits for its turn (sim/memops.c, sim/blocking.c, sim/turns.c), change
+ * nothing but the number of events.  Random programs of every ll_*
+ * operation run on a few actors twice, with the mechanisms and with every
+ * access made by its own thread and every miss waiting for its completion
+ * in place (sim.wait_every_completion), and must give the same:
  *
  *   every value each actor read, and its clock after every operation;
  *   every observer call (sim/observe.h), with its times, in one global order;
