@@ -147,6 +147,10 @@ def test_limits(sim, tmp):
     rc, out = run([sim, 'filelock', '--topo', path, '--test', 'flock', '--procs', '2',
                    '--iterations', '5', '--runs', '1'])
     check('filelock prints the long list whole', rc == 0 and whole in out, out[-1500:])
+    rc, out = run([sim, 'explain', '--topo', path, '--lock', 'mcs', '--threads', '2',
+                   '--duration', '1', '--runs', '1', '--pin', 'none'])
+    check('explain prints the long list whole, the noise after it', rc == 0 and
+          whole + '; and ' in out, out[:2500])
     rc, out = run([sim, 'run', '--topo', path, '--lock', 'mcs', '--threads', '2', '--duration',
                    '1', '--runs', '1', '--format', 'json'])
     check('the JSON lists it whole', rc == 0 and
