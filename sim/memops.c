@@ -367,8 +367,9 @@ static void sleep_then(struct sim_actor *a, uint64_t t, enum sim_event_kind k,
 		return;
 	if (may_carry_on())
 		carry_on_from(a);
-	sim_sleep_until(a, t, k);
-	carried_on_done(a);
+	sim_turn_wait(a, t, k);
+	carried_on_done(a); /* before an aborted run leaves through sim_resumed */
+	sim_resumed(a);
 }
 
 /* Pay what is owed, then go on at stage next (sim_pay, with the stages

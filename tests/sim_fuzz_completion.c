@@ -15,10 +15,13 @@
  *   as the harness sets them, so that a check sees what a thread did).
  *
  * Programs are seeded: program s is the same on every run.  The
- * configurations: tso (4socket's own model), sc and pso; actors packed on
+ * configurations: tso (4socket's own model), sc and pso, each program a run
+ * (sim.run) so that stores go through the store buffer; actors packed on
  * one socket and scattered over four; waits with and without deadlines;
- * ll_park and ll_unpark.  The events must fall in all, or the mechanism
- * was never used.  A differing program is named by its configuration and
+ * ll_park and ll_unpark; 4socket's socket-first arbitration, and one bound
+ * to a single grant in a row (admissions waited for at every turn).  No
+ * run, an aborted one neither, may end with an actor still due ahead.
+ * The events must fall in all, or the mechanism was never used.  A differing program is named by its configuration and
  * seed.  The sanitizer builds run a tenth of the programs.
  *
  * argv[1] is unused (the tests' common calling convention).
@@ -48,6 +51,7 @@ struct cfg {
 	const char *memory_model; /* NULL: the topology's */
 	unsigned actors;
 	bool scatter, untimed, park, watchdog;
+	unsigned bound; /* socket-first's bound of grants in a row; 0: the topology's */
 };
 
 struct line {
@@ -55,6 +59,8 @@ struct line {
 } ll_cacheline_aligned;
 
 static struct line *lines[NLINES];
+static enum topo_arbitration arbitration; /* 4socket's own, restored after each configuration */
+static unsigned max_local_run;
 static const struct cfg *cur;
 static uint64_t prog_seed;
 static uint64_t trace[MAX_ACTORS], hooks; /* folded: values and clocks; observer calls */
@@ -255,11 +261,11 @@ static void run_once(bool in_place, const unsigned *cores, struct outcome *o)
 		lines[k] = ll_alloc_on(sizeof(struct line), k % ll_nr_nodes());
 	memset(fake_threads, 0, sizeof(fake_threads));
 	memset(&fake_run, 0, sizeof(fake_run));
+	fake_run.nthreads = cur->actors; /* a run: its stores go through the store buffer */
+	fake_run.threads = fake_threads;
+	fake_run.cfg = &fake_cfg;
+	sim.run = &fake_run;
 	if (cur->watchdog) { /* a check every 3 us: some runs fail, some checks fall in a window */
-		fake_run.nthreads = cur->actors;
-		fake_run.threads = fake_threads;
-		fake_run.cfg = &fake_cfg;
-		sim.run = &fake_run;
 		sim.progress_bound_ps = 3000000;
 		sim.end_bound_ps = sim.progress_bound_ps;
 		sim.next_check_ps = sim.progress_bound_ps + 1;
@@ -267,6 +273,7 @@ static void run_once(bool in_place, const unsigned *cores, struct outcome *o)
 	for (unsigned i = 0; i < cur->actors; i++)
 		sim_spawn(i, program, NULL);
 	sim_go();
+	assert_int_equal(sim.nahead, 0); /* nothing left due ahead, an aborted run's neither */
 	memset(o, 0, sizeof(*o));
 	memcpy(o->trace, trace, sizeof(trace));
 	o->hooks = hooks;
@@ -317,6 +324,8 @@ static void fuzz(const struct cfg *c)
 		sb_set_model((int)m);
 	}
 	place(cores);
+	if (c->bound)
+		topo_set_arbitration(&sim.topo, ARB_SOCKET_FIRST, c->bound);
 	for (prog_seed = 1; prog_seed <= seeds; prog_seed++) {
 		run_once(false, cores, &a);
 		run_once(true, cores, &b);
@@ -336,7 +345,9 @@ static void fuzz(const struct cfg *c)
 		}
 	}
 	sb_set_model(-1);
-	print_message("%s: %u programs (%u ended by the watchdog), events %llu, every miss in "
+	sim.topo.arbitration = arbitration;
+	sim.topo.max_local_run = max_local_run;
+	print_message("%s: %u programs (%u ended by a failure: a deadlock, the watchdog), events %llu, every miss in "
 		      "place %llu\n", c->name, seeds, failed, (unsigned long long)events,
 		      (unsigned long long)in_place);
 	assert_int_equal(differ, 0);
@@ -346,11 +357,13 @@ static void fuzz(const struct cfg *c)
 
 /* The configurations, one test each (its state). */
 static const struct cfg configs[] = {
-	{ "tso, 4 packed", NULL, 4, false, false, false, false },
-	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false },
-	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false },
-	{ "pso, 6 packed", "pso", 6, false, false, false, false },
-	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true },
+	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0 },
+	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0 },
+	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0 },
+	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0 },
+	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0 },
+	/* admissions waited for at every turn of the lines between sockets */
+	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1 },
 };
 
 static void fuzz_config(void **state)
@@ -369,6 +382,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[0], err);
 		return 1;
 	}
+	arbitration = sim.topo.arbitration;
+	max_local_run = sim.topo.max_local_run;
 	for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++)
 		tests[i] = (struct CMUnitTest){ configs[i].name, fuzz_config, NULL, NULL,
 						(void *)&configs[i] };
