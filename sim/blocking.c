@@ -111,8 +111,11 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 			sim_deadlock(a);
 		if (sim_vm && a->block == SIM_PARKED_KICK)
 			vm_on_halt(a); /* after the count: a kick may come at once */
+		if (a->block == SIM_PARKED_LINE && a->wait_then_load)
+			sim_load_when_woken(a, a->wait_line);
 		sim_suspend_self(a);
-		SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		if (!sim_woken_load_taken(a))
+			SIM_OBSERVE(unblock, a->idx, sim.now_ps);
 		return false;
 	}
 	a->timed = true;
@@ -250,6 +253,8 @@ bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 		sim.nparked++;
 		n->suspended = true;
 		*due = SIM_NEVER;
+		if (n->wait_then_load)
+			sim_load_when_woken(n, n->ahead_addr);
 	}
 	return true;
 }
@@ -270,7 +275,8 @@ bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	a->parked_ahead = false;
 	if (!a->timed) { /* as block_self after its suspend */
 		sim_resumed(a);
-		SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		if (!sim_woken_load_taken(a))
+			SIM_OBSERVE(unblock, a->idx, sim.now_ps);
 		return true;
 	}
 	a->timed = false; /* as block_self and park_on_line after a timed wait */

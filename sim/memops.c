@@ -62,6 +62,7 @@
  * by sim/turns.c before every hand-over):
  *
  *   stage     made for it                     it runs itself
+ *   woken     it is back from its park        -
  *   check     a miss: it issues at once       a hit (it takes its result)
  *   issue     the request leaves; due at      -
  *             its arrival, or presented now
@@ -70,11 +71,17 @@
  *             completion, with its turn       or the actor handing over
  *                                             waits for its own
  *
+ * A waiter in ll_wait_until is known to re-read its word when it is woken
+ * (the macro's loop): parked with no deadline, its access is that load
+ * from the wake-up on (stage woken: it is back from its park), so that the
+ * re-read, too, is made by whoever runs at the wake-up
+ * (sim_load_when_woken).
+ *
  * Nothing is made for it when it is aborting or a progress check is due
  * (the check would see it run); not in a virtual machine, nor with
- * scheduler noise.  So a paid or travelling miss costs one event where it
- * cost two or three, and every result is the same
- * (sim.wait_every_completion turns both mechanisms off).
+ * scheduler noise.  So a paid or travelling miss, or a woken waiter's
+ * re-read, costs one event where it cost two or three, and every result
+ * is the same (sim.wait_every_completion turns all three mechanisms off).
  *
  * Virtual machines (--vm, sim/vm.h).  A thread is a vCPU that runs only
  * while its pCPU gives it a slice: sim_pay() hands local time to vm_pay(),
@@ -136,12 +143,30 @@ static void mem_write(volatile void *p, unsigned size, uint64_t v)
 
 /* ------------------------------------------------------------ time */
 
+/* An access others may carry on while a waits for its turn (below, and
+ * "An access carried on by others" above). */
+static void carry_on_from(struct sim_actor *a)
+{
+	a->acc.ahead = true;
+	sim.nahead++;
+}
+
+static void carried_on_done(struct sim_actor *a)
+{
+	if (a->acc.ahead) {
+		a->acc.ahead = false;
+		sim.nahead--;
+	}
+}
+
 /* Every actor passes here when it runs again after an event. */
 void sim_resumed(struct sim_actor *a)
 {
 	sim.cur = a;
-	if (sim.aborting)
+	if (sim.aborting) {
+		carried_on_done(a); /* a parked waiter's load, begun by nobody */
 		longjmp(a->exit_jmp, 1);
+	}
 	if (sim.now_ps >= sim.next_check_ps)
 		sim_check_progress();
 }
@@ -341,20 +366,6 @@ static bool may_carry_on(void)
 	return !sim_vm && !sched_noise_on() && !sim.wait_every_completion;
 }
 
-static void carry_on_from(struct sim_actor *a)
-{
-	a->acc.ahead = true;
-	sim.nahead++;
-}
-
-static void carried_on_done(struct sim_actor *a)
-{
-	if (a->acc.ahead) {
-		a->acc.ahead = false;
-		sim.nahead--;
-	}
-}
-
 /* Sleep until t (an event of kind k when another actor is due first), the
  * access's next stage `next`: whoever runs when a is due may make that
  * stage and those after it for a (sim_access_ahead).  Returns at the
@@ -406,6 +417,10 @@ bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 	if (sim.aborting || n->resume_pending || at >= sim.next_check_ps)
 		return false; /* it runs itself: it leaves, or the check sees it run */
 	sim.now_ps = at;
+	if (c->stage == SIM_ACC_WOKEN) {
+		SIM_OBSERVE(unblock, n->idx, at); /* back from its park, as it would say */
+		c->stage = SIM_ACC_CHECK;
+	}
 	if (c->stage == SIM_ACC_CHECK) {
 		if (coh_would_hit(sim.model, n->core, c->addr, c->op))
 			return false; /* a hit: it takes it itself */
@@ -446,13 +461,17 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 	struct coh_result r;
 	uint64_t t;
 
-	if (a->woke_line)
-		let_woken_go_first(a, addr);
-	sched_noise_point(a, tell);
-	*c = (struct sim_access){ .addr = addr, .op = (uint8_t)op, .tell = tell,
-				  .stage = SIM_ACC_CHECK };
-	if (must_pay(a, addr, op))
-		pay_then(a, SIM_ACC_CHECK);
+	if (c->then_load) { /* begun at its wake-up, owing nothing (sim_load_when_woken) */
+		c->then_load = false;
+	} else {
+		if (a->woke_line)
+			let_woken_go_first(a, addr);
+		sched_noise_point(a, tell);
+		*c = (struct sim_access){ .addr = addr, .op = (uint8_t)op, .tell = tell,
+					  .stage = SIM_ACC_CHECK };
+		if (must_pay(a, addr, op))
+			pay_then(a, SIM_ACC_CHECK);
+	}
 	if (c->stage == SIM_ACC_CHECK) {
 		t = sim.now_ps + a->owed_ps;
 		if (coh_access_if_hit(sim.model, a->core, addr, op, t, &r)) {
@@ -588,6 +607,42 @@ void sim_fence(int ord)
 	sim_settle_pending(sim.cur);
 	if (sim.cur)
 		sb_fence(sim.cur, ord);
+}
+
+/* ll_wait_until's wait.  Its next operation is ll_load(p): when it parks
+ * (untimed), that load is made its access from the wake-up on, so that
+ * whoever runs when it is woken may carry the load on for it. */
+void sim_wait_change_then_load(const volatile void *p, unsigned size, uint64_t seen)
+{
+	struct sim_actor *a = sim.cur;
+
+	if (a)
+		a->wait_then_load = may_carry_on();
+	sim_wait_change(p, size, seen, UINT64_MAX);
+	if (a)
+		a->wait_then_load = false;
+}
+
+/* A waiter in ll_wait_until has drained its store buffer, settled its
+ * loads and paid what it owed before it parks: after its wake-up, its
+ * ll_load(p) goes straight to the hit check (no noise point: may_carry_on). */
+void sim_load_when_woken(struct sim_actor *a, uintptr_t addr)
+{
+	a->acc = (struct sim_access){ .addr = addr, .op = COH_LOAD, .tell = true,
+				      .stage = SIM_ACC_WOKEN, .then_load = true };
+	carry_on_from(a);
+}
+
+bool sim_woken_load_taken(struct sim_actor *a)
+{
+	carried_on_done(a);
+	if (!a->acc.then_load)
+		return false;
+	if (a->acc.stage == SIM_ACC_WOKEN) {
+		a->acc.stage = SIM_ACC_CHECK; /* it says so itself; its load starts there */
+		return false;
+	}
+	return true;
 }
 
 /* ll_wait_change(_until): park on the line of p until a write may have

@@ -86,9 +86,11 @@ enum sim_block {
 	SIM_EXITED,
 };
 
-/* The stages of an access (sim/memops.c): the hit check, the request's
- * issue, its arrival at the home (presented to the model), its completion. */
-enum sim_acc_stage { SIM_ACC_CHECK, SIM_ACC_ISSUE, SIM_ACC_PRESENT, SIM_ACC_COMPLETE };
+/* The stages of an access (sim/memops.c): the wake-up of a waiter whose
+ * next operation it is, the hit check, the request's issue, its arrival at
+ * the home (presented to the model), its completion. */
+enum sim_acc_stage { SIM_ACC_WOKEN, SIM_ACC_CHECK, SIM_ACC_ISSUE, SIM_ACC_PRESENT,
+		     SIM_ACC_COMPLETE };
 
 struct sim_access {
 	uintptr_t addr;
@@ -97,6 +99,7 @@ struct sim_access {
 	uint8_t op, stage;
 	bool tell;  /* told to the observer */
 	bool ahead; /* due to be carried on by whoever runs when it is due */
+	bool then_load; /* the parked waiter's next load, begun when it is woken */
 };
 
 struct sim_actor {
@@ -137,6 +140,7 @@ struct sim_actor {
 	/* The access it is making, which whoever runs while it waits for its
 	 * turn may carry on (sim/memops.c, "An access carried on by others"). */
 	struct sim_access acc;
+	bool wait_then_load; /* in ll_wait_until's wait: its next operation loads the line */
 
 	jmp_buf exit_jmp;
 };
@@ -277,6 +281,14 @@ void sim_settle_for(struct sim_actor *a);
  * instant, and set *due to when n is due next; false when n must run
  * itself (its turn at `at`, at the stage reached). */
 bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due);
+
+/* The running actor parks, untimed, on the line of addr in ll_wait_until:
+ * its load of addr after the wake-up is the access others may carry on
+ * from the wake-up itself (sim_access_ahead). */
+void sim_load_when_woken(struct sim_actor *a, uintptr_t addr);
+/* The running actor parked as above is back: true when the actor that ran
+ * at its wake-up told the observer of it (and began its load). */
+bool sim_woken_load_taken(struct sim_actor *a);
 
 /* Every operation of the running actor but a wait for the line its load
  * missed on first waits for a completion left for later. */

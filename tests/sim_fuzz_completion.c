@@ -2,7 +2,8 @@
  * tests/sim_fuzz_completion.c - a load's miss that leaves its completion for
  * later, the park made for its thread at that completion by another actor,
  * and an access whose stages another actor carries on while its thread
- * waits for its turn (sim/memops.c, sim/blocking.c, sim/turns.c), change
+ * waits for its turn, a woken waiter's re-read among them (sim/memops.c,
+ * sim/blocking.c, sim/turns.c), change
  * nothing but the number of events.  Random programs of every ll_*
  * operation run on a few actors twice, with the mechanisms and with every
  * access made by its own thread and every miss waiting for its completion
@@ -176,8 +177,11 @@ static void step(unsigned me, unsigned i, uint64_t *s)
 	case 3:
 		v = ll_load(p, LL_ACQUIRE);
 		note(me, v);
-		if (cur->untimed && draw(s) % 3 == 0)
+		r = draw(s) % 6;
+		if (cur->untimed && r == 0)
 			ll_wait_change(p, v);
+		else if (cur->untimed && r == 1) /* its re-read begun at its wake-up */
+			note(me, ll_wait_until(p, VAL != v));
 		else
 			ll_wait_change_until(p, v, ll_now_ns() + d + 1);
 		break;

@@ -47,8 +47,9 @@
  *                                returns VAL.  Natively a pause loop.  In the
  *                                simulator the waiter parks on the cache line
  *                                and is woken when the line is written, then
- *                                re-reads it (a miss): a spin costs events per
- *                                write of the line, never per iteration.
+ *                                re-reads it (a miss, which whoever runs at the
+ *                                wake-up may make for it): a spin costs events
+ *                                per write of the line, never per iteration.
  *   ll_wait_until_for(p, cond, budget_ns)
  *                                the same, giving up after budget_ns of
  *                                (wall or simulated) time.  Returns true if
@@ -133,7 +134,7 @@ void ll_unpark(unsigned cpu);
 			VAL = ll_load((p), LL_ACQUIRE);                        \
 			if (cond)                                              \
 				break;                                         \
-			ll_wait_change((p), VAL);                              \
+			ll__wait_then_load((p), VAL);                          \
 		}                                                              \
 		VAL;                                                           \
 	})

@@ -59,6 +59,9 @@ static inline void ll_cpu_relax(void)
 /* Native spinning re-reads the word: the pause is the whole wait. */
 #define ll_wait_change(p, seen) ((void)(seen), ll_cpu_relax())
 #define ll_wait_change_until(p, seen, dl) ((void)(seen), (void)(dl), ll_cpu_relax())
+/* ll_wait_until's wait, its next operation a load of p (the simulator
+ * begins that load for the waiter when it is woken) */
+#define ll__wait_then_load(p, seen) ll_wait_change((p), (seen))
 
 static inline void ll_sync(void)
 {

@@ -23,6 +23,9 @@ uint64_t sim_rmw(volatile void *p, unsigned size, enum sim_rmw op, uint64_t v, u
 void sim_fence(int ord);
 void sim_prefetchw(const volatile void *p);
 void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint64_t deadline_ns);
+/* ll_wait_until's wait: the waiter's next operation is a load of p, which
+ * whoever runs when the waiter is woken may begin for it (sim/memops.c). */
+void sim_wait_change_then_load(const volatile void *p, unsigned size, uint64_t seen);
 
 #define ll__sz(p) ((unsigned)sizeof(*(p)))
 #define ll__u64(v) ((uint64_t)(v))
@@ -38,6 +41,7 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 #define ll_prefetchw(p) sim_prefetchw(p)
 #define ll_wait_change(p, seen) sim_wait_change((p), ll__sz(p), ll__u64(seen), UINT64_MAX)
 #define ll_wait_change_until(p, seen, dl) sim_wait_change((p), ll__sz(p), ll__u64(seen), (dl))
+#define ll__wait_then_load(p, seen) sim_wait_change_then_load((p), ll__sz(p), ll__u64(seen))
 
 void ll_cpu_relax(void);
 uint64_t ll_now_ns(void);
