@@ -127,14 +127,16 @@ void ll_unpark(unsigned cpu);
 
 #include <ll_backend_mem.h>
 
+/* p is evaluated once: the wait and the load after it are of one word. */
 #define ll_wait_until(p, cond)                                                 \
 	({                                                                     \
+		__typeof__(p) ll__wp = (p);                                    \
 		__typeof__(*(p)) VAL;                                          \
 		for (;;) {                                                     \
-			VAL = ll_load((p), LL_ACQUIRE);                        \
+			VAL = ll_load(ll__wp, LL_ACQUIRE);                     \
 			if (cond)                                              \
 				break;                                         \
-			ll__wait_then_load((p), VAL);                          \
+			ll__wait_then_load(ll__wp, VAL);                       \
 		}                                                              \
 		VAL;                                                           \
 	})
