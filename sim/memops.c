@@ -89,8 +89,9 @@
  * point; a delay is paid at once, so that a preemption meets the workload
  * phase it belongs to.  Without --vm none of this runs (sim_vm is NULL).
  *
- * Waiting and parking are sim/blocking.c's; a run's end by failure is
- * sim/failure.c's.  Called from maestro (wl_setup and a lock's init run
+ * Admission at the home is sim/admission.c's; local time and place (pause,
+ * delay, the clock) sim/local.c's; waiting and parking are sim/blocking.c's;
+ * a run's end by failure is sim/failure.c's.  Called from maestro (wl_setup and a lock's init run
  * before the actors start) the operations act on memory directly, at no
  * cost.
  */
@@ -209,89 +210,6 @@ uint64_t sim_local_ps(void)
 	return (a->settle_ps ? a->settle_ps : sim.now_ps) + a->owed_ps;
 }
 
-/* ------------------------------------------------------------ admission */
-
-/* Admit, and wake, every waiting miss of the line that is due now (the
- * model keeps them in order; each gets its result in its actor).  Called
- * after every admission and every completion while some actor waits. */
-static void admit_due(struct sim_actor *me, uintptr_t addr)
-{
-	struct coh_result r;
-	struct sim_actor *w;
-
-	while (sim.nadmit && (w = coh_admit_next(sim.model, addr, sim.now_ps, &r))) {
-		w->admit_r = r;
-		w->block = SIM_RUNNING;
-		sim.nadmit--;
-		if (w == me)
-			me->admit_self = true;
-		else
-			sim_resume_actor(w);
-	}
-}
-
-bool sim_all_blocked_with(unsigned more)
-{
-	return sim.nparked + more + sim.nadmit - sim.nadmit_timed == sim.nlive;
-}
-
-bool sim_all_blocked(void)
-{
-	return sim_all_blocked_with(0);
-}
-
-/* Wait until admitted.  A line the store buffer fetched ahead (sim/storebuf.c)
- * is busy until the fetch ends, and no actor completes that fetch to admit
- * the waiters: the waiter looks again itself at the fetch's end. */
-static void wait_admission(struct sim_actor *a, uintptr_t addr)
-{
-	uint64_t end = coh_unattended_end(sim.model, addr);
-
-	if (end > sim.now_ps) {
-		sim.nadmit_timed++;
-		sim_sleep_until(a, end, SIM_EV_ADMIT);
-		sim.nadmit_timed--;
-		if (a->block != SIM_PARKED_ADMIT) {
-			a->resume_pending = false; /* admitted meanwhile */
-			return;
-		}
-		admit_due(a, addr);
-		if (a->admit_self)
-			return;
-	}
-	if (sim_all_blocked())
-		sim_deadlock(a);
-	sim_suspend_self(a);
-}
-
-/* Present a miss that has arrived: the model admits it at once, or it
- * waits (suspended) until admitted.  Either way r is its result. */
-static void present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_t travel,
-		    struct coh_result *r)
-{
-	if (coh_request(sim.model, a->core, addr, op, sim.now_ps, travel, a, r)) {
-		admit_due(a, addr); /* the holder's socket may have had its bound */
-		return;
-	}
-	a->block = SIM_PARKED_ADMIT;
-	a->wait_line = addr;
-	a->admit_self = false;
-	sim.nadmit++;
-	admit_due(a, addr); /* the line may have gone idle at this instant */
-	if (!a->admit_self)
-		wait_admission(a, addr);
-	*r = a->admit_r;
-}
-
-/* An aborted run wakes an actor waiting for admission (it leaves). */
-void sim_admit_abandon(struct sim_actor *w)
-{
-	w->block = SIM_RUNNING;
-	sim.nadmit--;
-	sim_resume_actor(w);
-}
-
-
 /* ------------------------------------------------------------ accesses */
 
 /* Must the thread pay what it owes before this access?  Past the quantum,
@@ -328,7 +246,7 @@ static void let_woken_go_first(struct sim_actor *a, uintptr_t addr)
 static void miss_done(struct sim_actor *a, uintptr_t addr)
 {
 	if (sim.nadmit)
-		admit_due(a, addr); /* the line may be idle now */
+		sim_admit_due(a, addr); /* the line may be idle now */
 	if (sim_vm)
 		vm_preempt_point(a);
 }
@@ -409,6 +327,18 @@ static void issue(struct sim_actor *n)
 	c->stage = SIM_ACC_PRESENT;
 }
 
+/* The request arrives at the home, at now: presented to the model (waiting
+ * for its admission, when the model makes it), told to the observer. */
+static void present_told(struct sim_actor *n)
+{
+	struct sim_access *c = &n->acc;
+
+	sim_present(n, c->addr, (enum coh_op)c->op, c->travel, &c->r);
+	if (c->tell)
+		SIM_OBSERVE(miss, n->idx, c->addr, c->op, &c->r);
+	c->stage = SIM_ACC_COMPLETE;
+}
+
 bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 {
 	struct sim_access *c = &n->acc;
@@ -438,11 +368,7 @@ bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 		return false; /* the admissions may admit the actor handing over, not yet waiting */
 	if (!coh_would_admit(sim.model, n->core, c->addr, c->op, at))
 		return false; /* it waits for its admission itself */
-	(void)coh_request(sim.model, n->core, c->addr, c->op, at, c->travel, n, &c->r);
-	admit_due(n, c->addr);
-	if (c->tell)
-		SIM_OBSERVE(miss, n->idx, c->addr, c->op, &c->r);
-	c->stage = SIM_ACC_COMPLETE;
+	present_told(n); /* admitted at once */
 	if (c->r.done_ps <= at)
 		return false; /* it goes on at once */
 	*due = c->r.done_ps;
@@ -488,9 +414,7 @@ static void timed_access(struct sim_actor *a, uintptr_t addr, enum coh_op op, bo
 		sleep_then(a, sim.now_ps + c->travel, SIM_EV_TRAVEL, SIM_ACC_PRESENT);
 	}
 	if (c->stage == SIM_ACC_PRESENT) {
-		present(a, addr, op, c->travel, &c->r);
-		if (tell)
-			SIM_OBSERVE(miss, a->idx, addr, op, &c->r);
+		present_told(a);
 		if (may_leave_completion(a, op, tell, &c->r)) {
 			a->settle_ps = c->r.done_ps;
 			a->settle_line = addr & SIM_LINE_MASK;
@@ -672,67 +596,4 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 	if ((mem_read(p, size) & mask) != (seen & mask))
 		return;
 	sim_wait_line(a, addr, dl_ps);
-}
-
-/* ------------------------------------------------------------ time, place */
-
-/* Local time owed by the running actor, with the observer told. */
-void sim_owe(struct sim_actor *a, uint64_t ps, enum sim_obs_local what)
-{
-	SIM_OBSERVE(local, a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ps, what);
-	a->owed_ps += ps;
-}
-
-void ll_cpu_relax(void)
-{
-	sim_settle_pending(sim.cur);
-	if (sim.cur)
-		sim_owe(sim.cur, sim.topo.pause_ps ? sim.topo.pause_ps : 1, SIM_OBS_WORK);
-}
-
-void ll_delay_ns(uint64_t ns)
-{
-	struct sim_actor *a = sim.cur;
-
-	if (!a)
-		return;
-	sim_settle_pending(a);
-	SIM_OBSERVE(delay, a->idx, sim.now_ps + a->owed_ps, sim.now_ps + a->owed_ps + ns * 1000);
-	a->owed_ps += sim_smt_delay_ps(a, sim.now_ps + a->owed_ps, ns * 1000);
-	if (sim_vm)
-		sim_pay(a); /* at once: a preemption then sees the phase it belongs to */
-}
-
-void ll_sync(void)
-{
-	if (sim.cur) {
-		sim_settle_pending(sim.cur);
-		sb_drain_due(sim.cur);
-		sim_pay(sim.cur);
-	}
-}
-
-uint64_t ll_now_ns(void)
-{
-	return sim_local_ps() / 1000;
-}
-
-unsigned ll_this_cpu(void)
-{
-	return sim.cur ? sim.cur->idx : 0;
-}
-
-unsigned ll_this_node(void)
-{
-	return sim.cur ? sim.cur->node : 0;
-}
-
-unsigned ll_nr_cpus(void)
-{
-	return sim.run ? sim.run->nthreads : sim.nactors;
-}
-
-unsigned ll_nr_nodes(void)
-{
-	return sim.topo.nsockets ? sim.topo.nsockets : 1;
 }

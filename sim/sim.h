@@ -266,6 +266,14 @@ void sim_sleep_until(struct sim_actor *a, uint64_t t, enum sim_event_kind k);
 void sim_resumed(struct sim_actor *a);
 /* Add ps to the local time the running actor owes (observe.h: what). */
 void sim_owe(struct sim_actor *a, uint64_t ps, enum sim_obs_local what);
+/* admission.c */
+/* Present a's miss of addr, arrived at now (after `travel`): admitted at
+ * once, or a waits (suspended) until admitted.  Either way r is its result. */
+void sim_present(struct sim_actor *a, uintptr_t addr, enum coh_op op, uint64_t travel,
+		 struct coh_result *r);
+/* Admit, and wake, every waiting miss of the line of addr due now; `me`,
+ * the caller's own, is marked admit_self instead of woken. */
+void sim_admit_due(struct sim_actor *me, uintptr_t addr);
 /* An aborted run lets go an actor waiting for admission (it leaves). */
 void sim_admit_abandon(struct sim_actor *w);
 /* Wait for a completion left for later (a->settle_ps), at the instant it
