@@ -99,6 +99,23 @@ void sim_wake(struct sim_actor *w)
 }
 
 
+/* Back from a park with no deadline: the observer hears of it here, unless
+ * the re-read that follows the wake-up was carried on by another actor,
+ * which told it then (sim/memops.c, sim_woken_load_taken). */
+static void back_untimed(struct sim_actor *a)
+{
+	if (!sim_woken_load_taken(a))
+		SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+}
+
+/* Back from a park with a deadline, woken or not (a->block says which). */
+static void back_timed(struct sim_actor *a)
+{
+	a->timed = false;
+	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+	sim_resumed(a);
+}
+
 /* Block the running actor until woken, or until dl_ps (UINT64_MAX: none).
  * Returns true when the deadline passed first. */
 static bool block_self(struct sim_actor *a, uint64_t dl_ps)
@@ -114,15 +131,12 @@ static bool block_self(struct sim_actor *a, uint64_t dl_ps)
 		if (a->block == SIM_PARKED_LINE && a->wait_then_load)
 			sim_load_when_woken(a, a->wait_line);
 		sim_suspend_self(a);
-		if (!sim_woken_load_taken(a))
-			SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		back_untimed(a);
 		return false;
 	}
 	a->timed = true;
 	sim_turn_wait(a, dl_ps, SIM_EV_TIMED);
-	a->timed = false;
-	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
-	sim_resumed(a);
+	back_timed(a);
 	return a->block != SIM_RUNNING;
 }
 
@@ -275,13 +289,10 @@ bool sim_park_ahead_self(struct sim_actor *a, uintptr_t addr, uint64_t dl_ps)
 	a->parked_ahead = false;
 	if (!a->timed) { /* as block_self after its suspend */
 		sim_resumed(a);
-		if (!sim_woken_load_taken(a))
-			SIM_OBSERVE(unblock, a->idx, sim.now_ps);
+		back_untimed(a);
 		return true;
 	}
-	a->timed = false; /* as block_self and park_on_line after a timed wait */
-	SIM_OBSERVE(unblock, a->idx, sim.now_ps);
-	sim_resumed(a);
+	back_timed(a); /* as block_self and park_on_line after a timed wait */
 	if (a->block != SIM_RUNNING)
 		line_unpark(a, addr);
 	return true;
