@@ -134,6 +134,7 @@ MALFORMED = {
     'forbidden option': entry_text(variant='run --lock mcs --topo 2socket'),
     'forbidden --format=': entry_text(variant='run --lock mcs --format=csv'),
     'forbidden --csv': entry_text(variant='filelock --test flock --csv x.csv'),
+    'forbidden --seed': entry_text(variant='run --lock mcs --seed 7'),
     'command without subcommand': entry_text(baseline='--lock ticket'),
     'unbalanced quote': entry_text(baseline='run --lock "ticket'),
     'line without =': entry_text() + 'just words\n',
@@ -158,7 +159,8 @@ def test_malformed(tmp):
     # an empty board, an empty --only, an option twice: one line, status 2
     d = write_board(tmp, 'empty', {})
     for args, what in (((), 'no entries'), (('--only', ','), 'no entry named'),
-                       (('--list', '--list'), 'given twice'), (('--jobs', '0'), '--jobs')):
+                       (('--list', '--list'), 'given twice'), (('--jobs', '0'), '--jobs'),
+                       (('--seeds', '0'), '--seeds'), (('--seeds', 'x'), '--seeds')):
         p = tool(d if what == 'no entries' else os.path.join(ROOT, 'scoreboard'), *args)
         lines = p.stderr.strip().splitlines()
         check('%s: one line, status 2' % what,
@@ -244,17 +246,58 @@ def test_end_to_end(tmp, bindir):
              bindir=os.path.join(tmp, 'nobin'))
     check('a missing binary: status 2', p.returncode == 2, p.stderr)
     test_shared_command(tmp, bindir)
+    test_seeds(tmp, bindir, rows)
 
 
-def test_shared_command(tmp, bindir):
-    """Two entries with the same baseline: it runs once, both rows use it."""
-    wrap = os.path.join(tmp, 'wrapbin')
-    log = os.path.join(tmp, 'invocations')
+def logging_bin(tmp, bindir, name):
+    """A directory whose locklab-sim logs each command line to a file, then
+    runs the real one: (the directory, the log's path)."""
+    wrap = os.path.join(tmp, 'wrapbin-' + name)
+    log = os.path.join(tmp, 'invocations-' + name)
     os.makedirs(wrap)
     with open(os.path.join(wrap, 'locklab-sim'), 'w') as f:
         f.write('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n'
                 % (shlex.quote(log), shlex.quote(os.path.join(bindir, 'locklab-sim'))))
     os.chmod(os.path.join(wrap, 'locklab-sim'), 0o755)
+    return wrap, log
+
+
+def test_seeds(tmp, bindir, rows):
+    """--seeds 3: the board is seed 1's (the same values as without it),
+    each command also runs with --seed 2 and 3, and a column counts the
+    seeds an entry passes with."""
+    wrap, log = logging_bin(tmp, bindir, 'seeds')
+    res = os.path.join(tmp, 'res-seeds')
+    p = tool(FIXTURE, '--results', res, '--no-chart', '--seeds', '3', bindir=wrap)
+    out = p.stdout.splitlines()
+    check('--seeds 3: status 0, a seeds column, a line that counts them',
+          p.returncode == 0 and out[0].split()[-2:] == ['seeds', 'passing'] and
+          out[-1].startswith('with seeds 1 to 3: '), p.stdout + p.stderr)
+    with open(log) as f:
+        runs = f.read().splitlines()
+    check('--seeds 3: each of the 8 commands three times, seed 1 as given',
+          len(runs) == 24 and sum('--seed 2' in r for r in runs) == 8 and
+          sum('--seed 3' in r for r in runs) == 8 and
+          sum('--seed' not in r for r in runs) == 8, '\n'.join(runs))
+    with open(os.path.join(res, 'scoreboard.csv')) as f:
+        seeded = list(csv.DictReader(f))
+    same = all(a['id'] == b['id'] and a['baseline'] == b['baseline'] and
+               a['variant'] == b['variant'] and a['pass'] == b['pass']
+               for a, b in zip(rows, seeded)) and len(rows) == len(seeded)
+    check('--seeds 3: the board is seed 1\'s, value for value', same,
+          str(rows) + '\n' + str(seeded))
+    cells = [r['seeds_passed'] for r in seeded]
+    check('--seeds 3: seeds_passed k/3, at least 1 where seed 1 passes, at most 2 where it fails',
+          all(c in ('0/3', '1/3', '2/3', '3/3') for c in cells) and
+          all((int(c[0]) >= 1) if r['pass'] == 'true' else (int(c[0]) <= 2)
+              for c, r in zip(cells, seeded)), str(cells))
+    check('without --seeds the column is empty', all(r['seeds_passed'] == '' for r in rows),
+          str(rows))
+
+
+def test_shared_command(tmp, bindir):
+    """Two entries with the same baseline: it runs once, both rows use it."""
+    wrap, log = logging_bin(tmp, bindir, 'shared')
     quick = ' --ops 200 --runs 1 --threads 2'
     d = write_board(tmp, 'shared', {
         '002-a.sb': entry_text(id='002-a', baseline='run --lock ticket' + quick,

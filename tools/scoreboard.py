@@ -4,7 +4,7 @@
 judged against its published value by the rules of scoreboard/README.md.
 
 usage: scoreboard.py [--list] [--only ID,...] [--board DIR] [--bin DIR]
-                     [--results DIR] [--jobs N] [--no-chart]
+                     [--results DIR] [--jobs N] [--seeds N] [--no-chart]
 
   --list      print the entries (id, rule, published, machine) and exit
   --only      run only these entries
@@ -12,10 +12,13 @@ usage: scoreboard.py [--list] [--only ID,...] [--board DIR] [--bin DIR]
   --bin       the directory of locklab-sim (default bin/)
   --results   where scoreboard.csv and the chart go (default results/)
   --jobs      commands run at once (default: the number of CPUs)
+  --seeds N   run every command with the seeds 1 .. N as well (default 1):
+              the board is still seed 1's, and a column says with how many
+              of the N seeds each entry passes (how robust its pass or fail is)
   --no-chart  write no chart
 
 Prints one row per entry (id, published, simulated, error, pass/fail), then
-"N of M pass". Exit status 0 when every entry ran, 1 when a command failed
+"N of M pass" (with --seeds, then how many pass with every seed and with some). Exit status 0 when every entry ran, 1 when a command failed
 or the chart could not be drawn, 2 on a malformed entry or bad arguments.
 """
 
@@ -38,7 +41,8 @@ KEYS = ('id', 'source', 'machine', 'baseline', 'variant', 'metric',
 REQUIRED = KEYS[:8]
 RULES = ('change', 'neutral', 'variance')
 FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
-             '--threads-csv', '--graphs', '--progress')
+             '--threads-csv', '--graphs', '--progress', '--seed')
+MAX_SEEDS = 20
 ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
               'procs')
 # How each subcommand takes its output: `run` and the others write
@@ -304,11 +308,18 @@ def run_command(binary, machine, argv, fn, column):
         raise RuntimeError('%s: %s' % (column, e))
 
 
-def try_command(binary, e, k):
-    """run_command for command k ('baseline' or 'variant') of entry e: its
-    (value, wall) or the RuntimeError it raised."""
+def seeded(argv, seed):
+    """argv with seed `seed`: as it stands for seed 1 (every subcommand's
+    default), with --seed given for another."""
+    return list(argv) if seed == 1 else list(argv) + ['--seed', str(seed)]
+
+
+def try_command(binary, e, k, seed=1):
+    """run_command for command k ('baseline' or 'variant') of entry e with
+    that seed: its (value, wall) or the RuntimeError it raised."""
     try:
-        return run_command(binary, e['machine'], e['argv'][k], e['fn'], e['column'])
+        return run_command(binary, e['machine'], seeded(e['argv'][k], seed), e['fn'],
+                           e['column'])
     except RuntimeError as err:
         return err
 
@@ -347,27 +358,34 @@ def command_key(e, k):
     return (e['machine'], tuple(e['argv'][k]), e['fn'], e['column'])
 
 
-def run_board(binary, entries, jobs, walls):
-    """Every distinct command of the board once, `jobs` at once, the two
-    commands of an entry apart, the longest first by the last run's times
-    (walls), so that the board ends when its longest command does rather
-    than when the last entry that happened to start late does.  Returns
-    {id: result}."""
+def run_board(binary, entries, jobs, walls, seeds=1):
+    """Every distinct command of the board once per seed 1 .. seeds, `jobs`
+    at once, the two commands of an entry apart, the longest first by the
+    last run's times (walls), so that the board ends when its longest
+    command does rather than when the last entry that happened to start
+    late does.  Returns {id: result}, the results of seed 1, each with
+    'seeds_passed': with how many of the seeds the entry passes."""
     cmds = {}
     for e in entries:
         for k in ('baseline', 'variant'):
-            key = command_key(e, k)
-            cost = walls.get(e['id'], 0.0)
-            if key not in cmds or cmds[key][2] < cost:
-                cmds[key] = (e, k, cost)
+            for seed in range(1, seeds + 1):
+                key = command_key(e, k) + (seed,)
+                cost = walls.get(e['id'], 0.0)
+                if key not in cmds or cmds[key][2] < cost:
+                    cmds[key] = (e, k, cost)
     order = sorted(cmds, key=lambda key: -cmds[key][2])
     with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
-        futs = {key: pool.submit(try_command, binary, cmds[key][0], cmds[key][1])
+        futs = {key: pool.submit(try_command, binary, cmds[key][0], cmds[key][1], key[-1])
                 for key in order}
         done = {key: f.result() for key, f in futs.items()}
-    return {e['id']: entry_result(e, {k: done[command_key(e, k)]
-                                      for k in ('baseline', 'variant')})
-            for e in entries}
+    results = {}
+    for e in entries:
+        by_seed = [entry_result(e, {k: done[command_key(e, k) + (seed,)]
+                                    for k in ('baseline', 'variant')})
+                   for seed in range(1, seeds + 1)]
+        results[e['id']] = by_seed[0]
+        by_seed[0]['seeds_passed'] = sum(1 for r in by_seed if r['passed'])
+    return results
 
 
 # ---- printing --------------------------------------------------------------
@@ -422,16 +440,45 @@ def board_rows(entries, results):
     return rows
 
 
-def print_board(entries, results):
+def print_board(entries, results, seeds=1):
+    """The board; with seeds > 1, a column of how many seeds each entry
+    passes with, and a line that counts them."""
     head = ('id', 'published', 'simulated', 'error', 'result')
     rows = board_rows(entries, results)
     w = [max(len(x[i]) for x in rows + [head]) for i in range(4)]
     line = '%-*s  %*s  %*s  %*s  %s'
-    print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3],
-                  head[4]))
-    for x in rows:
-        print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
+    if seeds > 1:
+        w.append(max(len(x[4]) for x in rows + [head]))
+        line = '%-*s  %*s  %*s  %*s  %-*s  %s'
+        print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3], w[4],
+                      head[4], 'seeds passing'))
+        for x, e in zip(rows, entries):
+            print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], w[4], x[4],
+                          seeds_cell(results[e['id']], seeds)))
+    else:
+        print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3],
+                      head[4]))
+        for x in rows:
+            print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
     print(count_line(entries, results), flush=True)
+    if seeds > 1:
+        print(seeds_line(entries, results, seeds), flush=True)
+
+
+def seeds_cell(r, seeds):
+    """'2/3': with how many of the seeds 1 .. seeds the entry passes."""
+    return '%d/%d' % (r['seeds_passed'], seeds)
+
+
+def seeds_line(entries, results, seeds):
+    """How robust the count is: the entries that pass with every seed, and
+    those whose pass or fail turns on the seed (seed 1's verdict not
+    shared by every other)."""
+    every = [e['id'] for e in entries if results[e['id']]['seeds_passed'] == seeds]
+    some = [e['id'] for e in entries if 0 < results[e['id']]['seeds_passed'] < seeds]
+    return ('with seeds 1 to %d: %d of %d pass with every seed; %d pass with some seeds '
+            'and fail with others (%s)' % (seeds, len(every), len(entries), len(some),
+                                           ', '.join(some) or 'none'))
 
 
 def count_line(entries, results):
@@ -450,7 +497,8 @@ def count_line(entries, results):
 
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
-            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure')
+            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure,'
+            'seeds_passed')
 
 
 def csv_field(x):
@@ -481,7 +529,7 @@ def band(rule, pub, sim):
     return math.log2(err) if 0 < err < float('inf') else None
 
 
-def csv_line(e, r):
+def csv_line(e, r, seeds=1):
     pub_change = as_change(e['rule'], e['pub'])
     if 'failed' in r:
         vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '', r['failed']]
@@ -491,12 +539,13 @@ def csv_line(e, r):
         vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
                 '%.6f' % r['error'], 'true' if r['passed'] else 'false',
                 '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b, '']
+    vals.append(seeds_cell(r, seeds) if seeds > 1 else '')
     return ','.join(csv_field(x) for x in
                     [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
                      e['published'], pub_change] + vals)
 
 
-def write_csv(path, entries, results):
+def write_csv(path, entries, results, seeds=1):
     """Writes the whole file under a temporary name, then renames it."""
     d = os.path.dirname(path) or '.'
     os.makedirs(d, exist_ok=True)
@@ -504,7 +553,7 @@ def write_csv(path, entries, results):
     with os.fdopen(fd, 'w') as f:
         f.write(CSV_HEAD + '\n')
         for e in entries:
-            f.write(csv_line(e, results[e['id']]) + '\n')
+            f.write(csv_line(e, results[e['id']], seeds) + '\n')
     os.replace(tmp, path)
 
 
@@ -537,7 +586,7 @@ def parse_args(argv):
     opts = {'board': os.path.join(ROOT, 'scoreboard'),
             'bin': os.path.join(ROOT, 'bin'),
             'results': os.path.join(ROOT, 'results'),
-            'jobs': os.cpu_count() or 1, 'only': None, 'list': False,
+            'jobs': os.cpu_count() or 1, 'seeds': '1', 'only': None, 'list': False,
             'chart': True}
     i, seen = 0, set()
     while i < len(argv):
@@ -549,7 +598,7 @@ def parse_args(argv):
             opts['list'] = True
         elif a == '--no-chart':
             opts['chart'] = False
-        elif a in ('--only', '--board', '--bin', '--results', '--jobs'):
+        elif a in ('--only', '--board', '--bin', '--results', '--jobs', '--seeds'):
             if i + 1 >= len(argv):
                 usage_error('%s needs a value' % a)
             i += 1
@@ -566,6 +615,12 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         usage_error('--jobs: want a whole number >= 1')
+    try:
+        opts['seeds'] = int(opts['seeds'])
+        if not 1 <= opts['seeds'] <= MAX_SEEDS:
+            raise ValueError
+    except ValueError:
+        usage_error('--seeds: want a whole number from 1 to %d' % MAX_SEEDS)
     return opts
 
 
@@ -611,9 +666,9 @@ def main(argv):
     name = 'scoreboard-only' if opts['only'] else 'scoreboard'
     csvpath = os.path.join(opts['results'], name + '.csv')
     walls = previous_walls(os.path.join(opts['results'], 'scoreboard.csv'))
-    results = run_board(binary, entries, opts['jobs'], walls)
-    print_board(entries, results)
-    write_csv(csvpath, entries, results)
+    results = run_board(binary, entries, opts['jobs'], walls, opts['seeds'])
+    print_board(entries, results, opts['seeds'])
+    write_csv(csvpath, entries, results, opts['seeds'])
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
     for e in bad:  # a typo in the board, not a failure of the model
