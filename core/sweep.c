@@ -180,7 +180,7 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	r->acq_min = spread.min;
 	r->acq_max = spread.max;
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
-	r->jain = spread.jain;
+	r->jain = r->acquisitions ? spread.jain : NAN; /* no acquisition, no index: empty, null */
 	r->handoff_local_frac = per(local, handoffs);
 	result_count_threads(r, run);
 	if (r->is_rwlock)

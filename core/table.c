@@ -26,9 +26,10 @@
 /* What the extra columns and the verdict show of one configuration. */
 struct config_sum {
 	size_t runs;
-	double jain, local, p99; /* means over the runs (local: of those with handoffs) */
+	double jain, local, p99; /* means over the runs (jain: of those with acquisitions; local: with handoffs) */
 	unsigned starved_min, starved_max, starved_runs, threads;
 	uint64_t acq_fewest; /* the fewest acquisitions of a run */
+	bool ncs_outlasts;   /* the mean time between acquisitions as long as a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
 	bool p99_censored; /* in some run, a lower bound (cut-short waits) */
@@ -60,7 +61,7 @@ static size_t config_end(const struct output_set *o, size_t i)
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
 {
-	size_t nlocal = 0, np99 = 0;
+	size_t nlocal = 0, np99 = 0, njain = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->runs = to - from;
@@ -69,7 +70,10 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 	for (size_t i = from; i < to; i++) {
 		const struct run_result *r = &rows[i];
 
-		c->jain += r->jain;
+		if (!isnan(r->jain)) { /* a run that made no acquisition has none */
+			c->jain += r->jain;
+			njain++;
+		}
 		if (!isnan(r->wait_p99_ns)) { /* a run that timed no wait has none */
 			c->p99 += r->wait_p99_ns;
 			np99++;
@@ -87,8 +91,9 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
 		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
 		c->oversubscribed |= r->oversubscribed;
+		c->ncs_outlasts |= (double)r->ncs_ns >= r->duration_s * 1e9;
 	}
-	c->jain /= (double)c->runs;
+	c->jain = njain ? c->jain / (double)njain : NAN;
 	c->p99 = np99 ? c->p99 / (double)np99 : NAN;
 	c->local = nlocal ? c->local / (double)nlocal : NAN;
 }
@@ -259,7 +264,9 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	if (!c->starved_max)
 		return;
 	if (!c->served_max) { /* Jain's index of all zeros says nothing */
-		fprintf(f, "  ! no thread acquired the lock in any run: the throughput is zero\n");
+		fprintf(f, "  ! no thread acquired the lock in any run: the throughput is zero%s\n",
+			c->ncs_outlasts ? "; the mean time between acquisitions (--ncs) is as long as "
+					  "a run: a longer --duration tells" : "");
 		return;
 	}
 	if (c->starved_min == c->starved_max)
@@ -449,6 +456,8 @@ static bool is_refcount(const struct run_result *r)
 /* What a table's rows hold beyond plain mutexes (its legend's extra parts). */
 struct legend_kinds {
 	bool rwlock, refcount, vm, vm_sched;
+	bool fixed_ncs_starved; /* simulated threads starved under a fixed --ncs */
+	bool pv_alone;          /* a paravirtual lock run without --vm */
 };
 
 /* The legend's sentences, each appended where it applies. */
@@ -476,6 +485,14 @@ static const char *const legend_vm_native = " vm (--vm, natively): a run's mean 
 	"the threads' involuntary context switches, parks that slept in the futex (halts) and "
 	"unparks that woke a sleeper (kicks); wake: the mean time from such an unpark until the "
 	"sleeper ran.";
+static const char *const legend_fixed_ncs = " Starved under a fixed --ncs: every thread waits "
+	"the same time between acquisitions, so the simulated threads can fall into one race that "
+	"the same threads lose at every round; --ncs exp:N draws that time and tells whether the "
+	"starvation outlives the jitter of a real machine.";
+static const char *const legend_pv_alone = " pv-*: paravirtual locks outside a virtual machine "
+	"(no --vm): their waiters halt after their spin (natively a futex wait) and are kicked as in "
+	"a guest, so the rows show what the paravirtual code costs where no vCPU is preempted; on "
+	"bare metal Linux patches these locks back to the native ones (docs/vm.md).";
 static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): the throughput counts "
 	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
 	"and local is - (a count is not handed from holder to holder).";
@@ -508,6 +525,8 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 	legend_add(text, sizeof(text), k.refcount, legend_refcount);
 	legend_add(text, sizeof(text), k.vm && k.vm_sched, legend_vm_sched);
 	legend_add(text, sizeof(text), k.vm && !k.vm_sched, legend_vm_native);
+	legend_add(text, sizeof(text), k.fixed_ncs_starved, legend_fixed_ncs);
+	legend_add(text, sizeof(text), k.pv_alone, legend_pv_alone);
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)
@@ -548,7 +567,7 @@ void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
-	struct legend_kinds kinds = { false, false, false, false };
+	struct legend_kinds kinds = { false, false, false, false, false, false };
 	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
@@ -579,6 +598,9 @@ void output_table(FILE *f, const struct output_set *o)
 			idle |= table_idle_line(f, o->rows, i, j, w);
 		table_runs_left(f, j - i, o->cfg ? o->cfg->runs : 1);
 		table_verdict(f, &c);
+		kinds.fixed_ncs_starved |= r->sim.has_sim && !r->ncs_exp && c.starved_max &&
+					   c.served_max;
+		kinds.pv_alone |= !r->vm.has_vm && !strncmp(r->lock, "pv-", 3);
 	}
 	if (o->nrows)
 		table_legend(f, over, many, idle, kinds);

@@ -22,6 +22,7 @@
 #include <locklab/mem.h>
 
 #include "sim.h"
+#include "switches.h"
 
 #define CC_LIMIT_PCT 5.0
 #define CC_GAP_NS 1000 /* between measurements: links and lines go idle */
@@ -156,7 +157,7 @@ static double cc_print_table(const struct cc_bench *b)
 {
 	const struct topo *t = &sim.topo;
 	double maxerr = 0;
-	char cpus[96];
+	char cpus[96], assumed[sizeof(t->assumed) * 2]; /* ", " for " " */
 
 	printf("ccbench on %s: %s, %u sockets; requester core %u; latency in %s", t->name,
 	       topo_cpus_text(t, t->ncores, cpus, sizeof(cpus)), t->nsockets, b->req,
@@ -167,6 +168,8 @@ static double cc_print_table(const struct cc_bench *b)
 	if (t->description[0])
 		printf("\nthe machine: %s; a socket here is one of its %u zones (NUMA nodes)",
 		       t->description, t->nsockets);
+	if (sim_assumed_list(NULL, ", ", "", assumed, sizeof(assumed)))
+		printf("\nassumed in %s (no source; topologies/README.md says why): %s", t->name, assumed);
 	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"
 	       "description, not of the description against hardware; no difference is shown where the\n"
 	       "table gives no value of its own and the model derives it)\n%-9s", "op state");

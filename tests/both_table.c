@@ -445,8 +445,20 @@ static void rw_sides_without_waits(void **state)
 	output_free(&o);
 }
 
-/* No thread acquired the lock: no Jain index (its formula gives 1 for all
- * zeros), and a verdict of its own. */
+/* A run with no acquisition, as sweep.c fills it: no Jain index (its
+ * formula gives 1 for all zeros). */
+static void fake_empty_run(struct run_result *r, const char *lock, unsigned threads, unsigned run)
+{
+	fake_row(r, lock, threads, run);
+	r->acquisitions = 0;
+	r->jain = NAN;
+	r->starved = threads;
+	r->sockets_served = 0;
+}
+
+/* No thread acquired the lock: no Jain index in the table, the CSV or the
+ * JSON, and a verdict of its own, which names --ncs when the time between
+ * acquisitions outlasts the run. */
 static void no_acquisition_no_jain(void **state)
 {
 	struct output_set o = { 0 };
@@ -454,15 +466,99 @@ static void no_acquisition_no_jain(void **state)
 	char *t;
 
 	for (unsigned i = 0; i < 2; i++) {
-		fake_row(&r, "mcs", 2, i);
-		r.starved = 2;
-		r.sockets_served = 0;
+		fake_empty_run(&r, "mcs", 2, i);
 		output_add(&o, &r);
 	}
 	t = table_of(&o);
 	assert_non_null(strstr(t, "       -     2/2"));
 	assert_null(strstr(t, "1.0000     2/2"));
-	assert_non_null(strstr(t, "! no thread acquired the lock in any run: the throughput is zero"));
+	assert_non_null(strstr(t, "! no thread acquired the lock in any run: the throughput is zero\n"));
+	t = csv_of(&o);
+	assert_non_null(strstr(t, ",0.002000000,0,0.00,"));
+	assert_null(strstr(t, "nan"));
+	assert_null(strstr(t, ",1.0000,"));
+	output_free(&o);
+
+	memset(&o, 0, sizeof(o));
+	fake_empty_run(&r, "mcs", 2, 0);
+	r.ncs_ns = 20000000; /* 20 ms between acquisitions, a run of 2 ms */
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_non_null(strstr(t, "the throughput is zero; the mean time between acquisitions "
+				  "(--ncs) is as long as a run: a longer --duration tells\n"));
+	output_free(&o);
+
+	/* one run of two made none: the index is the other run's, not a mean
+	 * with the 1 of an empty run */
+	memset(&o, 0, sizeof(o));
+	fake_row(&r, "mcs", 2, 0);
+	r.jain = 0.5;
+	output_add(&o, &r);
+	fake_empty_run(&r, "mcs", 2, 1);
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_non_null(strstr(t, "0.5000     2/2"));
+	output_free(&o);
+}
+
+/* t with its lines joined: the legend's sentences wrap where the text
+ * before them ends. */
+static char *flat(char *t)
+{
+	for (char *c = t; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	return t;
+}
+
+/* Under the table, said once where it applies: a simulated run that
+ * starved threads under a fixed --ncs (not under an exponential one, nor
+ * natively), and a paravirtual lock run outside a virtual machine. */
+static void legend_says_what_the_rows_rest_on(void **state)
+{
+	static const char fixed[] = "Starved under a fixed --ncs";
+	static const char pv[] = "pv-*: paravirtual locks outside a virtual machine";
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	fake_row(&r, "tas", 4, 0);
+	r.starved = 2;
+	r.sim.has_sim = true;
+	output_add(&o, &r);
+	t = flat(table_of(&o));
+	assert_non_null(strstr(t, fixed));
+	assert_null(strstr(t, pv));
+	output_free(&o);
+
+	memset(&o, 0, sizeof(o));
+	r.ncs_exp = true;
+	output_add(&o, &r);
+	t = flat(table_of(&o));
+	assert_null(strstr(t, fixed));
+	output_free(&o);
+
+	memset(&o, 0, sizeof(o));
+	r.ncs_exp = false;
+	r.sim.has_sim = false; /* native: real jitter */
+	output_add(&o, &r);
+	t = flat(table_of(&o));
+	assert_null(strstr(t, fixed));
+	output_free(&o);
+
+	memset(&o, 0, sizeof(o));
+	fake_row(&r, "pv-ticket", 4, 0);
+	output_add(&o, &r);
+	t = flat(table_of(&o));
+	assert_non_null(strstr(t, pv));
+	assert_null(strstr(t, fixed));
+	output_free(&o);
+
+	memset(&o, 0, sizeof(o));
+	r.vm.has_vm = true;
+	output_add(&o, &r);
+	t = flat(table_of(&o));
+	assert_null(strstr(t, pv));
 	output_free(&o);
 }
 
@@ -568,6 +664,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(slow_rates_keep_digits),
 		cmocka_unit_test(rw_sides_without_waits),
 		cmocka_unit_test(no_acquisition_no_jain),
+		cmocka_unit_test(legend_says_what_the_rows_rest_on),
 		cmocka_unit_test(csv_has_the_new_columns_last),
 		cmocka_unit_test(oversubscribed_runs_are_marked),
 		cmocka_unit_test(starved_tas_end_to_end),

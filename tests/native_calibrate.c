@@ -223,6 +223,8 @@ static void test_topology_text(void **state)
 	assert_non_null(strstr(buf, "<prop id=\"hit.atomic\" value=\"4.50\"/>"));
 	assert_non_null(strstr(buf, "<prop id=\"pause\" value=\"20.00\"/>"));
 	assert_non_null(strstr(buf, "<prop id=\"inval_per_sharer\" value=\"2.00\"/>"));
+	/* what was not measured is said in the file, so every run on it says it */
+	assert_non_null(strstr(buf, "<prop id=\"assumed\" value=\"link.bandwidth msg.*\"/>"));
 	assert_non_null(strstr(buf, "radical=\"0-3\""));
 	assert_non_null(strstr(buf, "<link id=\"link0_1\" bandwidth=\"20.8GBps\" latency=\"38.500ns\"/>"));
 	assert_non_null(strstr(buf, "<zoneRoute src=\"socket0\" dst=\"socket1\""));
@@ -231,8 +233,10 @@ static void test_topology_text(void **state)
 	/* a comment never holds "--": a host name with one is mended */
 	strcpy(c.vendor, "AuthenticAMD");
 	strcpy(c.host, "a--b");
+	c.inval_measured = false;
 	buf = topology_text(&c, "amd");
 	assert_non_null(strstr(buf, "value=\"MOESI\""));
+	assert_non_null(strstr(buf, "<prop id=\"assumed\" value=\"link.bandwidth msg.* inval_per_sharer\"/>"));
 	assert_non_null(strstr(buf, "(host a-_b,"));
 	assert_null(strstr(buf, "host a--b"));
 	assert_non_null(strstr(buf, "value=\"a--b calibrated"));

@@ -597,6 +597,8 @@ static void expect_ccbench(const char *topo)
 	/* what a socket is on this machine: its file's description says */
 	assert_non_null(strstr(p.out, "\nthe machine: "));
 	assert_non_null(strstr(p.out, "; a socket here is one of its "));
+	/* the table is the description's: what in it no source gives, said */
+	assert_non_null(strstr(p.out, "\nassumed in "));
 	tl_proc_free(&p);
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo), 0);
 	assert_non_null(strstr(p.out, "topo,op,state,class,measured,expected,unit,error_pct\n"));

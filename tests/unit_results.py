@@ -4,7 +4,8 @@ locks keep both results, the same sweep again is kept beside the first,
 results/index.csv has a line per run, results/sim-TOPO.csv links to the
 latest complete sweep, a file of the former naming is kept, and an
 interrupted sweep keeps its rows without moving the link.  SCons refuses
-an unknown variable with one line naming it and exit status 2.
+an unknown variable, and an empty TOPO, with one line on stderr naming it and
+exit status 2.
 
 usage: unit_results.py BIN  (the directory holding locklab-sim)
 """
@@ -155,10 +156,16 @@ def scons_refuses_unknown_variables():
         print('scons not on PATH: the SCons check skipped')
         return
     p = subprocess.run(['scons', '-Q', '-C', ROOT, 'sim', 'THREAD=8'], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, universal_newlines=True)
-    lines = [l for l in p.stdout.splitlines() if l.startswith('locklab:')]
-    check(p.returncode == 2 and len(lines) == 1 and 'THREAD ' in lines[0] and 'THREADS' in lines[0],
-          'scons sim THREAD=8: %d, %r' % (p.returncode, p.stdout))
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    lines = [l for l in p.stderr.splitlines() if l.startswith('locklab:')]
+    check(p.returncode == 2 and len(lines) == 1 and 'THREAD ' in lines[0] and 'THREADS' in lines[0]
+          and 'locklab:' not in p.stdout,
+          'scons sim THREAD=8: %d, %r, %r' % (p.returncode, p.stdout, p.stderr))
+    p = subprocess.run(['scons', '-Q', '-C', ROOT, 'sim', 'TOPO='], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    lines = [l for l in p.stderr.splitlines() if l.startswith('locklab:')]
+    check(p.returncode == 2 and len(lines) == 1 and "TOPO=''" in lines[0],
+          'scons sim TOPO=: %d, %r' % (p.returncode, p.stderr))
 
 
 def main(argv):
