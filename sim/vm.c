@@ -20,7 +20,14 @@
 #define NS_PS 1000ull
 
 /* The defaults, each with its source in docs/vm.md. */
-#define DEF_SLICE_PS (3000ull * US_PS)    /* CFS minimum granularity, 8+ CPUs */
+/* CFS (kernel/sched/fair.c, Linux 3.10 to 4.x): sysctl_sched_latency 6 ms
+ * and sysctl_sched_min_granularity 0.75 ms, each times 1 + log2 of the
+ * online CPUs up to 8 (SCHED_TUNABLESCALING_LOG, the default): a task's
+ * slice is the latency shared among the runnable tasks, never below the
+ * granularity (sched_slice, __sched_period). */
+#define CFS_LATENCY_PS (6000ull * US_PS) /* 6 ms */
+#define CFS_MIN_GRAN_PS (750ull * US_PS) /* 0.75 ms */
+#define CFS_SCALE_CPUS 8
 #define DEF_PLE_WINDOW_CYCLES 4096.0      /* KVM ple_window */
 #define DEF_PLE_GROW 2u                   /* KVM ple_window_grow */
 #define DEF_FREQ_GHZ 2.0                  /* when the topology gives no clock: assumed */
@@ -31,7 +38,7 @@
 #define DEF_SWITCH_PS (4000ull * NS_PS)   /* a context switch between vCPUs */
 
 struct vm_params vm_prm = {
-	.slice_ps = DEF_SLICE_PS,
+	.slice_ps = 0, /* CFS's */
 	.ple_window_ps = NONE,
 	.ple_grow = DEF_PLE_GROW,
 	.ple_exit_ps = DEF_PLE_EXIT_PS,
@@ -79,6 +86,12 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 			vm_prm.given = "--co-guests";
 		return 1;
 	}
+	if (!strcmp(opt, "--slice-us") && !strcmp(val, "cfs")) { /* the default, said */
+		vm_prm.slice_ps = 0;
+		if (!vm_prm.given)
+			vm_prm.given = "--slice-us";
+		return 1;
+	}
 	if (!strcmp(opt, "--ple-yield")) {
 		if (strcmp(val, "pcpu") && strcmp(val, "guest")) {
 			snprintf(err, errlen, "--ple-yield: '%s' is not pcpu or guest", val);
@@ -96,8 +109,9 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 		if (strcmp(opt, o->name))
 			continue;
 		if (cli_parse_u64(val, &v) || v < o->lo || v > o->hi) {
-			snprintf(err, errlen, "%s: '%s' is not a whole number in %llu..%llu", opt, val,
-				 (unsigned long long)o->lo, (unsigned long long)o->hi);
+			snprintf(err, errlen, "%s: '%s' is not a whole number in %llu..%llu%s", opt, val,
+				 (unsigned long long)o->lo, (unsigned long long)o->hi,
+				 o->field == &vm_prm.slice_ps ? ", or cfs" : "");
 			return -1;
 		}
 		*o->field = o->unit_ps ? v * o->unit_ps : v;
@@ -108,30 +122,68 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 	return 0;
 }
 
+/* CFS scales its latency and granularity by 1 + log2 of the host's CPUs,
+ * counted up to 8: 4 on any machine of 8 hardware threads or more. */
+static uint64_t cfs_scale(void)
+{
+	unsigned cpus = sim.topo_loaded ? sim.topo.ncores : CFS_SCALE_CPUS, f = 1;
+
+	if (cpus > CFS_SCALE_CPUS)
+		cpus = CFS_SCALE_CPUS;
+	while (cpus >>= 1)
+		f++;
+	return f;
+}
+
+/* The mean slice where n vCPUs share each pCPU: --slice-us, or CFS's. */
+static uint64_t mean_slice_ps(unsigned n)
+{
+	uint64_t lat = CFS_LATENCY_PS * cfs_scale(), gran = CFS_MIN_GRAN_PS * cfs_scale();
+
+	if (vm_prm.slice_ps)
+		return vm_prm.slice_ps;
+	lat /= n ? n : 1;
+	return lat > gran ? lat : gran;
+}
+
+/* The vCPUs a pCPU holds at most at overcommit x: x rounded up. */
+static unsigned per_pcpu_at(double x)
+{
+	unsigned n = (unsigned)x;
+
+	return (double)n < x - 1e-9 ? n + 1 : (n ? n : 1);
+}
+
 /* A run of fewer slices than this, overcommitted, is mostly the first
  * turns of the round-robin: a vCPU queued behind others may never run.
  * The warning asks for ADVISED_SLICES (docs/vm.md asks for many). */
 #define FEW_SLICES 3
 #define ADVISED_SLICES 10
 
-/* An overcommitted run shorter than a few slices: said once, on stderr. */
-/* An overcommitted run of few slices (what: "a run of 2 ms"), said once. */
-static void say_short_run(const char *what, uint64_t run_ps, bool ops)
+/* An overcommitted run of few slices (what: "a run of 2 ms"; x its
+ * largest overcommit), said once, on stderr. */
+static void say_short_run(const char *what, uint64_t run_ps, double x, bool ops)
 {
 	static bool said;
-	double slices = (double)run_ps / (double)vm_prm.slice_ps;
+	unsigned n = per_pcpu_at(x);
+	uint64_t slice = mean_slice_ps(n);
+	double slices = (double)run_ps / (double)slice;
+	char whose[96];
 
 	if (said)
 		return;
 	said = true;
+	if (vm_prm.slice_ps)
+		snprintf(whose, sizeof(whose), "--slice-us");
+	else
+		snprintf(whose, sizeof(whose), "CFS's with %u vCPUs a pCPU; --slice-us sets one", n);
 	fprintf(stderr,
-		"locklab-sim: warning: --vm: %s is %.*f slices of %llu us (--slice-us): "
+		"locklab-sim: warning: --vm: %s is %.*f slices of %llu us (%s): "
 		"overcommitted, some vCPUs may never run; give it %u slices, --duration %llu%s, or "
 		"more (docs/vm.md)\n",
-		what, slices < 0.1 ? 2 : 1, slices, (unsigned long long)(vm_prm.slice_ps / US_PS),
+		what, slices < 0.1 ? 2 : 1, slices, (unsigned long long)(slice / US_PS), whose,
 		ADVISED_SLICES,
-		(unsigned long long)((ADVISED_SLICES * vm_prm.slice_ps + 999999999ull) /
-				     1000000000ull),
+		(unsigned long long)((ADVISED_SLICES * slice + 999999999ull) / 1000000000ull),
 		ops ? " in place of --ops" : "");
 }
 
@@ -143,10 +195,10 @@ static void warn_short_run(const struct wl_config *cfg)
 
 	for (unsigned i = 0; i < cfg->novercommit; i++)
 		most = cfg->overcommit[i] > most ? cfg->overcommit[i] : most;
-	if (cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * vm_prm.slice_ps)
+	if (cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * mean_slice_ps(per_pcpu_at(most)))
 		return;
 	snprintf(what, sizeof(what), "a run of %llu ms", (unsigned long long)cfg->duration_ms);
-	say_short_run(what, run_ps, false);
+	say_short_run(what, run_ps, most, false);
 }
 
 /* The host a layout makes must be the overcommit X asked for, which labels
@@ -188,7 +240,7 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
  * overcommitted one, if it lasted a few slices, is said as a --duration is. */
 void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 {
-	double shortest = 0;
+	double shortest = 0, x = 0;
 	char what[96];
 
 	if (!cfg->vm_vcpus || !cfg->ops)
@@ -197,14 +249,17 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 		const struct run_result *r = &o->rows[i];
 
 		if (!r->failure[0] && r->vm.has_vm && r->vm.overcommit > 1.0 &&
-		    (!shortest || r->duration_s < shortest))
+		    (!shortest || r->duration_s < shortest)) {
 			shortest = r->duration_s;
+			x = r->vm.overcommit;
+		}
 	}
-	if (!shortest || shortest * 1e12 >= (double)(FEW_SLICES * vm_prm.slice_ps))
+	if (!shortest ||
+	    shortest * 1e12 >= (double)(FEW_SLICES * mean_slice_ps(per_pcpu_at(x))))
 		return;
 	snprintf(what, sizeof(what), "an overcommitted run of --ops %llu lasted %.0f us: it",
 		 (unsigned long long)cfg->ops, shortest * 1e6);
-	say_short_run(what, (uint64_t)(shortest * 1e12), true);
+	say_short_run(what, (uint64_t)(shortest * 1e12), x, true);
 }
 
 void vm_warn(const struct wl_config *cfg)
@@ -263,13 +318,24 @@ static const char *co_guests_name(void)
 	return vm_prm.busy_guests ? "busy" : "none";
 }
 
+/* --slice-us as JSON: its value, or "cfs" (CFS's, by the vCPUs runnable). */
+static const char *slice_json(void)
+{
+	static char text[32];
+
+	if (!vm_prm.slice_ps)
+		return "\"cfs\"";
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)(vm_prm.slice_ps / US_PS));
+	return text;
+}
+
 void vm_env_json(FILE *f)
 {
 	fprintf(f,
-		"\"slice_us\": %llu, \"ple_window_ns\": %.3f, \"ple_grow\": %llu, "
+		"\"slice_us\": %s, \"ple_window_ns\": %.3f, \"ple_grow\": %llu, "
 		"\"ple_exit_ns\": %.3f, \"halt_ns\": %.3f, \"kick_ns\": %.3f, \"wake_ns\": %.3f, "
 		"\"switch_ns\": %.3f, \"co_guests\": \"%s\"",
-		(unsigned long long)(vm_prm.slice_ps / US_PS),
+		slice_json(),
 		(double)base_window_ps(sim.topo.freq_ghz) / 1000.0, (unsigned long long)vm_prm.ple_grow,
 		(double)vm_prm.ple_exit_ps / 1000.0, (double)vm_prm.halt_ps / 1000.0,
 		(double)vm_prm.kick_ps / 1000.0, (double)vm_prm.wake_ps / 1000.0,
@@ -282,16 +348,54 @@ void vm_env_json(FILE *f)
 
 /* ------------------------------------------------------------ a run */
 
+/* CFS's slice of one of n runnable tasks of equal weight on a CPU: the
+ * latency shared among them, at least the minimum granularity (sched_slice
+ * with __sched_period, kernel/sched/fair.c). */
+static uint64_t cfs_slice_ps(unsigned n)
+{
+	uint64_t s = sim_vm->cfs_latency_ps / (n ? n : 1);
+
+	return s > sim_vm->cfs_min_gran_ps ? s : sim_vm->cfs_min_gran_ps;
+}
+
+/* The mean slice of p's cur now: --slice-us, or CFS's among the vCPUs
+ * runnable on p (cur and its queue). */
+static uint64_t slice_mean_ps(const struct vm_pcpu *p)
+{
+	return vm_prm.slice_ps ? vm_prm.slice_ps : cfs_slice_ps(1 + p->queued);
+}
+
 /* The length of p's next slice: a seeded draw from [S/2, 3S/2), mean S.
- * Real slices vary (with the tasks runnable, wake-ups, the tick); equal
- * ones would keep pCPUs that once switched together in step for ever.  The
- * uniform draw from [S/2, 3S/2) is *assumed* (docs/vm.md). */
+ * Real slices vary (with wake-ups and the tick, which checks the slice);
+ * equal ones would keep pCPUs that once switched together in step for
+ * ever.  The uniform draw from [S/2, 3S/2) is *assumed* (docs/vm.md). */
 uint64_t vm_slice_len(struct vm_pcpu *p)
 {
-	uint64_t s = vm_prm.slice_ps;
+	uint64_t s = slice_mean_ps(p);
 	unsigned idx = (unsigned)(p - sim_vm->p);
 
-	return s / 2 + mix64(sim_vm->seed ^ mix64(((uint64_t)idx << 32) + p->draws++)) % s;
+	p->draw = mix64(sim_vm->seed ^ mix64(((uint64_t)idx << 32) + p->draws++));
+	return s / 2 + p->draw % s;
+}
+
+/* A vCPU has joined p's queue while p's cur runs: CFS checks cur's run
+ * since its pick against the slice of the tasks now runnable at the next
+ * tick, so cur's slice ends at its pick plus the same draw of the shorter
+ * slice, or now if that has passed (taking effect at cur's next
+ * preemption point, as a boost does, sim/vm_sched.c).  A fixed
+ * --slice-us does not shrink. */
+void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
+{
+	uint64_t s, end;
+
+	if (vm_prm.slice_ps || p->cur < 0)
+		return;
+	s = slice_mean_ps(p);
+	end = p->pick_ps + s / 2 + p->draw % s;
+	if (end < now)
+		end = now;
+	if (end < p->slice_end_ps)
+		p->slice_end_ps = end;
 }
 
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i)
@@ -472,12 +576,12 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->vcpus = vcpus;
 	vm->np = np;
 	vm->window_ps = base_window_ps(freq_ghz);
+	vm->cfs_latency_ps = CFS_LATENCY_PS * cfs_scale();
+	vm->cfs_min_gran_ps = CFS_MIN_GRAN_PS * cfs_scale();
 	sim_vm = vm;
 	vm->seed = run->seed;
-	for (unsigned p = 0; p < np; p++) {
+	for (unsigned p = 0; p < np; p++)
 		vm->p[p] = (struct vm_pcpu){ .cur = -1, .head = -1, .tail = -1 };
-		vm->p[p].slice_end_ps = vm_slice_len(&vm->p[p]);
-	}
 	for (unsigned i = 0; i < vm->nv; i++) {
 		struct vm_vcpu *v = &vm->v[i];
 
@@ -489,8 +593,10 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 		v->window_ps = vm->window_ps;
 		v->state = i >= n && i < vcpus ? VC_GONE : VC_READY; /* GONE: no thread, idle */
 	}
-	for (unsigned p = 0; p < np; p++)
+	for (unsigned p = 0; p < np; p++) {
 		first_turns(&vm->p[p]);
+		vm->p[p].slice_end_ps = vm_slice_len(&vm->p[p]); /* its queue known */
+	}
 	vm->k.has_vm = true;
 	vm->k.has_sched = true;
 	vm->k.overcommit = run->overcommit;
@@ -527,6 +633,6 @@ uint64_t vm_progress_bound(uint64_t bound_ps)
 
 	if (!sim_vm)
 		return bound_ps;
-	m = 10 * vm_prm.slice_ps * (sim_vm->per_pcpu ? sim_vm->per_pcpu : 1);
+	m = 10 * mean_slice_ps(sim_vm->per_pcpu) * (sim_vm->per_pcpu ? sim_vm->per_pcpu : 1);
 	return bound_ps > m ? bound_ps : m;
 }

@@ -8,10 +8,13 @@
  *
  *   cur       the vCPU running now (or none: every vCPU of it is halted)
  *   run queue the runnable vCPUs that wait for it, first in first out
- *   slice     cur runs until its slice ends (--slice-us on average: each
- *             slice is a seeded draw from half to one and a half times
- *             it), then goes to the tail of the queue and the head runs,
- *             if there is one
+ *   slice     cur runs until its slice ends, then goes to the tail of the
+ *             queue and the head runs, if there is one.  A slice is a
+ *             seeded draw from half to one and a half times its mean: by
+ *             default the host CFS's slice of one of the n vCPUs runnable
+ *             on the pCPU (its latency over n, at least its granularity:
+ *             24 ms / n, at least 3 ms, on 8 CPUs or more), shrunk when a
+ *             kicked vCPU joins the queue; --slice-us N fixes the mean
  *
  * Where the overcommit X comes from (--co-guests):
  *
@@ -94,7 +97,7 @@ void vm_warn(const struct wl_config *cfg);
 void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 #define VM_USAGE                                                                                   \
 	"              --vm V --overcommit X[,X...]: a guest of V vCPUs (the threads) on V/X\n"    \
-	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N]\n"        \
+	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N|cfs]\n"    \
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
 	"                          [--co-guests none|busy|same] [--pcpus P] [--ple-yield pcpu|guest]\n"

@@ -26,8 +26,12 @@
  *   kicked from a halt     no sooner than kick + wake latency; on an idle
  *                          pCPU exactly then
  *
- * Each slice lasts a seeded draw from [S/2, 3S/2) (S = --slice-us), so
- * that pCPUs neither start nor stay in lockstep.
+ * Each slice lasts a seeded draw from [S/2, 3S/2), so that pCPUs neither
+ * start nor stay in lockstep.  S is --slice-us, or by default CFS's slice
+ * of one of the n vCPUs runnable on the pCPU when the slice begins (the
+ * host's latency, 24 ms on 8 CPUs or more, over n, at least its 3 ms
+ * granularity); a kicked vCPU that joins the queue shrinks cur's slice to
+ * that of n + 1 counted from cur's pick, at cur's next preemption point.
  */
 #include "sim.h"
 #include "turns.h"
@@ -102,6 +106,7 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 	v->state = VC_RUNNING;
 	v->start_ps = start;
 	p->cur = (int)i;
+	p->pick_ps = start;
 	p->slice_end_ps = start + vm_slice_len(p);
 	if (v->waiting)
 		release(v);
@@ -452,10 +457,12 @@ void vm_on_kick(struct sim_actor *w)
 	v->state = VC_READY;
 	advance(p, now);
 	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
-	if (p->cur < 0)
+	if (p->cur < 0) {
 		give(p, w->idx, now + vm_prm.wake_ps);
-	else
+	} else {
 		vm_rq_push_kicked(p, w->idx);
+		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
+	}
 }
 
 void vm_after_halt(struct sim_actor *a)

@@ -17,7 +17,7 @@
 #define PLE_WINDOW_MAX_PS (1000000ull * US_PS) /* 1 s: far beyond any slice */
 
 struct vm_params {
-	uint64_t slice_ps;
+	uint64_t slice_ps; /* --slice-us: every slice's mean; 0: CFS's, by the runnable vCPUs */
 	uint64_t ple_window_ps; /* NONE: 4096 cycles at the topology's clock */
 	uint64_t ple_grow;
 	uint64_t ple_exit_ps, halt_ps, kick_ps, wake_ps, switch_ps;
@@ -50,6 +50,8 @@ struct vm_vcpu {
 struct vm_pcpu {
 	int cur; /* -1: idle */
 	uint64_t slice_end_ps;
+	uint64_t pick_ps; /* cur runs since then (CFS's sum_exec_runtime at its pick) */
+	uint64_t draw;    /* the seeded draw of the slice under way */
 	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
 	int head, tail; /* run queue */
 	unsigned queued;
@@ -66,6 +68,7 @@ struct vm_state {
 	struct wl_run *run;
 	uint64_t seed;
 	unsigned nthreads, vcpus, nv, np, per_pcpu;
+	uint64_t cfs_latency_ps, cfs_min_gran_ps; /* the host's, scaled to its CPUs */
 	uint64_t window_ps; /* the PLE window a vCPU starts with; 0: no PLE */
 	unsigned *last_boosted; /* per guest: KVM's last_boosted_vcpu (guest-relative) */
 	struct vm_vcpu *v;
@@ -74,8 +77,11 @@ struct vm_state {
 };
 
 /* vm.c: the run queue of a pCPU, first in first out (a kicked vCPU goes
- * before the preempted ones), and the length of its next slice. */
+ * before the preempted ones), and the length of its next slice; a vCPU
+ * that joins p's queue while p's cur runs may end cur's slice sooner
+ * (vm_slice_recount: CFS's slice shrinks as the runnable tasks grow). */
 uint64_t vm_slice_len(struct vm_pcpu *p);
+void vm_slice_recount(struct vm_pcpu *p, uint64_t now);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_head(struct vm_pcpu *p, unsigned i);

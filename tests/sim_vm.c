@@ -143,7 +143,9 @@ static void ticket_at_2x_preempts_holders_and_waiters(void **state)
 
 /* The guest alone at 2x: two of its vCPUs per pCPU; a spinning waiter
  * leaves its pCPU to the other by a PLE exit.  Whether a run's schedule
- * puts a waiter beside the holder depends on the seed: summed over four. */
+ * puts a waiter beside the holder depends on the seed: summed over four.
+ * A run of several CFS slices (12 ms at two vCPUs a pCPU), so that every
+ * vCPU runs and takes its ticket. */
 static void ticket_alone_at_2x_yields_by_ple(void **state)
 {
 	struct wl_config c;
@@ -151,7 +153,7 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 
 	vm_config(&c, 8);
 	c.ops = 0;
-	c.duration_ms = 5;
+	c.duration_ms = 40;
 	ticket_runs_at_2x(&c, 4, 4, "alone", "--format csv", &sum);
 	assert_true(sum.ple_exits > 0);
 	assert_true(sum.ple_yields > 0);
@@ -188,6 +190,56 @@ static void guest_yield_boosts_other_pcpus(void **state)
 	assert_true(pcpu.holder_preemptions > 0 && guest.holder_preemptions > 0);
 	assert_true(guest.ple_yields > 0);
 	assert_true(guest.holder_lost_ps * 10 < pcpu.holder_lost_ps);
+}
+
+/* ------------------------------------------------------------ slices */
+
+/* The guest's preemptions in a run of 240 ms beside busy co-guests, PLE
+ * off (a slice's end is then the only preemption), summed over two runs. */
+static uint64_t preemptions_at(double x)
+{
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+	uint64_t n = 0;
+
+	for (unsigned s = 0; s < 2; s++) {
+		vm_config(&c, 4);
+		c.cs_ns = 200;
+		c.ncs_ns = 20000;
+		c.ops = 0;
+		c.duration_ms = 240;
+		vm_run(&c, lock_find("tas"), x, s, &run, &cnt);
+		n += cnt.vm.preemptions;
+		tl_done(&run);
+	}
+	return n;
+}
+
+/* CFS shares its latency (24 ms on 8 CPUs or more) among the n vCPUs
+ * runnable on a pCPU, at least 3 ms each: whatever n up to 8, each vCPU
+ * is preempted once a 24 ms round, so 4 vCPUs in 2 runs of 240 ms are
+ * preempted about 80 times at 2x and at 4x.  A fixed --slice-us 3000 at 2x
+ * gives a round of 6 ms: about 320. */
+static void cfs_slices_share_the_latency(void **state)
+{
+	uint64_t x2, x4, fixed;
+
+	set_opt("--co-guests", "busy");
+	set_opt("--ple-window-ns", "0");
+	x2 = preemptions_at(2.0);
+	x4 = preemptions_at(4.0);
+	set_opt("--slice-us", "3000");
+	fixed = preemptions_at(2.0);
+	set_opt("--slice-us", "cfs");
+	set_opt("--co-guests", "none");
+	set_opt("--ple-window-ns", "2048");
+	print_message("  4 vCPUs beside busy co-guests, 2 runs of 240 ms, PLE off: %llu preemptions "
+		      "at 2x, %llu at 4x (CFS's slices); %llu at 2x with --slice-us 3000\n",
+		      (unsigned long long)x2, (unsigned long long)x4, (unsigned long long)fixed);
+	assert_in_range(x2, 64, 96);
+	assert_in_range(x4, 64, 96);
+	assert_in_range(fixed, 256, 384);
 }
 
 /* ------------------------------------------------------------ halt, kick */
@@ -244,7 +296,7 @@ static void halts_matched_by_kicks(void **state)
 			 "--slice-us 1000 --co-guests none --ple-window-ns 0 --format csv");
 	set_opt("--co-guests", "none");
 	set_opt("--ple-window-ns", "2048"); /* 4096 cycles at 2 GHz */
-	set_opt("--slice-us", "3000");
+	set_opt("--slice-us", "cfs");
 	/* not vacuous: both locks halted */
 	assert_true(halts[0] > 0);
 	assert_true(halts[1] > 0);
@@ -462,7 +514,8 @@ static void short_overcommitted_run_warned(void **state)
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket,pv-ticket", "--vm", "4", "--overcommit",
 	    "1,2", "--duration", "2", "--runs", "1", "--format", "csv");
 	assert_int_equal(o.status, 0);
-	assert_non_null(strstr(o.err, "warning: --vm: a run of 2 ms is 0.7 slices"));
+	assert_non_null(strstr(o.err, "warning: --vm: a run of 2 ms is 0.2 slices of 12000 us "
+				      "(CFS's with 2 vCPUs a pCPU; --slice-us sets one)"));
 	assert_null(strstr(strstr(o.err, "warning") + 1, "warning"));
 	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "1",
@@ -471,9 +524,20 @@ static void short_overcommitted_run_warned(void **state)
 	assert_null(strstr(o.err, "warning"));
 	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
-	    "--duration", "9", "--runs", "1");
+	    "--duration", "36", "--runs", "1");
 	assert_int_equal(o.status, 0);
 	assert_null(strstr(o.err, "warning"));
+	tl_proc_free(&o);
+	/* a fixed slice is the one counted */
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
+	    "--duration", "9", "--runs", "1", "--slice-us", "3000");
+	assert_int_equal(o.status, 0);
+	assert_null(strstr(o.err, "warning"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
+	    "--duration", "8", "--runs", "1", "--slice-us", "3000");
+	assert_non_null(strstr(o.err, "warning: --vm: a run of 8 ms is 2.7 slices of 3000 us "
+				      "(--slice-us)"));
 	tl_proc_free(&o);
 }
 
@@ -545,6 +609,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(one_guest_at_1x_never_preempts),
 		cmocka_unit_test(ticket_at_2x_preempts_holders_and_waiters),
 		cmocka_unit_test(ticket_alone_at_2x_yields_by_ple),
+		cmocka_unit_test(cfs_slices_share_the_latency),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
