@@ -146,12 +146,16 @@ static uint64_t mean_slice_ps(unsigned n)
 	return lat > gran ? lat : gran;
 }
 
-/* The vCPUs a pCPU holds at most at overcommit x: x rounded up. */
-static unsigned per_pcpu_at(double x)
+/* The most vCPUs one pCPU holds with a guest of vcpus at overcommit x:
+ * the layout's, whose placement keeps pCPUs within one vCPU of each
+ * other (16 vCPUs at 3x: 5 pCPUs, one of them holding 4). */
+static unsigned per_pcpu_at(unsigned vcpus, double x)
 {
-	unsigned n = (unsigned)x;
+	unsigned p = 0, others = 0, total;
 
-	return (double)n < x - 1e-9 ? n + 1 : (n ? n : 1);
+	vm_layout(vcpus, x, &p, &others);
+	total = vcpus + others;
+	return p && total > p ? (total + p - 1) / p : 1;
 }
 
 /* A run of fewer slices than this, overcommitted, is mostly the first
@@ -160,12 +164,12 @@ static unsigned per_pcpu_at(double x)
 #define FEW_SLICES 3
 #define ADVISED_SLICES 10
 
-/* An overcommitted run of few slices (what: "a run of 2 ms"; x its
- * largest overcommit), said once, on stderr. */
-static void say_short_run(const char *what, uint64_t run_ps, double x, bool ops)
+/* An overcommitted run of few slices (what: "a run of 2 ms"; n the
+ * vCPUs a pCPU holds where its slices are the longest), said once, on
+ * stderr. */
+static void say_short_run(const char *what, uint64_t run_ps, unsigned n, bool ops)
 {
 	static bool said;
-	unsigned n = per_pcpu_at(x);
 	uint64_t slice = mean_slice_ps(n);
 	double slices = (double)run_ps / (double)slice;
 	char whose[96];
@@ -187,18 +191,33 @@ static void say_short_run(const char *what, uint64_t run_ps, double x, bool ops)
 		ops ? " in place of --ops" : "");
 }
 
+/* Of a sweep's overcommitted points, the one whose slices are the
+ * longest (CFS's shrink as vCPUs share a pCPU): its run has the fewest.
+ * Its vCPUs a pCPU, or 0 when no point is overcommitted. */
+static unsigned longest_slices(const struct wl_config *cfg)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 0; i < cfg->novercommit; i++) {
+		unsigned n = per_pcpu_at(cfg->vm_vcpus, cfg->overcommit[i]);
+
+		if (cfg->overcommit[i] > 1.0 && n > 1 &&
+		    (!best || mean_slice_ps(n) > mean_slice_ps(best)))
+			best = n;
+	}
+	return best;
+}
+
 static void warn_short_run(const struct wl_config *cfg)
 {
-	double most = 0;
 	uint64_t run_ps = cfg->duration_ms * 1000000000ull;
+	unsigned n = longest_slices(cfg);
 	char what[64];
 
-	for (unsigned i = 0; i < cfg->novercommit; i++)
-		most = cfg->overcommit[i] > most ? cfg->overcommit[i] : most;
-	if (cfg->ops || most <= 1.0 || run_ps >= FEW_SLICES * mean_slice_ps(per_pcpu_at(most)))
+	if (cfg->ops || !n || run_ps >= FEW_SLICES * mean_slice_ps(n))
 		return;
 	snprintf(what, sizeof(what), "a run of %llu ms", (unsigned long long)cfg->duration_ms);
-	say_short_run(what, run_ps, most, false);
+	say_short_run(what, run_ps, n, false);
 }
 
 /* The host a layout makes must be the overcommit X asked for, which labels
@@ -240,26 +259,29 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
  * overcommitted one, if it lasted a few slices, is said as a --duration is. */
 void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 {
-	double shortest = 0, x = 0;
+	double fewest = 0, secs = 0;
+	unsigned n = 0;
 	char what[96];
 
 	if (!cfg->vm_vcpus || !cfg->ops)
 		return;
-	for (size_t i = 0; i < o->nrows; i++) {
+	for (size_t i = 0; i < o->nrows; i++) { /* the run of the fewest slices */
 		const struct run_result *r = &o->rows[i];
+		unsigned k = per_pcpu_at(cfg->vm_vcpus, r->vm.overcommit);
+		double slices = r->duration_s * 1e12 / (double)mean_slice_ps(k);
 
-		if (!r->failure[0] && r->vm.has_vm && r->vm.overcommit > 1.0 &&
-		    (!shortest || r->duration_s < shortest)) {
-			shortest = r->duration_s;
-			x = r->vm.overcommit;
+		if (!r->failure[0] && r->vm.has_vm && r->vm.overcommit > 1.0 && k > 1 &&
+		    (!n || slices < fewest)) {
+			fewest = slices;
+			secs = r->duration_s;
+			n = k;
 		}
 	}
-	if (!shortest ||
-	    shortest * 1e12 >= (double)(FEW_SLICES * mean_slice_ps(per_pcpu_at(x))))
+	if (!n || fewest >= FEW_SLICES)
 		return;
 	snprintf(what, sizeof(what), "an overcommitted run of --ops %llu lasted %.0f us: it",
-		 (unsigned long long)cfg->ops, shortest * 1e6);
-	say_short_run(what, (uint64_t)(shortest * 1e12), x, true);
+		 (unsigned long long)cfg->ops, secs * 1e6);
+	say_short_run(what, (uint64_t)(secs * 1e12), n, true);
 }
 
 void vm_warn(const struct wl_config *cfg)
@@ -375,15 +397,16 @@ uint64_t vm_slice_len(struct vm_pcpu *p)
 	unsigned idx = (unsigned)(p - sim_vm->p);
 
 	p->draw = mix64(sim_vm->seed ^ mix64(((uint64_t)idx << 32) + p->draws++));
+	p->draw_mean_ps = s;
 	return s / 2 + p->draw % s;
 }
 
 /* A vCPU has joined p's queue while p's cur runs: CFS checks cur's run
  * since its pick against the slice of the tasks now runnable at the next
- * tick, so cur's slice ends at its pick plus the same draw of the shorter
- * slice, or now if that has passed (taking effect at cur's next
- * preemption point, as a boost does, sim/vm_sched.c).  A fixed
- * --slice-us does not shrink. */
+ * tick, so cur's slice ends at its pick plus the shorter slice, at the
+ * same place in its spread as the slice under way, or now if that has
+ * passed (taking effect at cur's next preemption point, as a boost does,
+ * sim/vm_sched.c).  A fixed --slice-us does not shrink. */
 void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 {
 	uint64_t s, end;
@@ -391,7 +414,8 @@ void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 	if (vm_prm.slice_ps || p->cur < 0)
 		return;
 	s = slice_mean_ps(p);
-	end = p->pick_ps + s / 2 + p->draw % s;
+	end = p->pick_ps + s / 2 +
+	      (uint64_t)((double)(p->draw % p->draw_mean_ps) * (double)s / (double)p->draw_mean_ps);
 	if (end < now)
 		end = now;
 	if (end < p->slice_end_ps)
@@ -631,8 +655,8 @@ uint64_t vm_progress_bound(uint64_t bound_ps)
 {
 	uint64_t m;
 
-	if (!sim_vm)
+	if (!sim_vm || sim_vm->per_pcpu <= 1) /* no vCPU waits for a pCPU */
 		return bound_ps;
-	m = 10 * mean_slice_ps(sim_vm->per_pcpu) * (sim_vm->per_pcpu ? sim_vm->per_pcpu : 1);
+	m = 10 * mean_slice_ps(sim_vm->per_pcpu) * sim_vm->per_pcpu;
 	return bound_ps > m ? bound_ps : m;
 }

@@ -11,7 +11,8 @@
  * the head of the queue and wakes that actor (sim_turn_wake).  So that a
  * slice end is never missed, cur never sleeps past it: local time is paid
  * in pieces that stop at the slice end, and a spin (a park on a line) has
- * the slice end as a deadline.  A vCPU that is not cur waits to be woken,
+ * the slice end as a deadline.  (An end that another actor moves earlier,
+ * a boost or a kick's recount, is met at cur's next preemption point.)  A vCPU that is not cur waits to be woken,
  * counted neither as parked nor as a deadlock candidate: some
  * cur of its pCPU will hand over.
  *
@@ -277,7 +278,9 @@ void vm_pay(struct sim_actor *a)
 		if (!left)
 			return;
 		p = pcpu_of(a);
-		step = p->slice_end_ps - sim.now_ps;
+		/* a boost may have ended the slice while a was not yet running:
+		 * the piece is paid whole and its end is the preemption point */
+		step = p->slice_end_ps > sim.now_ps ? p->slice_end_ps - sim.now_ps : left;
 		if (step > left)
 			step = left;
 		sim_sleep_until(a, sim.now_ps + step, SIM_EV_VM);

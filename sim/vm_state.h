@@ -52,6 +52,7 @@ struct vm_pcpu {
 	uint64_t slice_end_ps;
 	uint64_t pick_ps; /* cur runs since then (CFS's sum_exec_runtime at its pick) */
 	uint64_t draw;    /* the seeded draw of the slice under way */
+	uint64_t draw_mean_ps; /* the mean it was drawn for */
 	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
 	int head, tail; /* run queue */
 	unsigned queued;

@@ -27,6 +27,9 @@
 
 #include "testlib.h"
 
+#include "../sim/vm.h"
+#include "../sim/vm_state.h"
+
 #define TOPO "4socket"
 
 static const char *bindir;
@@ -240,6 +243,45 @@ static void cfs_slices_share_the_latency(void **state)
 	assert_in_range(x2, 64, 96);
 	assert_in_range(x4, 64, 96);
 	assert_in_range(fixed, 256, 384);
+}
+
+/* A kicked vCPU joining a running pCPU's queue (vm_slice_recount): the
+ * running vCPU's slice becomes the one of n + 1 runnable, from its pick,
+ * at the same place in its spread, never before now, never longer than
+ * it was; a fixed --slice-us, or an idle pCPU, is left as it is. */
+static void kick_shrinks_the_running_slice(void **state)
+{
+	const uint64_t ms = 1000000000ull; /* ps */
+	struct vm_state vm = { 0 };
+	struct vm_pcpu p = { .cur = 0, .queued = 1, .pick_ps = 5 * ms };
+	struct vm_state *saved = sim_vm;
+
+	vm.cfs_latency_ps = 24 * ms;
+	vm.cfs_min_gran_ps = 3 * ms;
+	sim_vm = &vm;
+	/* drawn alone (n = 1: a mean of 24 ms) at three quarters of its spread */
+	p.draw_mean_ps = 24 * ms;
+	p.draw = 18 * ms;
+	p.slice_end_ps = p.pick_ps + 12 * ms + 18 * ms; /* 35 ms */
+	vm_slice_recount(&p, 6 * ms);                   /* n = 2: 12 ms, 6 + 9 from the pick */
+	assert_int_equal(p.slice_end_ps, 20 * ms);
+	vm_slice_recount(&p, 6 * ms); /* the same count again: no change */
+	assert_int_equal(p.slice_end_ps, 20 * ms);
+	p.queued = 2;                  /* n = 3: 8 ms, 4 + 6 from the pick, but now is later */
+	vm_slice_recount(&p, 17 * ms);
+	assert_int_equal(p.slice_end_ps, 17 * ms);
+	p.queued = 1;                  /* never longer than it was */
+	vm_slice_recount(&p, 17 * ms);
+	assert_int_equal(p.slice_end_ps, 17 * ms);
+	p.slice_end_ps = 35 * ms;      /* a fixed slice does not shrink */
+	set_opt("--slice-us", "3000");
+	vm_slice_recount(&p, 6 * ms);
+	assert_int_equal(p.slice_end_ps, 35 * ms);
+	set_opt("--slice-us", "cfs");
+	p.cur = -1;                    /* nor does an idle pCPU's */
+	vm_slice_recount(&p, 6 * ms);
+	assert_int_equal(p.slice_end_ps, 35 * ms);
+	sim_vm = saved;
 }
 
 /* ------------------------------------------------------------ halt, kick */
@@ -523,6 +565,11 @@ static void short_overcommitted_run_warned(void **state)
 	assert_int_equal(o.status, 0);
 	assert_null(strstr(o.err, "warning"));
 	tl_proc_free(&o);
+	/* a sweep is judged at its point of the longest slices: 2x beside 4x */
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "8", "--overcommit", "2,4",
+	    "--duration", "30", "--runs", "1");
+	assert_non_null(strstr(o.err, "a run of 30 ms is 2.5 slices of 12000 us (CFS's with 2 vCPUs"));
+	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
 	    "--duration", "36", "--runs", "1");
 	assert_int_equal(o.status, 0);
@@ -610,6 +657,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ticket_at_2x_preempts_holders_and_waiters),
 		cmocka_unit_test(ticket_alone_at_2x_yields_by_ple),
 		cmocka_unit_test(cfs_slices_share_the_latency),
+		cmocka_unit_test(kick_shrinks_the_running_slice),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
