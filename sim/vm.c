@@ -27,6 +27,7 @@
  * granularity (sched_slice, __sched_period). */
 #define CFS_LATENCY_PS (6000ull * US_PS) /* 6 ms */
 #define CFS_MIN_GRAN_PS (750ull * US_PS) /* 0.75 ms */
+#define CFS_WAKEUP_GRAN_PS (1000ull * US_PS) /* sysctl_sched_wakeup_granularity, 1 ms */
 #define CFS_SCALE_CPUS 8
 #define DEF_PLE_WINDOW_CYCLES 4096.0      /* KVM ple_window */
 #define DEF_PLE_GROW 2u                   /* KVM ple_window_grow */
@@ -602,6 +603,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->window_ps = base_window_ps(freq_ghz);
 	vm->cfs_latency_ps = CFS_LATENCY_PS * cfs_scale();
 	vm->cfs_min_gran_ps = CFS_MIN_GRAN_PS * cfs_scale();
+	vm->cfs_wakeup_gran_ps = CFS_WAKEUP_GRAN_PS * cfs_scale();
 	sim_vm = vm;
 	vm->seed = run->seed;
 	for (unsigned p = 0; p < np; p++)

@@ -58,8 +58,10 @@
  * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, whose queue head
  * runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to the
  * sender): the vCPU becomes runnable at once, ahead of the preempted ones
- * (CFS ranks a vCPU that slept before those that ran); a co-guest's vCPU
- * running there is preempted for it (wake-up preemption); it runs no
+ * (CFS ranks a vCPU that slept before those that ran); a busy co-guest's
+ * vCPU running there is preempted for it, and with CFS's slices so is any
+ * vCPU that leads it by more than CFS's wake-up granularity in virtual
+ * runtime (the kicked one placed as CFS places a woken task); it runs no
  * sooner than --wake-ns after the kick.
  *
  * Everything counted comes out of this schedule: a preemption is a

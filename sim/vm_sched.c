@@ -39,6 +39,63 @@
 #include "vm.h"
 #include "vm_state.h"
 
+/* ------------------------------------------------------------ CFS's clock */
+
+/* With CFS's slices (no --slice-us) the host's scheduler keeps each vCPU's
+ * virtual runtime (all of equal weight: the time it has run) and each
+ * pCPU's min_vruntime, for the wake-up of a halted vCPU (vm_on_kick). */
+static bool cfs(void)
+{
+	return !vm_prm.slice_ps;
+}
+
+/* v stops running at t (descheduled, halted, rotated out). */
+static void ran_until(struct vm_vcpu *v, uint64_t t)
+{
+	v->vr_ps += t > v->start_ps ? t - v->start_ps : 0;
+}
+
+/* The virtual runtime of p's cur at now, or NONE on an idle pCPU. */
+static uint64_t cur_vr(const struct vm_pcpu *p, uint64_t now)
+{
+	const struct vm_vcpu *v;
+
+	if (p->cur < 0)
+		return NONE;
+	v = &sim_vm->v[p->cur];
+	return v->vr_ps + (now > v->start_ps ? now - v->start_ps : 0);
+}
+
+/* update_min_vruntime: the least of cur's and the queued vCPUs' virtual
+ * runtimes, and never less than before. */
+static void update_min_vr(struct vm_pcpu *p, uint64_t now)
+{
+	uint64_t m = cur_vr(p, now);
+
+	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
+		if (sim_vm->v[i].vr_ps < m)
+			m = sim_vm->v[i].vr_ps;
+	if (m != NONE && m > p->min_vr_ps)
+		p->min_vr_ps = m;
+}
+
+/* A halted vCPU w is kicked onto p, whose cur runs: CFS places a woken
+ * task at most half its latency behind min_vruntime (place_entity with
+ * GENTLE_FAIR_SLEEPERS: 12 ms on 8 CPUs or more) and preempts cur when
+ * cur's virtual runtime leads the woken one's by more than the wake-up
+ * granularity (check_preempt_wakeup: 4 ms), kernel/sched/fair.c.  True:
+ * cur is to leave, at its next preemption point (as for a boost). */
+static bool wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
+{
+	uint64_t half = sim_vm->cfs_latency_ps / 2, floor;
+
+	update_min_vr(p, now);
+	floor = p->min_vr_ps > half ? p->min_vr_ps - half : 0;
+	if (w->vr_ps < floor)
+		w->vr_ps = floor;
+	return p->cur >= 0 && cur_vr(p, now) > w->vr_ps + sim_vm->cfs_wakeup_gran_ps;
+}
+
 /* ------------------------------------------------------------ counting */
 
 /* Counters cover the measured interval (sim.end_ps, as the model's). */
@@ -157,6 +214,7 @@ static void advance(struct vm_pcpu *p, uint64_t now)
 			return;
 		}
 		sim_vm->v[o].state = VC_READY;
+		ran_until(&sim_vm->v[o], p->slice_end_ps);
 		vm_rq_push_tail(p, o);
 		run_next(p, p->slice_end_ps);
 	}
@@ -173,6 +231,7 @@ static void preempt_busy(struct vm_pcpu *p)
 		return;
 	o = (unsigned)p->cur;
 	sim_vm->v[o].state = VC_READY;
+	ran_until(&sim_vm->v[o], sim.now_ps);
 	vm_rq_push_head(p, o);
 	p->cur = -1;
 }
@@ -213,6 +272,8 @@ static void deschedule(struct sim_actor *a, int target)
 
 	v->off_ps = now;
 	v->off_phase = ph;
+	update_min_vr(p, now);
+	ran_until(v, now);
 	if (counting(now)) {
 		k->preemptions++;
 		k->holder_preemptions += ph == PH_HOLDING;
@@ -443,6 +504,8 @@ void vm_on_halt(struct sim_actor *a)
 		sim_vm->k.halts++;
 	v->state = VC_HALTED;
 	v->off_phase = -1;
+	update_min_vr(pcpu_of(a), sim.now_ps);
+	ran_until(v, sim.now_ps);
 	run_next(pcpu_of(a), sim.now_ps);
 }
 
@@ -451,6 +514,7 @@ void vm_on_kick(struct sim_actor *w)
 	struct vm_vcpu *v = vcpu_of(w);
 	struct vm_pcpu *p = pcpu_of(w);
 	uint64_t now = sim.now_ps;
+	bool preempt;
 
 	if (v->state != VC_HALTED)
 		return;
@@ -460,12 +524,16 @@ void vm_on_kick(struct sim_actor *w)
 	v->state = VC_READY;
 	advance(p, now);
 	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
+	preempt = cfs() && wakeup_preempts(p, v, now); /* placed before it is queued */
 	if (p->cur < 0) {
 		give(p, w->idx, now + vm_prm.wake_ps);
-	} else {
-		vm_rq_push_kicked(p, w->idx);
-		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
+		return;
 	}
+	vm_rq_push_kicked(p, w->idx);
+	if (preempt)
+		p->slice_end_ps = now > p->pick_ps ? now : p->pick_ps; /* cur leaves for it */
+	else if (cfs())
+		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
 }
 
 void vm_after_halt(struct sim_actor *a)

@@ -45,6 +45,7 @@ struct vm_vcpu {
 	uint64_t ple_at_ps; /* a spin that lasts until then exits; NONE */
 	bool in_spin;       /* off its pCPU inside a PLE exit's directed yield */
 	bool dy_eligible;   /* KVM's dy_eligible: toggled at each look while in_spin */
+	uint64_t vr_ps;     /* CFS's virtual runtime: its time run (equal weights), placed on a wake */
 };
 
 struct vm_pcpu {
@@ -53,6 +54,7 @@ struct vm_pcpu {
 	uint64_t pick_ps; /* cur runs since then (CFS's sum_exec_runtime at its pick) */
 	uint64_t draw;    /* the seeded draw of the slice under way */
 	uint64_t draw_mean_ps; /* the mean it was drawn for */
+	uint64_t min_vr_ps; /* CFS's min_vruntime: the least of cur's and the queue's, never falling */
 	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
 	int head, tail; /* run queue */
 	unsigned queued;
@@ -69,7 +71,7 @@ struct vm_state {
 	struct wl_run *run;
 	uint64_t seed;
 	unsigned nthreads, vcpus, nv, np, per_pcpu;
-	uint64_t cfs_latency_ps, cfs_min_gran_ps; /* the host's, scaled to its CPUs */
+	uint64_t cfs_latency_ps, cfs_min_gran_ps, cfs_wakeup_gran_ps; /* the host's, scaled to its CPUs */
 	uint64_t window_ps; /* the PLE window a vCPU starts with; 0: no PLE */
 	unsigned *last_boosted; /* per guest: KVM's last_boosted_vcpu (guest-relative) */
 	struct vm_vcpu *v;

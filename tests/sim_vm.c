@@ -245,6 +245,53 @@ static void cfs_slices_share_the_latency(void **state)
 	assert_in_range(fixed, 256, 384);
 }
 
+/* Two guests of 8 vCPUs running pv-ticket at 2x (--co-guests same), two
+ * runs of 120 ms: their acquisitions summed. */
+static uint64_t pv_guests_at_2x(void)
+{
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+	uint64_t n = 0;
+
+	set_opt("--co-guests", "same");
+	set_opt("--ple-grow", "1");
+	for (unsigned s = 0; s < 2; s++) {
+		vm_config(&c, 8);
+		c.cs_ns = 400;
+		c.ncs_ns = 2000;
+		c.ncs_exp = true;
+		c.ops = 0;
+		c.duration_ms = 120;
+		vm_run(&c, lock_find("pv-ticket"), 2.0, s, &run, &cnt);
+		n += tl_acquisitions(&run);
+		tl_done(&run);
+	}
+	set_opt("--co-guests", "none");
+	set_opt("--ple-grow", "2");
+	return n;
+}
+
+/* CFS's wake-up preemption: a halted vCPU kicked after a long sleep trails
+ * the other guest's running vCPU by more than the wake-up granularity and
+ * takes the pCPU at once, where a round-robin of the same 12 ms slices
+ * makes it wait for the slice to end, the lock's FIFO with it: the guests
+ * make over twice the acquisitions (the test prints both; without the
+ * wake-up preemption the two runs are the same). */
+static void kicked_sleeper_preempts_the_other_guest(void **state)
+{
+	uint64_t cfs, rr;
+
+	cfs = pv_guests_at_2x();
+	set_opt("--slice-us", "12000");
+	rr = pv_guests_at_2x();
+	set_opt("--slice-us", "cfs");
+	print_message("  pv-ticket, two guests of 8 vCPUs at 2x, 2 runs of 120 ms: %llu acquisitions "
+		      "under CFS, %llu under a 12 ms round-robin\n", (unsigned long long)cfs,
+		      (unsigned long long)rr);
+	assert_true(cfs > 2 * rr);
+}
+
 /* A kicked vCPU joining a running pCPU's queue (vm_slice_recount): the
  * running vCPU's slice becomes the one of n + 1 runnable, from its pick,
  * at the same place in its spread, never before now, never longer than
@@ -658,6 +705,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ticket_alone_at_2x_yields_by_ple),
 		cmocka_unit_test(cfs_slices_share_the_latency),
 		cmocka_unit_test(kick_shrinks_the_running_slice),
+		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
