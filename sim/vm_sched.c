@@ -12,7 +12,8 @@
  * slice end is never missed, cur never sleeps past it: local time is paid
  * in pieces that stop at the slice end, and a spin (a park on a line) has
  * the slice end as a deadline.  (An end that another actor moves earlier,
- * a boost or a kick's recount, is met at cur's next preemption point.)  A vCPU that is not cur waits to be woken,
+ * a boost, a kick's recount or a kick's wake-up preemption, is met at cur's
+ * next preemption point.)  A vCPU that is not cur waits to be woken,
  * counted neither as parked nor as a deadlock candidate: some
  * cur of its pCPU will hand over.
  *
@@ -85,7 +86,7 @@ static void update_min_vr(struct vm_pcpu *p, uint64_t now)
  * cur's virtual runtime leads the woken one's by more than the wake-up
  * granularity (check_preempt_wakeup: 4 ms), kernel/sched/fair.c.  True:
  * cur is to leave, at its next preemption point (as for a boost). */
-static bool wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
+bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
 {
 	uint64_t half = sim_vm->cfs_latency_ps / 2, floor;
 
@@ -322,8 +323,11 @@ void vm_actor_exit(struct sim_actor *a)
 	v = vcpu_of(a);
 	p = pcpu_of(a);
 	v->state = VC_GONE;
-	if (p->cur == (int)a->idx)
+	if (p->cur == (int)a->idx) {
+		update_min_vr(p, sim.now_ps); /* CFS's dequeue: the last of it counts */
+		ran_until(v, sim.now_ps);
 		run_next(p, sim.now_ps);
+	}
 }
 
 void vm_pay(struct sim_actor *a)
@@ -524,15 +528,18 @@ void vm_on_kick(struct sim_actor *w)
 	v->state = VC_READY;
 	advance(p, now);
 	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
-	preempt = cfs() && wakeup_preempts(p, v, now); /* placed before it is queued */
+	preempt = cfs() && vm_wakeup_preempts(p, v, now); /* placed before it is queued */
 	if (p->cur < 0) {
 		give(p, w->idx, now + vm_prm.wake_ps);
 		return;
 	}
 	vm_rq_push_kicked(p, w->idx);
-	if (preempt)
-		p->slice_end_ps = now > p->pick_ps ? now : p->pick_ps; /* cur leaves for it */
-	else if (cfs())
+	if (preempt) { /* cur leaves for it: its slice ends now, never later */
+		uint64_t end = now > p->pick_ps ? now : p->pick_ps;
+
+		if (end < p->slice_end_ps)
+			p->slice_end_ps = end;
+	} else if (cfs())
 		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
 }
 

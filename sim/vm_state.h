@@ -85,6 +85,10 @@ struct vm_state {
  * (vm_slice_recount: CFS's slice shrinks as the runnable tasks grow). */
 uint64_t vm_slice_len(struct vm_pcpu *p);
 void vm_slice_recount(struct vm_pcpu *p, uint64_t now);
+/* vm_sched.c: CFS's wake-up of the halted vCPU w onto p at now (w neither
+ * p's cur nor queued): w's virtual runtime placed, and whether p's cur
+ * leads it by more than the wake-up granularity (cur is to leave for it). */
+bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_head(struct vm_pcpu *p, unsigned i);

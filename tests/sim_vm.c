@@ -276,8 +276,8 @@ static uint64_t pv_guests_at_2x(void)
  * the other guest's running vCPU by more than the wake-up granularity and
  * takes the pCPU at once, where a round-robin of the same 12 ms slices
  * makes it wait for the slice to end, the lock's FIFO with it: the guests
- * make over twice the acquisitions (the test prints both; without the
- * wake-up preemption the two runs are the same). */
+ * make over twice the acquisitions (the test prints both; with the
+ * wake-up preemption taken out they were alike, measured once). */
 static void kicked_sleeper_preempts_the_other_guest(void **state)
 {
 	uint64_t cfs, rr;
@@ -328,6 +328,40 @@ static void kick_shrinks_the_running_slice(void **state)
 	p.cur = -1;                    /* nor does an idle pCPU's */
 	vm_slice_recount(&p, 6 * ms);
 	assert_int_equal(p.slice_end_ps, 35 * ms);
+	sim_vm = saved;
+}
+
+/* CFS's wake-up (vm_wakeup_preempts): the woken vCPU is placed at most half
+ * the latency behind min_vruntime, never ahead of its own virtual runtime
+ * lowered; it preempts the running vCPU only when that one leads it by
+ * more than the granularity, strictly; it does not count itself. */
+static void wakeup_places_and_preempts_as_cfs(void **state)
+{
+	const uint64_t ms = 1000000000ull; /* ps */
+	struct vm_vcpu v[2] = { { 0 }, { 0 } };
+	struct vm_state vm = { .v = v, .nv = 2 };
+	struct vm_pcpu p = { .cur = 0, .head = -1, .tail = -1 };
+	struct vm_state *saved = sim_vm;
+
+	vm.cfs_latency_ps = 24 * ms;
+	vm.cfs_wakeup_gran_ps = 4 * ms;
+	sim_vm = &vm;
+	v[0].vr_ps = 6 * ms; /* cur: 6 ms run before, running since 20 ms */
+	v[0].start_ps = 20 * ms;
+	v[1].vr_ps = 6 * ms; /* w: as far as cur was, 4 ms ago */
+	assert_false(vm_wakeup_preempts(&p, &v[1], 24 * ms)); /* a lead of 4 ms: not more */
+	assert_int_equal(p.min_vr_ps, 10 * ms);             /* cur's, w not counted */
+	assert_int_equal(v[1].vr_ps, 6 * ms);               /* above the floor: its own */
+	v[1].vr_ps = 6 * ms - 1;
+	assert_true(vm_wakeup_preempts(&p, &v[1], 24 * ms)); /* one ps more */
+	v[1].vr_ps = 0;                                      /* a long sleeper */
+	assert_true(vm_wakeup_preempts(&p, &v[1], 34 * ms));
+	assert_int_equal(p.min_vr_ps, 20 * ms);
+	assert_int_equal(v[1].vr_ps, 8 * ms); /* placed half the latency behind */
+	p.cur = -1;                           /* an idle pCPU: placed, nothing to preempt */
+	v[1].vr_ps = 0;
+	assert_false(vm_wakeup_preempts(&p, &v[1], 34 * ms));
+	assert_int_equal(v[1].vr_ps, 8 * ms);
 	sim_vm = saved;
 }
 
@@ -706,6 +740,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(cfs_slices_share_the_latency),
 		cmocka_unit_test(kick_shrinks_the_running_slice),
 		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
+		cmocka_unit_test(wakeup_places_and_preempts_as_cfs),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
