@@ -61,8 +61,8 @@
  * (CFS ranks a vCPU that slept before those that ran); a busy co-guest's
  * vCPU running there is preempted for it, and with CFS's slices so is any
  * vCPU that leads it by more than CFS's wake-up granularity in virtual
- * runtime (the kicked one placed as CFS places a woken task); it runs no
- * sooner than --wake-ns after the kick.
+ * runtime (the kicked one placed as CFS places a woken task, then run
+ * next); it runs no sooner than --wake-ns after the kick.
  *
  * Everything counted comes out of this schedule: a preemption is a
  * deschedule of a runnable vCPU (a slice expiry or a PLE yield); it is a

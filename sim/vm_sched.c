@@ -85,7 +85,8 @@ static void update_min_vr(struct vm_pcpu *p, uint64_t now)
  * GENTLE_FAIR_SLEEPERS: 12 ms on 8 CPUs or more) and preempts cur when
  * cur's virtual runtime leads the woken one's by more than the wake-up
  * granularity (check_preempt_wakeup: 4 ms), kernel/sched/fair.c.  True:
- * cur is to leave, at its next preemption point (as for a boost). */
+ * cur is to leave, at its next preemption point (as for a boost), and w
+ * to run next (set_next_buddy; vm_on_kick). */
 bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
 {
 	uint64_t half = sim_vm->cfs_latency_ps / 2, floor;
@@ -533,13 +534,19 @@ void vm_on_kick(struct sim_actor *w)
 		give(p, w->idx, now + vm_prm.wake_ps);
 		return;
 	}
-	vm_rq_push_kicked(p, w->idx);
 	if (preempt) { /* cur leaves for it: its slice ends now, never later */
 		uint64_t end = now > p->pick_ps ? now : p->pick_ps;
 
-		if (end < p->slice_end_ps)
+		if (end < p->slice_end_ps) { /* and it runs next (set_next_buddy) */
 			p->slice_end_ps = end;
-	} else if (cfs())
+			vm_rq_push_head(p, w->idx);
+		} else { /* a resched already pending: queued as any kicked vCPU */
+			vm_rq_push_kicked(p, w->idx);
+		}
+		return;
+	}
+	vm_rq_push_kicked(p, w->idx);
+	if (cfs())
 		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
 }
 
