@@ -136,15 +136,23 @@ static uint64_t cfs_scale(void)
 	return f;
 }
 
-/* The mean slice where n vCPUs share each pCPU: --slice-us, or CFS's. */
-static uint64_t mean_slice_ps(unsigned n)
+/* CFS's slice of one of n runnable tasks of equal weight on a CPU: the
+ * latency shared among them, at least the minimum granularity (sched_slice
+ * with __sched_period, kernel/sched/fair.c); or --slice-us. */
+static uint64_t slice_of(unsigned n, uint64_t latency_ps, uint64_t min_gran_ps)
 {
-	uint64_t lat = CFS_LATENCY_PS * cfs_scale(), gran = CFS_MIN_GRAN_PS * cfs_scale();
+	uint64_t s = latency_ps / (n ? n : 1);
 
 	if (vm_prm.slice_ps)
 		return vm_prm.slice_ps;
-	lat /= n ? n : 1;
-	return lat > gran ? lat : gran;
+	return s > min_gran_ps ? s : min_gran_ps;
+}
+
+/* The mean slice where n vCPUs share each pCPU, before a run (the host's
+ * constants from the topology loaded). */
+static uint64_t mean_slice_ps(unsigned n)
+{
+	return slice_of(n, CFS_LATENCY_PS * cfs_scale(), CFS_MIN_GRAN_PS * cfs_scale());
 }
 
 /* The most vCPUs one pCPU holds with a guest of vcpus at overcommit x:
@@ -371,21 +379,11 @@ void vm_env_json(FILE *f)
 
 /* ------------------------------------------------------------ a run */
 
-/* CFS's slice of one of n runnable tasks of equal weight on a CPU: the
- * latency shared among them, at least the minimum granularity (sched_slice
- * with __sched_period, kernel/sched/fair.c). */
-static uint64_t cfs_slice_ps(unsigned n)
+/* The mean slice of p's cur now, among the vCPUs runnable on p (cur and
+ * its queue), with the run's constants. */
+static uint64_t pcpu_slice_ps(const struct vm_pcpu *p)
 {
-	uint64_t s = sim_vm->cfs_latency_ps / (n ? n : 1);
-
-	return s > sim_vm->cfs_min_gran_ps ? s : sim_vm->cfs_min_gran_ps;
-}
-
-/* The mean slice of p's cur now: --slice-us, or CFS's among the vCPUs
- * runnable on p (cur and its queue). */
-static uint64_t slice_mean_ps(const struct vm_pcpu *p)
-{
-	return vm_prm.slice_ps ? vm_prm.slice_ps : cfs_slice_ps(1 + p->queued);
+	return slice_of(1 + p->queued, sim_vm->cfs_latency_ps, sim_vm->cfs_min_gran_ps);
 }
 
 /* The length of p's next slice: a seeded draw from [S/2, 3S/2), mean S.
@@ -394,7 +392,7 @@ static uint64_t slice_mean_ps(const struct vm_pcpu *p)
  * ever.  The uniform draw from [S/2, 3S/2) is *assumed* (docs/vm.md). */
 uint64_t vm_slice_len(struct vm_pcpu *p)
 {
-	uint64_t s = slice_mean_ps(p);
+	uint64_t s = pcpu_slice_ps(p);
 	unsigned idx = (unsigned)(p - sim_vm->p);
 
 	p->draw = mix64(sim_vm->seed ^ mix64(((uint64_t)idx << 32) + p->draws++));
@@ -414,7 +412,7 @@ void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 
 	if (vm_prm.slice_ps || p->cur < 0)
 		return;
-	s = slice_mean_ps(p);
+	s = pcpu_slice_ps(p);
 	end = p->pick_ps + s / 2 +
 	      (uint64_t)((double)(p->draw % p->draw_mean_ps) * (double)s / (double)p->draw_mean_ps);
 	if (end < now)
@@ -602,8 +600,8 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->np = np;
 	vm->window_ps = base_window_ps(freq_ghz);
 	vm->cfs_latency_ps = CFS_LATENCY_PS * cfs_scale();
-	vm->cfs_min_gran_ps = CFS_MIN_GRAN_PS * cfs_scale();
-	vm->cfs_wakeup_gran_ps = CFS_WAKEUP_GRAN_PS * cfs_scale();
+	vm->cfs_min_gran_ps = CFS_MIN_GRAN_PS * (vm->cfs_latency_ps / CFS_LATENCY_PS);
+	vm->cfs_wakeup_gran_ps = CFS_WAKEUP_GRAN_PS * (vm->cfs_latency_ps / CFS_LATENCY_PS);
 	sim_vm = vm;
 	vm->seed = run->seed;
 	for (unsigned p = 0; p < np; p++)

@@ -98,6 +98,27 @@ bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
 	return p->cur >= 0 && cur_vr(p, now) > w->vr_ps + sim_vm->cfs_wakeup_gran_ps;
 }
 
+/* v stops running on p at t: min_vruntime first (it counts v's run so
+ * far), then v's virtual runtime (CFS's dequeue and put_prev). */
+static void off_cpu(struct vm_pcpu *p, struct vm_vcpu *v, uint64_t t)
+{
+	update_min_vr(p, t);
+	ran_until(v, t);
+}
+
+/* cur of p is to leave at its next preemption point: its slice ends now
+ * (not before its start), never later.  False when it ended already (a
+ * resched is pending). */
+static bool end_cur_slice(struct vm_pcpu *p, uint64_t now)
+{
+	uint64_t end = now > p->pick_ps ? now : p->pick_ps;
+
+	if (end >= p->slice_end_ps)
+		return false;
+	p->slice_end_ps = end;
+	return true;
+}
+
 /* ------------------------------------------------------------ counting */
 
 /* Counters cover the measured interval (sim.end_ps, as the model's). */
@@ -216,7 +237,7 @@ static void advance(struct vm_pcpu *p, uint64_t now)
 			return;
 		}
 		sim_vm->v[o].state = VC_READY;
-		ran_until(&sim_vm->v[o], p->slice_end_ps);
+		off_cpu(p, &sim_vm->v[o], p->slice_end_ps);
 		vm_rq_push_tail(p, o);
 		run_next(p, p->slice_end_ps);
 	}
@@ -233,7 +254,7 @@ static void preempt_busy(struct vm_pcpu *p)
 		return;
 	o = (unsigned)p->cur;
 	sim_vm->v[o].state = VC_READY;
-	ran_until(&sim_vm->v[o], sim.now_ps);
+	off_cpu(p, &sim_vm->v[o], sim.now_ps);
 	vm_rq_push_head(p, o);
 	p->cur = -1;
 }
@@ -274,8 +295,7 @@ static void deschedule(struct sim_actor *a, int target)
 
 	v->off_ps = now;
 	v->off_phase = ph;
-	update_min_vr(p, now);
-	ran_until(v, now);
+	off_cpu(p, v, now);
 	if (counting(now)) {
 		k->preemptions++;
 		k->holder_preemptions += ph == PH_HOLDING;
@@ -325,8 +345,7 @@ void vm_actor_exit(struct sim_actor *a)
 	p = pcpu_of(a);
 	v->state = VC_GONE;
 	if (p->cur == (int)a->idx) {
-		update_min_vr(p, sim.now_ps); /* CFS's dequeue: the last of it counts */
-		ran_until(v, sim.now_ps);
+		off_cpu(p, v, sim.now_ps);
 		run_next(p, sim.now_ps);
 	}
 }
@@ -439,8 +458,7 @@ static void boost(unsigned target, uint64_t now)
 		return;
 	}
 	vm_rq_push_head(q, target);
-	if (q->slice_end_ps > now)
-		q->slice_end_ps = now;
+	end_cur_slice(q, now);
 }
 
 /* The spin lasted the PLE window: the vCPU exits to the hypervisor, which
@@ -509,8 +527,7 @@ void vm_on_halt(struct sim_actor *a)
 		sim_vm->k.halts++;
 	v->state = VC_HALTED;
 	v->off_phase = -1;
-	update_min_vr(pcpu_of(a), sim.now_ps);
-	ran_until(v, sim.now_ps);
+	off_cpu(pcpu_of(a), v, sim.now_ps);
 	run_next(pcpu_of(a), sim.now_ps);
 }
 
@@ -534,19 +551,12 @@ void vm_on_kick(struct sim_actor *w)
 		give(p, w->idx, now + vm_prm.wake_ps);
 		return;
 	}
-	if (preempt) { /* cur leaves for it: its slice ends now, never later */
-		uint64_t end = now > p->pick_ps ? now : p->pick_ps;
-
-		if (end < p->slice_end_ps) { /* and it runs next (set_next_buddy) */
-			p->slice_end_ps = end;
-			vm_rq_push_head(p, w->idx);
-		} else { /* a resched already pending: queued as any kicked vCPU */
-			vm_rq_push_kicked(p, w->idx);
-		}
+	if (preempt && end_cur_slice(p, now)) { /* cur leaves for it, it runs next */
+		vm_rq_push_head(p, w->idx);   /* (set_next_buddy) */
 		return;
 	}
-	vm_rq_push_kicked(p, w->idx);
-	if (cfs())
+	vm_rq_push_kicked(p, w->idx); /* or a resched was already pending */
+	if (!preempt)
 		vm_slice_recount(p, now); /* one more runnable: cur's slice shrinks */
 }
 

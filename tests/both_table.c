@@ -511,6 +511,18 @@ static char *flat(char *t)
 	return t;
 }
 
+/* The table of one row, its lines joined. */
+static char *flat_table_of_row(const struct run_result *r)
+{
+	struct output_set o = { 0 };
+	char *t;
+
+	output_add(&o, r);
+	t = flat(table_of(&o)); /* table_of's buffer outlives the set */
+	output_free(&o);
+	return t;
+}
+
 /* Under the table, said once where it applies: a simulated run that
  * starved threads under a fixed --ncs (not under an exponential one, nor
  * natively), and a paravirtual lock run outside a virtual machine. */
@@ -518,48 +530,27 @@ static void legend_says_what_the_rows_rest_on(void **state)
 {
 	static const char fixed[] = "Starved under a fixed --ncs";
 	static const char pv[] = "pv-*: paravirtual locks outside a virtual machine";
-	struct output_set o = { 0 };
 	struct run_result r;
 	char *t;
 
 	fake_row(&r, "tas", 4, 0);
 	r.starved = 2;
 	r.sim.has_sim = true;
-	output_add(&o, &r);
-	t = flat(table_of(&o));
+	t = flat_table_of_row(&r);
 	assert_non_null(strstr(t, fixed));
 	assert_null(strstr(t, pv));
-	output_free(&o);
-
-	memset(&o, 0, sizeof(o));
 	r.ncs_exp = true;
-	output_add(&o, &r);
-	t = flat(table_of(&o));
-	assert_null(strstr(t, fixed));
-	output_free(&o);
-
-	memset(&o, 0, sizeof(o));
+	assert_null(strstr(flat_table_of_row(&r), fixed));
 	r.ncs_exp = false;
 	r.sim.has_sim = false; /* native: real jitter */
-	output_add(&o, &r);
-	t = flat(table_of(&o));
-	assert_null(strstr(t, fixed));
-	output_free(&o);
+	assert_null(strstr(flat_table_of_row(&r), fixed));
 
-	memset(&o, 0, sizeof(o));
 	fake_row(&r, "pv-ticket", 4, 0);
-	output_add(&o, &r);
-	t = flat(table_of(&o));
+	t = flat_table_of_row(&r);
 	assert_non_null(strstr(t, pv));
 	assert_null(strstr(t, fixed));
-	output_free(&o);
-
-	memset(&o, 0, sizeof(o));
 	r.vm.has_vm = true;
-	output_add(&o, &r);
-	t = flat(table_of(&o));
-	assert_null(strstr(t, pv));
-	output_free(&o);
+	assert_null(strstr(flat_table_of_row(&r), pv));
 }
 
 static void csv_has_the_new_columns_last(void **state)

@@ -197,9 +197,11 @@ static void guest_yield_boosts_other_pcpus(void **state)
 
 /* ------------------------------------------------------------ slices */
 
-/* The guest's preemptions in a run of 240 ms beside busy co-guests, PLE
- * off (a slice's end is then the only preemption), summed over two runs. */
-static uint64_t preemptions_at(double x)
+/* Two runs of ms of lock on a guest of vcpus at overcommit x (cs and ncs
+ * as given, ncs exponential or fixed): the guest's preemptions, or with
+ * acqs its acquisitions, summed. */
+static uint64_t two_runs(const char *lock, unsigned vcpus, double x, uint64_t cs, uint64_t ncs,
+			 bool ncs_exp, uint64_t ms, bool acqs)
 {
 	struct wl_config c;
 	struct wl_run run;
@@ -207,16 +209,24 @@ static uint64_t preemptions_at(double x)
 	uint64_t n = 0;
 
 	for (unsigned s = 0; s < 2; s++) {
-		vm_config(&c, 4);
-		c.cs_ns = 200;
-		c.ncs_ns = 20000;
+		vm_config(&c, vcpus);
+		c.cs_ns = cs;
+		c.ncs_ns = ncs;
+		c.ncs_exp = ncs_exp;
 		c.ops = 0;
-		c.duration_ms = 240;
-		vm_run(&c, lock_find("tas"), x, s, &run, &cnt);
-		n += cnt.vm.preemptions;
+		c.duration_ms = ms;
+		vm_run(&c, lock_find(lock), x, s, &run, &cnt);
+		n += acqs ? tl_acquisitions(&run) : cnt.vm.preemptions;
 		tl_done(&run);
 	}
 	return n;
+}
+
+/* The guest's preemptions in two runs of 240 ms beside busy co-guests, PLE
+ * off (a slice's end is then the only preemption). */
+static uint64_t preemptions_at(double x)
+{
+	return two_runs("tas", 4, x, 200, 20000, false, 240, false);
 }
 
 /* CFS shares its latency (24 ms on 8 CPUs or more) among the n vCPUs
@@ -249,24 +259,11 @@ static void cfs_slices_share_the_latency(void **state)
  * runs of 120 ms: their acquisitions summed. */
 static uint64_t pv_guests_at_2x(void)
 {
-	struct wl_config c;
-	struct wl_run run;
-	struct run_counters cnt;
-	uint64_t n = 0;
+	uint64_t n;
 
 	set_opt("--co-guests", "same");
 	set_opt("--ple-grow", "1");
-	for (unsigned s = 0; s < 2; s++) {
-		vm_config(&c, 8);
-		c.cs_ns = 400;
-		c.ncs_ns = 2000;
-		c.ncs_exp = true;
-		c.ops = 0;
-		c.duration_ms = 120;
-		vm_run(&c, lock_find("pv-ticket"), 2.0, s, &run, &cnt);
-		n += tl_acquisitions(&run);
-		tl_done(&run);
-	}
+	n = two_runs("pv-ticket", 8, 2.0, 400, 2000, true, 120, true);
 	set_opt("--co-guests", "none");
 	set_opt("--ple-grow", "2");
 	return n;
