@@ -242,11 +242,18 @@ def test_end_to_end(tmp, bindir):
              bindir=bindir)
     check('--only writes scoreboard-only.csv, not the board\'s file',
           p.returncode == 0 and os.listdir(only) == ['scoreboard-only.csv'], str(os.listdir(only)))
+    p = tool(FIXTURE, '--list', '--only', '900-fixture.sb')
+    check('--only FILE.sb: every entry of the file', p.returncode == 0 and
+          len(p.stdout.splitlines()) == 4, p.stdout + p.stderr)
+    p = tool(FIXTURE, '--list', '--only', 'nope.sb')
+    check('--only with a file not on the board: status 2', p.returncode == 2 and
+          'no file nope.sb' in p.stderr, p.stderr)
     p = tool(FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs',
              bindir=os.path.join(tmp, 'nobin'))
     check('a missing binary: status 2', p.returncode == 2, p.stderr)
     test_shared_command(tmp, bindir)
     test_seeds(tmp, bindir, rows)
+    test_append(tmp, bindir)
 
 
 def logging_bin(tmp, bindir, name):
@@ -293,6 +300,37 @@ def test_seeds(tmp, bindir, rows):
               for c, r in zip(cells, seeded)), str(cells))
     check('without --seeds the column is empty', all(r['seeds_passed'] == '' for r in rows),
           str(rows))
+
+
+def test_append(tmp, bindir):
+    """--append: every command ends with the options, the output says it is
+    not the board, and the board's own files are left alone."""
+    wrap, log = logging_bin(tmp, bindir, 'append')
+    res = os.path.join(tmp, 'res-append')
+    p = tool(FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs,900-ncs-variance',
+             '--append', '--cs 100', bindir=wrap)
+    out = p.stdout.splitlines()
+    with open(log) as f:
+        runs = f.read().splitlines()
+    check('--append: each command ends with the options (then the CSV\'s)',
+          p.returncode == 0 and len(runs) == 4 and
+          all(' --cs 100 --format csv --out ' in r for r in runs), '\n'.join(runs) + p.stderr)
+    check('--append: the first and the last line say what was appended',
+          out and out[0] == 'not the board: every command with --cs 100 appended' and
+          out[-1].endswith('of 2 pass with --cs 100 appended to every command'), p.stdout)
+    names = os.listdir(res) if os.path.isdir(res) else []
+    rows = []
+    if names == ['scoreboard-only-append.csv']:
+        with open(os.path.join(res, names[0])) as f:
+            rows = list(csv.DictReader(f))
+    check('--append: its own CSV, every row naming the options',
+          len(rows) == 2 and all(r['appended'] == '--cs 100' for r in rows), str(names) + str(rows))
+    for bad, why in (('--seed 2', '--seed is the runner\'s'), ('', 'no option'),
+                     ('run --cs 1', 'not an option')):
+        p = tool(FIXTURE, '--results', res, '--append', bad, bindir=bindir)
+        check('--append %r: one line, status 2' % bad,
+              p.returncode == 2 and len(p.stderr.splitlines()) == 1 and why in p.stderr,
+              p.stderr)
 
 
 def test_shared_command(tmp, bindir):

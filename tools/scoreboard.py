@@ -3,11 +3,13 @@
 (scoreboard/*.sb, format in scoreboard/README.md) rendered by locklab-sim, and
 judged against its published value by the rules of scoreboard/README.md.
 
-usage: scoreboard.py [--list] [--only ID,...] [--board DIR] [--bin DIR]
-                     [--results DIR] [--jobs N] [--seeds N] [--no-chart]
+usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
+                     [--results DIR] [--jobs N] [--seeds N] [--append 'OPTIONS']
+                     [--no-chart]
 
   --list      print the entries (id, rule, published, machine) and exit
-  --only      run only these entries
+  --only      run only these entries (ids, or .sb files of the board: all
+              of each file's entries)
   --board     the directory of *.sb files (default scoreboard/)
   --bin       the directory of locklab-sim (default bin/)
   --results   where scoreboard.csv and the chart go (default results/)
@@ -15,6 +17,10 @@ usage: scoreboard.py [--list] [--only ID,...] [--board DIR] [--bin DIR]
   --seeds N   run every command with the seeds 1 .. N as well (default 1):
               the board is still seed 1's, and a column says with how many
               of the N seeds each entry passes (how robust its pass or fail is)
+  --append    options added to the end of every baseline and variant command
+              ('--ple-yield guest'): what the board would be with them; not the
+              board, so its files are scoreboard-append.* and every line printed
+              says what was added
   --no-chart  write no chart
 
 Prints one row per entry (id, published, simulated, error, pass/fail), then
@@ -43,6 +49,7 @@ RULES = ('change', 'neutral', 'variance')
 FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
              '--threads-csv', '--graphs', '--progress', '--seed')
 MAX_SEEDS = 20
+APPEND_NOTE = 'not the board: every command with %s appended'
 ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
               'procs')
 # How each subcommand takes its output: `run` and the others write
@@ -120,12 +127,20 @@ def parse_command(key, text, where):
     if not argv or argv[0].startswith('-'):
         raise EntryError('%s: %s: must start with a subcommand (run, ...)'
                          % (where, key))
+    opt = runners_option(argv)
+    if opt:
+        raise EntryError('%s: %s: %s is the runner\'s to give' % (where, key, opt))
+    return argv
+
+
+def runners_option(argv):
+    """The first option of argv that only the runner gives (--topo, --seed,
+    the output's), or None."""
     for a in argv:
         opt = a.split('=', 1)[0]
         if opt in FORBIDDEN:
-            raise EntryError('%s: %s: %s is the runner\'s to give'
-                             % (where, key, opt))
-    return argv
+            return opt
+    return None
 
 
 def check_entry(e, where, topodir):
@@ -440,9 +455,12 @@ def board_rows(entries, results):
     return rows
 
 
-def print_board(entries, results, seeds=1):
+def print_board(entries, results, seeds=1, append=None):
     """The board; with seeds > 1, a column of how many seeds each entry
-    passes with, and a line that counts them."""
+    passes with, and a line that counts them; with options appended to
+    every command, a first and a last line that say so."""
+    if append:
+        print(APPEND_NOTE % append)
     head = ('id', 'published', 'simulated', 'error', 'result')
     rows = board_rows(entries, results)
     w = [max(len(x[i]) for x in rows + [head]) for i in range(4)]
@@ -460,7 +478,7 @@ def print_board(entries, results, seeds=1):
                       head[4]))
         for x in rows:
             print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
-    print(count_line(entries, results), flush=True)
+    print(count_line(entries, results, append), flush=True)
     if seeds > 1:
         print(seeds_line(entries, results, seeds), flush=True)
 
@@ -481,11 +499,14 @@ def seeds_line(entries, results, seeds):
                                            ', '.join(some) or 'none'))
 
 
-def count_line(entries, results):
+def count_line(entries, results, append=None):
     """'14 of 48 pass', and how many of the passes are proxies: entries that
-    run another test's workload, the seed's own not being modelled."""
+    run another test's workload, the seed's own not being modelled; with
+    options appended, '... pass with --ple-yield guest appended'."""
     npass = sum(1 for e in entries if results[e['id']]['passed'])
     text = '%d of %d pass' % (npass, len(entries))
+    if append:
+        text += ' with %s appended to every command' % append
     proxies = [e for e in entries if 'proxy' in e]
     if proxies:
         won = [e['id'] for e in proxies if results[e['id']]['passed']]
@@ -498,7 +519,7 @@ def count_line(entries, results):
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
             'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure,'
-            'seeds_passed')
+            'seeds_passed,appended')
 
 
 def csv_field(x):
@@ -529,7 +550,7 @@ def band(rule, pub, sim):
     return math.log2(err) if 0 < err < float('inf') else None
 
 
-def csv_line(e, r, seeds=1):
+def csv_line(e, r, seeds=1, append=None):
     pub_change = as_change(e['rule'], e['pub'])
     if 'failed' in r:
         vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '', r['failed']]
@@ -540,12 +561,13 @@ def csv_line(e, r, seeds=1):
                 '%.6f' % r['error'], 'true' if r['passed'] else 'false',
                 '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b, '']
     vals.append(seeds_cell(r, seeds) if seeds > 1 else '')
+    vals.append(append or '')
     return ','.join(csv_field(x) for x in
                     [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
                      e['published'], pub_change] + vals)
 
 
-def write_csv(path, entries, results, seeds=1):
+def write_csv(path, entries, results, seeds=1, append=None):
     """Writes the whole file under a temporary name, then renames it."""
     d = os.path.dirname(path) or '.'
     os.makedirs(d, exist_ok=True)
@@ -553,7 +575,7 @@ def write_csv(path, entries, results, seeds=1):
     with os.fdopen(fd, 'w') as f:
         f.write(CSV_HEAD + '\n')
         for e in entries:
-            f.write(csv_line(e, results[e['id']], seeds) + '\n')
+            f.write(csv_line(e, results[e['id']], seeds, append) + '\n')
     os.replace(tmp, path)
 
 
@@ -587,7 +609,7 @@ def parse_args(argv):
             'bin': os.path.join(ROOT, 'bin'),
             'results': os.path.join(ROOT, 'results'),
             'jobs': os.cpu_count() or 1, 'seeds': '1', 'only': None, 'list': False,
-            'chart': True}
+            'chart': True, 'append': None}
     i, seen = 0, set()
     while i < len(argv):
         a = argv[i]
@@ -598,7 +620,7 @@ def parse_args(argv):
             opts['list'] = True
         elif a == '--no-chart':
             opts['chart'] = False
-        elif a in ('--only', '--board', '--bin', '--results', '--jobs', '--seeds'):
+        elif a in ('--only', '--board', '--bin', '--results', '--jobs', '--seeds', '--append'):
             if i + 1 >= len(argv):
                 usage_error('%s needs a value' % a)
             i += 1
@@ -621,20 +643,52 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         usage_error('--seeds: want a whole number from 1 to %d' % MAX_SEEDS)
+    if opts['append'] is not None:
+        opts['append_argv'] = parse_append(opts['append'])
+        opts['append'] = ' '.join(shlex.quote(a) for a in opts['append_argv'])
     return opts
 
 
+def parse_append(text):
+    """--append's options as a list: options only (no subcommand), none that
+    the runner gives."""
+    try:
+        argv = shlex.split(text)
+    except ValueError as e:
+        usage_error('--append: %s' % e)
+    if not argv:
+        usage_error('--append: no option given')
+    if not argv[0].startswith('-'):
+        usage_error('--append: %r is not an option (the entries give the subcommand)' % argv[0])
+    opt = runners_option(argv)
+    if opt:
+        usage_error('--append: %s is the runner\'s to give' % opt)
+    return argv
+
+
+def append_options(entries, argv):
+    """Every entry's two commands with argv at their end (a command that
+    two entries share stays shared)."""
+    for e in entries:
+        for k in ('baseline', 'variant'):
+            e['argv'][k] = e['argv'][k] + argv
+
+
 def select(entries, only):
+    """The entries --only names: ids, and .sb files of the board (every entry
+    of the file), in board order."""
     if only is None:
         return entries
     want = [x for x in only.split(',') if x]
     if not want:
         usage_error('--only: no entry named')
-    ids = {e['id'] for e in entries}
+    ids, files = {e['id'] for e in entries}, {e['file'] for e in entries}
     for w in want:
-        if w not in ids:
+        if w.endswith('.sb') and w not in files:
+            usage_error('--only: no file %s on the board' % w)
+        if not w.endswith('.sb') and w not in ids:
             usage_error('--only: no entry %s' % w)
-    return [e for e in entries if e['id'] in want]
+    return [e for e in entries if e['id'] in want or e['file'] in want]
 
 
 def list_entries(entries):
@@ -662,13 +716,17 @@ def main(argv):
     if not os.access(binary, os.X_OK):
         sys.stderr.write('scoreboard: no %s (build it: scons)\n' % binary)
         return 2
-    # a part of the board (--only) does not replace the whole board's files
-    name = 'scoreboard-only' if opts['only'] else 'scoreboard'
+    # a part of the board (--only), or another board (--append), does not
+    # replace the whole board's files
+    name = 'scoreboard' + ('-only' if opts['only'] else '') + \
+        ('-append' if opts['append'] else '')
     csvpath = os.path.join(opts['results'], name + '.csv')
     walls = previous_walls(os.path.join(opts['results'], 'scoreboard.csv'))
+    if opts['append']:
+        append_options(entries, opts['append_argv'])
     results = run_board(binary, entries, opts['jobs'], walls, opts['seeds'])
-    print_board(entries, results, opts['seeds'])
-    write_csv(csvpath, entries, results, opts['seeds'])
+    print_board(entries, results, opts['seeds'], opts['append'])
+    write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
     for e in bad:  # a typo in the board, not a failure of the model
@@ -676,7 +734,7 @@ def main(argv):
                                                           results[e['id']]['failed']))
     if opts['chart'] and entries:
         ok &= draw_chart(csvpath, os.path.join(opts['results'], name),
-                         count_line(entries, results).replace('; ', ';\n'))
+                         count_line(entries, results, opts['append']).replace('; ', ';\n'))
     return 2 if bad else 0 if ok else 1
 
 
