@@ -8,7 +8,8 @@
 #            thread, acquisitions (one run's, or the mean over runs when
 #            no thread changed socket between them), the socket's colour
 #            (0xRRGGBB), the fewest of one run (0: a cross, a thread that
-#            acquired nothing in some run)
+#            acquired nothing in some run), 1 where the bar is too short to
+#            see (its count is printed above it)
 #   titles   one word per block (the lock)
 #   sockets, socket_colours   one word each per socket, for the key
 #   heading; out
@@ -34,8 +35,10 @@ do for [fmt in formats] {
 		set title word(titles, i)
 		if (i == 1) { set key top left horizontal } else { unset key }
 		plot data index (i - 1) using 1:2:3 with boxes lc rgb variable notitle, \
-		     data index (i - 1) using 1:($4 == 0 ? 0 : 1/0) with points pt 2 ps 0.8 \
+		     data index (i - 1) using 1:($4 == 0 ? 0 : 1/0) with points pt 2 ps 1.3 lw 2 \
 			lc rgb "#c0392b" notitle, \
+		     data index (i - 1) using 1:($5 == 1 ? $2 : 1/0):(sprintf("%.0f", $2)) \
+			with labels rotate by 90 left offset 0, 0.4 font ",8" notitle, \
 		     for [k=1:words(sockets)] keyentry with boxes lc rgb word(socket_colours, k) \
 			title word(sockets, k)
 	}

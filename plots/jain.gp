@@ -12,14 +12,12 @@ do for [fmt in formats] {
 	set ylabel "Jain's fairness index"
 	set logscale x 2
 	set yrange [0:1.05]
-	# Series that coincide (every fair lock at 1.0) would hide each other:
-	# each is moved sideways by a few percent of a doubling, with an open
-	# marker of its own.
-	dodge(i) = 2 ** (0.06 * (i - (n + 1) / 2.0))
+	# Series that coincide (every fair lock at 1.0): moved sideways (dodge,
+	# common.gp), each lock with its own marker.
 	set autoscale xfix
 	set offsets graph 0.03, graph 0.03, 0, 0
 	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):4 \
-		with linespoints lw 2 pt int(word("4 6 8 10 12 14", 1 + (i - 1) % 6)) ps 1.2 \
+		with linespoints lw 2 pt int(word(markers, i)) ps 1.2 \
 		lc rgb word(colours, i) \
 		dt dash(word(kinds, i)) title word(titles, i), \
 	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $4 : NaN) \

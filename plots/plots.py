@@ -57,6 +57,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import textwrap
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,6 +79,22 @@ LOCK_COLOURS = {
     'qrwlock-3.16': '#bf005f', 'qrwlock-4.2': '#7c4499', 'rwlock-rlf': '#99007f',
 }
 SPARE_COLOURS = ['#ffb07c', '#7fdfa0', '#f7a1c4', '#b39ddb', '#d4c200', '#5f9ea0']
+# One marker per lock, the same in every chart (gnuplot point types: 4/5
+# square, 6/7 circle, 9 triangle, 10/11 triangle down, 12/13 diamond, 14/15
+# pentagon, open/filled; 2, a cross, marks starved points and 8, an open
+# triangle, a lower bound).  Two locks whose colours are near (CIELAB
+# distance under NEAR_COLOURS, colour_distance) have markers of different
+# shapes, so that no two series of a chart look alike (tests/plots_check.sh).
+LOCK_MARKERS = {
+    'tas': 7, 'ttas': 5, 'ttas-backoff': 9, 'ticket': 11, 'ticket-prop': 13, 'anderson': 15,
+    'mcs': 6, 'clh': 4, 'qspinlock': 10, 'cna': 12, 'cohort': 14, 'hmcs': 5, 'hticket': 9,
+    'pv-ticket': 11, 'pv-qspinlock': 7, 'rwlock': 13, 'qrwlock': 15, 'qrwlock-steal': 6,
+    'percpu-rwsem': 4, 'brlock': 12, 'spinlock-ref': 14, 'lockref': 7, 'pthread-mutex': 10,
+    'pthread-spin': 5, 'pv-qspinlock-noearly': 13, 'qrwlock-2013': 9, 'qrwlock-2013-rs': 11,
+    'qrwlock-3.16': 4, 'qrwlock-4.2': 10, 'rwlock-rlf': 9,
+}
+SPARE_MARKERS = [7, 5, 9, 11, 13, 15, 6, 4, 10, 12, 14]
+NEAR_COLOURS = 40.0
 # Sockets (acquisitions chart) and distance classes (traffic chart): greys.
 SOCKET_COLOURS = ['#1a1a1a', '#8c8c8c', '#4d4d4d', '#bfbfbf',
                   '#333333', '#a6a6a6', '#666666', '#d9d9d9']
@@ -158,9 +175,23 @@ def gp_str(s):
     return '"%s"' % s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
 
 
+def wrap_heading(text, width):
+    """Each line of a heading broken at its spaces to at most width
+    characters: gnuplot centres a title over the plot and cuts off what
+    is wider than the canvas."""
+    return '\n'.join('\n'.join(textwrap.wrap(line, width, break_on_hyphens=False) or [''])
+                      for line in text.split('\n'))
+
+
+# the characters of a heading's line at 11 points over a chart's plot
+HEADING_WIDTH = {'waits.gp': 190, 'acquisitions.gp': 180}
+
+
 def gnuplot(script, out, **vars):
     """Run plots/SCRIPT with the variables; True when both files exist."""
     out = os.path.abspath(out)
+    if 'heading' in vars:
+        vars['heading'] = wrap_heading(vars['heading'], HEADING_WIDTH.get(script, 96))
     assigns = ['out=%s' % gp_str(out)]
     for k, v in vars.items():
         assigns.append('%s=%s' % (k, gp_str(v) if isinstance(v, str) else repr(v)))
@@ -200,14 +231,65 @@ def workload_text(keys):
     if len(wls) != 1:
         return 'workloads: in the titles'
     cs, ncs, lines, locks, read, x, exp = next(iter(wls))
-    text = 'cs %s ns, ncs %s%s ns, %s line%s, %s lock%s' % (
-        cs or '?', 'exp:' if exp == 'true' else '', ncs or '?', lines or '?',
-        '' if lines == '1' else 's', locks or '?', '' if locks == '1' else 's')
+    text = 'cs %s ns writing %s shared line%s, ncs %s%s ns, %s lock%s' % (
+        cs or '?', lines or '?', '' if lines == '1' else 's',
+        'exp:' if exp == 'true' else '', ncs or '?', locks or '?', '' if locks == '1' else 's')
     if read:
         text += ', %s%% reads' % read
     if x:
         text += ', overcommit x%s' % x
     return text
+
+
+def json_env(csv_path):
+    """The environment of the JSON file written beside a run CSV (same name,
+    .json), or {} when there is none (a CSV made with --csv alone)."""
+    try:
+        with open(csv_path[:-len('.csv')] + '.json', encoding='utf-8') as f:
+            env = json.load(f).get('environment', {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return env if isinstance(env, dict) else {}
+
+
+PIN_SAYS = {'compact': 'threads fill socket 0, then socket 1, ...',
+            'scatter': 'threads dealt round the sockets'}
+
+
+def context_text(rows, env):
+    """What a chart's numbers rest on, for its heading: simulated or
+    measured, the machine's shape and placement, the runs' length, and the
+    model's assumed constants ("" where the CSV and its JSON say nothing)."""
+    parts = []
+    backends = sorted({r.get('backend', '') for r in rows} - {''})
+    topo = env.get('topology') if isinstance(env.get('topology'), dict) else {}
+    if topo.get('cores') and topo.get('sockets'):
+        smt = topo.get('smt', 1)
+        shape = '%d sockets x %d cores%s' % (topo['sockets'], topo['cores'] // topo['sockets'],
+                                             ' x %d threads' % smt if smt > 1 else '')
+        parts.append('%s %s (%s)' % ('simulated' if backends == ['sim'] else '+'.join(backends),
+                                     topo.get('name', '?'), shape))
+    elif backends:
+        parts.append(' and '.join({'sim': 'simulated', 'native': 'measured natively'}.get(b, b)
+                                  for b in backends))
+    pin = env.get('pinning')
+    if pin:
+        parts.append('pinning %s' % pin + (' (%s)' % PIN_SAYS[pin] if pin in PIN_SAYS else ''))
+    lengths = sorted({num(r, 'duration_s') for r in rows if not math.isnan(num(r, 'duration_s'))})
+    if lengths:
+        parts.append('runs of %s' % fmt_seconds(lengths[0]) if len(lengths) == 1 else
+                     'runs of %s to %s' % (fmt_seconds(lengths[0]), fmt_seconds(lengths[-1])))
+    text = ', '.join(parts)
+    assumed = topo.get('assumed')
+    if assumed:
+        text += ('\nassumed (no source; topologies/README.md): %s'
+                 % ', '.join(str(a) for a in assumed))
+    return text
+
+
+def fmt_seconds(s):
+    scale, unit = scaled_unit([s * 1e9], TIME_UNITS)
+    return '%g %s' % (float('%.3g' % (s * 1e9 / scale)), unit)
 
 
 def ran(row):
@@ -276,7 +358,7 @@ def max_cut_short(row):
 def write_series(path, groups):
     with open(path, 'w') as f:
         f.write('# threads throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max '
-                'p99_lower_bound starved max_lower_bound\n')
+                'p99_lower_bound starved max_lower_bound throughput_min throughput_max\n')
         for i, (key, by_t) in enumerate(groups.items()):
             if i:
                 f.write('\n\n')
@@ -291,7 +373,8 @@ def write_series(path, groups):
                                   '1' if any(r.get('wait_p99_censored') == 'true' for r in rs)
                                   else '0',
                                   fmt(max(starved_of(r) for r in rs)),
-                                  '1' if any(max_cut_short(r) for r in rs) else '0']) + '\n')
+                                  '1' if any(max_cut_short(r) for r in rs) else '0',
+                                  fmt(min(tp)), fmt(max(tp))]) + '\n')
 
 
 def lock_colour(lock):
@@ -299,6 +382,27 @@ def lock_colour(lock):
     if lock in LOCK_COLOURS:
         return LOCK_COLOURS[lock]
     return SPARE_COLOURS[zlib.crc32(lock.encode()) % len(SPARE_COLOURS)]
+
+
+def lock_marker(lock):
+    """The lock's gnuplot point type, the same in every chart."""
+    if lock in LOCK_MARKERS:
+        return LOCK_MARKERS[lock]
+    return SPARE_MARKERS[zlib.crc32(lock.encode()) % len(SPARE_MARKERS)]
+
+
+def colour_distance(a, b):
+    """CIELAB (D65) distance of two "#rrggbb" colours: under about 40, two
+    lines are told apart by their markers rather than their colours."""
+    def lab(c):
+        rgb = [int(c[i:i + 2], 16) / 255.0 for i in (1, 3, 5)]
+        r, g, b = [x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in rgb]
+        xyz = ((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+               0.2126 * r + 0.7152 * g + 0.0722 * b,
+               (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883)
+        fx, fy, fz = [v ** (1.0 / 3) if v > 0.008856 else 7.787 * v + 16.0 / 116 for v in xyz]
+        return (116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz))
+    return math.dist(lab(a), lab(b))
 
 
 def rgb_int(colour):
@@ -337,15 +441,26 @@ def runs_text(groups):
     return '%d run%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d runs' % (lo, hi)
 
 
-def sigma_text(groups):
+def bars_text(groups):
     """What the error bars are: none where a point is a single run."""
     counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
     if max(counts) < 2:
-        return 'single runs: no sigma, no bars'
-    return 'bars: one sigma over them' + ('' if min(counts) > 1 else ' (none for a single run)')
+        return 'single runs: no bars'
+    return 'bars: lowest to highest run' + ('' if min(counts) > 1 else ' (none for a single run)')
 
 
-def series_charts(name, rows, outdir, tmp, only):
+def display_name(name):
+    """A result NAME as a heading gives it: the machine, then the sweep's
+    hash apart ("4socket, sweep 4c7cf0c6"), so that the hash is not read as
+    part of the machine's name."""
+    m = RUN_SUFFIX.search(name)
+    return '%s, sweep %s' % (name[:m.start()], m.group(0)[1:]) if m else name
+
+
+SIDEWAYS = 'series moved sideways by at most 7%, each lock with its own colour and marker'
+
+
+def series_charts(name, rows, outdir, tmp, only, env=None):
     groups = series_of(rows)
     lost = {(r.get('backend'), r.get('lock'), workload_of(r), r.get('threads')) for r in rows}
     lost -= {(k[0], k[1], k[2], str(t)) for k, by_t in groups.items() for t in by_t}
@@ -360,8 +475,12 @@ def series_charts(name, rows, outdir, tmp, only):
     backends = sorted({k[0] for k in keys})
     common = dict(data=data, titles=' '.join(series_titles(keys)),
                   kinds=' '.join(k[0] for k in keys),
-                  colours=' '.join(lock_colour(k[1]) for k in keys))
-    what = '%s (%s; %s)' % (name, ', '.join(backends), workload_text(keys))
+                  colours=' '.join(lock_colour(k[1]) for k in keys),
+                  markers=' '.join(str(lock_marker(k[1])) for k in keys))
+    what = '%s (%s; %s)' % (display_name(name), ', '.join(backends), workload_text(keys))
+    context = context_text(rows, env or {})
+    if context:
+        what += '\n' + context
     # the cross and its key entry only on a chart that has one
     starved = int(any(starves(rs) for by_t in groups.values() for rs in by_t.values()))
     note = '\n' + STARVED if starved else ''
@@ -370,33 +489,35 @@ def series_charts(name, rows, outdir, tmp, only):
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
-                      heading='throughput against threads: %s\npoints: means of %s; %s\n'
-                      'series moved sideways a little, each with its own marker, so that equal '
-                      'ones show%s' % (what, runs_text(groups), sigma_text(groups), tnote),
+                      heading='throughput of all threads together against threads: %s\n'
+                      'points: means of %s; %s; %s%s'
+                      % (what, runs_text(groups), bars_text(groups), SIDEWAYS, tnote),
                       tscale=scale, tunit=unit, starved=starved, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
-                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s"
-                      "\nseries moved sideways a little, each with its own marker, so that equal "
-                      "indexes show%s" % (what, runs_text(groups), note),
+                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
+                      "%s%s" % (what, runs_text(groups), SIDEWAYS, note),
                       starved=starved, **common)
     if 'waits' in only:
-        units = [scaled_unit(series_values(groups, c), TIME_UNITS)
-                 for c in ('wait_p50_ns', 'wait_p99_ns', 'wait_max_ns')]
+        # one unit for the three panels, so that a tick reads the same in
+        # each: the medians', the smallest figures, which a larger unit would
+        # give as 1e-06
+        unit = scaled_unit(series_values(groups, 'wait_p50_ns'), TIME_UNITS)
+        wnote = note and note + ': the waits are those of the threads that got it (and one '\
+            'wait each, cut short by the end, of those that did not)'
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
-                      heading='wait times against threads: %s\nmedian and p99: means of %s, '
-                      'series moved sideways a little, each with its own marker; '
-                      'longest: the largest of any run; each panel in its own unit\n'
+                      heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      'longest: the largest of any run, at most the run\'s length; %s\n'
                       '%s; an open triangle marks a figure that is only a lower bound:\n'
                       'a p99 (in some run, half or more of the waits at or above it were cut '
-                      'short), a longest wait the run\'s end cut short (a thread still waited)'
-                      % (what, runs_text(groups), CENSORED),
-                      wscales=' '.join('%d' % u[0] for u in units),
-                      wunits=' '.join(u[1] for u in units), **common)
+                      'short), a longest wait the run\'s end cut short (a thread still waited)%s'
+                      % (what, runs_text(groups), SIDEWAYS, CENSORED, wnote),
+                      wscales=' '.join(['%d' % unit[0]] * 3), wunits=' '.join([unit[1]] * 3),
+                      starved=starved, **common)
     return ok
 
 
-def traffic_chart(name, rows, outdir, tmp):
+def traffic_chart(name, rows, outdir, tmp, env=None):
     rows = [r for r in rows if r.get('backend') == 'sim' and ran(r)]
     cols = ['transfers_class%d_per_acq' % k for k in range(4)]
     if not rows:
@@ -417,13 +538,23 @@ def traffic_chart(name, rows, outdir, tmp):
         f.write('# lock class0 class1 class2 class3 (transfers per acquisition)\n')
         for l, v in per.items():  # a lock whose runs all failed has no bar, not 0
             if not all(math.isnan(x) for x in v):
-                f.write('%s %s\n' % (l, ' '.join(fmt(0.0 if math.isnan(x) else x) for x in v)))
-    names = ['same-socket'] + ['class-%d' % k for k in range(1, 4)]
+                label = l + ('(x)' if starves(by_lock[l]) else '')
+                f.write('%s %s\n' % (label, ' '.join(fmt(0.0 if math.isnan(x) else x)
+                                                     for x in v)))
+    names = ['same-socket'] + ['remote-class-%d' % k for k in range(1, 4)]
+    starved = any(starves(rs) for rs in by_lock.values())
+    context = context_text(rows, env or {})
     return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
                    classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
-                   heading='cache-line transfers per acquisition by distance: %s, %d threads\n'
-                   'bars: means of the rows at %d threads (%s a lock, each its run\'s figure)'
-                   % (name, tmax, tmax, rows_text(by_lock)))
+                   heading='cache-line transfers per acquisition by distance: %s, %d threads '
+                   '(%s)%s\nbars: means of the %s at %d threads, a lock (each its run\'s '
+                   'figure); remote-class-k: a transfer between sockets of the topology\'s '
+                   'distance class k (1 the nearest; explain gives each class\'s latency)%s'
+                   % (display_name(name), tmax,
+                      workload_text([(None, None, workload_of(r)) for r in rows]),
+                      '\n' + context if context else '', rows_text(by_lock), tmax,
+                      '\n(x) after a lock: in some run threads never got it (starved): its '
+                      'transfers are those of the threads that got it' if starved else ''))
 
 
 # ------------------------------------------------------------ per thread
@@ -443,6 +574,11 @@ def thread_rows(rows):
     return rows, 'one run' if len(runs) == 1 else 'mean of %d runs' % len(runs)
 
 
+# A bar under this share of its panel's tallest is drawn with its count
+# printed above it: on a linear scale 3 acquisitions look like none.
+SMALL_BAR = 0.03
+
+
 def acquisitions_chart(name, rows, outdir, tmp, threads=None):
     if not rows:
         return True
@@ -454,16 +590,19 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
         by_lock.setdefault(r['lock'], {}).setdefault(int(r['tid']), []).append(r)
     data = os.path.join(tmp, 'acq-%s.dat' % name)
     with open(data, 'w') as f:
-        f.write('# tid acquisitions socket fewest (in one run: 0 draws an x)\n')
+        f.write('# tid acquisitions socket fewest (in one run: 0 draws an x) '
+                'small (1: a bar too short to see, its count printed)\n')
         for i, (lock, by_tid) in enumerate(by_lock.items()):
             if i:
                 f.write('\n\n')
+            peak = max(mean([num(r, 'acquisitions') for r in rs]) for rs in by_tid.values())
             for tid in sorted(by_tid):
                 rs = by_tid[tid]
                 acq = [num(r, 'acquisitions') for r in rs]
-                f.write('%d %s %d %s\n' % (tid, fmt(mean(acq)),
-                                           rgb_int(socket_colour(rs[0].get('node', '0'))),
-                                           fmt(min(acq))))
+                small = 0 < mean(acq) < SMALL_BAR * peak
+                f.write('%d %s %d %s %d\n' % (tid, fmt(mean(acq)),
+                                              rgb_int(socket_colour(rs[0].get('node', '0'))),
+                                              fmt(min(acq)), small))
     sockets = sorted({socket_of(r) for r in rows})
     backend = rows[0].get('backend', 'sim')
     several = any(len(rs) > 1 for by_tid in by_lock.values() for rs in by_tid.values())
@@ -473,8 +612,12 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                    titles=' '.join(by_lock),
                    sockets=' '.join('socket-%d' % k for k in sockets),
                    socket_colours=' '.join(socket_colour(k) for k in sockets),
-                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s; each '
-                   'panel its own scale): %s %s, %d threads' % (what, starved, backend, name, t))
+                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s; a bar '
+                   'under %d%% of its panel\'s tallest has its count printed; each panel its own '
+                   'scale): %s %s, %d threads, %s' % (what, starved, round(100 * SMALL_BAR),
+                                                     backend, name, t,
+                                                     workload_text([(None, None, workload_of(r))
+                                                                    for r in rows])))
 
 
 def socket_of(row):
@@ -526,12 +669,15 @@ def crossover_chart(name, rows, outdir, tmp):
     return gnuplot('crossover.gp', os.path.join(outdir, 'crossover-' + name), data=data,
                    xt=xt, yt=yt, nx=len(xs), ny=len(ys), locks=' '.join(winners),
                    colours=' '.join(lock_colour(l) for l in winners),
-                   heading='best of %s by threads and critical section: sim %s\n'
-                   '(only these locks were swept; lead over the second best; one run a cell, '
-                   'so a lead of a few %% is one draw)\n'
+                   heading='best of %s by threads and critical section: sim %s (ncs %s)\n'
+                   'only these locks were swept; a cell is one run each (%s), so a lead of a '
+                   'few %% is one draw; the lead is over the second best, tie(L) when less '
+                   'than 1%% ahead of L\n'
                    'a lock that starved threads in a cell is left out of it; "starved:" names '
                    'those faster than the best'
-                   % (', '.join(dict.fromkeys(r['lock'] for r in rows)), name))
+                   % (', '.join(dict.fromkeys(r['lock'] for r in rows)), name,
+                      '/'.join(sorted({r.get('ncs_ns', '?') + ' ns' for r in rows})),
+                      context_text(rows, {})))
 
 
 def best_of(by_lock):
@@ -805,11 +951,12 @@ def file_charts(a, outdir, tmp):
             ok = False
             continue
         ok &= series_charts(name, rows + natives_for(name, natives, a.overlay_native),
-                            outdir, tmp, a.only)
+                            outdir, tmp, a.only, json_env(p))
         if 'traffic' in a.only:
-            ok &= traffic_chart(name, rows, outdir, tmp)
+            ok &= traffic_chart(name, rows, outdir, tmp, json_env(p))
     for host, rows in natives.items():
-        ok &= series_charts('native-' + host, rows, outdir, tmp, a.only)
+        ok &= series_charts('native-' + host, rows, outdir, tmp, a.only,
+                            json_env(os.path.join(a.results, 'native-%s.csv' % host)))
     for p in sorted(glob.glob(os.path.join(a.results, 'validate-*-sim.csv'))):
         twin = p[:-len('-sim.csv')] + '-native.csv'
         if os.path.exists(twin):

@@ -5,10 +5,12 @@
 #   data     blocks separated by two blank lines, one per series, columns
 #            threads, throughput mean, sd, jain, wait p50, p99, max (ns),
 #            p99 a lower bound (1/0), the most threads starved in a run,
-#            max a lower bound (1/0)
+#            max a lower bound (1/0), throughput of the lowest and the
+#            highest run
 #   titles   one word per block ("sim:ttas")
 #   kinds    one word per block: sim or native
 #   colours  one word per block: the lock's colour ("#4363d8")
+#   markers  one word per block: the lock's gnuplot point type
 #   tscale, tunit   the throughput unit, chosen from the data (1e6, "Macq/s")
 #   starved  1 when some point starved threads: its cross's key entry
 #   heading  the chart's title; out: the file name without extension
@@ -19,20 +21,19 @@ do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
 	set xlabel "threads"
-	set ylabel sprintf("throughput (%s)", tunit)
+	set ylabel sprintf("throughput, all threads together (%s)", tunit)
 	set logscale x 2
 	set yrange [0:*]
-	# Locks of equal throughput (a lock and its paravirtual twin without
-	# overcommit) would hide each other: each series is moved sideways by a
-	# few percent of a doubling, with a marker of its own, as in jain.gp.
-	# A point where some run left threads without the lock (column 9) has
-	# its marker blanked and crossed in the lock's colour, the acquisitions
-	# chart's mark: its throughput is only that of the threads that got it.
-	dodge(i) = 2 ** (0.025 * (i - (n + 1) / 2.0))
+	# Each series moved sideways (dodge, common.gp), its bar the lowest to
+	# the highest run (columns 11, 12: with few runs a sigma would draw a
+	# range no run had).  A point where some run left threads without the
+	# lock (column 9) has its marker blanked and crossed in the lock's
+	# colour, the acquisitions chart's mark: its throughput is only that of
+	# the threads that got it.
 	set autoscale xfix
 	set offsets graph 0.03, graph 0.03, 0, 0
-	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($2 / tscale):($3 / tscale) \
-		with yerrorlines lw 2 pt int(word("7 5 9 11 13 15", 1 + (i - 1) % 6)) ps 0.9 \
+	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($2 / tscale):($11 / tscale):($12 / tscale) \
+		with yerrorlines lw 2 pt int(word(markers, i)) ps 0.9 \
 		lc rgb word(colours, i) dt dash(word(kinds, i)) title word(titles, i), \
 	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $2 / tscale : NaN) \
 		with points pt 7 ps 1.2 lc rgb "white" notitle, \

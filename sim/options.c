@@ -246,12 +246,15 @@ int sim_take_simgrid_cfg(int *argc, char **argv, char **sg, int *n, int room)
 
 static void explain_usage(FILE *f)
 {
-	fprintf(f, "usage: locklab-sim explain --lock L --threads N [run options]\n"
+	fprintf(f, "usage: locklab-sim explain --lock L --threads N [--topo NAME|FILE] [run options]\n"
 		   "              [--format table|csv] [--out FILE] [--graphs DIR]\n"
 		   "              where the handoff time goes, and how unfair the lock is "
 		   "(docs/graphs.md)\n"
 		   "              one mutex, one thread count of 2 or more, no --vm; over --runs\n"
-		   "              runs (3 by default), one after another in this process\n");
+		   "              runs (3 by default), one after another in this process\n"
+		   "              --topo: a machine under topologies/ or a platform file (default "
+		   "4socket);\n"
+		   "              the run options are those of `locklab-sim run --help`\n");
 }
 
 static const struct ll_command explain_cmd;

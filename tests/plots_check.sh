@@ -37,7 +37,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 fi
 
 mkdir -p "$TMP/results" "$TMP/out" "$TMP/overlay"
-cp "$FIX"/*.csv "$TMP/results/"
+cp "$FIX"/*.csv "$FIX"/*.json "$TMP/results/"
 plots --results "$TMP/results" --out "$TMP/out" --topo 2socket --no-sweeps
 plots --results "$TMP/results" --out "$TMP/overlay" --topo 2socket --no-sweeps \
 	--only throughput --overlay-native
@@ -103,6 +103,10 @@ for chart in ('throughput-2socket', 'jain-2socket'):
 n = uses(svg(starved, 'waits-2socket'), 7)
 if n != 1:
     bad.append('waits-2socket: %d open triangles, expected 1 (the cut-short longest wait)' % n)
+w = svg(starved, 'waits-2socket')
+if uses(w, 1) != 4 or 'the waits are those of the threads that got it' not in w:
+    bad.append('waits-2socket: %d crosses (expected 4: the starved point in each panel and '
+               'the key), or no word of what they mark' % uses(w, 1))
 cross = svg(starved, 'crossover-2socket')
 for want in ('starved: mcs', 'all starved', 'left out'):
     if want not in cross:
@@ -226,8 +230,17 @@ if 'censored' not in waits:
     bad.append('waits-2socket.svg: does not say the waits are censored')
 if len(re.findall(r'wait \((ns|us|ms|s)\)<', waits)) != 3 or 'G ns' in waits:
     bad.append('waits-2socket.svg: wait axes without a scaled unit')
-if 'Macq/s' not in open(os.path.join(out, 'throughput-2socket.svg')).read():
+tp = open(os.path.join(out, 'throughput-2socket.svg')).read()
+if 'Macq/s' not in tp:
     bad.append('throughput-2socket.svg: throughput axis not in Macq/s')
+for want in ('bars: lowest to highest run', 'at most 7%', 'runs of ',
+             'simulated 2socket (2 sockets x 8 cores)', 'pinning compact',
+             'assumed (no source; topologies/README.md): lat.*, msg.*'):
+    if want not in tp:
+        bad.append('throughput-2socket.svg: the heading does not say %r' % want)
+units = set(re.findall(r'wait \((ns|us|ms|s)\)<', waits))
+if len(units) != 1:
+    bad.append('waits-2socket.svg: the three panels in more than one unit: %s' % units)
 
 for b in bad:
     print('plots_check: FAIL: ' + b)
@@ -250,7 +263,21 @@ if missing:
     print('plots_check: FAIL: no colour for %s' % missing)
 if len(set(colours)) != len(colours):
     print('plots_check: FAIL: two locks share a colour')
-sys.exit(1 if missing or len(set(colours)) != len(colours) else 0)
+# every lock a marker; two locks of near colours, markers of other shapes
+# (gnuplot's 4/5, 6/7, ... are one shape open and filled)
+nomarker = [l for l in locks if l not in plots.LOCK_MARKERS]
+if nomarker:
+    print('plots_check: FAIL: no marker for %s' % nomarker)
+shape = lambda l: (plots.LOCK_MARKERS[l] - 4) // 2
+alike = [(a, b) for a in plots.LOCK_MARKERS for b in plots.LOCK_MARKERS if a < b and
+         shape(a) == shape(b) and plots.colour_distance(plots.LOCK_COLOURS[a], plots.LOCK_COLOURS[b])
+         < plots.NEAR_COLOURS]
+if alike:
+    print('plots_check: FAIL: near colours with one marker shape: %s' % alike)
+if any(m in (1, 2, 3, 8) for m in plots.LOCK_MARKERS.values()):
+    print('plots_check: FAIL: a lock drawn with the starved cross or the lower-bound triangle')
+sys.exit(1 if missing or nomarker or alike or len(set(colours)) != len(colours) or
+         any(m in (1, 2, 3, 8) for m in plots.LOCK_MARKERS.values()) else 0)
 EOF
 
 	# The bars are a mean over runs only while no thread changed socket.

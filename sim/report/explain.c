@@ -222,12 +222,15 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 			   "Jain %.3f\n", (unsigned long long)r->acq_min,
 			(unsigned long long)r->acq_max, r->acq_mean, r->acq_cv, r->jain);
 	} else {
-		fprintf(f, "  acquisitions per thread in a run  mean %.1f  cv %.3f  Jain %.3f  most - "
-			   "fewest up to %llu  (means over the runs; most - fewest: the widest run)\n",
-			r->acq_mean, r->acq_cv, r->jain, (unsigned long long)r->acq_gap);
+		fprintf(f, "  acquisitions per thread in a run  mean %.1f  cv %.3f  Jain %.3f  (means "
+			   "over the runs)\n", r->acq_mean, r->acq_cv, r->jain);
+		fprintf(f, "  most minus fewest in one run  %llu  (the widest run)\n",
+			(unsigned long long)r->acq_gap);
 		fprintf(f, "  a thread's acquisitions in any of the %u runs  fewest %llu  most %llu\n",
 			r->runs, (unsigned long long)r->acq_min, (unsigned long long)r->acq_max);
 	}
+	fprintf(f, "  threads that never got it  %u of %u%s\n", r->starved, r->threads,
+		r->runs > 1 ? "  (the most in one run)" : "");
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
 		   "messages\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
