@@ -80,6 +80,21 @@ static double waited(const struct wl_run *run, unsigned t)
 	return dur > 0 ? clamp01((double)sim_explain_wait_ps(t, run->stop_ns * 1000) / dur) : 0;
 }
 
+/* A share of the run spent waiting as a label gives it (share_text below
+ * does the same for counts): a whole percent, but never "100%" or "0%"
+ * for a share that is not all or nothing (a thread that made one
+ * acquisition in a run does not read as one that made none). */
+static const char *waited_text(char *buf, size_t len, double w)
+{
+	if (w > 0.995 && w < 1)
+		snprintf(buf, len, ">99.5%%");
+	else if (w > 0 && w < 0.005)
+		snprintf(buf, len, "<0.5%%");
+	else
+		snprintf(buf, len, "%.0f%%", 100 * w);
+	return buf;
+}
+
 /* The legend of node colour (waiting) and of one or two kinds of edge. */
 static void wait_legend(Agraph_t *g, const char *title, const char *edge1, const char *text1,
 			const char *edge2, const char *text2)
@@ -124,13 +139,13 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 		draw_set(n, "style", t >= 0 ? "filled,rounded" : "dashed,rounded");
 		if (t >= 0) {
 			double w = waited(run, (unsigned)t);
-			char acq[16];
+			char acq[16], share[16];
 
 			draw_wait_colour(col, sizeof(col), w);
 			draw_set(n, "fillcolor", col);
-			draw_setf(n, "label", "core %u: t%d\n%s acq\n%.0f%% waiting", c, t,
+			draw_setf(n, "label", "core %u: t%d\n%s acq\n%s waiting", c, t,
 				  draw_count(acq, sizeof(acq), (double)run->threads[t].acquisitions),
-				  100 * w);
+				  waited_text(share, sizeof(share), w));
 		} else {
 			draw_setf(n, "label", "core %u\nidle", c);
 		}
@@ -268,7 +283,7 @@ static size_t handoff_pairs(const struct wl_run *run)
 static void handoff_nodes(Agraph_t *g, const struct wl_run *run, Agnode_t **tn)
 {
 	Agraph_t *sub[TOPO_MAX_SOCKETS] = { NULL };
-	char col[48], acq[16];
+	char col[48], acq[16], share[16];
 
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
@@ -282,8 +297,9 @@ static void handoff_nodes(Agraph_t *g, const struct wl_run *run, Agnode_t **tn)
 		draw_set(tn[i], "style", "filled");
 		draw_set(tn[i], "fillcolor", col);
 		draw_set(tn[i], "fontname", "Helvetica");
-		draw_setf(tn[i], "label", "t%u\ncore %u\n%s acq\n%.0f%% waiting", i, t->cpu,
-			  draw_count(acq, sizeof(acq), (double)t->acquisitions), 100 * w);
+		draw_setf(tn[i], "label", "t%u\ncore %u\n%s acq\n%s waiting", i, t->cpu,
+			  draw_count(acq, sizeof(acq), (double)t->acquisitions),
+			  waited_text(share, sizeof(share), w));
 	}
 }
 
@@ -374,7 +390,7 @@ struct hsock {
 
 static void socket_nodes(Agraph_t *g, const struct wl_run *run, struct hsock *hs)
 {
-	char col[48], acq[16], name[64];
+	char col[48], acq[16], name[64], share[16];
 
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		struct hsock *h = &hs[run->threads[i].node < TOPO_MAX_SOCKETS ? run->threads[i].node : 0];
@@ -398,8 +414,9 @@ static void socket_nodes(Agraph_t *g, const struct wl_run *run, struct hsock *hs
 			snprintf(name, sizeof(name), "%s", sim.topo.socket_name[s]);
 		else
 			snprintf(name, sizeof(name), "socket %u", s);
-		draw_setf(h->node, "label", "%s\n%u threads, %s acq\n%.0f%% waiting (mean)", name,
-			  h->threads, draw_count(acq, sizeof(acq), (double)h->acq), 100 * w);
+		draw_setf(h->node, "label", "%s\n%u threads, %s acq\n%s waiting (mean)", name,
+			  h->threads, draw_count(acq, sizeof(acq), (double)h->acq),
+			  waited_text(share, sizeof(share), w));
 	}
 }
 
