@@ -354,13 +354,23 @@ static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *wha
 	draw_set(g, "fontname", "Helvetica");
 }
 
+/* The kept edge that goes back the way e[i] goes (to -> from), or
+ * SIZE_MAX. */
+static size_t reverse_of(const struct hedge *e, size_t keep, size_t i)
+{
+	for (size_t j = 0; j < keep; j++)
+		if (j != i && e[j].from == e[i].to && e[j].to == e[i].from)
+			return j;
+	return SIZE_MAX;
+}
+
 static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hedge *e, size_t n,
 				      uint64_t total, uint64_t local)
 {
 	size_t keep = n < 4 * (size_t)run->nthreads ? n : 4 * (size_t)run->nthreads;
 	Agnode_t **tn = calloc(run->nthreads ? run->nthreads : 1, sizeof(*tn));
 	Agraph_t *g;
-	char edges[96], cnt[16];
+	char edges[96], cnt[16], cnt2[16];
 
 	if (!tn)
 		return NULL;
@@ -370,12 +380,26 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 	handoff_nodes(g, run, tn);
 	for (size_t i = 0; i < keep; i++) {
 		bool same = run->threads[e[i].from].node == run->threads[e[i].to].node;
-		Agedge_t *ed = agedge(g, tn[e[i].from], tn[e[i].to], NULL, 1);
+		size_t back = reverse_of(e, keep, i);
+		Agedge_t *ed;
 
+		if (back < i) /* drawn with its heavier (or earlier) twin */
+			continue;
+		ed = agedge(g, tn[e[i].from], tn[e[i].to], NULL, 1);
 		handoff_edge(ed, e[0].n ? (double)e[i].n / (double)e[0].n : 0, same);
-		draw_set(ed, "xlabel", draw_count(cnt, sizeof(cnt), (double)e[i].n));
+		if (back == SIZE_MAX) {
+			draw_set(ed, "xlabel", draw_count(cnt, sizeof(cnt), (double)e[i].n));
+			continue;
+		}
+		/* both ways: one edge with two heads, each way's count named, so
+		 * that no count floats between two parallel edges */
+		draw_set(ed, "dir", "both");
+		draw_setf(ed, "xlabel", "t%u\u2192t%u %s\nt%u\u2192t%u %s", e[i].from, e[i].to,
+			  draw_count(cnt, sizeof(cnt), (double)e[i].n), e[back].from, e[back].to,
+			  draw_count(cnt2, sizeof(cnt2), (double)e[back].n));
 	}
-	handoff_legend(g, "blue edge: handoffs inside a socket (wider = more)");
+	handoff_legend(g, "blue edge: handoffs inside a socket (wider = more; two heads: both ways, "
+			  "each way's count in its label)");
 	free(tn);
 	return g;
 }
