@@ -441,6 +441,29 @@ static int dy_target(unsigned self)
 	return -1;
 }
 
+/* Whether CFS picks w, a vCPU queued on p, when p's cur next gives p up
+ * after a directed yield: always with a fixed --slice-us (a round-robin);
+ * with CFS's slices only when w's virtual runtime is within the wake-up
+ * granularity (4 ms) of the least on p, cur's included (pick_next_entity
+ * honours a next buddy, and passes over a skip buddy, only so far:
+ * yield_to, yield_to_task_fair, kernel/sched/fair.c, Linux 3.10).  On the
+ * spinner's pCPU w is the target or the queue's head, the spinner the skip
+ * buddy: a spinner that has run less than w, by more than that, picks
+ * itself again and spins on.  On the pCPU of a target boosted from another
+ * one, w is the target, the next buddy: one that has run more than that
+ * pCPU's least, by more than that, does not run next, and cur goes on. */
+static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
+{
+	uint64_t left = cur_vr(p, now);
+
+	if (w < 0 || !cfs())
+		return w >= 0;
+	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
+		if (sim_vm->v[i].vr_ps < left)
+			left = sim_vm->v[i].vr_ps;
+	return sim_vm->v[w].vr_ps < left + sim_vm->cfs_wakeup_gran_ps;
+}
+
 /* yield_to's resched of the target's pCPU q: target runs next on q.  A busy
  * co-guest's vCPU (no actor) is preempted at once, as a kick preempts it;
  * a vCPU with an actor at its next preemption point (the end of the local
@@ -451,6 +474,8 @@ static void boost(unsigned target, uint64_t now)
 {
 	struct vm_pcpu *q = &sim_vm->p[sim_vm->v[target].pcpu];
 
+	if (!cfs_picks(q, (int)target, now))
+		return;
 	vm_rq_remove(q, target);
 	preempt_busy(q);
 	if (q->cur < 0) {
@@ -465,7 +490,8 @@ static void boost(unsigned target, uint64_t now)
  * grows its window and yields to a preempted vCPU of its guest: one that
  * waits for the same pCPU (--ple-yield pcpu), or any (guest, above).  For
  * a target on another pCPU the spinner gives its own pCPU up when another
- * vCPU waits for it (yield_task with a skip buddy), and otherwise spins on. */
+ * vCPU waits for it (yield_task with a skip buddy), and otherwise spins on;
+ * with CFS's slices each hand-over only as CFS picks (cfs_picks). */
 static void ple_exit(struct sim_actor *a)
 {
 	struct vm_vcpu *v = vcpu_of(a);
@@ -486,11 +512,14 @@ static void ple_exit(struct sim_actor *a)
 		sim_vm->k.ple_yields++;
 	if (sim_vm->v[target].pcpu != v->pcpu) {
 		boost((unsigned)target, sim.now_ps);
-		if (!p->queued) {
+		if (!cfs_picks(p, p->head, sim.now_ps)) {
 			preempt_point(a);
 			return;
 		}
 		target = -1;
+	} else if (!cfs_picks(p, target, sim.now_ps)) {
+		preempt_point(a);
+		return;
 	}
 	v->in_spin = vm_prm.guest_yield;
 	v->dy_eligible = false;

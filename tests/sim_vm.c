@@ -164,35 +164,82 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 	assert_true(sum.waiter_lost_ps > 0);
 }
 
+/* The guest alone at 2x, two of its vCPUs a pCPU: a spinner's PLE exit
+ * yields to the other.  With round-robin slices every such yield hands the
+ * pCPU over (a waiter's preemption each); with CFS's, a spinner that has run
+ * less than the other by more than the wake-up granularity is the skip
+ * buddy CFS passes over only within it (pick_next_entity), so it picks
+ * itself again and some yields hand nothing over. */
+static void cfs_yield_skips_only_within_the_granularity(void **state)
+{
+	struct wl_config c;
+	struct vm_counters rr, fair;
+
+	vm_config(&c, 8);
+	c.ops = 0;
+	c.duration_ms = 40;
+	set_opt("--slice-us", "12000");
+	ticket_runs_at_2x(&c, 4, 2, "alone, 12 ms round-robin", "--slice-us 12000 --format csv", &rr);
+	set_opt("--slice-us", "cfs");
+	ticket_runs_at_2x(&c, 4, 2, "alone, CFS", "--format csv", &fair);
+	assert_true(rr.ple_yields > 0 && fair.ple_yields > 0);
+	assert_true(rr.waiter_preemptions >= rr.ple_yields);
+	assert_true(fair.waiter_preemptions < fair.ple_yields);
+}
+
 /* Beside busy co-guests every vCPU of the guest has a pCPU of its own
  * (shared with a co-guest's), so a PLE exit that yields only within its
  * pCPU finds no vCPU of its guest there, and a preempted holder stays off
  * until its pCPU's slice comes round; KVM's directed yield (--ple-yield
- * guest) boosts a preempted vCPU of the guest on another pCPU, which runs
- * at once in place of the co-guest, so the holder is back within the
- * spinners' next exits.  (The spinners give their own pCPUs to the
- * co-guests as they yield, so waiters are off their pCPUs more.) */
+ * guest) boosts a preempted vCPU of the guest on another pCPU.  With
+ * round-robin slices (--slice-us) the boosted holder runs at once in place
+ * of the co-guest, so it is back within the spinners' next exits.  With
+ * CFS's (the default) it runs next only if its virtual runtime is within
+ * the wake-up granularity of the least on that pCPU (pick_next_entity): a
+ * holder preempted at the end of its slice has run a slice more than the
+ * co-guest now running there, so the boost changes nothing and the holder
+ * waits as long as without it. */
+static void guest_yield_runs(struct wl_config *c, const char *slice, struct vm_counters *pcpu,
+			     struct vm_counters *guest)
+{
+	char opts[160];
+
+	set_opt("--co-guests", "busy");
+	set_opt("--slice-us", slice);
+	vm_config(c, 4);
+	c->ops = 0;
+	c->duration_ms = 10;
+	snprintf(opts, sizeof(opts), "--co-guests busy --slice-us %s --format csv", slice);
+	ticket_runs_at_2x(c, 4, 2, "beside busy co-guests, yield within the pCPU", opts, pcpu);
+	set_opt("--ple-yield", "guest");
+	snprintf(opts, sizeof(opts), "--co-guests busy --slice-us %s --ple-yield guest --format csv",
+		 slice);
+	ticket_runs_at_2x(c, 4, 2, "beside busy co-guests, directed yield in the guest", opts, guest);
+	set_opt("--ple-yield", "pcpu");
+	set_opt("--slice-us", "cfs");
+	set_opt("--co-guests", "none");
+	assert_true(pcpu->ple_exits > 0);
+	assert_int_equal(pcpu->ple_yields, 0);
+	assert_true(pcpu->holder_preemptions > 0 && guest->holder_preemptions > 0);
+	assert_true(guest->ple_yields > 0);
+}
+
 static void guest_yield_boosts_other_pcpus(void **state)
 {
 	struct wl_config c;
 	struct vm_counters pcpu, guest;
 
-	set_opt("--co-guests", "busy");
-	vm_config(&c, 4);
-	c.ops = 0;
-	c.duration_ms = 10;
-	ticket_runs_at_2x(&c, 4, 2, "beside busy co-guests, yield within the pCPU",
-			  "--co-guests busy --format csv", &pcpu);
-	set_opt("--ple-yield", "guest");
-	ticket_runs_at_2x(&c, 4, 2, "beside busy co-guests, directed yield in the guest",
-			  "--co-guests busy --ple-yield guest --format csv", &guest);
-	set_opt("--ple-yield", "pcpu");
-	set_opt("--co-guests", "none");
-	assert_true(pcpu.ple_exits > 0);
-	assert_int_equal(pcpu.ple_yields, 0);
-	assert_true(pcpu.holder_preemptions > 0 && guest.holder_preemptions > 0);
-	assert_true(guest.ple_yields > 0);
+	guest_yield_runs(&c, "3000", &pcpu, &guest);
 	assert_true(guest.holder_lost_ps * 10 < pcpu.holder_lost_ps);
+}
+
+static void cfs_boosts_only_within_the_granularity(void **state)
+{
+	struct wl_config c;
+	struct vm_counters pcpu, guest;
+
+	guest_yield_runs(&c, "cfs", &pcpu, &guest);
+	assert_true(guest.holder_lost_ps * 2 > pcpu.holder_lost_ps);
 }
 
 /* ------------------------------------------------------------ slices */
@@ -738,7 +785,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(kick_shrinks_the_running_slice),
 		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
 		cmocka_unit_test(wakeup_places_and_preempts_as_cfs),
+		cmocka_unit_test(cfs_yield_skips_only_within_the_granularity),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
+		cmocka_unit_test(cfs_boosts_only_within_the_granularity),
 		cmocka_unit_test(halts_matched_by_kicks),
 		cmocka_unit_test(locks_exclude_in_a_vm),
 		cmocka_unit_test(same_seed_same_schedule),
