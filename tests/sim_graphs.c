@@ -151,8 +151,16 @@ static void expect_machine(const char *stem)
 
 	tl_fmt(path, sizeof(path), "%s-machine.dot", stem);
 	g = read_dot(path);
-	assert_int_equal(graph_nodes(g), 4 + 32); /* sockets and cores */
+	assert_int_equal(graph_nodes(g), 4 + 32 + 1); /* sockets, cores, the link table */
 	assert_non_null(agnode(g, "socket0", 0));
+	{ /* the table names each link, the sockets it joins and its messages */
+		Agnode_t *t = agnode(g, "links0", 0);
+		const char *label = t ? agget(t, "label") : NULL;
+
+		assert_non_null(label);
+		assert_non_null(strstr(label, "messages per acquisition, both ways together"));
+		assert_non_null(strstr(label, "socket 0 - socket 1"));
+	}
 	assert_non_null(agnode(g, "c31", 0));
 	assert_non_null(agsubg(g, "cluster_socket3", 0));
 	for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))

@@ -136,6 +136,7 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 		int t = thread_of[c];
 
 		draw_set(n, "shape", "box");
+		draw_set(n, "fontname", "Helvetica");
 		draw_set(n, "style", t >= 0 ? "filled,rounded" : "dashed,rounded");
 		if (t >= 0) {
 			double w = waited(run, (unsigned)t);
@@ -157,10 +158,15 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 	}
 }
 
+/* Each link an edge labelled with its name only (graphviz may place a label
+ * where two crossing links meet), and beside the sockets a table of every
+ * link: the sockets it joins and its messages per acquisition. */
 static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, uint64_t acq)
 {
 	uint64_t max = 0;
-	char col[48];
+	char col[48], table[2048];
+	size_t n = (size_t)snprintf(table, sizeof(table),
+				    "links: messages per acquisition, both ways together\\l");
 
 	for (unsigned l = 0; msgs && l < sim.topo.nlinks; l++)
 		max = msgs[l] > max ? msgs[l] : max;
@@ -173,9 +179,20 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 		hsv(col, sizeof(col), 0.66, 0.2 + 0.8 * rel, 0.9);
 		draw_set(e, "color", col);
 		draw_setf(e, "penwidth", "%.2f", 1 + 7 * rel);
-		draw_setf(e, "xlabel", "%s\n%.2f msg/acq", lk->name, acq ? (double)m / (double)acq : 0.0);
+		draw_set(e, "xlabel", lk->name);
 		draw_set(e, "fontname", "Helvetica");
 		draw_set(e, "constraint", "false");
+		if (n < sizeof(table))
+			n += (size_t)snprintf(table + n, sizeof(table) - n,
+					      "%s  socket %u - socket %u  %.2f\\l", lk->name, lk->a,
+					      lk->b, acq ? (double)m / (double)acq : 0.0);
+	}
+	if (sim.topo.nlinks) {
+		Agnode_t *t = draw_node(g, "links%u", 0);
+
+		draw_set(t, "shape", "box");
+		draw_set(t, "fontname", "Helvetica");
+		draw_set(t, "label", table);
 	}
 }
 
@@ -213,6 +230,7 @@ static Agraph_t *machine_graph(const struct wl_run *run)
 		Agraph_t *sub = draw_socket(g, s);
 
 		sock[s] = draw_node(sub, "socket%u", s);
+		draw_set(sock[s], "fontname", "Helvetica");
 		draw_set(sock[s], "shape", "box");
 		draw_set(sock[s], "style", "filled");
 		draw_set(sock[s], "fillcolor", "0.0 0.0 0.85");
