@@ -143,7 +143,7 @@ static uint64_t slice_of(unsigned n, uint64_t latency_ps, uint64_t min_gran_ps)
 {
 	uint64_t s = latency_ps / (n ? n : 1);
 
-	if (vm_prm.slice_ps)
+	if (!vm_cfs())
 		return vm_prm.slice_ps;
 	return s > min_gran_ps ? s : min_gran_ps;
 }
@@ -186,7 +186,7 @@ static void say_short_run(const char *what, uint64_t run_ps, unsigned n, bool op
 	if (said)
 		return;
 	said = true;
-	if (vm_prm.slice_ps)
+	if (!vm_cfs())
 		snprintf(whose, sizeof(whose), "--slice-us");
 	else
 		snprintf(whose, sizeof(whose), "CFS's with %u vCPUs a pCPU; --slice-us sets one", n);
@@ -354,7 +354,7 @@ static const char *slice_json(void)
 {
 	static char text[32];
 
-	if (!vm_prm.slice_ps)
+	if (vm_cfs())
 		return "\"cfs\"";
 	snprintf(text, sizeof(text), "%llu", (unsigned long long)(vm_prm.slice_ps / US_PS));
 	return text;
@@ -410,7 +410,7 @@ void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 {
 	uint64_t s, end;
 
-	if (vm_prm.slice_ps || p->cur < 0)
+	if (!vm_cfs() || p->cur < 0)
 		return;
 	s = pcpu_slice_ps(p);
 	end = p->pick_ps + s / 2 +

@@ -42,13 +42,10 @@
 
 /* ------------------------------------------------------------ CFS's clock */
 
-/* With CFS's slices (no --slice-us) the host's scheduler keeps each vCPU's
- * virtual runtime (all of equal weight: the time it has run) and each
- * pCPU's min_vruntime, for the wake-up of a halted vCPU (vm_on_kick). */
-static bool cfs(void)
-{
-	return !vm_prm.slice_ps;
-}
+/* With CFS's slices (vm_cfs: no --slice-us) the host's scheduler keeps each
+ * vCPU's virtual runtime (all of equal weight: the time it has run) and each
+ * pCPU's min_vruntime, for the wake-up of a halted vCPU (vm_on_kick) and a
+ * directed yield's buddies (cfs_picks). */
 
 /* v stops running at t (descheduled, halted, rotated out). */
 static void ran_until(struct vm_vcpu *v, uint64_t t)
@@ -456,7 +453,7 @@ static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
 {
 	uint64_t left = cur_vr(p, now);
 
-	if (w < 0 || !cfs())
+	if (w < 0 || !vm_cfs())
 		return w >= 0;
 	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
 		if (sim_vm->v[i].vr_ps < left)
@@ -575,7 +572,7 @@ void vm_on_kick(struct sim_actor *w)
 	v->state = VC_READY;
 	advance(p, now);
 	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
-	preempt = cfs() && vm_wakeup_preempts(p, v, now); /* placed before it is queued */
+	preempt = vm_cfs() && vm_wakeup_preempts(p, v, now); /* placed before it is queued */
 	if (p->cur < 0) {
 		give(p, w->idx, now + vm_prm.wake_ps);
 		return;

@@ -30,6 +30,13 @@ struct vm_params {
 
 extern struct vm_params vm_prm;
 
+/* The host is CFS (its slices, virtual runtimes, wake-up preemption and
+ * buddies) unless --slice-us fixes a round-robin's slice. */
+static inline bool vm_cfs(void)
+{
+	return !vm_prm.slice_ps;
+}
+
 enum vc_state { VC_RUNNING, VC_READY, VC_HALTED, VC_GONE };
 
 struct vm_vcpu {
