@@ -292,6 +292,12 @@ def fmt_seconds(s):
     return '%g %s' % (float('%.3g' % (s * 1e9 / scale)), unit)
 
 
+def rows_workload_text(rows):
+    """workload_text of rows read straight from a CSV (not grouped into
+    series: a per-thread CSV has no throughput to group by)."""
+    return workload_text([(None, None, workload_of(r)) for r in rows])
+
+
 def ran(row):
     """A run that has figures: not failed (a failed run's row is empty)."""
     return not row.get('failure') and not math.isnan(num(row, 'throughput_per_s'))
@@ -551,7 +557,7 @@ def traffic_chart(name, rows, outdir, tmp, env=None):
                    'figure); remote-class-k: a transfer between sockets of the topology\'s '
                    'distance class k (1 the nearest; explain gives each class\'s latency)%s'
                    % (display_name(name), tmax,
-                      workload_text([(None, None, workload_of(r)) for r in rows]),
+                      rows_workload_text(rows),
                       '\n' + context if context else '', rows_text(by_lock), tmax,
                       '\n(x) after a lock: in some run threads never got it (starved): its '
                       'transfers are those of the threads that got it' if starved else ''))
@@ -616,8 +622,7 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                    'under %d%% of its panel\'s tallest has its count printed; each panel its own '
                    'scale): %s %s, %d threads, %s' % (what, starved, round(100 * SMALL_BAR),
                                                      backend, name, t,
-                                                     workload_text([(None, None, workload_of(r))
-                                                                    for r in rows])))
+                                                     rows_workload_text(rows)))
 
 
 def socket_of(row):

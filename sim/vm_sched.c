@@ -64,15 +64,23 @@ static uint64_t cur_vr(const struct vm_pcpu *p, uint64_t now)
 	return v->vr_ps + (now > v->start_ps ? now - v->start_ps : 0);
 }
 
-/* update_min_vruntime: the least of cur's and the queued vCPUs' virtual
- * runtimes, and never less than before. */
-static void update_min_vr(struct vm_pcpu *p, uint64_t now)
+/* The least of cur's and the queued vCPUs' virtual runtimes on p at now
+ * (CFS's leftmost, cur counted), or NONE on an idle pCPU with none queued. */
+static uint64_t least_vr(const struct vm_pcpu *p, uint64_t now)
 {
 	uint64_t m = cur_vr(p, now);
 
 	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
 		if (sim_vm->v[i].vr_ps < m)
 			m = sim_vm->v[i].vr_ps;
+	return m;
+}
+
+/* update_min_vruntime: that least, and never less than before. */
+static void update_min_vr(struct vm_pcpu *p, uint64_t now)
+{
+	uint64_t m = least_vr(p, now);
+
 	if (m != NONE && m > p->min_vr_ps)
 		p->min_vr_ps = m;
 }
@@ -451,14 +459,9 @@ static int dy_target(unsigned self)
  * pCPU's least, by more than that, does not run next, and cur goes on. */
 static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
 {
-	uint64_t left = cur_vr(p, now);
-
 	if (w < 0 || !vm_cfs())
 		return w >= 0;
-	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
-		if (sim_vm->v[i].vr_ps < left)
-			left = sim_vm->v[i].vr_ps;
-	return sim_vm->v[w].vr_ps < left + sim_vm->cfs_wakeup_gran_ps;
+	return sim_vm->v[w].vr_ps < least_vr(p, now) + sim_vm->cfs_wakeup_gran_ps;
 }
 
 /* yield_to's resched of the target's pCPU q: target runs next on q.  A busy

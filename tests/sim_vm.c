@@ -672,6 +672,15 @@ static void columns_only_with_vm(void **state)
 	tl_proc_free(&o);
 }
 
+/* A command that runs (status 0) and warns of nothing. */
+#define RUN_WITHOUT_WARNING(o, ...)                                                                \
+	do {                                                                                       \
+		RUN(o, __VA_ARGS__);                                                               \
+		assert_int_equal((o)->status, 0);                                                  \
+		assert_null(strstr((o)->err, "warning"));                                         \
+		tl_proc_free(o);                                                                   \
+	} while (0)
+
 /* An overcommitted run of fewer slices than a few is said to be one, once;
  * a long one, or one at 1x, is not. */
 static void short_overcommitted_run_warned(void **state)
@@ -685,27 +694,18 @@ static void short_overcommitted_run_warned(void **state)
 				      "(CFS's with 2 vCPUs a pCPU; --slice-us sets one)"));
 	assert_null(strstr(strstr(o.err, "warning") + 1, "warning"));
 	tl_proc_free(&o);
-	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "1",
-	    "--duration", "2", "--runs", "1");
-	assert_int_equal(o.status, 0);
-	assert_null(strstr(o.err, "warning"));
-	tl_proc_free(&o);
+	RUN_WITHOUT_WARNING(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit",
+			    "1", "--duration", "2", "--runs", "1");
 	/* a sweep is judged at its point of the longest slices: 2x beside 4x */
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "8", "--overcommit", "2,4",
 	    "--duration", "30", "--runs", "1");
 	assert_non_null(strstr(o.err, "a run of 30 ms is 2.5 slices of 12000 us (CFS's with 2 vCPUs"));
 	tl_proc_free(&o);
-	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
-	    "--duration", "36", "--runs", "1");
-	assert_int_equal(o.status, 0);
-	assert_null(strstr(o.err, "warning"));
-	tl_proc_free(&o);
+	RUN_WITHOUT_WARNING(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit",
+			    "2", "--duration", "36", "--runs", "1");
 	/* a fixed slice is the one counted */
-	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
-	    "--duration", "9", "--runs", "1", "--slice-us", "3000");
-	assert_int_equal(o.status, 0);
-	assert_null(strstr(o.err, "warning"));
-	tl_proc_free(&o);
+	RUN_WITHOUT_WARNING(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit",
+			    "2", "--duration", "9", "--runs", "1", "--slice-us", "3000");
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
 	    "--duration", "8", "--runs", "1", "--slice-us", "3000");
 	assert_non_null(strstr(o.err, "warning: --vm: a run of 8 ms is 2.7 slices of 3000 us "

@@ -59,12 +59,16 @@ Agraph_t *draw_socket(Agraph_t *g, unsigned s)
 	return sub;
 }
 
+/* The graph's title, and the font of everything in it: the default of its
+ * subgraphs, nodes and edges, set once here rather than on each. */
 void draw_title(Agraph_t *g, const char *text)
 {
+	agattr(g, AGRAPH, (char *)"fontname", (char *)"Helvetica");
+	agattr(g, AGNODE, (char *)"fontname", (char *)"Helvetica");
+	agattr(g, AGEDGE, (char *)"fontname", (char *)"Helvetica");
 	draw_set(g, "label", text);
 	draw_set(g, "labelloc", "t");
 	draw_set(g, "forcelabels", "true");
-	draw_set(g, "fontname", "Helvetica");
 	draw_set(g, "fontsize", "16");
 }
 
@@ -204,13 +208,11 @@ void draw_legend(Agraph_t *g, const char *title, const struct draw_key *keys, un
 
 	draw_setf(sub, "label", "legend: %s", title);
 	draw_set(sub, "style", "dashed");
-	draw_set(sub, "fontname", "Helvetica");
 	draw_set(sub, "fontsize", "12");
 	for (unsigned i = 0; i < n; i++) {
 		Agnode_t *k = draw_node(sub, "legend%u", i);
 
 		draw_set(k, "label", keys[i].text);
-		draw_set(k, "fontname", "Helvetica");
 		draw_set(k, "fontsize", "11");
 		if (keys[i].fill) {
 			draw_set(k, "shape", "box");

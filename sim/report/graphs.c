@@ -136,7 +136,6 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 		int t = thread_of[c];
 
 		draw_set(n, "shape", "box");
-		draw_set(n, "fontname", "Helvetica");
 		draw_set(n, "style", t >= 0 ? "filled,rounded" : "dashed,rounded");
 		if (t >= 0) {
 			double w = waited(run, (unsigned)t);
@@ -180,7 +179,6 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 		draw_set(e, "color", col);
 		draw_setf(e, "penwidth", "%.2f", 1 + 7 * rel);
 		draw_set(e, "xlabel", lk->name);
-		draw_set(e, "fontname", "Helvetica");
 		draw_set(e, "constraint", "false");
 		if (n < sizeof(table))
 			n += (size_t)snprintf(table + n, sizeof(table) - n,
@@ -191,7 +189,6 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 		Agnode_t *t = draw_node(g, "links%u", 0);
 
 		draw_set(t, "shape", "box");
-		draw_set(t, "fontname", "Helvetica");
 		draw_set(t, "label", table);
 	}
 }
@@ -224,13 +221,11 @@ static Agraph_t *machine_graph(const struct wl_run *run)
 		 run->algo->name, sim.topo.name, run->nthreads, which_run(run, which, sizeof(which)),
 		 draw_count(cnt, sizeof(cnt), (double)acq));
 	draw_title(g, text);
-	draw_set(g, "fontname", "Helvetica");
 	draw_set(g, "nodesep", "0.15");
 	for (unsigned s = 0; s < sim.topo.nsockets && s < TOPO_MAX_SOCKETS; s++) {
 		Agraph_t *sub = draw_socket(g, s);
 
 		sock[s] = draw_node(sub, "socket%u", s);
-		draw_set(sock[s], "fontname", "Helvetica");
 		draw_set(sock[s], "shape", "box");
 		draw_set(sock[s], "style", "filled");
 		draw_set(sock[s], "fillcolor", "0.0 0.0 0.85");
@@ -314,7 +309,6 @@ static void handoff_nodes(Agraph_t *g, const struct wl_run *run, Agnode_t **tn)
 		draw_wait_colour(col, sizeof(col), w);
 		draw_set(tn[i], "style", "filled");
 		draw_set(tn[i], "fillcolor", col);
-		draw_set(tn[i], "fontname", "Helvetica");
 		draw_setf(tn[i], "label", "t%u\ncore %u\n%s acq\n%s waiting", i, t->cpu,
 			  draw_count(acq, sizeof(acq), (double)t->acquisitions),
 			  waited_text(share, sizeof(share), w));
@@ -329,7 +323,6 @@ static void handoff_edge(Agedge_t *ed, double rel, bool same)
 	draw_set(ed, "color", col);
 	draw_setf(ed, "penwidth", "%.2f", 0.5 + 5.5 * rel);
 	draw_setf(ed, "weight", "%llu", (unsigned long long)(1 + 10 * rel));
-	draw_set(ed, "fontname", "Helvetica");
 	draw_set(ed, "fontsize", "10");
 }
 
@@ -369,7 +362,6 @@ static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *wha
 		 which_run(run, which, sizeof(which)), what,
 		 draw_count(cnt, sizeof(cnt), (double)total), share, edges);
 	draw_title(g, text);
-	draw_set(g, "fontname", "Helvetica");
 }
 
 /* The kept edge that goes back the way e[i] goes (to -> from), or
@@ -451,7 +443,6 @@ static void socket_nodes(Agraph_t *g, const struct wl_run *run, struct hsock *hs
 		draw_wait_colour(col, sizeof(col), w);
 		draw_set(h->node, "style", "filled");
 		draw_set(h->node, "fillcolor", col);
-		draw_set(h->node, "fontname", "Helvetica");
 		if (sim.topo.socket_name)
 			snprintf(name, sizeof(name), "%s", sim.topo.socket_name[s]);
 		else
