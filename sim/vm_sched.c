@@ -203,12 +203,45 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 			release(&sim_vm->v[j]);
 }
 
-/* p's cur has left at t: the head of the queue runs after a switch (or,
- * kicked, no sooner than its wake latency allows); none: p idles. */
-static void run_next(struct vm_pcpu *p, uint64_t t)
+/* The queued vCPU of least virtual runtime on p (the first of equals in
+ * the queue's order), or -1. */
+static int leftmost(const struct vm_pcpu *p)
 {
-	int i = vm_rq_pop(p);
-	uint64_t start = t + vm_prm.switch_ps;
+	int left = -1;
+
+	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
+		if (left < 0 || sim_vm->v[i].vr_ps < sim_vm->v[left].vr_ps)
+			left = i;
+	return left;
+}
+
+/* vm_state.h: who runs next on p (pick_next_entity, kernel/sched/fair.c,
+ * Linux 3.10; the buddies of wake-up preemption are off by default there:
+ * NEXT_BUDDY false, and the last buddy is not modelled). */
+int vm_pick_next(struct vm_pcpu *p)
+{
+	int i, nb = p->next;
+
+	p->next = -1;
+	if (!vm_cfs())
+		return vm_rq_pop(p);
+	i = leftmost(p);
+	if (nb >= 0 && sim_vm->v[nb].state == VC_READY && i >= 0 &&
+	    sim_vm->v[nb].vr_ps <= sim_vm->v[i].vr_ps + sim_vm->cfs_wakeup_gran_ps)
+		i = nb;
+	if (i >= 0)
+		vm_rq_remove(p, (unsigned)i);
+	return i;
+}
+
+/* p's cur, vCPU `left` (-1: none), has left at t: the vCPU CFS picks runs
+ * after a switch (or, kicked, no sooner than its wake latency allows), or
+ * at once when it is `left` again (CFS puts the preempted task back in its
+ * tree before it picks, and may pick it again: no switch); none: p idles. */
+static void run_next(struct vm_pcpu *p, uint64_t t, int left)
+{
+	int i = vm_pick_next(p);
+	uint64_t start = t + (i == left ? 0 : vm_prm.switch_ps);
 	struct vm_vcpu *v;
 
 	if (i < 0) {
@@ -244,7 +277,7 @@ static void advance(struct vm_pcpu *p, uint64_t now)
 		sim_vm->v[o].state = VC_READY;
 		off_cpu(p, &sim_vm->v[o], p->slice_end_ps);
 		vm_rq_push_tail(p, o);
-		run_next(p, p->slice_end_ps);
+		run_next(p, p->slice_end_ps, (int)o);
 	}
 }
 
@@ -288,8 +321,9 @@ static void wait_turn(struct sim_actor *a)
 }
 
 /* The running vCPU of a is descheduled: its slice ended (target -1: the
- * queue's head runs), or a PLE exit yields to target.  It goes to the
- * tail of the queue and comes back when its turn comes. */
+ * vCPU CFS picks runs), or a PLE exit yields to target.  It goes back to
+ * the queue and comes back when its turn comes; CFS may pick it again at
+ * once, and then it was not preempted. */
 static void deschedule(struct sim_actor *a, int target)
 {
 	struct vm_vcpu *v = vcpu_of(a);
@@ -301,18 +335,21 @@ static void deschedule(struct sim_actor *a, int target)
 	v->off_ps = now;
 	v->off_phase = ph;
 	off_cpu(p, v, now);
-	if (counting(now)) {
-		k->preemptions++;
-		k->holder_preemptions += ph == PH_HOLDING;
-		k->waiter_preemptions += ph == PH_ACQUIRING;
-	}
 	v->state = VC_READY;
 	if (target >= 0) {
 		vm_rq_remove(p, (unsigned)target);
 		vm_rq_push_head(p, (unsigned)target);
+		p->next = target; /* the yield's next buddy (set_next_buddy) */
 	}
 	vm_rq_push_tail(p, a->idx);
-	run_next(p, now);
+	run_next(p, now, (int)a->idx);
+	if (p->cur == (int)a->idx)
+		v->off_phase = -1;
+	else if (counting(now)) {
+		k->preemptions++;
+		k->holder_preemptions += ph == PH_HOLDING;
+		k->waiter_preemptions += ph == PH_ACQUIRING;
+	}
 	wait_turn(a);
 }
 
@@ -351,7 +388,7 @@ void vm_actor_exit(struct sim_actor *a)
 	v->state = VC_GONE;
 	if (p->cur == (int)a->idx) {
 		off_cpu(p, v, sim.now_ps);
-		run_next(p, sim.now_ps);
+		run_next(p, sim.now_ps, -1);
 	}
 }
 
@@ -483,6 +520,7 @@ static void boost(unsigned target, uint64_t now)
 		return;
 	}
 	vm_rq_push_head(q, target);
+	q->next = (int)target; /* set_next_buddy */
 	end_cur_slice(q, now);
 }
 
@@ -512,11 +550,13 @@ static void ple_exit(struct sim_actor *a)
 		sim_vm->k.ple_yields++;
 	if (sim_vm->v[target].pcpu != v->pcpu) {
 		boost((unsigned)target, sim.now_ps);
-		if (!cfs_picks(p, p->head, sim.now_ps)) {
+		/* the spinner, skip buddy, gives p to the vCPU CFS would run in
+		 * its place: the queue's head in a round-robin, else the leftmost */
+		target = vm_cfs() ? leftmost(p) : p->head;
+		if (!cfs_picks(p, target, sim.now_ps)) {
 			preempt_point(a);
 			return;
 		}
-		target = -1;
 	} else if (!cfs_picks(p, target, sim.now_ps)) {
 		preempt_point(a);
 		return;
@@ -557,7 +597,7 @@ void vm_on_halt(struct sim_actor *a)
 	v->state = VC_HALTED;
 	v->off_phase = -1;
 	off_cpu(pcpu_of(a), v, sim.now_ps);
-	run_next(pcpu_of(a), sim.now_ps);
+	run_next(pcpu_of(a), sim.now_ps, -1);
 }
 
 void vm_on_kick(struct sim_actor *w)
@@ -581,7 +621,8 @@ void vm_on_kick(struct sim_actor *w)
 		return;
 	}
 	if (preempt && end_cur_slice(p, now)) { /* cur leaves for it, it runs next */
-		vm_rq_push_head(p, w->idx);   /* (set_next_buddy) */
+		vm_rq_push_head(p, w->idx);
+		p->next = (int)w->idx; /* set_next_buddy */
 		return;
 	}
 	vm_rq_push_kicked(p, w->idx); /* or a resched was already pending */

@@ -65,6 +65,7 @@ struct vm_pcpu {
 	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
 	int head, tail; /* run queue */
 	unsigned queued;
+	int next; /* CFS's next buddy: a queued vCPU a directed yield set to run next, or -1 */
 };
 
 /*
@@ -86,8 +87,10 @@ struct vm_state {
 	struct vm_counters k;
 };
 
-/* vm.c: the run queue of a pCPU, first in first out (a kicked vCPU goes
- * before the preempted ones), and the length of its next slice; a vCPU
+/* vm.c: the run queue of a pCPU, a list in arrival order (a kicked vCPU
+ * goes before the preempted ones; with CFS's slices the vCPU that runs next
+ * is picked from it by virtual runtime, vm_sched.c), and the length of its
+ * next slice; a vCPU
  * that joins p's queue while p's cur runs may end cur's slice sooner
  * (vm_slice_recount: CFS's slice shrinks as the runnable tasks grow). */
 uint64_t vm_slice_len(struct vm_pcpu *p);
@@ -96,6 +99,12 @@ void vm_slice_recount(struct vm_pcpu *p, uint64_t now);
  * p's cur nor queued): w's virtual runtime placed, and whether p's cur
  * leads it by more than the wake-up granularity (cur is to leave for it). */
 bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
+/* vm_sched.c: who runs next on p, taken out of its queue (-1: none): with a
+ * fixed --slice-us the queue's head (a round-robin); with CFS's slices the
+ * leftmost, the queued vCPU of least virtual runtime (the first of equals),
+ * unless p's next buddy (set by a directed yield, cleared here) is queued
+ * and trails the leftmost by no more than the wake-up granularity. */
+int vm_pick_next(struct vm_pcpu *p);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_head(struct vm_pcpu *p, unsigned i);

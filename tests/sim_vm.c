@@ -187,6 +187,49 @@ static void cfs_yield_skips_only_within_the_granularity(void **state)
 	assert_true(fair.waiter_preemptions < fair.ple_yields);
 }
 
+/* Who runs when a pCPU's vCPU leaves (vm_pick_next): three queued vCPUs,
+ * queued in the order 0, 1, 2, having run 30, 10 and 12 ms of virtual
+ * time.  A round-robin runs the queue's head; CFS the leftmost (least
+ * virtual runtime), or a directed yield's next buddy when it trails the
+ * leftmost by no more than the wake-up granularity (4 ms here), once. */
+static int pick_from(const uint64_t vr_ms[3], int next_buddy, uint64_t slice_ps)
+{
+	struct vm_vcpu v[3];
+	struct vm_pcpu p = { .cur = -1, .head = -1, .tail = -1, .next = next_buddy };
+	struct vm_state st = { .nv = 3, .np = 1, .v = v, .p = &p,
+			       .cfs_wakeup_gran_ps = 4000 * US_PS };
+	struct vm_state *saved = sim_vm;
+	uint64_t saved_slice = vm_prm.slice_ps;
+	int i;
+
+	memset(v, 0, sizeof(v));
+	sim_vm = &st;
+	vm_prm.slice_ps = slice_ps;
+	for (unsigned k = 0; k < 3; k++) {
+		v[k].state = VC_READY;
+		v[k].vr_ps = vr_ms[k] * 1000 * US_PS;
+		vm_rq_push_tail(&p, k);
+	}
+	i = vm_pick_next(&p);
+	assert_int_equal(p.queued, 2);
+	assert_int_equal(p.next, -1);
+	sim_vm = saved;
+	vm_prm.slice_ps = saved_slice;
+	return i;
+}
+
+static void cfs_picks_the_leftmost(void **state)
+{
+	const uint64_t vr[3] = { 30, 10, 12 }, near[3] = { 13, 10, 30 };
+
+	assert_int_equal(pick_from(vr, -1, 3000 * US_PS), 0); /* round-robin: the head */
+	assert_int_equal(pick_from(vr, -1, 0), 1);            /* CFS: least runtime */
+	assert_int_equal(pick_from(vr, 2, 0), 2);  /* buddy 2 ms behind: it runs */
+	assert_int_equal(pick_from(vr, 0, 0), 1);  /* buddy 20 ms behind: the leftmost */
+	assert_int_equal(pick_from(near, 0, 0), 0);  /* 3 ms behind, at the head */
+	assert_int_equal(pick_from(vr, 2, 3000 * US_PS), 0); /* round-robin: no buddies */
+}
+
 /* Beside busy co-guests every vCPU of the guest has a pCPU of its own
  * (shared with a co-guest's), so a PLE exit that yields only within its
  * pCPU finds no vCPU of its guest there, and a preempted holder stays off
@@ -278,9 +321,11 @@ static uint64_t preemptions_at(double x)
 
 /* CFS shares its latency (24 ms on 8 CPUs or more) among the n vCPUs
  * runnable on a pCPU, at least 3 ms each: whatever n up to 8, each vCPU
- * is preempted once a 24 ms round, so 4 vCPUs in 2 runs of 240 ms are
- * preempted about 80 times at 2x and at 4x.  A fixed --slice-us 3000 at 2x
- * gives a round of 6 ms: about 320. */
+ * ends a slice once a 24 ms round, so 4 vCPUs in 2 runs of 240 ms end about
+ * 80 slices at 2x and at 4x.  Fewer of those are preemptions: a vCPU whose
+ * slice was drawn short is still the leftmost at its end, and CFS picks it
+ * again (measured: 58 at 2x, 74 at 4x).  A fixed --slice-us 3000 at 2x, a
+ * round-robin, gives a round of 6 ms: about 320. */
 static void cfs_slices_share_the_latency(void **state)
 {
 	uint64_t x2, x4, fixed;
@@ -297,8 +342,8 @@ static void cfs_slices_share_the_latency(void **state)
 	print_message("  4 vCPUs beside busy co-guests, 2 runs of 240 ms, PLE off: %llu preemptions "
 		      "at 2x, %llu at 4x (CFS's slices); %llu at 2x with --slice-us 3000\n",
 		      (unsigned long long)x2, (unsigned long long)x4, (unsigned long long)fixed);
-	assert_in_range(x2, 64, 96);
-	assert_in_range(x4, 64, 96);
+	assert_in_range(x2, 48, 96);
+	assert_in_range(x4, 48, 96);
 	assert_in_range(fixed, 256, 384);
 }
 
@@ -785,6 +830,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(kick_shrinks_the_running_slice),
 		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
 		cmocka_unit_test(wakeup_places_and_preempts_as_cfs),
+		cmocka_unit_test(cfs_picks_the_leftmost),
 		cmocka_unit_test(cfs_yield_skips_only_within_the_granularity),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(cfs_boosts_only_within_the_granularity),
