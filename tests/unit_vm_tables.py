@@ -3,7 +3,9 @@
 locks at every overcommit of docs/vm.md, busy co-guests and the guest
 alone) it prints both throughput tables and both counter tables, each cell
 the mean over the runs of its CSV column; a CSV that lacks a lock or an
-overcommit is refused with one line and exit status 2.
+overcommit is refused with one line and exit status 2.  With --change
+BASE,VARIANT it prints a row per sweep: the variant's change of mean
+throughput from the base at each overcommit, with both locks' sigma/mean.
 
 usage: unit_vm_tables.py BIN  (the directory holding locklab-sim)
 """
@@ -62,6 +64,26 @@ def main():
         want = '%.3f' % (sum(float(r['throughput_per_s']) for r in rows) / len(rows) / 1e6)
         line = [x for x in out.split('\n') if x.startswith('| ticket | 2 | ')][0]
         check('a cell is the mean over the runs (%s)' % want, line.split(' | ')[2] == want)
+        p = subprocess.run([sys.executable, TOOL, '--change', 'ticket,pv-ticket', busy, none],
+                           capture_output=True, text=True)
+        lines = p.stdout.split('\n')
+        check('--change: a header and a row per sweep',
+              p.returncode == 0 and lines[0] == '| ncs, run | 0.5x | 1x | 1.5x | 2x | 3x | 4x |'
+              and sum(1 for x in lines if x.startswith('| 0.2 us, runs of ')) == 2)
+        with open(busy, newline='') as f:
+            two = [r for r in csv.DictReader(f) if r['overcommit'] == '2.00']
+        t = [float(r['throughput_per_s']) for r in two if r['lock'] == 'ticket']
+        v = [float(r['throughput_per_s']) for r in two if r['lock'] == 'pv-ticket']
+        tm = sum(t) / len(t)
+        sd = (sum((x - tm) ** 2 for x in t) / len(t)) ** 0.5
+        want = '%+.1f%% (%.0f%% / ' % (100 * (sum(v) / len(v) / tm - 1), 100 * sd / tm)
+        check('--change: a cell is the change of means and sigma/mean (%s)' % want,
+              lines[2].split(' | ')[4].startswith(want))
+        for bad in (['--change', 'ticket', busy], ['--change', 'ticket,pv-ticket'],
+                    ['--change', 'ticket,mcs', busy]):
+            p = subprocess.run([sys.executable, TOOL] + bad, capture_output=True, text=True)
+            check('--change %s refused in one line' % ' '.join(bad[1:2] + ['...']),
+                  p.returncode != 0 and p.stderr.count('\n') == 1 and not p.stdout)
         with open(busy) as f:
             kept = [x for x in f if ',qspinlock,' not in x]
         with open(busy, 'w') as f:

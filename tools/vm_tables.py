@@ -10,6 +10,14 @@ guest alone (`none`).  Each cell is the mean over the runs of a CSV column
 vCPU, `misses_per_acq`, `jain`).  Markdown on stdout:
 
     python3 tools/vm_tables.py results/vm-4socket-busy.csv results/vm-4socket-none.csv
+
+--change BASE,VARIANT prints instead the change from lock BASE to lock
+VARIANT at each overcommit of one or more sweeps, a row per CSV (labelled
+by its non-critical length and its runs' length): the variant's mean throughput
+over the base's, less one, and, in brackets, each lock's sigma/mean over
+the runs (the population sigma, as the run table's):
+
+    python3 tools/vm_tables.py --change ticket,pv-ticket A.csv B.csv ...
 """
 
 import csv
@@ -89,7 +97,62 @@ def counter_table(name, by):
     return '\n'.join(lines)
 
 
+def spread(rows):
+    """sigma/mean of throughput_per_s over the runs (population sigma)."""
+    t = [float(r['throughput_per_s']) for r in rows]
+    m = sum(t) / len(t)
+    return (sum((x - m) ** 2 for x in t) / len(t)) ** 0.5 / m if m else float('nan')
+
+
+def sweep_label(by):
+    """The non-critical length all of a sweep's rows share, and their runs'
+    length (measured: a --duration run's is the duration, an --ops run's
+    varies)."""
+    rows = [r for rs in by.values() for r in rs]
+    ncs = {('exp:' if r['ncs_exp'] == 'true' else '') + '%g us' % (float(r['ncs_ns']) / 1e3)
+           for r in rows}
+    if len(ncs) != 1:
+        raise ValueError('rows of more than one ncs (%s)' % ', '.join(sorted(ncs)))
+    ms = [float(r['duration_s']) * 1e3 for r in rows]
+    if max(ms) <= min(ms) * 1.001:
+        return '%s, %.4g ms' % (ncs.pop(), min(ms))
+    return '%s, runs of %.3g to %.3g ms' % (ncs.pop(), min(ms), max(ms))
+
+
+def change_table(base, variant, sweeps):
+    xs = sorted({x for by in sweeps for (_, x) in by}, key=float)
+    lines = ['| ncs, run | %s |' % ' | '.join('%gx' % float(x) for x in xs),
+             '|---|' + '---:|' * len(xs)]
+    for by in sweeps:
+        row = []
+        for x in xs:
+            b, v = cells(by, base, x), cells(by, variant, x)
+            row.append('%+.1f%% (%.0f%% / %.0f%%)' % (
+                100 * (mean(v, 'throughput_per_s') / mean(b, 'throughput_per_s') - 1),
+                100 * spread(b), 100 * spread(v)))
+        lines.append('| %s | %s |' % (sweep_label(by), ' | '.join(row)))
+    return '\n'.join(lines)
+
+
+def change_main(argv):
+    locks = argv[2].split(',') if len(argv) > 2 else []
+    if len(locks) != 2 or not all(locks) or len(argv) < 4:
+        sys.stderr.write('vm_tables: --change BASE,VARIANT CSV... (two locks, then one CSV '
+                         'or more)\n')
+        return 2
+    try:
+        sweeps = [load(path) for path in argv[3:]]
+        table = change_table(locks[0], locks[1], sweeps)
+    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+        sys.stderr.write('vm_tables: %s\n' % e)
+        return 2
+    print(table)
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == '--change':
+        return change_main(argv)
     if len(argv) != 3:
         sys.stderr.write('vm_tables: give two CSVs, the busy sweep\'s and the none sweep\'s '
                          '(%d given; the file\'s header says more)\n' % (len(argv) - 1))
