@@ -168,7 +168,7 @@ static unsigned per_pcpu_at(unsigned vcpus, double x)
 }
 
 /* A run of fewer slices than this, overcommitted, is mostly the first
- * turns of the round-robin: a vCPU queued behind others may never run.
+ * turns of the host's rotation: a vCPU queued behind others may never run.
  * The warning asks for ADVISED_SLICES (docs/vm.md asks for many). */
 #define FEW_SLICES 3
 #define ADVISED_SLICES 10

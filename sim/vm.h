@@ -7,9 +7,14 @@
  * The model, per pCPU:
  *
  *   cur       the vCPU running now (or none: every vCPU of it is halted)
- *   run queue the runnable vCPUs that wait for it, first in first out
- *   slice     cur runs until its slice ends, then goes to the tail of the
- *             queue and the head runs, if there is one.  A slice is a
+ *   run queue the runnable vCPUs that wait for it: with CFS (the
+ *             default) the one of least virtual runtime runs next (or a
+ *             directed yield's or a wake-up preemption's next buddy within
+ *             the wake-up granularity of it); with --slice-us N the queue
+ *             is a round-robin, first in first out
+ *   slice     cur runs until its slice ends, then goes back to the queue
+ *             and the next runs, if there is one (under CFS cur itself,
+ *             without a switch, while it is still the leftmost).  A slice is a
  *             seeded draw from half to one and a half times its mean: by
  *             default the host CFS's slice of one of the n vCPUs runnable
  *             on the pCPU (its latency over n, at least its granularity:

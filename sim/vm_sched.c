@@ -8,7 +8,8 @@
  * Only cur's own actor takes cur off the pCPU, at its preemption points:
  * when its slice has ended and the run queue is not empty, when a PLE exit
  * yields, when it halts, when its thread ends.  It then hands the pCPU to
- * the head of the queue and wakes that actor (sim_turn_wake).  So that a
+ * the vCPU the host picks (vm_pick_next) and wakes that actor
+ * (sim_turn_wake).  So that a
  * slice end is never missed, cur never sleeps past it: local time is paid
  * in pieces that stop at the slice end, and a spin (a park on a line) has
  * the slice end as a deadline.  (An end that another actor moves earlier,
@@ -25,6 +26,7 @@
  * Time of a vCPU's return:
  *
  *   preempted or yielded   the moment the pCPU is handed to it + switch
+ *                          (picked again at once: no switch, no preemption)
  *   kicked from a halt     no sooner than kick + wake latency; on an idle
  *                          pCPU exactly then
  *
@@ -489,7 +491,7 @@ static int dy_target(unsigned self)
  * granularity (4 ms) of the least on p, cur's included (pick_next_entity
  * honours a next buddy, and passes over a skip buddy, only so far:
  * yield_to, yield_to_task_fair, kernel/sched/fair.c, Linux 3.10).  On the
- * spinner's pCPU w is the target or the queue's head, the spinner the skip
+ * spinner's pCPU w is the target or the leftmost, the spinner the skip
  * buddy: a spinner that has run less than w, by more than that, picks
  * itself again and spins on.  On the pCPU of a target boosted from another
  * one, w is the target, the next buddy: one that has run more than that
