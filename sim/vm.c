@@ -37,6 +37,8 @@
 #define DEF_KICK_PS (1000ull * NS_PS)     /* the KICK_CPU hypercall */
 #define DEF_WAKE_PS (4000ull * NS_PS)     /* IPI, wake-up, schedule, entry */
 #define DEF_SWITCH_PS (4000ull * NS_PS)   /* a context switch between vCPUs */
+#define DEF_SLICE_SPREAD_PCT 50 /* *assumed*: slices from half to 1.5 times their mean */
+#define MAX_SLICE_SPREAD_PCT 90 /* a slice is at least a tenth of its mean */
 
 struct vm_params vm_prm = {
 	.slice_ps = 0, /* CFS's */
@@ -47,6 +49,7 @@ struct vm_params vm_prm = {
 	.kick_ps = DEF_KICK_PS,
 	.wake_ps = DEF_WAKE_PS,
 	.switch_ps = DEF_SWITCH_PS,
+	.slice_spread_pct = DEF_SLICE_SPREAD_PCT,
 };
 
 struct vm_state *sim_vm;
@@ -70,6 +73,7 @@ static const struct vm_opt opts[] = {
 	{ "--wake-ns", &vm_prm.wake_ps, NS_PS, 0, 10000000 },
 	{ "--switch-ns", &vm_prm.switch_ps, NS_PS, 0, 10000000 },
 	{ "--pcpus", &vm_prm.pcpus, 0, 0, WL_MAX_THREADS },
+	{ "--slice-spread-pct", &vm_prm.slice_spread_pct, 0, 0, MAX_SLICE_SPREAD_PCT },
 };
 
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -373,6 +377,9 @@ void vm_env_json(FILE *f)
 		(double)vm_prm.switch_ps / 1000.0, co_guests_name());
 	if (vm_prm.pcpus)
 		fprintf(f, ", \"pcpus\": %llu", (unsigned long long)vm_prm.pcpus);
+	if (vm_prm.slice_spread_pct != DEF_SLICE_SPREAD_PCT)
+		fprintf(f, ", \"slice_spread_pct\": %llu",
+			(unsigned long long)vm_prm.slice_spread_pct);
 	if (vm_prm.guest_yield)
 		fprintf(f, ", \"ple_yield\": \"guest\"");
 }
@@ -386,18 +393,26 @@ static uint64_t pcpu_slice_ps(const struct vm_pcpu *p)
 	return slice_of(1 + p->queued, sim_vm->cfs_latency_ps, sim_vm->cfs_min_gran_ps);
 }
 
-/* The length of p's next slice: a seeded draw from [S/2, 3S/2), mean S.
- * Real slices vary (with wake-ups and the tick, which checks the slice);
- * equal ones would keep pCPUs that once switched together in step for
- * ever.  The uniform draw from [S/2, 3S/2) is *assumed* (docs/vm.md). */
+/* The width of the spread of slices of mean s: 2 F s, F the spread
+ * (--slice-spread-pct; 0: every slice s). */
+static uint64_t spread_width(uint64_t s)
+{
+	return s / 100 * 2 * vm_prm.slice_spread_pct + s % 100 * 2 * vm_prm.slice_spread_pct / 100;
+}
+
+/* The length of p's next slice: a seeded draw from [S - F S, S + F S),
+ * mean S, F the spread, by default 1/2: from [S/2, 3S/2).  Real slices
+ * vary (with wake-ups and the tick, which checks the slice); equal ones
+ * would keep pCPUs that once switched together in step for ever.  The
+ * uniform draw and its default spread are *assumed* (docs/vm.md). */
 uint64_t vm_slice_len(struct vm_pcpu *p)
 {
-	uint64_t s = pcpu_slice_ps(p);
+	uint64_t s = pcpu_slice_ps(p), w = spread_width(s);
 	unsigned idx = (unsigned)(p - sim_vm->p);
 
 	p->draw = mix64(sim_vm->seed ^ mix64(((uint64_t)idx << 32) + p->draws++));
 	p->draw_mean_ps = s;
-	return s / 2 + p->draw % s;
+	return w ? s - w + w / 2 + p->draw % w : s;
 }
 
 /* A vCPU has joined p's queue while p's cur runs: CFS checks cur's run
@@ -408,13 +423,15 @@ uint64_t vm_slice_len(struct vm_pcpu *p)
  * sim/vm_sched.c).  A fixed --slice-us does not shrink. */
 void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 {
-	uint64_t s, end;
+	uint64_t s, w, w0, end;
 
 	if (!vm_cfs() || p->cur < 0)
 		return;
 	s = pcpu_slice_ps(p);
-	end = p->pick_ps + s / 2 +
-	      (uint64_t)((double)(p->draw % p->draw_mean_ps) * (double)s / (double)p->draw_mean_ps);
+	w0 = spread_width(p->draw_mean_ps);
+	w = spread_width(s);
+	end = p->pick_ps + s - w + w / 2 +
+	      (w0 ? (uint64_t)((double)(p->draw % w0) * (double)w / (double)w0) : 0);
 	if (end < now)
 		end = now;
 	if (end < p->slice_end_ps)

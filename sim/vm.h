@@ -105,6 +105,8 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 #define VM_USAGE                                                                                   \
 	"              --vm V --overcommit X[,X...]: a guest of V vCPUs (the threads) on V/X\n"    \
 	"                          cores, X a sweep (docs/vm.md); with it: [--slice-us N|cfs]\n"    \
+	"                          [--slice-spread-pct F (slices from 1 - F% to 1 + F% of the mean;\n" \
+	"                          default 50)]\n"                                                  \
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
 	"                          [--co-guests none|busy|same] [--pcpus P] [--ple-yield pcpu|guest]\n"

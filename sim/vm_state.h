@@ -22,6 +22,7 @@ struct vm_params {
 	uint64_t ple_grow;
 	uint64_t ple_exit_ps, halt_ps, kick_ps, wake_ps, switch_ps;
 	uint64_t pcpus; /* --pcpus: the host's pCPUs (0: from V and X) */
+	uint64_t slice_spread_pct; /* --slice-spread-pct: slices from (1 - F) S to (1 + F) S */
 	bool busy_guests; /* --co-guests busy */
 	bool same_guests; /* --co-guests same: the co-guests run the workload */
 	bool guest_yield; /* --ple-yield guest: KVM's directed yield to any pCPU */

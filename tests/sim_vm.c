@@ -324,26 +324,35 @@ static uint64_t preemptions_at(double x)
  * ends a slice once a 24 ms round, so 4 vCPUs in 2 runs of 240 ms end about
  * 80 slices at 2x and at 4x.  Fewer of those are preemptions: a vCPU whose
  * slice was drawn short is still the leftmost at its end, and CFS picks it
- * again (measured: 58 at 2x, 74 at 4x).  A fixed --slice-us 3000 at 2x, a
+ * again (measured: 58 at 2x, 74 at 4x).  With slices all of their mean
+ * (--slice-spread-pct 0) none is drawn short, and the guest's vCPU at 2x
+ * leaves at each of its slice ends: 9 or 10 a run a vCPU, as its rounds
+ * fall against the run's ends (measured: 75).  A fixed --slice-us 3000 at 2x, a
  * round-robin, gives a round of 6 ms: about 320. */
 static void cfs_slices_share_the_latency(void **state)
 {
-	uint64_t x2, x4, fixed;
+	uint64_t x2, x4, exact, fixed;
 
 	set_opt("--co-guests", "busy");
 	set_opt("--ple-window-ns", "0");
 	x2 = preemptions_at(2.0);
 	x4 = preemptions_at(4.0);
+	set_opt("--slice-spread-pct", "0");
+	exact = preemptions_at(2.0);
+	set_opt("--slice-spread-pct", "50");
 	set_opt("--slice-us", "3000");
 	fixed = preemptions_at(2.0);
 	set_opt("--slice-us", "cfs");
 	set_opt("--co-guests", "none");
 	set_opt("--ple-window-ns", "2048");
 	print_message("  4 vCPUs beside busy co-guests, 2 runs of 240 ms, PLE off: %llu preemptions "
-		      "at 2x, %llu at 4x (CFS's slices); %llu at 2x with --slice-us 3000\n",
-		      (unsigned long long)x2, (unsigned long long)x4, (unsigned long long)fixed);
+		      "at 2x, %llu at 4x (CFS's slices); %llu at 2x with slices all of the mean; "
+		      "%llu at 2x with --slice-us 3000\n",
+		      (unsigned long long)x2, (unsigned long long)x4, (unsigned long long)exact,
+		      (unsigned long long)fixed);
 	assert_in_range(x2, 48, 96);
 	assert_in_range(x4, 48, 96);
+	assert_in_range(exact, 72, 80);
 	assert_in_range(fixed, 256, 384);
 }
 
@@ -814,6 +823,9 @@ static void bad_vm_options(void **state)
 	BAD("--wake-ns", "--vm", "8", "--wake-ns", "-3");
 	BAD("--ple-yield", "--vm", "8", "--ple-yield", "anywhere");
 	BAD("--ple-yield", "--ple-yield", "guest");
+	BAD("--slice-spread-pct", "--vm", "8", "--slice-spread-pct", "91");
+	BAD("--slice-spread-pct", "--vm", "8", "--slice-spread-pct", "-1");
+	BAD("--slice-spread-pct", "--slice-spread-pct", "10");
 
 	const char *const ex[] = { "explain", "--topo", TOPO, "--lock", "ticket", "--threads",
 				   "4",       "--vm",   "4",  NULL };
