@@ -622,7 +622,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	sim_vm = vm;
 	vm->seed = run->seed;
 	for (unsigned p = 0; p < np; p++)
-		vm->p[p] = (struct vm_pcpu){ .cur = -1, .head = -1, .tail = -1, .next = -1 };
+		vm->p[p] = (struct vm_pcpu){ .cur = -1, .head = -1, .tail = -1, .next_buddy = -1 };
 	for (unsigned i = 0; i < vm->nv; i++) {
 		struct vm_vcpu *v = &vm->v[i];
 

@@ -15,7 +15,8 @@
  *   slice     cur runs until its slice ends, then goes back to the queue
  *             and the next runs, if there is one (under CFS cur itself,
  *             without a switch, while it is still the leftmost).  A slice is a
- *             seeded draw from half to one and a half times its mean: by
+ *             seeded draw from half to one and a half times its mean
+ *             (--slice-spread-pct sets the spread): by
  *             default the host CFS's slice of one of the n vCPUs runnable
  *             on the pCPU (its latency over n, at least its granularity:
  *             24 ms / n, at least 3 ms, on 8 CPUs or more), shrunk when a
@@ -60,10 +61,11 @@
  * pCPU (round-robin from the last boosted one), which runs next there,
  * the spinner giving its own pCPU to the next vCPU waiting for it.
  *
- * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, whose queue head
- * runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to the
- * sender): the vCPU becomes runnable at once, ahead of the preempted ones
- * (CFS ranks a vCPU that slept before those that ran); a busy co-guest's
+ * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, where the next
+ * vCPU runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to
+ * the sender): the vCPU becomes runnable at once, placed by CFS's virtual
+ * runtime (a vCPU that slept ranks before those that ran; in a round-robin,
+ * ahead of the preempted ones in the queue); a busy co-guest's
  * vCPU running there is preempted for it, and with CFS's slices so is any
  * vCPU that leads it by more than CFS's wake-up granularity in virtual
  * runtime (the kicked one placed as CFS places a woken task, then run

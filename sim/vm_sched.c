@@ -30,7 +30,8 @@
  *   kicked from a halt     no sooner than kick + wake latency; on an idle
  *                          pCPU exactly then
  *
- * Each slice lasts a seeded draw from [S/2, 3S/2), so that pCPUs neither
+ * Each slice lasts a seeded draw from [S - F S, S + F S), F the spread
+ * (--slice-spread-pct, by default 1/2: [S/2, 3S/2)), so that pCPUs neither
  * start nor stay in lockstep.  S is --slice-us, or by default CFS's slice
  * of one of the n vCPUs runnable on the pCPU when the slice begins (the
  * host's latency, 24 ms on 8 CPUs or more, over n, at least its 3 ms
@@ -46,8 +47,9 @@
 
 /* With CFS's slices (vm_cfs: no --slice-us) the host's scheduler keeps each
  * vCPU's virtual runtime (all of equal weight: the time it has run) and each
- * pCPU's min_vruntime, for the wake-up of a halted vCPU (vm_on_kick) and a
- * directed yield's buddies (cfs_picks). */
+ * pCPU's min_vruntime, for the pick of who runs next (vm_pick_next), the
+ * wake-up of a halted vCPU (vm_on_kick) and a directed yield's buddies
+ * (cfs_picks). */
 
 /* v stops running at t (descheduled, halted, rotated out). */
 static void ran_until(struct vm_vcpu *v, uint64_t t)
@@ -218,13 +220,16 @@ static int leftmost(const struct vm_pcpu *p)
 }
 
 /* vm_state.h: who runs next on p (pick_next_entity, kernel/sched/fair.c,
- * Linux 3.10; the buddies of wake-up preemption are off by default there:
- * NEXT_BUDDY false, and the last buddy is not modelled). */
+ * Linux 3.10).  The next buddy is set by yield_to_task_fair and by a
+ * wake-up that preempts (check_preempt_wakeup; the NEXT_BUDDY feature, off
+ * by default, would set it at every wake-up); the last buddy (LAST_BUDDY)
+ * and the skip buddy's second choice are not kept: a spinner's yield is
+ * decided before it leaves (cfs_picks). */
 int vm_pick_next(struct vm_pcpu *p)
 {
-	int i, nb = p->next;
+	int i, nb = p->next_buddy;
 
-	p->next = -1;
+	p->next_buddy = -1;
 	if (!vm_cfs())
 		return vm_rq_pop(p);
 	i = leftmost(p);
@@ -341,13 +346,16 @@ static void deschedule(struct sim_actor *a, int target)
 	if (target >= 0) {
 		vm_rq_remove(p, (unsigned)target);
 		vm_rq_push_head(p, (unsigned)target);
-		p->next = target; /* the yield's next buddy (set_next_buddy) */
+		p->next_buddy = target; /* yield_to_task_fair's next buddy; across pCPUs the
+					 * vCPU run in place of the skip buddy, the spinner */
 	}
 	vm_rq_push_tail(p, a->idx);
 	run_next(p, now, (int)a->idx);
-	if (p->cur == (int)a->idx)
+	if (p->cur == (int)a->idx) { /* picked again: no switch, no sched-in (the PLE window stays) */
 		v->off_phase = -1;
-	else if (counting(now)) {
+		return;
+	}
+	if (counting(now)) {
 		k->preemptions++;
 		k->holder_preemptions += ph == PH_HOLDING;
 		k->waiter_preemptions += ph == PH_ACQUIRING;
@@ -500,7 +508,7 @@ static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
 {
 	if (w < 0 || !vm_cfs())
 		return w >= 0;
-	return sim_vm->v[w].vr_ps < least_vr(p, now) + sim_vm->cfs_wakeup_gran_ps;
+	return sim_vm->v[w].vr_ps <= least_vr(p, now) + sim_vm->cfs_wakeup_gran_ps;
 }
 
 /* yield_to's resched of the target's pCPU q: target runs next on q.  A busy
@@ -522,7 +530,7 @@ static void boost(unsigned target, uint64_t now)
 		return;
 	}
 	vm_rq_push_head(q, target);
-	q->next = (int)target; /* set_next_buddy */
+	q->next_buddy = (int)target; /* set_next_buddy */
 	end_cur_slice(q, now);
 }
 
@@ -624,7 +632,7 @@ void vm_on_kick(struct sim_actor *w)
 	}
 	if (preempt && end_cur_slice(p, now)) { /* cur leaves for it, it runs next */
 		vm_rq_push_head(p, w->idx);
-		p->next = (int)w->idx; /* set_next_buddy */
+		p->next_buddy = (int)w->idx; /* set_next_buddy */
 		return;
 	}
 	vm_rq_push_kicked(p, w->idx); /* or a resched was already pending */

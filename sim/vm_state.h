@@ -66,7 +66,8 @@ struct vm_pcpu {
 	uint64_t draws; /* slices drawn so far (the seeded length of the next) */
 	int head, tail; /* run queue */
 	unsigned queued;
-	int next; /* CFS's next buddy: a queued vCPU a directed yield set to run next, or -1 */
+	int next_buddy; /* CFS's next buddy: a queued vCPU that a directed yield or a wake-up
+			 * preemption set to run next, or -1 */
 };
 
 /*
@@ -103,8 +104,10 @@ bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
 /* vm_sched.c: who runs next on p, taken out of its queue (-1: none): with a
  * fixed --slice-us the queue's head (a round-robin); with CFS's slices the
  * leftmost, the queued vCPU of least virtual runtime (the first of equals),
- * unless p's next buddy (set by a directed yield, cleared here) is queued
- * and trails the leftmost by no more than the wake-up granularity. */
+ * unless p's next buddy (set by a directed yield or a wake-up preemption)
+ * is queued and trails the leftmost by no more than the wake-up
+ * granularity.  The buddy is cleared at every pick, where Linux keeps one
+ * that was passed over until it is picked or dequeued (a simplification). */
 int vm_pick_next(struct vm_pcpu *p);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);

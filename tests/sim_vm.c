@@ -192,10 +192,11 @@ static void cfs_yield_skips_only_within_the_granularity(void **state)
  * time.  A round-robin runs the queue's head; CFS the leftmost (least
  * virtual runtime), or a directed yield's next buddy when it trails the
  * leftmost by no more than the wake-up granularity (4 ms here), once. */
-static int pick_from(const uint64_t vr_ms[3], int next_buddy, uint64_t slice_ps)
+static int pick_from_state(const uint64_t vr_ms[3], int next_buddy, uint64_t slice_ps,
+			   enum vc_state buddy_state)
 {
 	struct vm_vcpu v[3];
-	struct vm_pcpu p = { .cur = -1, .head = -1, .tail = -1, .next = next_buddy };
+	struct vm_pcpu p = { .cur = -1, .head = -1, .tail = -1, .next_buddy = next_buddy };
 	struct vm_state st = { .nv = 3, .np = 1, .v = v, .p = &p,
 			       .cfs_wakeup_gran_ps = 4000 * US_PS };
 	struct vm_state *saved = sim_vm;
@@ -210,17 +211,24 @@ static int pick_from(const uint64_t vr_ms[3], int next_buddy, uint64_t slice_ps)
 		v[k].vr_ps = vr_ms[k] * 1000 * US_PS;
 		vm_rq_push_tail(&p, k);
 	}
+	if (next_buddy >= 0)
+		v[next_buddy].state = buddy_state;
 	i = vm_pick_next(&p);
 	assert_int_equal(p.queued, 2);
-	assert_int_equal(p.next, -1);
+	assert_int_equal(p.next_buddy, -1);
 	sim_vm = saved;
 	vm_prm.slice_ps = saved_slice;
 	return i;
 }
 
+static int pick_from(const uint64_t vr_ms[3], int next_buddy, uint64_t slice_ps)
+{
+	return pick_from_state(vr_ms, next_buddy, slice_ps, VC_READY);
+}
+
 static void cfs_picks_the_leftmost(void **state)
 {
-	const uint64_t vr[3] = { 30, 10, 12 }, near[3] = { 13, 10, 30 };
+	const uint64_t vr[3] = { 30, 10, 12 }, near[3] = { 13, 10, 30 }, edge[3] = { 14, 10, 30 };
 
 	assert_int_equal(pick_from(vr, -1, 3000 * US_PS), 0); /* round-robin: the head */
 	assert_int_equal(pick_from(vr, -1, 0), 1);            /* CFS: least runtime */
@@ -228,6 +236,36 @@ static void cfs_picks_the_leftmost(void **state)
 	assert_int_equal(pick_from(vr, 0, 0), 1);  /* buddy 20 ms behind: the leftmost */
 	assert_int_equal(pick_from(near, 0, 0), 0);  /* 3 ms behind, at the head */
 	assert_int_equal(pick_from(vr, 2, 3000 * US_PS), 0); /* round-robin: no buddies */
+	assert_int_equal(pick_from(edge, 0, 0), 0);  /* 4 ms behind: still within */
+	assert_int_equal(pick_from_state(vr, 2, 0, VC_HALTED), 1); /* a halted buddy: none */
+}
+
+/* --slice-spread-pct F: slices drawn from [S - F S, S + F S); 0: all S. */
+static void slice_spread_bounds(void **state)
+{
+	struct vm_pcpu p = { .cur = -1, .head = -1, .tail = -1, .next_buddy = -1 };
+	struct vm_state st = { .np = 1, .p = &p, .seed = 7, .cfs_latency_ps = 24000 * US_PS,
+			       .cfs_min_gran_ps = 3000 * US_PS };
+	struct vm_state *saved = sim_vm;
+	const uint64_t spreads[] = { 0, 25, 50, 90 }, s = 24000 * US_PS; /* one runnable: L */
+
+	sim_vm = &st;
+	for (unsigned k = 0; k < 4; k++) {
+		uint64_t lo = UINT64_MAX, hi = 0, f = spreads[k];
+
+		vm_prm.slice_spread_pct = f;
+		for (unsigned n = 0; n < 2000; n++) {
+			uint64_t len = vm_slice_len(&p);
+
+			lo = len < lo ? len : lo;
+			hi = len > hi ? len : hi;
+		}
+		assert_true(lo >= s - s * f / 100 && hi < s + s * f / 100 + (f == 0));
+		/* the draws fill the range: within a fiftieth of each end */
+		assert_true(lo <= s - s * f / 100 + s * f / 5000 && hi + s * f / 5000 + 1 >= s + s * f / 100);
+	}
+	vm_prm.slice_spread_pct = 50;
+	sim_vm = saved;
 }
 
 /* Beside busy co-guests every vCPU of the guest has a pCPU of its own
@@ -843,6 +881,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
 		cmocka_unit_test(wakeup_places_and_preempts_as_cfs),
 		cmocka_unit_test(cfs_picks_the_leftmost),
+		cmocka_unit_test(slice_spread_bounds),
 		cmocka_unit_test(cfs_yield_skips_only_within_the_granularity),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(cfs_boosts_only_within_the_granularity),

@@ -51,7 +51,7 @@ def wake_ns(rows):
 def cells(by, lock, x):
     rows = by.get((lock, x))
     if not rows:
-        raise SystemExit('vm_tables: no rows of %s at overcommit %s' % (lock, x))
+        raise ValueError('no rows of %s at overcommit %s' % (lock, x))
     return rows
 
 
@@ -127,6 +127,9 @@ def change_table(base, variant, sweeps):
         row = []
         for x in xs:
             b, v = cells(by, base, x), cells(by, variant, x)
+            if not mean(b, 'throughput_per_s'):
+                raise ValueError('%s made no acquisitions at overcommit %s: no change from it'
+                                 % (base, x))
             row.append('%+.1f%% (%.0f%% / %.0f%%)' % (
                 100 * (mean(v, 'throughput_per_s') / mean(b, 'throughput_per_s') - 1),
                 100 * spread(b), 100 * spread(v)))
@@ -143,7 +146,7 @@ def change_main(argv):
     try:
         sweeps = [load(path) for path in argv[3:]]
         table = change_table(locks[0], locks[1], sweeps)
-    except (OSError, KeyError, ValueError, ZeroDivisionError) as e:
+    except (OSError, KeyError, ValueError, csv.Error) as e:
         sys.stderr.write('vm_tables: %s\n' % e)
         return 2
     print(table)
@@ -159,16 +162,15 @@ def main(argv):
         return 2
     try:
         sweeps = (('busy', load(argv[1])), ('none', load(argv[2])))
-    except (OSError, KeyError, ValueError) as e:
+        text = ['Throughput (Macq/s, mean of the 3 runs):\n']
+        text += [throughput_table(name, by) + '\n' for name, by in sweeps]
+        text.append('The counters at 1x, 2x and 4x (per run, means of the 3 runs; preemptions,\n'
+                    'exits, halts and kicks are counts over the 100 ms):\n')
+        text += [counter_table(name, by) + '\n' for name, by in sweeps]
+    except (OSError, KeyError, ValueError, csv.Error) as e:
         sys.stderr.write('vm_tables: %s\n' % e)
         return 2
-    print('Throughput (Macq/s, mean of the 3 runs):\n')
-    for name, by in sweeps:
-        print(throughput_table(name, by) + '\n')
-    print('The counters at 1x, 2x and 4x (per run, means of the 3 runs; preemptions,\n'
-          'exits, halts and kicks are counts over the 100 ms):\n')
-    for name, by in sweeps:
-        print(counter_table(name, by) + '\n')
+    print('\n'.join(text))
     return 0
 
 
