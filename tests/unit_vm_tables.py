@@ -80,6 +80,16 @@ def main():
         want = '%+.1f%% (%.0f%% / %.0f%%)' % (100 * (vm / tm - 1), 100 * sd / tm, 100 * vsd / vm)
         check('--change: a cell is the change of means and sigma/mean (%s)' % want,
               lines[2].split(' | ')[4] == want)
+        part = os.path.join(tmp, 'part.csv')
+        subprocess.run([binary, 'run', '--topo', '4socket', '--vm', '16', '--overcommit', '1,2',
+                        '--lock', 'ticket,pv-ticket', '--ops', '20', '--runs', '2', '--csv', part],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.run([sys.executable, TOOL, '--change', 'ticket,pv-ticket', busy, part],
+                           capture_output=True, text=True)
+        cells_part = p.stdout.split('\n')[3].split(' | ')
+        check('--change: - where a sweep did not run an overcommit',
+              p.returncode == 0 and cells_part[1] == '-' and cells_part[3] == '-' and
+              cells_part[2] != '-' and cells_part[4] != '-')
         for bad in (['--change', 'ticket', busy], ['--change', 'ticket,pv-ticket'],
                     ['--change', 'ticket,mcs', busy]):
             p = subprocess.run([sys.executable, TOOL] + bad, capture_output=True, text=True)

@@ -15,7 +15,8 @@ vCPU, `misses_per_acq`, `jain`).  Markdown on stdout:
 VARIANT at each overcommit of one or more sweeps, a row per CSV (labelled
 by its non-critical length and its runs' length): the variant's mean throughput
 over the base's, less one, and, in brackets, each lock's sigma/mean over
-the runs (the population sigma, as the run table's):
+the runs (the population sigma, as the run table's); - where a sweep did not
+run that overcommit:
 
     python3 tools/vm_tables.py --change ticket,pv-ticket A.csv B.csv ...
 """
@@ -124,8 +125,11 @@ def change_table(base, variant, sweeps):
     lines = ['| ncs, run | %s |' % ' | '.join('%gx' % float(x) for x in xs),
              '|---|' + '---:|' * len(xs)]
     for by in sweeps:
-        row = []
+        row, present = [], {x for (_, x) in by}
         for x in xs:
+            if x not in present:  # a sweep without this overcommit
+                row.append('-')
+                continue
             b, v = cells(by, base, x), cells(by, variant, x)
             if not mean(b, 'throughput_per_s'):
                 raise ValueError('%s made no acquisitions at overcommit %s: no change from it'
