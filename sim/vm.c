@@ -394,10 +394,11 @@ static uint64_t pcpu_slice_ps(const struct vm_pcpu *p)
 }
 
 /* The width of the spread of slices of mean s: 2 F s, F the spread
- * (--slice-spread-pct; 0: every slice s). */
+ * (--slice-spread-pct; 0: every slice s).  s is at most --slice-us's
+ * 1 s (1e12 ps): no overflow. */
 static uint64_t spread_width(uint64_t s)
 {
-	return s / 100 * 2 * vm_prm.slice_spread_pct + s % 100 * 2 * vm_prm.slice_spread_pct / 100;
+	return s * 2 * vm_prm.slice_spread_pct / 100;
 }
 
 /* The length of p's next slice: a seeded draw from [S - F S, S + F S),

@@ -68,16 +68,26 @@ static uint64_t cur_vr(const struct vm_pcpu *p, uint64_t now)
 	return v->vr_ps + (now > v->start_ps ? now - v->start_ps : 0);
 }
 
+/* The queued vCPU of least virtual runtime on p (the first of equals in
+ * the queue's order), or -1. */
+static int leftmost(const struct vm_pcpu *p)
+{
+	int left = -1;
+
+	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
+		if (left < 0 || sim_vm->v[i].vr_ps < sim_vm->v[left].vr_ps)
+			left = i;
+	return left;
+}
+
 /* The least of cur's and the queued vCPUs' virtual runtimes on p at now
  * (CFS's leftmost, cur counted), or NONE on an idle pCPU with none queued. */
 static uint64_t least_vr(const struct vm_pcpu *p, uint64_t now)
 {
 	uint64_t m = cur_vr(p, now);
+	int left = leftmost(p);
 
-	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
-		if (sim_vm->v[i].vr_ps < m)
-			m = sim_vm->v[i].vr_ps;
-	return m;
+	return left >= 0 && sim_vm->v[left].vr_ps < m ? sim_vm->v[left].vr_ps : m;
 }
 
 /* update_min_vruntime: that least, and never less than before. */
@@ -205,18 +215,6 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 	for (int j = p->head; j >= 0; j = sim_vm->v[j].next)
 		if (sim_vm->v[j].waiting)
 			release(&sim_vm->v[j]);
-}
-
-/* The queued vCPU of least virtual runtime on p (the first of equals in
- * the queue's order), or -1. */
-static int leftmost(const struct vm_pcpu *p)
-{
-	int left = -1;
-
-	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
-		if (left < 0 || sim_vm->v[i].vr_ps < sim_vm->v[left].vr_ps)
-			left = i;
-	return left;
 }
 
 /* vm_state.h: who runs next on p (pick_next_entity, kernel/sched/fair.c,

@@ -131,11 +131,12 @@ def change_table(base, variant, sweeps):
                 row.append('-')
                 continue
             b, v = cells(by, base, x), cells(by, variant, x)
-            if not mean(b, 'throughput_per_s'):
+            base_mean = mean(b, 'throughput_per_s')
+            if not base_mean:
                 raise ValueError('%s made no acquisitions at overcommit %s: no change from it'
                                  % (base, x))
             row.append('%+.1f%% (%.0f%% / %.0f%%)' % (
-                100 * (mean(v, 'throughput_per_s') / mean(b, 'throughput_per_s') - 1),
+                100 * (mean(v, 'throughput_per_s') / base_mean - 1),
                 100 * spread(b), 100 * spread(v)))
         lines.append('| %s | %s |' % (sweep_label(by), ' | '.join(row)))
     return '\n'.join(lines)

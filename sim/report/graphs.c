@@ -159,13 +159,17 @@ static void machine_cores(Agraph_t *g, Agraph_t *sub, Agnode_t *sock, unsigned s
 
 /* Each link an edge labelled with its name only (graphviz may place a label
  * where two crossing links meet), and beside the sockets a table of every
- * link: the sockets it joins and its messages per acquisition. */
+ * link: the sockets it joins and its messages per acquisition (a row each,
+ * however many; without memory for it, no table). */
 static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, uint64_t acq)
 {
 	uint64_t max = 0;
-	char col[48], table[2048];
-	size_t n = (size_t)snprintf(table, sizeof(table),
-				    "links: messages per acquisition, both ways together\\l");
+	char col[48], *table = NULL;
+	size_t tlen = 0;
+	FILE *tf = open_memstream(&table, &tlen);
+
+	if (tf)
+		fputs("links: messages per acquisition, both ways together\\l", tf);
 
 	for (unsigned l = 0; msgs && l < sim.topo.nlinks; l++)
 		max = msgs[l] > max ? msgs[l] : max;
@@ -180,17 +184,17 @@ static void machine_links(Agraph_t *g, Agnode_t **sock, const uint64_t *msgs, ui
 		draw_setf(e, "penwidth", "%.2f", 1 + 7 * rel);
 		draw_set(e, "xlabel", lk->name);
 		draw_set(e, "constraint", "false");
-		if (n < sizeof(table))
-			n += (size_t)snprintf(table + n, sizeof(table) - n,
-					      "%s  socket %u - socket %u  %.2f\\l", lk->name, lk->a,
-					      lk->b, acq ? (double)m / (double)acq : 0.0);
+		if (tf)
+			fprintf(tf, "%s  socket %u - socket %u  %.2f\\l", lk->name, lk->a, lk->b,
+				acq ? (double)m / (double)acq : 0.0);
 	}
-	if (sim.topo.nlinks) {
+	if (tf && !fclose(tf) && sim.topo.nlinks) {
 		Agnode_t *t = draw_node(g, "links%u", 0);
 
 		draw_set(t, "shape", "box");
 		draw_set(t, "label", table);
 	}
+	free(table);
 }
 
 /* Which run a graph draws: "run 3 of 3" (the table beside it gives means
