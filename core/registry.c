@@ -24,6 +24,7 @@ extern const struct lock_algo lock_qrwlock, lock_qrwlock_steal;
 extern const struct lock_algo lock_qrwlock_2013, lock_qrwlock_2013_rs;
 extern const struct lock_algo lock_qrwlock_316, lock_qrwlock_42;
 extern const struct lock_algo lock_percpu_rwsem, lock_brlock;
+extern const struct lock_algo lock_rwsem, lock_rwsem_pv;
 extern const struct lock_algo lock_spinlock_ref, lock_lockref;
 
 static const struct lock_algo *const algorithms[] = {
@@ -60,6 +61,9 @@ static const struct lock_algo *const algorithms[] = {
 	&lock_qrwlock_steal,
 	&lock_percpu_rwsem,
 	&lock_brlock,
+	/* sleeping: waiters queue under a spinlock and sleep */
+	&lock_rwsem,
+	&lock_rwsem_pv,
 	/* reference counts: under a spinlock, or cmpxchg beside it */
 	&lock_spinlock_ref,
 	&lock_lockref,

@@ -353,7 +353,7 @@ static void readers_run_concurrently(void **state)
 static void fair_rwlock_bounds_writer_wait(void **state)
 {
 	struct wl_config c;
-	struct outcome rw, q;
+	struct outcome rw, q, sem;
 
 	if (!tl_is_sim()) {
 		print_message("  (simulator only: 2 cores cannot starve a writer)\n");
@@ -368,14 +368,21 @@ static void fair_rwlock_bounds_writer_wait(void **state)
 	c.duration_ms = 2;
 	run_once(&c, lock_find("rwlock"), 32, 0, &rw);
 	run_once(&c, lock_find("qrwlock"), 32, 0, &q);
-	print_message("  writer wait p99 / max: rwlock %.0f / %.0f ns, qrwlock %.0f / %.0f ns\n",
-		      rw.write_p99_ns, rw.write_max_ns, q.write_p99_ns, q.write_max_ns);
-	tl_print_command(&c, "run", "rwlock,qrwlock", 32, 1, "--format csv");
+	run_once(&c, lock_find("rwsem"), 32, 0, &sem);
+	print_message("  writer wait p99 / max: rwlock %.0f / %.0f ns, qrwlock %.0f / %.0f ns, "
+		      "rwsem %.0f / %.0f ns\n",
+		      rw.write_p99_ns, rw.write_max_ns, q.write_p99_ns, q.write_max_ns,
+		      sem.write_p99_ns, sem.write_max_ns);
+	tl_print_command(&c, "run", "rwlock,qrwlock,rwsem", 32, 1, "--format csv");
 	assert_false(rw.failed);
 	assert_false(q.failed);
-	assert_true(rw.writes > 0 && q.writes > 0);
+	assert_false(sem.failed);
+	assert_true(rw.writes > 0 && q.writes > 0 && sem.writes > 0);
 	assert_true(q.write_p99_ns * 4 < rw.write_p99_ns);
 	assert_true(q.write_max_ns * 4 < c.duration_ms * 1e6);
+	/* a queued writer sends the readers that come after it to the queue */
+	assert_true(sem.write_p99_ns * 4 < rw.write_p99_ns);
+	assert_true(sem.write_max_ns * 4 < c.duration_ms * 1e6);
 }
 
 /* ------------------------------------------------------------ refcounts */

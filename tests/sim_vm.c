@@ -561,6 +561,40 @@ static void halts_matched_by_kicks(void **state)
 	assert_true(halts[1] > 0);
 }
 
+/* A sleeping lock's waiters halt their vCPUs: rwsem and rwsem-pv (Linux
+ * 3.10's rwsem, wait_lock ticket or pv-ticket) at 1x, half writes, each
+ * halt ended by a kick; the spinning rwlock of the same mix never halts. */
+static void rwsem_waiters_halt_their_vcpus(void **state)
+{
+	const char *locks[] = { "rwsem", "rwsem-pv", "rwlock" };
+	struct wl_config c;
+	struct wl_run run;
+	struct run_counters cnt;
+
+	for (size_t l = 0; l < 3; l++) {
+		uint64_t halts = 0;
+
+		for (unsigned s = 0; s < 3; s++) {
+			vm_config(&c, 6);
+			c.read_pct = 50;
+			c.cs_ns = 2000;
+			c.ncs_ns = 2000;
+			c.ops = 100;
+			vm_run(&c, lock_find(locks[l]), 1.0, s, &run, &cnt);
+			assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
+			assert_int_equal(cnt.vm.halts, cnt.vm.kicks);
+			halts += cnt.vm.halts;
+			tl_done(&run);
+		}
+		print_message("  %-9s 3 runs of 6 vCPUs at 1x, half writes: %llu halts\n", locks[l],
+			      (unsigned long long)halts);
+		if (l < 2)
+			assert_true(halts > 0);
+		else
+			assert_int_equal(halts, 0);
+	}
+}
+
 /* ------------------------------------------------------------ exclusion */
 
 static void locks_exclude_in_a_vm(void **state)
@@ -886,6 +920,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(cfs_boosts_only_within_the_granularity),
 		cmocka_unit_test(halts_matched_by_kicks),
+		cmocka_unit_test(rwsem_waiters_halt_their_vcpus),
 		cmocka_unit_test(locks_exclude_in_a_vm),
 		cmocka_unit_test(same_seed_same_schedule),
 		cmocka_unit_test(same_guests_each_on_its_own_lock),
