@@ -80,6 +80,8 @@
 
 #include <assert.h>
 
+#include "internal_sleepers.h"
+
 extern const struct lock_algo lock_ticket, lock_pv_ticket;
 
 #define RWSEM_ACTIVE_MASK 0xffffffffLL
@@ -99,12 +101,12 @@ enum rwsem_wake_type { RWSEM_WAKE_ANY, RWSEM_WAKE_READERS, RWSEM_WAKE_READ_OWNED
 
 struct rwsem {
 	int64_t count;
-	uint32_t first, last; /* the wait list: cpu + 1 */
-	uint32_t nodes_off;   /* bytes from the object to waiter 0 */
+	struct sleepers wait_list;
+	uint32_t nodes_off; /* bytes from the object to waiter 0 */
 } ll_cacheline_aligned;
 
 struct rwsem_waiter {
-	uint32_t next, prev;
+	struct sleeper_link list;
 	uint32_t task;
 	uint32_t type;
 } ll_cacheline_aligned;
@@ -130,40 +132,14 @@ static void rwsem_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 	assert(wl->lock_size == RWSEM_WAIT_LOCK_SIZE && wl->lock_size_per_cpu == per_cpu &&
 	       wl->ctx_size == 0);
 	s->count = 0;
-	s->first = s->last = 0;
+	s->wait_list.first = s->wait_list.last = 0;
 	s->nodes_off = (uint32_t)(sizeof(*s) + wl->lock_size + ncpus * wl->lock_size_per_cpu);
 	wl->init(wait_lock_of(s), ncpus);
 }
 
-/* ---------------------------------------------------------- the wait list */
-
-static void list_add_tail(struct rwsem *s, uint32_t me1)
+static struct sleeper_link *link_of(void *lock, uint32_t cpu1)
 {
-	struct rwsem_waiter *w = waiter(s, me1);
-	uint32_t last = ll_load(&s->last, LL_RELAXED);
-
-	ll_store(&w->next, 0, LL_RELAXED);
-	ll_store(&w->prev, last, LL_RELAXED);
-	if (last)
-		ll_store(&waiter(s, last)->next, me1, LL_RELAXED);
-	else
-		ll_store(&s->first, me1, LL_RELAXED);
-	ll_store(&s->last, me1, LL_RELAXED);
-}
-
-static void list_del(struct rwsem *s, uint32_t me1)
-{
-	struct rwsem_waiter *w = waiter(s, me1);
-	uint32_t next = ll_load(&w->next, LL_RELAXED), prev = ll_load(&w->prev, LL_RELAXED);
-
-	if (prev)
-		ll_store(&waiter(s, prev)->next, next, LL_RELAXED);
-	else
-		ll_store(&s->first, next, LL_RELAXED);
-	if (next)
-		ll_store(&waiter(s, next)->prev, prev, LL_RELAXED);
-	else
-		ll_store(&s->last, prev, LL_RELAXED);
+	return &waiter(lock, cpu1)->list;
 }
 
 static int64_t atomic_update(struct rwsem *s, int64_t delta)
@@ -181,7 +157,7 @@ static void wake_up(uint32_t cpu1)
 /* __rwsem_do_wake: wait_lock held, the list not empty. */
 static void do_wake(struct rwsem *s, enum rwsem_wake_type type)
 {
-	uint32_t front = ll_load(&s->first, LL_RELAXED), w1 = front, next;
+	uint32_t front = ll_load(&s->wait_list.first, LL_RELAXED), w1 = front, next;
 	int64_t adjustment = 0, woken = 0;
 
 	if (ll_load(&waiter(s, front)->type, LL_RELAXED) == RWSEM_WAITING_FOR_WRITE) {
@@ -205,7 +181,7 @@ static void do_wake(struct rwsem *s, enum rwsem_wake_type type)
 	/* the readers at the front, up to the first writer */
 	do {
 		woken++;
-		next = ll_load(&waiter(s, w1)->next, LL_RELAXED);
+		next = ll_load(&waiter(s, w1)->list.next, LL_RELAXED);
 		if (!next)
 			break;
 		w1 = next;
@@ -221,24 +197,20 @@ static void do_wake(struct rwsem *s, enum rwsem_wake_type type)
 		struct rwsem_waiter *w = waiter(s, w1);
 		uint32_t cpu1 = w1;
 
-		w1 = ll_load(&w->next, LL_RELAXED);
+		w1 = ll_load(&w->list.next, LL_RELAXED);
 		ll_fence(LL_SEQ_CST);
 		/* task: 1 -> 0: granted; pairs with the acquire in down_read_failed */
 		ll_store(&w->task, 0, LL_RELEASE);
 		wake_up(cpu1);
 	}
-	ll_store(&s->first, w1, LL_RELAXED);
-	if (w1)
-		ll_store(&waiter(s, w1)->prev, 0, LL_RELAXED);
-	else
-		ll_store(&s->last, 0, LL_RELAXED);
+	sleepers_cut_before(&s->wait_list, s, link_of, w1);
 }
 
 /* rwsem_wake: up_read or up_write left waiters and no one active. */
 static void rwsem_wake(const struct lock_algo *wl, struct rwsem *s)
 {
 	wl->lock(wait_lock_of(s), NULL);
-	if (ll_load(&s->first, LL_RELAXED))
+	if (!sleepers_empty(&s->wait_list))
 		do_wake(s, RWSEM_WAKE_ANY);
 	wl->unlock(wait_lock_of(s), NULL);
 }
@@ -254,9 +226,9 @@ static void down_read_failed(const struct lock_algo *wl, struct rwsem *s)
 	ll_store(&w->type, RWSEM_WAITING_FOR_READ, LL_RELAXED);
 	ll_store(&w->task, 1, LL_RELAXED);
 	wl->lock(wait_lock_of(s), NULL);
-	if (!ll_load(&s->first, LL_RELAXED))
+	if (sleepers_empty(&s->wait_list))
 		adjustment += RWSEM_WAITING_BIAS;
-	list_add_tail(s, me1);
+	sleepers_add_tail(&s->wait_list, s, link_of, me1);
 	count = atomic_update(s, adjustment);
 	/* no one active, or only readers and I am the first waiter: join them */
 	if (count == RWSEM_WAITING_BIAS ||
@@ -275,9 +247,9 @@ static void down_write_failed(const struct lock_algo *wl, struct rwsem *s)
 
 	ll_store(&waiter(s, me1)->type, RWSEM_WAITING_FOR_WRITE, LL_RELAXED);
 	wl->lock(wait_lock_of(s), NULL);
-	if (!ll_load(&s->first, LL_RELAXED))
+	if (sleepers_empty(&s->wait_list))
 		adjustment += RWSEM_WAITING_BIAS;
-	list_add_tail(s, me1);
+	sleepers_add_tail(&s->wait_list, s, link_of, me1);
 	count = atomic_update(s, adjustment);
 	/* others queued before me and only readers active: wake their readers */
 	if (count > RWSEM_WAITING_BIAS && adjustment == -RWSEM_WRITE_BIAS)
@@ -287,7 +259,8 @@ static void down_write_failed(const struct lock_algo *wl, struct rwsem *s)
 		if (!(count & RWSEM_ACTIVE_MASK)) {
 			int64_t want = RWSEM_WRITE_BIAS;
 
-			if (ll_load(&s->first, LL_RELAXED) != ll_load(&s->last, LL_RELAXED))
+			if (ll_load(&s->wait_list.first, LL_RELAXED) !=
+			    ll_load(&s->wait_list.last, LL_RELAXED))
 				want += RWSEM_WAITING_BIAS; /* others still wait */
 			/* count: WAITING -> WRITE_BIAS (+ WAITING), no one active */
 			if (ll_load(&s->count, LL_RELAXED) == RWSEM_WAITING_BIAS &&
@@ -300,7 +273,7 @@ static void down_write_failed(const struct lock_algo *wl, struct rwsem *s)
 		while ((count = ll_load(&s->count, LL_ACQUIRE)) & RWSEM_ACTIVE_MASK);
 		wl->lock(wait_lock_of(s), NULL);
 	}
-	list_del(s, me1);
+	sleepers_del(&s->wait_list, s, link_of, me1);
 	wl->unlock(wait_lock_of(s), NULL);
 }
 

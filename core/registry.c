@@ -24,7 +24,7 @@ extern const struct lock_algo lock_qrwlock, lock_qrwlock_steal;
 extern const struct lock_algo lock_qrwlock_2013, lock_qrwlock_2013_rs;
 extern const struct lock_algo lock_qrwlock_316, lock_qrwlock_42;
 extern const struct lock_algo lock_percpu_rwsem, lock_brlock;
-extern const struct lock_algo lock_rwsem, lock_rwsem_pv;
+extern const struct lock_algo lock_rwsem, lock_rwsem_pv, lock_kmutex, lock_kmutex_pv;
 extern const struct lock_algo lock_spinlock_ref, lock_lockref;
 
 static const struct lock_algo *const algorithms[] = {
@@ -50,6 +50,9 @@ static const struct lock_algo *const algorithms[] = {
 	&lock_pv_ticket,
 	&lock_pv_qspinlock,
 	&lock_pv_qspinlock_noearly,
+	/* sleeping mutexes: spin on the owner, else sleep */
+	&lock_kmutex,
+	&lock_kmutex_pv,
 	/* reader-writer locks: one counter, a queue, per-CPU counts, per-CPU locks */
 	&lock_rwlock,
 	&lock_rwlock_rlf,
