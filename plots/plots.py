@@ -77,7 +77,7 @@ LOCK_COLOURS = {
     'lockref': '#e567bb', 'pthread-mutex': '#469990', 'pthread-spin': '#00e500',
     'pv-qspinlock-noearly': '#723e33', 'qrwlock-2013': '#6791e5', 'qrwlock-2013-rs': '#9900e5',
     'qrwlock-3.16': '#bf005f', 'qrwlock-4.2': '#7c4499', 'rwlock-rlf': '#99007f',
-    'rwsem': '#c0e080', 'rwsem-pv': '#0040e0',
+    'rwsem': '#c0e080', 'rwsem-pv': '#0040e0', 'mutex': '#404000', 'mutex-pv': '#e0a0e0',
 }
 SPARE_COLOURS = ['#ffb07c', '#7fdfa0', '#f7a1c4', '#b39ddb', '#d4c200', '#5f9ea0']
 # One marker per lock, the same in every chart (gnuplot point types: 4/5
@@ -93,6 +93,7 @@ LOCK_MARKERS = {
     'percpu-rwsem': 4, 'brlock': 12, 'spinlock-ref': 14, 'lockref': 7, 'pthread-mutex': 10,
     'pthread-spin': 5, 'pv-qspinlock-noearly': 13, 'qrwlock-2013': 9, 'qrwlock-2013-rs': 11,
     'qrwlock-3.16': 4, 'qrwlock-4.2': 10, 'rwlock-rlf': 9, 'rwsem': 9, 'rwsem-pv': 15,
+    'mutex': 5, 'mutex-pv': 13,
 }
 SPARE_MARKERS = [7, 5, 9, 11, 13, 15, 6, 4, 10, 12, 14]
 NEAR_COLOURS = 40.0
