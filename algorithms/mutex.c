@@ -25,9 +25,10 @@
  *                      cleared before the release: it may lag count)
  *               mlock: the spinners' MCS tail, cpu + 1; first, last: the
  *                      sleepers' list, cpu + 1
- *   wait_lock: the ticket or pv-ticket object, on lines of its own
  *   per cpu:   an MCS node (next, locked) and a sleeper's record
  *              (next, prev), a line each
+ *   wait_lock: the ticket or pv-ticket object, after the records, on
+ *              lines of its own
  *
  * Transitions of count:
  *
@@ -78,7 +79,6 @@ struct kmutex {
 	uint32_t owner;
 	uint32_t mlock;
 	struct sleepers wait_list;
-	uint32_t nodes_off; /* bytes from the object to cpu 0's records */
 } ll_cacheline_aligned;
 
 struct kmutex_cpu {
@@ -89,18 +89,21 @@ struct kmutex_cpu {
 	struct sleeper_link waiter ll_cacheline_aligned;
 };
 
-_Static_assert(sizeof(struct kmutex) == 64, "wait_lock's object starts a line");
+/* The per-cpu records follow the mutex's line, then wait_lock's object:
+ * where each lies takes no read of the mutex's line. */
+static struct kmutex_cpu *cpu_rec(struct kmutex *m, uint32_t cpu1)
+{
+	return (struct kmutex_cpu *)(m + 1) + (cpu1 - 1);
+}
+
+static void *wait_lock_for(struct kmutex *m, unsigned ncpus)
+{
+	return (struct kmutex_cpu *)(m + 1) + ncpus;
+}
 
 static void *wait_lock_of(struct kmutex *m)
 {
-	return m + 1;
-}
-
-static struct kmutex_cpu *cpu_rec(struct kmutex *m, uint32_t cpu1)
-{
-	uint32_t off = ll_load(&m->nodes_off, LL_RELAXED);
-
-	return (struct kmutex_cpu *)((char *)m + off) + (cpu1 - 1);
+	return wait_lock_for(m, ll_nr_cpus());
 }
 
 static void mutex_init_with(const struct lock_algo *wl, size_t per_cpu, void *lock, unsigned ncpus)
@@ -112,8 +115,7 @@ static void mutex_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 	m->count = 1;
 	m->owner = m->mlock = 0;
 	m->wait_list.first = m->wait_list.last = 0;
-	m->nodes_off = (uint32_t)(sizeof(*m) + wl->lock_size + ncpus * wl->lock_size_per_cpu);
-	wl->init(wait_lock_of(m), ncpus);
+	wl->init(wait_lock_for(m, ncpus), ncpus);
 }
 
 /* ------------------------------------------- the spinners' MCS queue */

@@ -10,8 +10,9 @@
  * is active (a writer).  mmap_sem is one: the rwsem that every page fault
  * takes for reading and mmap, munmap and mprotect take for writing.
  *
- * The two entries differ only in wait_lock.  rwsem's is the plain ticket
- * spinlock (algorithms/ticket.c), the x86 raw spinlock of 3.10; rwsem-pv's
+ * The two entries differ only in wait_lock.  rwsem's is the ticket lock
+ * (algorithms/ticket.c: the algorithm of 3.10's x86 spinlock, its two
+ * counters on two lines where the kernel has them in one word); rwsem-pv's
  * is the paravirtual one (algorithms/pv-ticket.c), as in a guest kernel with
  * the paravirtual ticket spinlocks, which made every spinlock, wait_lock
  * included, paravirtual.  Each is called through its catalogue entry.  A
@@ -19,16 +20,18 @@
  * natively the thread waits in a futex.
  *
  * The count, 64-bit as on x86-64 (ACTIVE_MASK 2^32 - 1, WAITING_BIAS
- * -2^32, ACTIVE_WRITE_BIAS = WAITING_BIAS + 1):
+ * -2^32, ACTIVE_WRITE_BIAS = WAITING_BIAS + 1), its common values:
  *
  *   0                     unlocked, nobody waits
- *   X                     X readers active (or trying), nobody waits
- *   WAITING + X           X readers active, or (X = 1) one writer and no
- *                         waiters: a writer adds ACTIVE_WRITE_BIAS, which
- *                         holds a WAITING_BIAS of its own
+ *   X                     X readers active or trying, nobody waits
+ *   WAITING + X           X readers active or trying and waiters queued;
+ *                         or a writer active or trying and X - 1 readers
+ *                         trying, nobody queued (ACTIVE_WRITE_BIAS holds
+ *                         a WAITING_BIAS of its own)
  *   WAITING               waiters queued, nobody active: a writer may
  *                         steal it here
- *   2 WAITING + X         a writer active (X - 1 readers trying) and waiters
+ *   2 WAITING + X         waiters queued and a writer active or trying
+ *                         (X - 1 readers trying)
  *
  * Transitions (the fast paths are one locked add each):
  *
@@ -51,12 +54,15 @@
  *                      wait_lock and sleep; once no one is, cmpxchg WAITING
  *                      -> ACTIVE_WRITE_BIAS (+ WAITING if others still
  *                      wait), dequeue itself
- *   wake               under wait_lock: a writer at the front is woken (it
- *                      takes the semaphore itself, or a stealer does
- *                      first); readers at the front are granted one read
- *                      bias each in one add (WAITING_BIAS taken back if none
- *                      is left), then dequeued and woken, up to the first
- *                      writer
+ *   wake               under wait_lock: a writer at the front is woken by
+ *                      the wake of an unlock (not by a writer's own wake of
+ *                      readers), not granted: it takes the semaphore
+ *                      itself, or a stealer does first.  Readers at the
+ *                      front: one read bias is added first (and taken back
+ *                      if a writer stole the semaphore meanwhile), then the
+ *                      rest of the readers up to the first writer in a
+ *                      second add (WAITING_BIAS taken back if none is left
+ *                      queued); each is dequeued, its task cleared, woken
  *
  * The wait list is doubly linked through a waiter record per cpu (the
  * kernel's rwsem_waiter on the sleeper's stack), named cpu + 1, 0 none:
@@ -64,14 +70,24 @@
  *   line 0:      +-------+-------+------+--------------+
  *                | count | first | last |  (padding)   |
  *                +-------+-------+------+--------------+
- *   wait_lock:   the ticket or pv-ticket object, on lines of its own
  *   waiter k:    +------+------+------+------+
- *                | next | prev | task | type |   task: 1 while cpu k
- *                +------+------+------+------+   sleeps, 0 once granted
+ *   (a line      | next | prev | task | type |   task: 1 while cpu k
+ *   each)        +------+------+------+------+   sleeps, 0 once granted
+ *   wait_lock:   the ticket or pv-ticket object, after the waiters, on
+ *                lines of its own
  *
  * In the kernel count, wait_lock and wait_list share one line; here
  * wait_lock is the catalogue lock's object, on its own lines, as in the
  * seed-003 entries that measure ticket and pv-ticket alone.
+ *
+ * A wake-up of a reader that had not gone to sleep yet leaves it a kick
+ * that returns its next ll_park at once (mem.h); the kernel's
+ * wake_up_process of a running task leaves nothing.  Every park here and
+ * in pv-ticket re-checks what it waits for, so that early return costs a
+ * halt's time and, in pv-ticket's slow path, one more spin: a cost the
+ * kernel does not have, on a path a wake-up rarely takes (the waker
+ * clears the task while the reader is between wait_lock's release and its
+ * first check).
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -102,7 +118,6 @@ enum rwsem_wake_type { RWSEM_WAKE_ANY, RWSEM_WAKE_READERS, RWSEM_WAKE_READ_OWNED
 struct rwsem {
 	int64_t count;
 	struct sleepers wait_list;
-	uint32_t nodes_off; /* bytes from the object to waiter 0 */
 } ll_cacheline_aligned;
 
 struct rwsem_waiter {
@@ -111,18 +126,21 @@ struct rwsem_waiter {
 	uint32_t type;
 } ll_cacheline_aligned;
 
-_Static_assert(sizeof(struct rwsem) == 64, "wait_lock's object starts a line");
+/* The waiters follow the semaphore's line, then wait_lock's object: where
+ * each lies takes no read of the semaphore's line. */
+static struct rwsem_waiter *waiter(struct rwsem *s, uint32_t cpu1)
+{
+	return (struct rwsem_waiter *)(s + 1) + (cpu1 - 1);
+}
+
+static void *wait_lock_for(struct rwsem *s, unsigned ncpus)
+{
+	return (struct rwsem_waiter *)(s + 1) + ncpus;
+}
 
 static void *wait_lock_of(struct rwsem *s)
 {
-	return s + 1;
-}
-
-static struct rwsem_waiter *waiter(struct rwsem *s, uint32_t cpu1)
-{
-	uint32_t off = ll_load(&s->nodes_off, LL_RELAXED);
-
-	return (struct rwsem_waiter *)((char *)s + off) + (cpu1 - 1);
+	return wait_lock_for(s, ll_nr_cpus());
 }
 
 static void rwsem_init_with(const struct lock_algo *wl, size_t per_cpu, void *lock, unsigned ncpus)
@@ -133,8 +151,7 @@ static void rwsem_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 	       wl->ctx_size == 0);
 	s->count = 0;
 	s->wait_list.first = s->wait_list.last = 0;
-	s->nodes_off = (uint32_t)(sizeof(*s) + wl->lock_size + ncpus * wl->lock_size_per_cpu);
-	wl->init(wait_lock_of(s), ncpus);
+	wl->init(wait_lock_for(s, ncpus), ncpus);
 }
 
 static struct sleeper_link *link_of(void *lock, uint32_t cpu1)
