@@ -28,7 +28,9 @@
  *   per cpu:   an MCS node (next, locked) and a sleeper's record
  *              (next, prev), a line each
  *   wait_lock: the ticket or pv-ticket object, after the records, on
- *              lines of its own
+ *              lines of its own (in the kernel it shares the mutex's
+ *              line), as in the seed-003 entries that measure ticket and
+ *              pv-ticket alone
  *
  * Transitions of count:
  *
@@ -45,9 +47,9 @@
  *             wait_lock and try again.  Once mine: dequeue, set owner, and
  *             count -1 -> 0 if no one else is queued
  *   unlock    owner cleared; c -> c + 1 by a locked increment: done if the
- *             result is positive (c was 0).  Otherwise count -> 1 (x86
- *             leaves it unlocked first), and under wait_lock the first
- *             sleeper is woken
+ *             result is positive (c was 0).  Otherwise the mutex stays
+ *             locked (x86's failed increment leaves it so) until, under
+ *             wait_lock, count -> 1 and the first sleeper is woken
  *
  * The spinners' test of whether the holder runs (owner->on_cpu) is the
  * guest kernel's own: a thread here never sleeps while it holds the mutex,
@@ -55,7 +57,9 @@
  * runs its task as far as the guest can tell.  So a spinner spins until
  * the holder leaves, however long the host keeps the holder's vCPU off its
  * pCPU (Linux 4.10's vcpu_is_preempted() stops that: not modelled).
- * need_resched() is never true: every thread has a cpu of its own.
+ * need_resched() is never true: every thread has a cpu of its own in the
+ * guest.  Natively, with more threads than cpus, a spinner cannot tell that
+ * the OS preempted its holder either, and spins out its time slice.
  *
  * init() runs before any thread starts, so it writes with plain stores.
  */
@@ -161,6 +165,9 @@ static bool spin_on_owner(struct kmutex *m, uint32_t owner)
 /* The optimistic spin: true when it took the mutex. */
 static bool optimistic_spin(struct kmutex *m, uint32_t me1)
 {
+	/* mutex_can_spin_on_owner: a holder whose task runs, or none; as the
+	 * guest sees it every holder's task runs, so this read never stops it */
+	(void)ll_load(&m->owner, LL_RELAXED);
 	for (;;) {
 		uint32_t owner;
 
@@ -239,10 +246,11 @@ static void mutex_unlock_with(const struct lock_algo *wl, void *lock)
 	/* count: c -> c + 1, done if c was 0; below 0 someone may sleep */
 	if (ll_fetch_add(&m->count, 1, LL_RELEASE) + 1 > 0)
 		return;
-	ll_store(&m->count, 1, LL_RELEASE); /* count -> 1: x86 leaves it unlocked first */
 	wl->lock(wait_lock_of(m), NULL);
+	/* count -> 1 under wait_lock: x86's failed increment left it locked */
+	ll_store(&m->count, 1, LL_RELEASE);
 	first = ll_load(&m->wait_list.first, LL_RELAXED);
-	if (first && first - 1 != ll_this_cpu())
+	if (first) /* never the unlocker: a holder is not on the list */
 		ll_unpark(first - 1);
 	wl->unlock(wait_lock_of(m), NULL);
 }
