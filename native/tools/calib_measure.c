@@ -123,21 +123,25 @@ double cal_tsc_step_ns(double ticks_per_ns)
 	return step == UINT64_MAX ? 0 : (double)step / ticks_per_ns;
 }
 
+/* The fences' own cost: the least of reps back-to-back pairs.  An
+ * interrupt or a steal of the cpu only adds to a pair, so on a busy
+ * machine the median can exceed a whole batch's time and would zero it;
+ * the least is the pair that met none. */
 static void measure_overhead(struct cal *x)
 {
-	struct calib_cell cell;
+	double least = HUGE_VAL;
 
 	for (unsigned r = 0; r < x->o->reps; r++) {
 		uint64_t t0 = tsc_fenced(), t1 = tsc_fenced();
 
-		x->samples[r] = (double)(t1 - t0);
+		if ((double)(t1 - t0) < least)
+			least = (double)(t1 - t0);
 	}
-	summarize(x->samples, x->o->reps, &cell);
-	x->overhead_ticks = cell.median;
+	x->overhead_ticks = least;
 }
 
 /* The time between two fenced reads of the TSC less the fences' own
- * cost; never below zero. */
+ * cost (measure_overhead); never below zero. */
 static inline double elapsed_ns(const struct cal *x, uint64_t t0, uint64_t t1)
 {
 	double ns = ((double)(t1 - t0) - x->overhead_ticks) / x->ticks_per_ns;
