@@ -13,11 +13,36 @@
  * Every access is relaxed: the caller holds wait_lock, whose acquire and
  * release order them.  algorithms/rwsem.c and algorithms/mutex.c use it;
  * each says where a cpu's record lies (link_of).
+ *
+ * wait_lock itself is a catalogue lock, ticket or pv-ticket, called through
+ * its entry: its object is WAIT_LOCK_SIZE bytes and its per-cpu part
+ * WAIT_LOCK_TICKET_PER_CPU or WAIT_LOCK_PV_PER_CPU bytes a cpu, constants
+ * that a lock's own sizes need at compile time and wait_lock_init checks
+ * against the catalogue.
  */
 #ifndef ALGORITHMS_INTERNAL_SLEEPERS_H
 #define ALGORITHMS_INTERNAL_SLEEPERS_H
 
+#include <assert.h>
+
+#include <locklab/lock.h>
 #include <locklab/mem.h>
+
+extern const struct lock_algo lock_ticket, lock_pv_ticket;
+
+#define WAIT_LOCK_SIZE 128u          /* ticket's two lines; pv-ticket's two */
+#define WAIT_LOCK_TICKET_PER_CPU 0u
+#define WAIT_LOCK_PV_PER_CPU 128u    /* pv-ticket's slots, two a cpu */
+
+/* Prepare wait_lock's object at obj for ncpus threads; wl's sizes must be
+ * the ones the lock was laid out for (per_cpu a cpu). */
+static inline void wait_lock_init(const struct lock_algo *wl, size_t per_cpu, void *obj,
+				  unsigned ncpus)
+{
+	assert(wl->lock_size == WAIT_LOCK_SIZE && wl->lock_size_per_cpu == per_cpu &&
+	       wl->ctx_size == 0);
+	wl->init(obj, ncpus);
+}
 
 struct sleepers {
 	uint32_t first, last;

@@ -66,17 +66,7 @@
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
-#include <assert.h>
-
 #include "internal_sleepers.h"
-
-extern const struct lock_algo lock_ticket, lock_pv_ticket;
-
-/* wait_lock's object, as in rwsem.c: ticket's two lines; pv-ticket's two
- * and two slots a cpu (asserted at init against the catalogue). */
-#define MUTEX_WAIT_LOCK_SIZE 128u
-#define MUTEX_TICKET_PER_CPU 0u
-#define MUTEX_PV_PER_CPU 128u
 
 struct kmutex {
 	int32_t count;
@@ -114,12 +104,10 @@ static void mutex_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 {
 	struct kmutex *m = lock;
 
-	assert(wl->lock_size == MUTEX_WAIT_LOCK_SIZE && wl->lock_size_per_cpu == per_cpu &&
-	       wl->ctx_size == 0);
 	m->count = 1;
 	m->owner = m->mlock = 0;
 	m->wait_list.first = m->wait_list.last = 0;
-	wl->init(wait_lock_for(m, ncpus), ncpus);
+	wait_lock_init(wl, per_cpu, wait_lock_for(m, ncpus), ncpus);
 }
 
 /* ------------------------------------------- the spinners' MCS queue */
@@ -271,15 +259,15 @@ static void mutex_unlock_with(const struct lock_algo *wl, void *lock)
 		mutex_unlock_with(&wl, lock);                                                      \
 	}
 
-MUTEX_ENTRY(kmutex_tkt, lock_ticket, MUTEX_TICKET_PER_CPU)
-MUTEX_ENTRY(kmutex_pv, lock_pv_ticket, MUTEX_PV_PER_CPU)
+MUTEX_ENTRY(kmutex_tkt, lock_ticket, WAIT_LOCK_TICKET_PER_CPU)
+MUTEX_ENTRY(kmutex_pv, lock_pv_ticket, WAIT_LOCK_PV_PER_CPU)
 
 const struct lock_algo lock_kmutex = {
 	.name = "mutex",
 	.desc = "sleeping mutex of Linux 3.10: spin on the running owner in an MCS queue, else sleep on a list under a ticket wait_lock",
 	.kind = LOCK_MUTEX,
-	.lock_size = sizeof(struct kmutex) + MUTEX_WAIT_LOCK_SIZE,
-	.lock_size_per_cpu = MUTEX_TICKET_PER_CPU + sizeof(struct kmutex_cpu),
+	.lock_size = sizeof(struct kmutex) + WAIT_LOCK_SIZE,
+	.lock_size_per_cpu = WAIT_LOCK_TICKET_PER_CPU + sizeof(struct kmutex_cpu),
 	.init = kmutex_tkt_init,
 	.lock = kmutex_tkt_lock,
 	.unlock = kmutex_tkt_unlock,
@@ -289,8 +277,8 @@ const struct lock_algo lock_kmutex_pv = {
 	.name = "mutex-pv",
 	.desc = "mutex (Linux 3.10) whose wait_lock is pv-ticket, as in a guest with the paravirtual spinlocks",
 	.kind = LOCK_MUTEX,
-	.lock_size = sizeof(struct kmutex) + MUTEX_WAIT_LOCK_SIZE,
-	.lock_size_per_cpu = MUTEX_PV_PER_CPU + sizeof(struct kmutex_cpu),
+	.lock_size = sizeof(struct kmutex) + WAIT_LOCK_SIZE,
+	.lock_size_per_cpu = WAIT_LOCK_PV_PER_CPU + sizeof(struct kmutex_cpu),
 	.init = kmutex_pv_init,
 	.lock = kmutex_pv_lock,
 	.unlock = kmutex_pv_unlock,

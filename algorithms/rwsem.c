@@ -94,11 +94,7 @@
 #include <locklab/lock.h>
 #include <locklab/mem.h>
 
-#include <assert.h>
-
 #include "internal_sleepers.h"
-
-extern const struct lock_algo lock_ticket, lock_pv_ticket;
 
 #define RWSEM_ACTIVE_MASK 0xffffffffLL
 #define RWSEM_ACTIVE_BIAS 1LL
@@ -106,14 +102,8 @@ extern const struct lock_algo lock_ticket, lock_pv_ticket;
 #define RWSEM_READ_BIAS RWSEM_ACTIVE_BIAS
 #define RWSEM_WRITE_BIAS (RWSEM_WAITING_BIAS + RWSEM_ACTIVE_BIAS)
 
-/* wait_lock's object: ticket's two lines; pv-ticket's two and its slots,
- * two a cpu (asserted at init against the catalogue's sizes). */
-#define RWSEM_WAIT_LOCK_SIZE 128u
-#define RWSEM_TICKET_PER_CPU 0u
-#define RWSEM_PV_PER_CPU 128u
-
 enum rwsem_type { RWSEM_WAITING_FOR_WRITE = 1, RWSEM_WAITING_FOR_READ = 2 };
-enum rwsem_wake_type { RWSEM_WAKE_ANY, RWSEM_WAKE_READERS, RWSEM_WAKE_READ_OWNED };
+enum rwsem_wake_type { RWSEM_WAKE_ANY, RWSEM_WAKE_READERS }; /* no downgrade_write: no READ_OWNED */
 
 struct rwsem {
 	int64_t count;
@@ -147,11 +137,9 @@ static void rwsem_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 {
 	struct rwsem *s = lock;
 
-	assert(wl->lock_size == RWSEM_WAIT_LOCK_SIZE && wl->lock_size_per_cpu == per_cpu &&
-	       wl->ctx_size == 0);
 	s->count = 0;
 	s->wait_list.first = s->wait_list.last = 0;
-	wl->init(wait_lock_for(s, ncpus), ncpus);
+	wait_lock_init(wl, per_cpu, wait_lock_for(s, ncpus), ncpus);
 }
 
 static struct sleeper_link *link_of(void *lock, uint32_t cpu1)
@@ -175,25 +163,22 @@ static void wake_up(uint32_t cpu1)
 static void do_wake(struct rwsem *s, enum rwsem_wake_type type)
 {
 	uint32_t front = ll_load(&s->wait_list.first, LL_RELAXED), w1 = front, next;
-	int64_t adjustment = 0, woken = 0;
+	int64_t adjustment = RWSEM_READ_BIAS, woken = 0;
 
 	if (ll_load(&waiter(s, front)->type, LL_RELAXED) == RWSEM_WAITING_FOR_WRITE) {
 		if (type == RWSEM_WAKE_ANY)
 			wake_up(front); /* not granted: it, or a stealer, takes it */
 		return;
 	}
-	if (type != RWSEM_WAKE_READ_OWNED) {
-		adjustment = RWSEM_READ_BIAS;
-		for (;;) {
-			/* count: c -> c + 1, a reader's grant ahead of the count */
-			int64_t old = atomic_update(s, adjustment) - adjustment;
+	for (;;) {
+		/* count: c -> c + 1, a reader's grant ahead of the count */
+		int64_t old = atomic_update(s, adjustment) - adjustment;
 
-			if (old >= RWSEM_WAITING_BIAS)
-				break;
-			/* a writer stole it: undo; retry only if it left meanwhile */
-			if (atomic_update(s, -adjustment) & RWSEM_ACTIVE_MASK)
-				return;
-		}
+		if (old >= RWSEM_WAITING_BIAS)
+			break;
+		/* a writer stole it: undo; retry only if it left meanwhile */
+		if (atomic_update(s, -adjustment) & RWSEM_ACTIVE_MASK)
+			return;
 	}
 	/* the readers at the front, up to the first writer */
 	do {
@@ -357,15 +342,15 @@ static void up_write(const struct lock_algo *wl, void *lock)
 		up_write(&wl, lock);                                                               \
 	}
 
-RWSEM_ENTRY(rwsem_tkt, lock_ticket, RWSEM_TICKET_PER_CPU)
-RWSEM_ENTRY(rwsem_pv, lock_pv_ticket, RWSEM_PV_PER_CPU)
+RWSEM_ENTRY(rwsem_tkt, lock_ticket, WAIT_LOCK_TICKET_PER_CPU)
+RWSEM_ENTRY(rwsem_pv, lock_pv_ticket, WAIT_LOCK_PV_PER_CPU)
 
 const struct lock_algo lock_rwsem = {
 	.name = "rwsem",
 	.desc = "sleeping rw semaphore of Linux 3.10 (rwsem-xadd): waiters sleep on a list under a ticket wait_lock; no optimistic spinning",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct rwsem) + RWSEM_WAIT_LOCK_SIZE,
-	.lock_size_per_cpu = RWSEM_TICKET_PER_CPU + sizeof(struct rwsem_waiter),
+	.lock_size = sizeof(struct rwsem) + WAIT_LOCK_SIZE,
+	.lock_size_per_cpu = WAIT_LOCK_TICKET_PER_CPU + sizeof(struct rwsem_waiter),
 	.init = rwsem_tkt_init,
 	.read_lock = rwsem_tkt_read_lock,
 	.read_unlock = rwsem_tkt_read_unlock,
@@ -377,8 +362,8 @@ const struct lock_algo lock_rwsem_pv = {
 	.name = "rwsem-pv",
 	.desc = "rwsem (Linux 3.10) whose wait_lock is pv-ticket, as in a guest with the paravirtual spinlocks",
 	.kind = LOCK_RWLOCK,
-	.lock_size = sizeof(struct rwsem) + RWSEM_WAIT_LOCK_SIZE,
-	.lock_size_per_cpu = RWSEM_PV_PER_CPU + sizeof(struct rwsem_waiter),
+	.lock_size = sizeof(struct rwsem) + WAIT_LOCK_SIZE,
+	.lock_size_per_cpu = WAIT_LOCK_PV_PER_CPU + sizeof(struct rwsem_waiter),
 	.init = rwsem_pv_init,
 	.read_lock = rwsem_pv_read_lock,
 	.read_unlock = rwsem_pv_read_unlock,
