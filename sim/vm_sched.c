@@ -196,13 +196,15 @@ static void release(struct vm_vcpu *v)
 	sim_turn_wake(&sim.actors[v - sim_vm->v]);
 }
 
-/* vCPU i becomes p's cur, running from start.  When it is a co-guest's,
- * the vCPUs waiting for p wake, to wait again until its slice ends (only
- * they will rotate it out). */
+/* vCPU i becomes p's cur, running from start (no longer p's next buddy,
+ * if it was).  When it is a co-guest's, the vCPUs waiting for p wake, to
+ * wait again until its slice ends (only they will rotate it out). */
 static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 {
 	struct vm_vcpu *v = &sim_vm->v[i];
 
+	if (p->next_buddy == (int)i)
+		p->next_buddy = -1;
 	v->state = VC_RUNNING;
 	v->start_ps = start;
 	p->cur = (int)i;
@@ -222,18 +224,26 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
  * wake-up that preempts (check_preempt_wakeup; the NEXT_BUDDY feature, off
  * by default, would set it at every wake-up); the last buddy (LAST_BUDDY)
  * and the skip buddy's second choice are not kept: a spinner's yield is
- * decided before it leaves (cfs_picks). */
+ * decided before it leaves (cfs_picks).  As clear_buddies(cfs_rq, se)
+ * does, a pick clears the next buddy only when it picks it: a buddy passed
+ * over because it has run too far ahead of the leftmost stays for the
+ * picks after, until it runs or leaves the queue. */
 int vm_pick_next(struct vm_pcpu *p)
 {
 	int i, nb = p->next_buddy;
 
-	p->next_buddy = -1;
-	if (!vm_cfs())
+	if (nb >= 0 && sim_vm->v[nb].state != VC_READY)
+		nb = p->next_buddy = -1; /* dequeued: dequeue_entity clears its buddies */
+	if (!vm_cfs()) {
+		p->next_buddy = -1;
 		return vm_rq_pop(p);
+	}
 	i = leftmost(p);
-	if (nb >= 0 && sim_vm->v[nb].state == VC_READY && i >= 0 &&
+	if (nb >= 0 && i >= 0 &&
 	    sim_vm->v[nb].vr_ps <= sim_vm->v[i].vr_ps + sim_vm->cfs_wakeup_gran_ps)
 		i = nb;
+	if (i >= 0 && i == nb)
+		p->next_buddy = -1;
 	if (i >= 0)
 		vm_rq_remove(p, (unsigned)i);
 	return i;

@@ -368,14 +368,53 @@ static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *wha
 	draw_title(g, text);
 }
 
-/* The kept edge that goes back the way e[i] goes (to -> from), or
- * SIZE_MAX. */
-static size_t reverse_of(const struct hedge *e, size_t keep, size_t i)
+/* For each kept edge e[i], the kept edge that goes back the way it goes
+ * (to -> from), or SIZE_MAX: the kept edges' indexes sorted by (from, to),
+ * then one binary search each, O(k log k) for k kept edges.  A pair occurs
+ * once among the edges (collect_handoffs counts each pair once). */
+static int cmp_pair(const void *a, const void *b, void *edges)
 {
-	for (size_t j = 0; j < keep; j++)
-		if (j != i && e[j].from == e[i].to && e[j].to == e[i].from)
-			return j;
+	const struct hedge *e = edges;
+	const struct hedge *x = &e[*(const size_t *)a], *y = &e[*(const size_t *)b];
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static size_t find_pair(const struct hedge *e, const size_t *by_pair, size_t keep, unsigned from,
+			unsigned to)
+{
+	size_t lo = 0, hi = keep;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct hedge *m = &e[by_pair[mid]];
+
+		if (m->from == from && m->to == to)
+			return by_pair[mid];
+		if (m->from < from || (m->from == from && m->to < to))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return SIZE_MAX;
+}
+
+static int reverses_of(const struct hedge *e, size_t keep, size_t *back)
+{
+	size_t *by_pair = malloc((keep ? keep : 1) * sizeof(*by_pair));
+
+	if (!by_pair)
+		return -1;
+	for (size_t i = 0; i < keep; i++)
+		by_pair[i] = i;
+	qsort_r(by_pair, keep, sizeof(*by_pair), cmp_pair, (void *)e);
+	for (size_t i = 0; i < keep; i++)
+		back[i] = e[i].from == e[i].to ? SIZE_MAX
+					       : find_pair(e, by_pair, keep, e[i].to, e[i].from);
+	free(by_pair);
+	return 0;
 }
 
 static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hedge *e, size_t n,
@@ -383,18 +422,22 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 {
 	size_t keep = n < 4 * (size_t)run->nthreads ? n : 4 * (size_t)run->nthreads;
 	Agnode_t **tn = calloc(run->nthreads ? run->nthreads : 1, sizeof(*tn));
+	size_t *backs = malloc((keep ? keep : 1) * sizeof(*backs));
 	Agraph_t *g;
 	char edges[96], cnt[16], cnt2[16];
 
-	if (!tn)
+	if (!tn || !backs || reverses_of(e, keep, backs) < 0) {
+		free(tn);
+		free(backs);
 		return NULL;
+	}
 	g = agopen("handoff", Agdirected, NULL);
 	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu edges", keep, n);
 	handoff_title(g, run, "who handed the lock to whom", total, local, edges);
 	handoff_nodes(g, run, tn);
 	for (size_t i = 0; i < keep; i++) {
 		bool same = run->threads[e[i].from].node == run->threads[e[i].to].node;
-		size_t back = reverse_of(e, keep, i);
+		size_t back = backs[i];
 		Agedge_t *ed;
 
 		if (back < i) /* drawn with its heavier (or earlier) twin */
@@ -415,6 +458,7 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 	handoff_legend(g, "blue edge: handoffs inside a socket (wider = more; two heads: both ways, "
 			  "each way's count in its label)");
 	free(tn);
+	free(backs);
 	return g;
 }
 
