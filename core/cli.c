@@ -218,12 +218,18 @@ int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t len)
 		if (parse_num("--pin socket:N", val + 7, 0, 1u << 20, &v, err, len))
 			return 2;
 		c->pin_socket = (unsigned)v;
+	} else if (!strncmp(val, "node:", 5)) {
+		c->pin = PIN_NODE;
+		if (parse_num("--pin node:N", val + 5, 0, 1u << 20, &v, err, len))
+			return 2;
+		c->pin_socket = (unsigned)v;
 	} else if (!strncmp(val, "list:", 5)) {
 		c->pin = PIN_LIST;
 		return parse_num_list("--pin list:", val + 5, 0, 1u << 20, false, c->pin_list,
 				      WL_MAX_THREADS, &c->pin_list_len, err, len);
 	} else {
-		return cli_fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, list:a,b,c or none",
+		return cli_fail(err, len, "--pin: '%s' is not compact, scatter, socket:N, node:N, list:a,b,c "
+			    "or none",
 			    val);
 	}
 	return 0;

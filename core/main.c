@@ -31,7 +31,8 @@ static void run_usage(FILE *f)
 	fprintf(f,
 		"usage: locklab-%s run [--lock A,B] [--threads 1,2,4] [--cs NS] [--ncs NS|exp:NS]\n"
 		"              [--cs-lines K] [--locks L] [--read-pct P] [--duration MS | --ops N]\n"
-		"              [--runs R] [--pin compact|scatter|socket:N|list:a,b|none] [--seed S]\n"
+		"              [--runs R] [--pin compact|scatter|socket:N|node:N|list:a,b|none]\n"
+		"              [--seed S]\n"
 		"              [--format table|csv|json] [--out FILE] [--csv FILE] [--json FILE] [--progress]\n"
 		"              [--fail-fast]  (stop the sweep at the first failed run)\n"
 		"              [--threads-csv FILE]  (a row per thread of each run)\n"

@@ -78,7 +78,7 @@ struct nthread {
 	pthread_t pt;
 	struct nrun *nr;
 	unsigned tid;
-	int cpu;      /* OS cpu, or NATIVE_UNPINNED */
+	int cpu;      /* OS cpu, NATIVE_ON_SOCKET(s) or NATIVE_UNPINNED */
 	int bind_err; /* errno of the binding, 0 when bound */
 	bool gone;    /* left the loop (under nr->mu) */
 };
@@ -224,15 +224,15 @@ static void record_pin_map(const struct wl_run *run)
 
 /* ------------------------------------------------------- the threads */
 
-/* Where the thread is: its planned cpu, or (unpinned) where it runs now. */
+/* Where the thread is: its planned cpu, or (unpinned, or bound to a
+ * socket's set) where it runs now. */
 static void place_self(struct nthread *t, struct wl_thread *wt)
 {
 	int c;
 
-	if (t->cpu != NATIVE_UNPINNED) {
-		t->bind_err = native_pin_self((unsigned)t->cpu);
+	t->bind_err = native_pin_apply(t->cpu);
+	if (t->cpu >= 0)
 		return;
-	}
 	c = sched_getcpu();
 	wt->cpu = c >= 0 ? (unsigned)c : 0;
 	wt->node = c >= 0 ? native_node_of_cpu((unsigned)c) : 0;
@@ -322,7 +322,7 @@ static int nrun_init(struct nrun *nr, struct wl_run *run)
 		nr->th[i].nr = nr;
 		nr->th[i].tid = i;
 		nr->th[i].cpu = cpus[i];
-		if (cpus[i] != NATIVE_UNPINNED) {
+		if (cpus[i] >= 0) {
 			run->threads[i].cpu = (unsigned)cpus[i];
 			run->threads[i].node = native_node_of_cpu((unsigned)cpus[i]);
 		}
@@ -398,12 +398,14 @@ static void wait_ready(struct nrun *nr)
 static int check_bound(struct nrun *nr)
 {
 	for (unsigned i = 0; i < nr->n; i++) {
-		if (nr->th[i].bind_err) {
-			snprintf(nr->run->failure, sizeof(nr->run->failure),
-				 "cannot bind thread %u to cpu %d: %s", i,
-				 nr->th[i].cpu, strerror(nr->th[i].bind_err));
-			return -1;
-		}
+		char where[48];
+
+		if (!nr->th[i].bind_err)
+			continue;
+		snprintf(nr->run->failure, sizeof(nr->run->failure), "cannot bind thread %u to %s: %s",
+			 i, native_pin_text(nr->th[i].cpu, where, sizeof(where)),
+			 strerror(nr->th[i].bind_err));
+		return -1;
 	}
 	return 0;
 }

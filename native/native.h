@@ -102,17 +102,29 @@ void native_machine_free(void);
 
 /* ---------------------------------------------------------------- pin.c */
 
-/* -1 in a plan: not pinned (PIN_NONE). */
+/* -1 in a plan: not pinned (PIN_NONE); -2 - s: bound to socket s's PUs as
+ * a set (PIN_NODE), the OS choosing among them. */
 #define NATIVE_UNPINNED (-1)
+#define NATIVE_ON_SOCKET(s) (-2 - (int)(s))
+#define NATIVE_SOCKET_OF(plan) ((unsigned)(-2 - (plan)))
 
 /* Checks a placement policy against the machine for up to max_threads
  * threads: 0, or -1 with one line in err. */
 int native_pin_check(const struct wl_config *cfg, unsigned max_threads,
 		     char *err, size_t errlen);
-/* cpus[i] = OS cpu of thread i for n threads, or NATIVE_UNPINNED. */
+/* cpus[i] = OS cpu of thread i for n threads, NATIVE_ON_SOCKET(s) or
+ * NATIVE_UNPINNED. */
 void native_pin_plan(const struct wl_config *cfg, unsigned n, int *cpus);
 /* Binds the calling thread to OS cpu `cpu`: 0, or an errno value. */
 int native_pin_self(unsigned cpu);
+/* Binds the calling thread to the PUs of socket s as a set: 0, or an errno
+ * value. */
+int native_pin_self_socket(unsigned s);
+/* Binds the calling thread as a plan's entry says (nothing for
+ * NATIVE_UNPINNED): 0, or an errno value. */
+int native_pin_apply(int plan);
+/* "cpu 3", "socket 1's cpus" or "any cpu": where a plan's entry binds. */
+const char *native_pin_text(int plan, char *buf, size_t len);
 const char *native_pin_policy_name(enum pin_policy p);
 
 /* ----------------------------------------------------------------- vm.c */

@@ -13,8 +13,9 @@
 
 #include "native.h"
 
-/* Distinct CPUs of a plan of n entries (an unpinned one may use any PU). */
-static unsigned plan_cpus(const int *cpus, unsigned n, unsigned npus)
+/* Distinct CPUs of a plan of n entries (an unpinned one may use any PU,
+ * one bound to a socket any of that socket's). */
+static unsigned plan_cpus(const struct native_machine *m, const int *cpus, unsigned n)
 {
 	unsigned distinct = 0;
 
@@ -22,7 +23,9 @@ static unsigned plan_cpus(const int *cpus, unsigned n, unsigned npus)
 		unsigned j = 0;
 
 		if (cpus[i] == NATIVE_UNPINNED)
-			return npus;
+			return m->npus;
+		if (cpus[i] < 0)
+			return m->sockets[NATIVE_SOCKET_OF(cpus[i])].npus; /* one socket: node:N */
 		while (j < i && cpus[j] != cpus[i])
 			j++;
 		distinct += j == i;
@@ -42,11 +45,13 @@ static unsigned cpus_used(const struct wl_config *cfg, unsigned k, bool vm)
 		return k;
 	if (vm && c.pin == PIN_NONE)
 		c.pin = PIN_COMPACT; /* as native_vm_plan places pCPUs */
+	if (vm && c.pin == PIN_NODE)
+		c.pin = PIN_SOCKET;
 	cpus = calloc(k ? k : 1, sizeof(*cpus));
 	if (!cpus)
 		return k < m->npus ? k : m->npus;
 	native_pin_plan(&c, k, cpus);
-	used = plan_cpus(cpus, k, m->npus);
+	used = plan_cpus(m, cpus, k);
 	free(cpus);
 	return used;
 }

@@ -10,6 +10,9 @@
  *   scatter    thread i on socket i % S, taking that socket's PUs in order
  *   socket:N   socket N's PUs in order, wrapping when threads outnumber them
  *   list:a,b   thread i on OS cpu list[i]
+ *   node:N     every thread bound to socket N's PUs as a set (as numactl
+ *              --cpunodebind=N): the OS places and moves it among them; its
+ *              node is N
  *   none       not bound; the thread's node is that of the cpu it first
  *              runs on
  *
@@ -31,6 +34,8 @@ const char *native_pin_policy_name(enum pin_policy p)
 		return "socket";
 	case PIN_LIST:
 		return "list";
+	case PIN_NODE:
+		return "node";
 	case PIN_NONE:
 		return "none";
 	}
@@ -65,9 +70,11 @@ int native_pin_check(const struct wl_config *cfg, unsigned max_threads,
 	}
 	switch (cfg->pin) {
 	case PIN_SOCKET:
+	case PIN_NODE:
 		if (cfg->pin_socket >= m->nsockets) {
 			snprintf(err, errlen,
-				 "--pin socket:%u: this machine has %u socket%s (0..%u)",
+				 "--pin %s:%u: this machine has %u socket%s (0..%u)",
+				 cfg->pin == PIN_NODE ? "node" : "socket",
 				 cfg->pin_socket, m->nsockets,
 				 m->nsockets == 1 ? "" : "s", m->nsockets - 1);
 			return -1;
@@ -114,6 +121,8 @@ static int plan_one(const struct wl_config *cfg, const struct native_machine *m,
 		return (int)socket_pu(&m->sockets[cfg->pin_socket], i);
 	case PIN_LIST:
 		return (int)cfg->pin_list[i];
+	case PIN_NODE:
+		return NATIVE_ON_SOCKET(cfg->pin_socket);
 	case PIN_NONE:
 		break;
 	}
@@ -142,4 +151,45 @@ int native_pin_self(unsigned cpu)
 	if (hwloc_set_cpubind(m->topo, pu->cpuset, HWLOC_CPUBIND_THREAD))
 		return errno ? errno : EINVAL;
 	return 0;
+}
+
+int native_pin_apply(int plan)
+{
+	if (plan >= 0)
+		return native_pin_self((unsigned)plan);
+	if (plan != NATIVE_UNPINNED)
+		return native_pin_self_socket(NATIVE_SOCKET_OF(plan));
+	return 0;
+}
+
+const char *native_pin_text(int plan, char *buf, size_t len)
+{
+	if (plan >= 0)
+		snprintf(buf, len, "cpu %d", plan);
+	else if (plan != NATIVE_UNPINNED)
+		snprintf(buf, len, "socket %u's cpus", NATIVE_SOCKET_OF(plan));
+	else
+		snprintf(buf, len, "any cpu");
+	return buf;
+}
+
+int native_pin_self_socket(unsigned s)
+{
+	const struct native_machine *m = native_machine();
+	hwloc_bitmap_t set;
+	int rc = 0;
+
+	if (!m)
+		return ENOSYS;
+	if (s >= m->nsockets)
+		return EINVAL;
+	set = hwloc_bitmap_alloc();
+	if (!set)
+		return ENOMEM;
+	for (unsigned k = 0; k < m->sockets[s].npus; k++)
+		hwloc_bitmap_set(set, m->sockets[s].pus[k]);
+	if (hwloc_set_cpubind(m->topo, set, HWLOC_CPUBIND_THREAD))
+		rc = errno ? errno : EINVAL;
+	hwloc_bitmap_free(set);
+	return rc;
 }

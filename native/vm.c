@@ -5,7 +5,7 @@
  * There is no hypervisor here: the V threads play the vCPUs and the
  * machine's scheduler plays the hypervisor.  The run gets P = V / X cpus
  * (placed by --pin as P threads would be; --pin none places them as
- * compact does), and thread i is bound to the cpu of pCPU i mod P (one
+ * compact does, node:N as socket:N), and thread i is bound to the cpu of pCPU i mod P (one
  * each, spread, when P > V), as the simulator maps vCPUs.  With X > 1 the
  * threads outnumber their cpus, and the kernel time-slices them: a holder
  * or a waiter loses its cpu for real.
@@ -71,6 +71,8 @@ void native_vm_plan(const struct wl_run *run, int *cpus)
 		return; /* the plan for the threads stays as it was */
 	if (cfg.pin == PIN_NONE)
 		cfg.pin = PIN_COMPACT;
+	if (cfg.pin == PIN_NODE)
+		cfg.pin = PIN_SOCKET; /* the pCPUs on that socket, one each */
 	native_pin_plan(&cfg, np, pc);
 	for (unsigned i = 0; i < run->nthreads; i++)
 		cpus[i] = pc[wl_vm_pcpu_of(i, nv, nv, np)];

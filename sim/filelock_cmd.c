@@ -62,7 +62,8 @@ static void flc_usage(FILE *f)
 		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"
 		   "              --topo " SIM_DEFAULT_TOPO ", --seed 1, --idle-states on (the topology's\n"
 		   "              idle.states; off: a sleeper's CPU polls, idle=poll, no exit latency);\n"
-		   "              --pin none: migrations and interrupts as run's (docs/variance.md)\n",
+		   "              --pin none or node:N: migrations and interrupts as run's\n"
+		   "              (docs/variance.md)\n",
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
@@ -78,7 +79,7 @@ static void legend(const struct flc_opts *o)
 		       "skew of up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the "
 		       "scheduler noise a heading names, if any\n",
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
-		       o->cfg.pin == PIN_NONE ? ", their placement" : "");
+		       o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
 	backend_assumed(&o->cfg, text, sizeof(text));
 	printf("the times rest on the file-lock path's *assumed* syscall and slab costs "
 	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex wait, wake and wake-up delays "

@@ -6,15 +6,18 @@
  * Placement (cores are host indexes of the topology):
  *   compact   fill socket 0, then 1, ...
  *   scatter   round-robin over sockets
- *   socket:N  only the cores of socket N
+ *   socket:N  only the cores of socket N, thread i on its i-th
  *   list:a,b  thread i on core list[i]
  *   none      as an OS would: a fresh seeded draw per run, one thread per
  *             physical core first (sim/sched_noise.c, docs/variance.md)
+ *   node:N    as none, within socket N's cores: the threads bound to that
+ *             socket as a set (numactl --cpunodebind=N), placed and moved
+ *             among its cores
  *
  * In a virtual machine (--vm, sim/vm.h) the policy places the run's
- * physical CPUs, and each thread (vCPU) goes to its pCPU's core: several
- * actors then share a core, and the hypervisor of sim/vm.c decides which
- * of them runs.
+ * physical CPUs (none as compact, node:N as socket:N), and each thread
+ * (vCPU) goes to its pCPU's core: several actors then share a core, and
+ * the hypervisor of sim/vm.c decides which of them runs.
  */
 #include <stdio.h>
 
@@ -70,7 +73,7 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %s%s",
 				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name,
 				 topo_cpus_text(&sim.topo, room, cpus, sizeof(cpus)),
-				 cfg->pin == PIN_SOCKET ? " on that socket" : "");
+				 cfg->pin == PIN_SOCKET || cfg->pin == PIN_NODE ? " on that socket" : "");
 			return -1;
 		}
 		if (p > *maxp)
@@ -83,6 +86,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	unsigned maxt = 0, room;
 	char cpus[96], machine[sizeof(sim.topo.name) + 16];
+	bool on_socket = cfg->pin == PIN_SOCKET || cfg->pin == PIN_NODE;
 
 	if (sim_load_topo(sim_topo_of(cfg), err, errlen))
 		return -1;
@@ -103,14 +107,15 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 		if (cfg->threads[i] > maxt)
 			maxt = cfg->threads[i];
 	room = sim.topo.ncores;
-	if (cfg->pin == PIN_SOCKET && cfg->pin_socket < sim.topo.nsockets)
+	if (on_socket && cfg->pin_socket < sim.topo.nsockets)
 		room = socket_cores(cfg->pin_socket);
 	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
 		return -1;
-	if (cfg->pin == PIN_SOCKET) {
+	if (on_socket) {
 		if (cfg->pin_socket >= sim.topo.nsockets) {
-			snprintf(err, errlen, "--pin socket:%u: topology %s has %u sockets (0..%u)",
-				 cfg->pin_socket, sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
+			snprintf(err, errlen, "--pin %s:%u: topology %s has %u sockets (0..%u)",
+				 cfg->pin == PIN_NODE ? "node" : "socket", cfg->pin_socket,
+				 sim.topo.name, sim.topo.nsockets, sim.topo.nsockets - 1);
 			return -1;
 		}
 		if (maxt > room) {
@@ -194,6 +199,13 @@ static int place(const struct wl_run *run, unsigned n, unsigned *cores)
 	switch (cfg->pin) {
 	case PIN_SCATTER:
 		return place_scatter(n, cores);
+	case PIN_NODE:
+		if (!run->vm_pcpus) {
+			noise_place(n, cores, run->seed, (int)cfg->pin_socket);
+			return 0;
+		}
+		/* a VM's pCPUs on that socket: */
+		__attribute__((fallthrough));
 	case PIN_SOCKET:
 		for (unsigned i = 0; i < n; i++) {
 			int c = nth_core_of(cfg->pin_socket, i);
@@ -215,7 +227,7 @@ static int place(const struct wl_run *run, unsigned n, unsigned *cores)
 	case PIN_NONE:
 		if (run->vm_pcpus)
 			return place_compact(n, cores);
-		noise_place(n, cores, run->seed);
+		noise_place(n, cores, run->seed, -1);
 		return 0;
 	case PIN_COMPACT:
 	default:

@@ -4,16 +4,20 @@
  *
  * Placement (--pin none): distinct cores drawn uniformly from the run's
  * seed, one hardware thread per physical core first and the siblings last,
- * a fresh draw per run.  This follows the intent of Linux's
+ * a fresh draw per run.  --pin node:N is the same within socket N's cores
+ * (threads bound to a socket as a set, numactl --cpunodebind=N): the draw,
+ * the migrations and the interrupts below, all inside that socket.  This follows the intent of Linux's
  * select_idle_sibling()/select_idle_core() (kernel/sched/fair.c): a new
  * thread goes to an idle core when there is one, to an idle SMT sibling
  * only when no core is idle.  Which idle core it picks depends on where
  * the parent ran and on the LLC domains; the model takes it as uniform.
  *
  * Migrations (--migrate-us MEAN): each thread moves after exponential
- * intervals of mean MEAN (its own clock) to a core no thread occupies,
- * drawn uniformly; with no idle core it swaps cores with another thread
- * drawn uniformly (each thread of a swap moves).  The actor's core changes in the
+ * intervals of mean MEAN (its own clock) to an idle physical core (no
+ * thread on any of its hardware threads), drawn uniformly, as placement
+ * prefers one; with none it swaps cores with another thread drawn
+ * uniformly (each thread of a swap moves), so a move never puts two
+ * threads on one core's siblings where there were none.  The actor's core changes in the
  * coherence model: the lines it held stay in the old core's cache, so it
  * misses on them afterwards.
  *
@@ -23,7 +27,7 @@
  * preempted vCPU).  One that came while the thread waited (a miss in
  * flight, a park) costs only what is left of it once the thread resumes.
  *
- * Off unless --pin none (or an option here is given).  Everything is drawn
+ * Off unless --pin none or node:N (or an option here is given).  Everything is drawn
  * from the run's seed: one seed, one run.
  */
 #include <math.h>
@@ -70,6 +74,7 @@ struct noise_thread {
 
 static struct {
 	bool on;
+	int socket; /* migrations stay on this socket's cores; -1: any core */
 	uint64_t mig_mean_ps, irq_mean_ps, irq_ps;
 	struct noise_thread *t;
 	bool *busy; /* [ncores]: a thread is on it */
@@ -95,6 +100,12 @@ int noise_parse_option(const char *opt, const char *val, char *err, size_t errle
 	return 0;
 }
 
+/* Placed and moved by the OS: unbound, or bound to a socket as a set. */
+static bool os_placed(enum pin_policy pin)
+{
+	return pin == PIN_NONE || pin == PIN_NODE;
+}
+
 int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < NR_OPTS && cfg->vm_vcpus; i++)
@@ -112,16 +123,17 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && cfg->pin != PIN_NONE) {
+	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && !os_placed(cfg->pin)) {
 		snprintf(err, errlen, "--migrate-us %llu: threads pinned by --pin %s do not migrate "
-			 "(migrations are --pin none's)", (unsigned long long)opts[OPT_MIGRATE].val,
-			 cfg->pin_text);
+			 "(migrations are --pin none's and node:N's)",
+			 (unsigned long long)opts[OPT_MIGRATE].val, cfg->pin_text);
 		return -1;
 	}
 	return 0;
 }
 
-/* The option's value for this run: given, or the default with --pin none;
+/* The option's value for this run: given, or the default with --pin none
+ * or node:N;
  * the interrupts' rate and length go together, so one of them given gives
  * the other its default on pinned threads too. */
 static uint64_t opt_value(unsigned i, bool unpinned)
@@ -136,7 +148,7 @@ static uint64_t opt_value(unsigned i, bool unpinned)
 
 void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 {
-	bool unpinned = cfg->pin == PIN_NONE && !cfg->vm_vcpus;
+	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
 	uint64_t mig = opt_value(OPT_MIGRATE, unpinned), hz = opt_value(OPT_IRQ_HZ, unpinned);
 	uint64_t irq = opt_value(OPT_IRQ_US, unpinned);
 	size_t n = 0;
@@ -151,7 +163,7 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 
 size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
-	bool unpinned = cfg->pin == PIN_NONE && !cfg->vm_vcpus;
+	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
 	bool mig = opt_value(OPT_MIGRATE, unpinned) && !opts[OPT_MIGRATE].given;
 	bool irq = opt_value(OPT_IRQ_US, unpinned) && opt_value(OPT_IRQ_HZ, unpinned) &&
 		   !opts[OPT_IRQ_US].given;
@@ -187,7 +199,13 @@ static bool is_first_thread(unsigned c)
 
 /* ------------------------------------------------------------ placement */
 
-void noise_place(unsigned n, unsigned *cores, uint64_t seed)
+/* May a thread of this run be on core c? */
+static bool allowed(unsigned c, int socket)
+{
+	return socket < 0 || sim.topo.core_socket[c] == (unsigned)socket;
+}
+
+void noise_place(unsigned n, unsigned *cores, uint64_t seed, int socket)
 {
 	unsigned order[TOPO_MAX_CORES], m = 0;
 	uint64_t s = mix64(seed ^ 0x706c616365ull);
@@ -196,7 +214,7 @@ void noise_place(unsigned n, unsigned *cores, uint64_t seed)
 		unsigned from = m;
 
 		for (unsigned c = 0; c < sim.topo.ncores; c++)
-			if (is_first_thread(c) == (pass == 0))
+			if (allowed(c, socket) && is_first_thread(c) == (pass == 0))
 				order[m++] = c;
 		for (unsigned i = m - 1; i > from && i < m; i--) { /* Fisher-Yates */
 			unsigned j = from + (unsigned)(next_rand(&s) % (i - from + 1));
@@ -214,7 +232,7 @@ void noise_place(unsigned n, unsigned *cores, uint64_t seed)
 
 int noise_begin(struct wl_run *run)
 {
-	bool unpinned = run->cfg->pin == PIN_NONE && !run->vm_pcpus;
+	bool unpinned = os_placed(run->cfg->pin) && !run->vm_pcpus;
 
 	noise_end(NULL);
 	nz.mig_mean_ps = opt_value(OPT_MIGRATE, unpinned) * PS_PER_US;
@@ -224,6 +242,7 @@ int noise_begin(struct wl_run *run)
 				 : 0;
 	if (run->vm_pcpus || (!nz.mig_mean_ps && !nz.irq_mean_ps))
 		return 0;
+	nz.socket = run->cfg->pin == PIN_NODE ? (int)run->cfg->pin_socket : -1;
 	nz.t = calloc(sim.nactors, sizeof(*nz.t));
 	nz.busy = calloc(sim.topo.ncores, sizeof(*nz.busy));
 	if (!nz.t || !nz.busy)
@@ -271,13 +290,28 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 	return true;
 }
 
-/* Move a to an idle core drawn from its stream; with none idle, swap. */
+/* Is c a hardware thread of a physical core none of whose threads is
+ * busy, other than a's own core (a leaving it frees it)? */
+static bool core_idle(unsigned c, const struct sim_actor *a)
+{
+	unsigned phys = sim.topo.core_phys ? sim.topo.core_phys[c] : c;
+
+	if (nz.busy[c])
+		return false;
+	for (unsigned d = 0; d < sim.topo.ncores && sim.topo.core_phys; d++)
+		if (d != a->core && nz.busy[d] && sim.topo.core_phys[d] == phys)
+			return false;
+	return true;
+}
+
+/* Move a to a hardware thread of an idle physical core it may run on
+ * (node:N: of that socket), drawn from its stream; with none, swap. */
 static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
 {
 	unsigned idle = 0, k;
 
 	for (unsigned c = 0; c < sim.topo.ncores; c++)
-		idle += !nz.busy[c];
+		idle += allowed(c, nz.socket) && core_idle(c, a);
 	if (!idle && sim.nactors < 2)
 		return;
 	if (!idle) {
@@ -287,7 +321,7 @@ static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
 	nz.migrations += counting(now);
 	k = (unsigned)(next_rand(&t->rng) % idle);
 	for (unsigned c = 0; c < sim.topo.ncores; c++) {
-		if (nz.busy[c] || k--)
+		if (!allowed(c, nz.socket) || !core_idle(c, a) || k--)
 			continue;
 		nz.busy[a->core] = false;
 		nz.busy[c] = true;

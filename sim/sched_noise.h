@@ -1,7 +1,7 @@
 /*
  * sim/sched_noise.h - what an OS does to threads nobody pinned (--pin
- * none): a fresh placement per run, migrations, and interrupts that take a
- * core for a while (sim/sched_noise.c; docs/variance.md gives each default
+ * none) or bound to a socket as a set (--pin node:N): a fresh placement
+ * per run, migrations, and interrupts that take a core for a while (sim/sched_noise.c; docs/variance.md gives each default
  * and its source).
  */
 #ifndef SIM_SCHED_NOISE_H
@@ -17,16 +17,17 @@ struct sim_actor;
 
 #define NOISE_USAGE                                                                                \
 	"              [--migrate-us MEAN] [--irq-rate-hz R] [--irq-us L]: scheduler noise\n"       \
-	"                          (default: on with --pin none only; 0 = off; docs/variance.md)\n"
+	"                          (default: on with --pin none and node:N only; 0 = off;\n"     \
+	"                          docs/variance.md)\n"
 
 /* --migrate-us, --irq-rate-hz, --irq-us: 1 taken, 0 not ours, -1 bad. */
 int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen);
 /* A noise option that cannot apply to cfg (migrations of pinned threads):
  * -1 with one line in err. */
 int noise_check(const struct wl_config *cfg, char *err, size_t errlen);
-/* --pin none: n distinct cores drawn from seed, one per physical core
- * first, siblings last. */
-void noise_place(unsigned n, unsigned *cores, uint64_t seed);
+/* --pin none (socket -1) or node:N (socket N): n distinct cores (of that
+ * socket) drawn from seed, one per physical core first, siblings last. */
+void noise_place(unsigned n, unsigned *cores, uint64_t seed, int socket);
 /* A run starts (after sim_begin): draw each actor's first events. */
 int noise_begin(struct wl_run *run);
 /* The running actor is about to access memory: the interrupts and the

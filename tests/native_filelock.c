@@ -87,13 +87,16 @@ static void test_lease(void **state)
 }
 
 /* The whole suite at once, one run: a single-run note instead of a zero
- * variance; processes pinned to one socket, and unpinned. */
+ * variance; processes pinned to one socket, bound to it as a set, and
+ * unpinned. */
 static void test_suite_single_run(void **state)
 {
 	char *socket0[] = { "--procs", "2", "--iterations", "50", "--runs", "1", "--dir", tl_tmpdir(),
 			    "--pin", "socket:0", "--test", "flock,posix" };
 	char *none[] = { "--procs", "2", "--iterations", "50", "--runs", "2", "--dir", tl_tmpdir(),
 			 "--pin", "none", "--shared", "--test", "flock" };
+	char *node0[] = { "--procs", "2", "--iterations", "50", "--runs", "1", "--dir", tl_tmpdir(),
+			  "--pin", "node:0", "--private", "--test", "posix" };
 	char *log;
 
 	(void)state;
@@ -108,6 +111,11 @@ static void test_suite_single_run(void **state)
 	log = log_text();
 	assert_non_null(strstr(log, "shared file"));
 	assert_null(strstr(log, "private files"));
+	free(log);
+	assert_int_equal(filelock(13, node0), 0);
+	log = log_text();
+	assert_non_null(strstr(log, "posix  procs=2 iterations=50 pin=node:0"));
+	assert_non_null(strstr(log, "private files"));
 	free(log);
 }
 
@@ -165,6 +173,7 @@ static void test_bad_input(void **state)
 	char *test_x[] = { "--test", "flock,spin" };
 	char *iters[] = { "--iterations", "lots" };
 	char *pin[] = { "--pin", "socket:99", "--iterations", "10" };
+	char *node[] = { "--pin", "node:99", "--iterations", "10" };
 	char *pin_text[] = { "--pin", "diagonal" };
 	char *unknown[] = { "--threads", "2" };
 	char *dangling[] = { "--runs" };
@@ -176,6 +185,7 @@ static void test_bad_input(void **state)
 	expect_bad(2, test_x, "unknown test 'spin'");
 	expect_bad(2, iters, "--iterations: 'lots'");
 	expect_bad(4, pin, "socket:99");
+	expect_bad(4, node, "--pin node:99: this machine has");
 	expect_bad(2, pin_text, "--pin: 'diagonal'");
 	expect_bad(2, unknown, "--threads: unknown option");
 	expect_bad(1, dangling, "--runs: needs a value");

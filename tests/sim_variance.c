@@ -8,6 +8,9 @@
  * placement alone still varies, and the counters say nothing moved.  One
  * seed gives one output.  Either interrupt option puts interrupts on pinned
  * threads; a length without a rate, or a rate without a length, is refused.
+ * --pin node:N (bound to a socket as a set) places and moves the threads as
+ * --pin none does, inside that socket; a migration never puts two threads
+ * on one core's siblings while a physical core is idle.
  *
  * At 32 threads the machine is full, every placement uses every core, and
  * ttas is bimodal pinned as unpinned (docs/variance.md): the test runs 8.
@@ -149,6 +152,86 @@ static void interrupts_on_pinned_threads(void **state)
 	free(len.out);
 }
 
+/* Rows "run,tid,cpu,node" of a --threads-csv file: cpu[r][tid], node[r][tid]. */
+static void read_threads_csv(const char *path, unsigned nthreads, unsigned cpu[RUNS][8],
+			     unsigned node[RUNS][8])
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int cr = -1, ct = -1, cc = -1, cn = -1;
+	unsigned rows = 0;
+
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	cr = column(line, "run");
+	ct = column(line, "tid");
+	cc = column(line, "cpu");
+	cn = column(line, "node");
+	assert_true(cr >= 0 && ct >= 0 && cc >= 0 && cn >= 0);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned r = (unsigned)field(line, cr), t = (unsigned)field(line, ct);
+
+		assert_true(r < RUNS && t < nthreads && t < 8);
+		cpu[r][t] = (unsigned)field(line, cc);
+		node[r][t] = (unsigned)field(line, cn);
+		rows++;
+	}
+	fclose(f);
+	assert_int_equal(rows, RUNS * nthreads);
+}
+
+/* node:2 on 4socket-ring (8 cores a socket): every thread of every run on
+ * socket 2, a fresh placement per run, the noise counted, and the runs as
+ * close as pinned ones (docs/variance.md, "Bound to one socket"). */
+static void node_places_within_its_socket(void **state)
+{
+	char csv[600];
+	unsigned cpu[RUNS][8], node[RUNS][8];
+	bool moved = false;
+	struct sweep s;
+
+	snprintf(csv, sizeof(csv), "--pin node:2 --threads-csv %s/node.csv", tl_tmpdir());
+	run_sweep(csv, &s);
+	snprintf(csv, sizeof(csv), "%s/node.csv", tl_tmpdir());
+	read_threads_csv(csv, 8, cpu, node);
+	for (unsigned r = 0; r < RUNS; r++)
+		for (unsigned t = 0; t < 8; t++) {
+			assert_int_equal(node[r][t], 2);
+			moved |= cpu[r][t] != cpu[0][t];
+		}
+	assert_true(moved);
+	assert_true(s.migrations > 0 && s.irqs > 0);
+	/* the socket full, only who sits where differs: as little as compact */
+	printf("# sigma/mean node:2 %.4f\n", cv(s.tput, RUNS));
+	assert_true(cv(s.tput, RUNS) < 0.01);
+	free(s.out);
+}
+
+/* 8 threads on socket 0 of 4socket-ring-ht (8 cores of 2 threads: host j
+ * of a socket is thread j / 8 of core j % 8), moved every 20 us of their
+ * run: placed one a core, and never moved onto a busy core's sibling, at
+ * the end of every run no two share a core.  (Moves to any idle thread
+ * would leave a run without a shared core 2% of the time.) */
+static void migrations_keep_siblings_apart(void **state)
+{
+	struct tl_proc p;
+	char csv[600];
+	unsigned cpu[RUNS][8], node[RUNS][8];
+
+	snprintf(csv, sizeof(csv), "%s/smt.csv", tl_tmpdir());
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket-ring-ht --lock ttas --threads 8 "
+				   "--duration 2 --runs 5 --pin node:0 --migrate-us 20 --format csv "
+				   "--threads-csv %s", bindir, csv), 0);
+	tl_proc_free(&p);
+	read_threads_csv(csv, 8, cpu, node);
+	for (unsigned r = 0; r < RUNS; r++)
+		for (unsigned t = 0; t < 8; t++) {
+			assert_int_equal(node[r][t], 0);
+			for (unsigned u = 0; u < t; u++)
+				assert_int_not_equal(cpu[r][t] % 8, cpu[r][u] % 8);
+		}
+}
+
 static void bad_values_are_refused(void **state)
 {
 	struct tl_proc p;
@@ -167,6 +250,13 @@ static void bad_values_are_refused(void **state)
 	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim run --lock-home far --threads 2", bindir), 0);
 	tl_expect_refused(&p, "random");
 	tl_proc_free(&p);
+	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim " BASE " --pin node:4", bindir), 0);
+	tl_expect_refused(&p, "--pin node:4: topology 4socket-ring has 4 sockets (0..3)");
+	tl_proc_free(&p);
+	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket-ring --threads 9 --pin node:1",
+				   bindir), 0);
+	tl_expect_refused(&p, "--threads 9: socket 1 of topology 4socket-ring has 8 cores");
+	tl_proc_free(&p);
 }
 
 int main(int argc, char **argv)
@@ -176,9 +266,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(placement_alone_varies),
 		cmocka_unit_test(one_seed_one_output),
 		cmocka_unit_test(interrupts_on_pinned_threads),
+		cmocka_unit_test(node_places_within_its_socket),
+		cmocka_unit_test(migrations_keep_siblings_apart),
 		cmocka_unit_test(bad_values_are_refused),
 	};
 
 	bindir = tl_bindir(argc, argv);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
 }

@@ -43,6 +43,7 @@ static void bad_input_native(void **state)
 	BAD(p, "--read-pct", "run", "--lock", "ticket", "--read-pct", "101");
 	BAD(p, "--runs", "run", "--lock", "ticket", "--runs", "0");
 	BAD(p, "--pin", "run", "--lock", "ticket", "--pin", "diagonal");
+	BAD(p, "--pin node:N", "run", "--lock", "ticket", "--pin", "node:x");
 	BAD(p, "--pin", "run", "--lock", "ticket", "--pin", "list:0", "--threads", "2");
 	BAD(p, "--format", "run", "--lock", "ticket", "--format", "xml");
 	BAD(p, "exclude", "run", "--lock", "ticket", "--ops", "10", "--duration", "10");

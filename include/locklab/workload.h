@@ -35,6 +35,8 @@ enum pin_policy {
 	PIN_SOCKET,      /* every thread on socket pin_socket */
 	PIN_LIST,        /* explicit cpu list */
 	PIN_NONE,        /* let the OS (or the simulator's default) place */
+	PIN_NODE,        /* bound to socket pin_socket's cpus as a set: the OS (or the
+			    simulator, as PIN_NONE) places and moves threads within it */
 };
 
 /* Where the locks of a run (--locks N) have their home node. */

@@ -209,12 +209,13 @@ struct fl_run {
 static void child(const struct fl_run *r, unsigned i)
 {
 	struct fl_shared *sh = r->sh;
-	char path[600], c;
+	char path[600], where[48], c;
 	int fd, err;
 
 	close(r->go[1]);
-	if (r->cpus[i] != NATIVE_UNPINNED && (err = native_pin_self((unsigned)r->cpus[i])))
-		child_fail(sh, "process %u: cannot bind to cpu %d: %s", i, r->cpus[i], strerror(err));
+	if ((err = native_pin_apply(r->cpus[i])))
+		child_fail(sh, "process %u: cannot bind to %s: %s", i,
+			   native_pin_text(r->cpus[i], where, sizeof(where)), strerror(err));
 	file_name(r->files, r->shared, i, path, sizeof(path));
 	fd = open(path, (r->test == FL_LEASE ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (fd < 0)
