@@ -43,7 +43,7 @@ struct flw_counters {
 	/* the simulator's: wake-ups from each idle state of the machine,
 	 * and their exit latency (sim/idle.c) */
 	uint64_t idle_wakes[LL_MAX_IDLE_STATES], idle_exit_ns;
-	/* the simulator's scheduler noise (--pin none): has_noise when on */
+	/* the simulator's scheduler noise (--pin none or node:N): has_noise when on */
 	bool has_noise;
 	uint64_t migrations, irqs;
 };

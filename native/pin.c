@@ -10,9 +10,9 @@
  *   scatter    thread i on socket i % S, taking that socket's PUs in order
  *   socket:N   socket N's PUs in order, wrapping when threads outnumber them
  *   list:a,b   thread i on OS cpu list[i]
- *   node:N     every thread bound to socket N's PUs as a set (as numactl
- *              --cpunodebind=N): the OS places and moves it among them; its
- *              node is N
+ *   node:N     every thread bound to socket N's PUs as a set (as a taskset
+ *              of the socket's cpus): the OS places and moves it among
+ *              them; its node is that of the cpu it first runs on
  *   none       not bound; the thread's node is that of the cpu it first
  *              runs on
  *

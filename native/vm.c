@@ -5,8 +5,9 @@
  * There is no hypervisor here: the V threads play the vCPUs and the
  * machine's scheduler plays the hypervisor.  The run gets P = V / X cpus
  * (placed by --pin as P threads would be; --pin none places them as
- * compact does, node:N as socket:N), and thread i is bound to the cpu of pCPU i mod P (one
- * each, spread, when P > V), as the simulator maps vCPUs.  With X > 1 the
+ * compact does, node:N as socket:N, wrapping over the socket's PUs when
+ * the pCPUs outnumber them), and thread i is bound to the cpu of pCPU
+ * i mod P (one each, spread, when P > V), as the simulator maps vCPUs.  With X > 1 the
  * threads outnumber their cpus, and the kernel time-slices them: a holder
  * or a waiter loses its cpu for real.
  *

@@ -42,7 +42,8 @@ const char backend_usage[] =
 	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
 	"              --pin none places threads as an OS would, a fresh draw per run, with\n"
-	"                          migrations, interrupts and --lock-home random (docs/variance.md)\n"
+	"                          migrations, interrupts and --lock-home random; --pin node:N the\n"
+	"                          same inside socket N, the locks at home there (docs/variance.md)\n"
 	NOISE_USAGE
 	"              [--memory-model sc|tso|pso]: store buffers (default: the topology's;\n"
 	"                          docs/storebuf.md)\n"

@@ -13,13 +13,14 @@
  * the parent ran and on the LLC domains; the model takes it as uniform.
  *
  * Migrations (--migrate-us MEAN): each thread moves after exponential
- * intervals of mean MEAN (its own clock) to an idle physical core (no
- * thread on any of its hardware threads), drawn uniformly, as placement
- * prefers one; with none it swaps cores with another thread drawn
- * uniformly (each thread of a swap moves), so a move never puts two
- * threads on one core's siblings where there were none.  The actor's core changes in the
- * coherence model: the lines it held stay in the old core's cache, so it
- * misses on them afterwards.
+ * intervals of mean MEAN (its own clock) to another physical core that is
+ * idle (no thread on any of its hardware threads), drawn uniformly, as
+ * placement prefers one; with none it swaps cores with another thread
+ * drawn uniformly (each thread of a swap moves).  So a move never puts two
+ * threads on one core's siblings where there were none, and never only
+ * hops to a sibling of the thread's own core.  The actor's core changes in
+ * the coherence model: the lines it held stay in the old core's cache, so
+ * it misses on them afterwards.
  *
  * Interrupts (--irq-rate-hz R --irq-us L): each core takes interrupts at
  * exponential intervals of mean 1/R; one holds the core for L us, and the
@@ -290,16 +291,21 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 	return true;
 }
 
-/* Is c a hardware thread of a physical core none of whose threads is
- * busy, other than a's own core (a leaving it frees it)? */
+/* Is c a hardware thread of another physical core than a's, none of
+ * whose hardware threads is busy?  (A hop to a sibling of a's own core is
+ * no move: the core and its caches stay the same.) */
 static bool core_idle(unsigned c, const struct sim_actor *a)
 {
-	unsigned phys = sim.topo.core_phys ? sim.topo.core_phys[c] : c;
+	const unsigned *phys = sim.topo.core_phys;
 
 	if (nz.busy[c])
 		return false;
-	for (unsigned d = 0; d < sim.topo.ncores && sim.topo.core_phys; d++)
-		if (d != a->core && nz.busy[d] && sim.topo.core_phys[d] == phys)
+	if (!phys)
+		return true;
+	if (phys[c] == phys[a->core])
+		return false;
+	for (unsigned d = 0; d < sim.topo.ncores; d++)
+		if (nz.busy[d] && phys[d] == phys[c])
 			return false;
 	return true;
 }

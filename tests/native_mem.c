@@ -307,6 +307,42 @@ static void identity(void **state)
 	assert_int_equal(ll_this_node(), 0);
 }
 
+/* A thread bound to one cpu, then to socket 0 as a set (--pin node:0): its
+ * affinity becomes every PU of socket 0, and it stays on one of them; a
+ * socket the machine lacks is refused. */
+static void *bind_to_socket(void *arg)
+{
+	const struct native_machine *m = native_machine();
+	const struct native_socket *s0 = &m->sockets[0];
+	cpu_set_t set;
+	int *ok = arg;
+
+	*ok = native_pin_apply((int)s0->pus[0]) == 0 &&
+	      native_pin_apply(NATIVE_ON_SOCKET(0)) == 0 &&
+	      native_pin_apply(NATIVE_ON_SOCKET(m->nsockets)) != 0 &&
+	      !pthread_getaffinity_np(pthread_self(), sizeof(set), &set) &&
+	      (unsigned)CPU_COUNT(&set) == s0->npus;
+	for (unsigned k = 0; *ok && k < s0->npus; k++)
+		*ok = CPU_ISSET(s0->pus[k], &set);
+	return NULL;
+}
+
+static void bind_to_socket_set(void **state)
+{
+	pthread_t t;
+	int ok = 0;
+	char where[48];
+
+	if (!native_machine())
+		skip();
+	assert_int_equal(pthread_create(&t, NULL, bind_to_socket, &ok), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(ok);
+	assert_string_equal(native_pin_text(NATIVE_ON_SOCKET(0), where, sizeof(where)),
+			    "socket 0's cpus");
+	assert_string_equal(native_pin_text(3, where, sizeof(where)), "cpu 3");
+}
+
 static void alloc_aligned_zeroed(void **state)
 {
 	static const size_t sizes[] = { 0, 1, 63, 64, 65, 4096, 100000 };
@@ -345,6 +381,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(unpark_wakes_parked),
 		cmocka_unit_test(park_consumes_token),
 		cmocka_unit_test(identity),
+		cmocka_unit_test(bind_to_socket_set),
 		cmocka_unit_test(alloc_aligned_zeroed),
 	};
 

@@ -57,7 +57,7 @@ struct sim_counters {
 	/* misses by distance class of the transfer (0: same socket; the last
 	 * slot holds class 3 and beyond) */
 	uint64_t transfers_by_class[SIM_CSV_CLASSES];
-	/* scheduler noise (--pin none, docs/variance.md): has_noise when on */
+	/* scheduler noise (--pin none or node:N, docs/variance.md): has_noise when on */
 	bool has_noise;
 	uint64_t migrations;          /* threads moved to another core */
 	uint64_t irqs;                /* interrupts on the threads' cores */
