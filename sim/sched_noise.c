@@ -16,7 +16,12 @@
  * intervals of mean MEAN (its own clock) to another physical core that is
  * idle (no thread on any of its hardware threads), drawn uniformly, as
  * placement prefers one; with none it swaps cores with another thread
- * drawn uniformly (each thread of a swap moves).  So a move never puts two
+ * drawn uniformly (each thread of a swap moves; none when that thread
+ * sleeps, has ended or shares its physical core).  A core stays taken
+ * after its thread has ended: the others, each alone on its core, leave no
+ * imbalance for a balancer to even out by moving there.  No thread moves
+ * after the measured interval's end, so where each sat at the end stays
+ * what the run's rows say.  So a move never puts two
  * threads on one core's siblings where there were none, and never only
  * hops to a sibling of the thread's own core.  The actor's core changes in
  * the coherence model: the lines it held stay in the old core's cache, so
@@ -275,16 +280,24 @@ static void set_core(struct sim_actor *a, unsigned c)
 	}
 }
 
+/* The physical core of hardware thread c. */
+static unsigned phys_of(unsigned c)
+{
+	return sim.topo.core_phys ? sim.topo.core_phys[c] : c;
+}
+
 /* Swap the cores of a and another thread drawn from a's stream; false
  * when that thread sleeps (ll_park: a sleeping task is on no CPU's run
- * queue, and the load balancer moves runnable ones) or has ended. */
+ * queue, and the load balancer moves runnable ones), has ended, or shares
+ * a's physical core (the swap would move neither off it). */
 static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 {
 	unsigned j = (unsigned)(next_rand(&t->rng) % (sim.nactors - 1));
 	struct sim_actor *b = &sim.actors[j >= a->idx ? j + 1 : j];
 	unsigned c = a->core;
 
-	if (b->block == SIM_PARKED_KICK || b->block == SIM_EXITED)
+	if (b->block == SIM_PARKED_KICK || b->block == SIM_EXITED ||
+	    phys_of(b->core) == phys_of(c))
 		return false;
 	set_core(a, b->core);
 	set_core(b, c);
@@ -296,16 +309,10 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
  * no move: the core and its caches stay the same.) */
 static bool core_idle(unsigned c, const struct sim_actor *a)
 {
-	const unsigned *phys = sim.topo.core_phys;
-
-	if (nz.busy[c])
+	if (nz.busy[c] || phys_of(c) == phys_of(a->core))
 		return false;
-	if (!phys)
-		return true;
-	if (phys[c] == phys[a->core])
-		return false;
-	for (unsigned d = 0; d < sim.topo.ncores; d++)
-		if (nz.busy[d] && phys[d] == phys[c])
+	for (unsigned d = 0; d < sim.topo.ncores && sim.topo.core_phys; d++)
+		if (nz.busy[d] && phys_of(d) == phys_of(c))
 			return false;
 	return true;
 }
@@ -374,8 +381,8 @@ void sched_noise_point(struct sim_actor *a, bool tell)
 		}
 		t->next_irq_ps += nz.irq_ps + draw_exp(&t->rng, nz.irq_mean_ps);
 	}
-	if (t->next_mig_ps <= now) {
-		migrate(a, t, now);
+	if (t->next_mig_ps <= now && counting(now)) { /* none after the measured end: */
+		migrate(a, t, now);			  /* where a thread sat stays said */
 		t->next_mig_ps = now + draw_exp(&t->rng, nz.mig_mean_ps);
 	}
 }

@@ -219,6 +219,16 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 			release(&sim_vm->v[j]);
 }
 
+/* Does p's next buddy, still queued, trail the leftmost `left` by no more
+ * than the wake-up granularity (pick_next_entity would run it first)? */
+static bool kept_buddy_runs(const struct vm_pcpu *p, int left)
+{
+	int nb = p->next_buddy;
+
+	return nb >= 0 && nb != left && left >= 0 && sim_vm->v[nb].state == VC_READY &&
+	       sim_vm->v[nb].vr_ps <= sim_vm->v[left].vr_ps + sim_vm->cfs_wakeup_gran_ps;
+}
+
 /* vm_state.h: who runs next on p (pick_next_entity, kernel/sched/fair.c,
  * Linux 3.10).  The next buddy is set by yield_to_task_fair and by a
  * wake-up that preempts (check_preempt_wakeup; the NEXT_BUDDY feature, off
@@ -239,8 +249,7 @@ int vm_pick_next(struct vm_pcpu *p)
 		return vm_rq_pop(p);
 	}
 	i = leftmost(p);
-	if (nb >= 0 && i >= 0 &&
-	    sim_vm->v[nb].vr_ps <= sim_vm->v[i].vr_ps + sim_vm->cfs_wakeup_gran_ps)
+	if (kept_buddy_runs(p, i))
 		i = nb;
 	if (i >= 0 && i == nb)
 		p->next_buddy = -1;
@@ -569,8 +578,13 @@ static void ple_exit(struct sim_actor *a)
 	if (sim_vm->v[target].pcpu != v->pcpu) {
 		boost((unsigned)target, sim.now_ps);
 		/* the spinner, skip buddy, gives p to the vCPU CFS would run in
-		 * its place: the queue's head in a round-robin, else the leftmost */
+		 * its place: the queue's head in a round-robin, else the leftmost,
+		 * or p's next buddy when it trails that by no more than the
+		 * granularity (yield_to sets the buddy on the target's queue, not
+		 * here: one already set here stays, pick_next_entity) */
 		target = vm_cfs() ? leftmost(p) : p->head;
+		if (vm_cfs() && kept_buddy_runs(p, target))
+			target = p->next_buddy;
 		if (!cfs_picks(p, target, sim.now_ps)) {
 			preempt_point(a);
 			return;

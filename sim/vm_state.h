@@ -106,8 +106,8 @@ bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
  * leftmost, the queued vCPU of least virtual runtime (the first of equals),
  * unless p's next buddy (set by a directed yield or a wake-up preemption)
  * is queued and trails the leftmost by no more than the wake-up
- * granularity.  The buddy is cleared at every pick, where Linux keeps one
- * that was passed over until it is picked or dequeued (a simplification). */
+ * granularity.  As Linux's clear_buddies, the buddy is cleared when it
+ * runs (give) or has left the queue; one passed over stays. */
 int vm_pick_next(struct vm_pcpu *p);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);

@@ -315,7 +315,7 @@ static void *bind_to_socket(void *arg)
 	const struct native_machine *m = native_machine();
 	const struct native_socket *s0 = &m->sockets[0];
 	cpu_set_t set;
-	int *ok = arg;
+	int *ok = arg, cpu;
 
 	*ok = native_pin_apply((int)s0->pus[0]) == 0 &&
 	      native_pin_apply(NATIVE_ON_SOCKET(0)) == 0 &&
@@ -324,6 +324,8 @@ static void *bind_to_socket(void *arg)
 	      (unsigned)CPU_COUNT(&set) == s0->npus;
 	for (unsigned k = 0; *ok && k < s0->npus; k++)
 		*ok = CPU_ISSET(s0->pus[k], &set);
+	cpu = sched_getcpu(); /* and it runs on one of them */
+	*ok = *ok && cpu >= 0 && CPU_ISSET((unsigned)cpu, &set);
 	return NULL;
 }
 

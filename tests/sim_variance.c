@@ -201,6 +201,8 @@ static void node_places_within_its_socket(void **state)
 		for (unsigned t = 0; t < 8; t++) {
 			assert_int_equal(node[r][t], 2);
 			moved |= cpu[r][t] != cpu[0][t];
+			for (unsigned u = 0; u < t; u++) /* one thread a core */
+				assert_int_not_equal(cpu[r][t], cpu[r][u]);
 		}
 	assert_true(moved);
 	/* the noise, by default */
