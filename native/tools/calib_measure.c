@@ -22,7 +22,8 @@
  * and then A times one load, store (with a fence, so that the store's
  * ownership request is inside the measurement), cas, fetch-add or swap.
  * Time is the TSC, read between fences; the cost of the fences alone (the
- * median of many empty measurements) is subtracted.
+ * least of empty measurements before and beside a figure's samples) is
+ * subtracted.
  *
  * Hits (hit.* of the platform file) are timed on the requester's own
  * Modified line, 32 operations a sample (loads chained by a dependency),
@@ -212,21 +213,32 @@ static void prepare(struct cal *x, enum calib_state st, uint64_t *line)
 	}
 }
 
-/* One figure: reps samples of op on a line prepared in state st. */
+/* One figure: reps samples of op on a line prepared in state st.  Beside
+ * each sample an empty pair of fenced reads: the fences' cost is the least
+ * of those and of every pair before (measure_overhead), subtracted once the
+ * cell is done.  The fences cost more while a sibling hardware thread or
+ * the host keeps the core busy; an overhead taken only before, in such a
+ * phase, would exceed the fences of a quiet cell and zero its samples. */
 static void measure_cell(struct cal *x, enum calib_op op, enum calib_state st, uint64_t *line,
 			 unsigned reps, struct calib_cell *out)
 {
 	for (unsigned r = 0; r < reps && !x->failed; r++) {
 		prepare(x, st, line);
+		uint64_t e0 = tsc_fenced(), e1 = tsc_fenced();
 		uint64_t t0 = tsc_fenced();
 
 		do_op(op, line);
 		uint64_t t1 = tsc_fenced();
 
-		x->samples[r] = elapsed_ns(x, t0, t1);
+		if ((double)(e1 - e0) < x->overhead_ticks)
+			x->overhead_ticks = (double)(e1 - e0);
+		x->samples[r] = (double)(t1 - t0); /* ticks, until the cell ends */
 	}
-	if (!x->failed)
-		summarize(x->samples, reps, out);
+	if (x->failed)
+		return;
+	for (unsigned r = 0; r < reps; r++)
+		x->samples[r] = elapsed_ns(x, 0, (uint64_t)x->samples[r]);
+	summarize(x->samples, reps, out);
 }
 
 /* Operations on a line the requester holds Modified (per operation, from
