@@ -320,10 +320,10 @@ static void up_write(const struct lock_algo *wl, void *lock)
 
 /* ------------------------------------------------------ the two entries */
 
-#define RWSEM_ENTRY(ident, wl, per_cpu)                                                                   \
+#define RWSEM_ENTRY(ident, wl, per_cpu)                                                            \
 	static void ident##_init(void *lock, unsigned ncpus)                                       \
 	{                                                                                          \
-		rwsem_init_with(&wl, per_cpu, lock, ncpus);                                         \
+		rwsem_init_with(&wl, per_cpu, lock, ncpus);                                        \
 	}                                                                                          \
 	static void ident##_read_lock(void *lock, void *ctx)                                       \
 	{                                                                                          \

@@ -128,7 +128,7 @@ static inline unsigned socket_of(const struct coh_model *m, unsigned core)
  * are per core, so siblings share the line's copy (sim/topology.h, SMT). */
 static inline unsigned phys_core(const struct coh_model *m, unsigned core)
 {
-	return m->t->core_phys ? m->t->core_phys[core] : core;
+	return topo_phys(m->t, core);
 }
 
 static inline unsigned class_between(const struct coh_model *m, unsigned sa, unsigned sb)

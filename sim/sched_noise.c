@@ -4,28 +4,29 @@
  *
  * Placement (--pin none): distinct cores drawn uniformly from the run's
  * seed, one hardware thread per physical core first and the siblings last,
- * a fresh draw per run.  --pin node:N is the same within socket N's cores
- * (threads bound to a socket as a set, numactl --cpunodebind=N): the draw,
- * the migrations and the interrupts below, all inside that socket.  This follows the intent of Linux's
+ * a fresh draw per run.  This follows the intent of Linux's
  * select_idle_sibling()/select_idle_core() (kernel/sched/fair.c): a new
  * thread goes to an idle core when there is one, to an idle SMT sibling
  * only when no core is idle.  Which idle core it picks depends on where
  * the parent ran and on the LLC domains; the model takes it as uniform.
+ * --pin node:N (threads bound to a socket as a set, as a taskset of its
+ * cpus) is the same within socket N's cores: the draw, the migrations and
+ * the interrupts below, all inside that socket.
  *
  * Migrations (--migrate-us MEAN): each thread moves after exponential
  * intervals of mean MEAN (its own clock) to another physical core that is
  * idle (no thread on any of its hardware threads), drawn uniformly, as
  * placement prefers one; with none it swaps cores with another thread
  * drawn uniformly (each thread of a swap moves; none when that thread
- * sleeps, has ended or shares its physical core).  A core stays taken
- * after its thread has ended: the others, each alone on its core, leave no
+ * sleeps, has ended or shares its physical core).  So a move never puts
+ * two threads on one core's siblings where there were none, and never only
+ * hops to a sibling of the thread's own core.  A core stays taken after
+ * its thread has ended: the others, each alone on its core, leave no
  * imbalance for a balancer to even out by moving there.  No thread moves
  * after the measured interval's end, so where each sat at the end stays
- * what the run's rows say.  So a move never puts two
- * threads on one core's siblings where there were none, and never only
- * hops to a sibling of the thread's own core.  The actor's core changes in
- * the coherence model: the lines it held stay in the old core's cache, so
- * it misses on them afterwards.
+ * what the run's rows say.  The actor's core changes in the coherence
+ * model: the lines it held stay in the old core's cache, so it misses on
+ * them afterwards.
  *
  * Interrupts (--irq-rate-hz R --irq-us L): each core takes interrupts at
  * exponential intervals of mean 1/R; one holds the core for L us, and the
@@ -33,8 +34,8 @@
  * preempted vCPU).  One that came while the thread waited (a miss in
  * flight, a park) costs only what is left of it once the thread resumes.
  *
- * Off unless --pin none or node:N (or an option here is given).  Everything is drawn
- * from the run's seed: one seed, one run.
+ * Off unless --pin none or node:N (or an option here is given).
+ * Everything is drawn from the run's seed: one seed, one run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -200,7 +201,7 @@ static uint64_t draw_exp(uint64_t *s, uint64_t m)
 
 static bool is_first_thread(unsigned c)
 {
-	return !sim.topo.core_phys || sim.topo.core_phys[c] == c;
+	return topo_phys(&sim.topo, c) == c;
 }
 
 /* ------------------------------------------------------------ placement */
@@ -280,12 +281,6 @@ static void set_core(struct sim_actor *a, unsigned c)
 	}
 }
 
-/* The physical core of hardware thread c. */
-static unsigned phys_of(unsigned c)
-{
-	return sim.topo.core_phys ? sim.topo.core_phys[c] : c;
-}
-
 /* Swap the cores of a and another thread drawn from a's stream; false
  * when that thread sleeps (ll_park: a sleeping task is on no CPU's run
  * queue, and the load balancer moves runnable ones), has ended, or shares
@@ -297,7 +292,7 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 	unsigned c = a->core;
 
 	if (b->block == SIM_PARKED_KICK || b->block == SIM_EXITED ||
-	    phys_of(b->core) == phys_of(c))
+	    topo_phys(&sim.topo, b->core) == topo_phys(&sim.topo, c))
 		return false;
 	set_core(a, b->core);
 	set_core(b, c);
@@ -309,10 +304,13 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
  * no move: the core and its caches stay the same.) */
 static bool core_idle(unsigned c, const struct sim_actor *a)
 {
-	if (nz.busy[c] || phys_of(c) == phys_of(a->core))
+	unsigned sib[TOPO_MAX_SMT], n;
+
+	if (nz.busy[c] || topo_phys(&sim.topo, c) == topo_phys(&sim.topo, a->core))
 		return false;
-	for (unsigned d = 0; d < sim.topo.ncores && sim.topo.core_phys; d++)
-		if (nz.busy[d] && phys_of(d) == phys_of(c))
+	n = topo_siblings(&sim.topo, c, sib);
+	for (unsigned k = 0; k < n; k++)
+		if (nz.busy[sib[k]])
 			return false;
 	return true;
 }

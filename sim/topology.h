@@ -158,6 +158,12 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
  * to four parents).  Returns 0 when the file exists; otherwise -1, with
  * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
+/* The physical core of hardware thread c, named by its first thread (c
+ * itself on a machine without SMT). */
+static inline unsigned topo_phys(const struct topo *t, unsigned c)
+{
+	return t->core_phys ? t->core_phys[c] : c;
+}
 /* The other hardware threads of c's physical core into sib (at most
  * smt - 1 of them); their count, 0 on a machine without SMT
  * (sim/topo_smt.c). */

@@ -44,6 +44,19 @@ static void vm_config(struct wl_config *c, unsigned vcpus)
 	c->ops = 40;
 }
 
+/* vm_config with the run's lengths: a section of cs ns, ncs ns between
+ * (exponential with ncs_exp), ops acquisitions a thread or ms of run. */
+static void vm_config_lengths(struct wl_config *c, unsigned vcpus, uint64_t cs, uint64_t ncs,
+			      bool ncs_exp, uint64_t ops, uint64_t ms)
+{
+	vm_config(c, vcpus);
+	c->cs_ns = cs;
+	c->ncs_ns = ncs;
+	c->ncs_exp = ncs_exp;
+	c->ops = ops;
+	c->duration_ms = ms;
+}
+
 static void set_opt(const char *opt, const char *val)
 {
 	char err[256];
@@ -343,12 +356,7 @@ static uint64_t two_runs(const char *lock, unsigned vcpus, double x, uint64_t cs
 	uint64_t n = 0;
 
 	for (unsigned s = 0; s < 2; s++) {
-		vm_config(&c, vcpus);
-		c.cs_ns = cs;
-		c.ncs_ns = ncs;
-		c.ncs_exp = ncs_exp;
-		c.ops = 0;
-		c.duration_ms = ms;
+		vm_config_lengths(&c, vcpus, cs, ncs, ncs_exp, 0, ms);
 		vm_run(&c, lock_find(lock), x, s, &run, &cnt);
 		n += acqs ? tl_acquisitions(&run) : cnt.vm.preemptions;
 		tl_done(&run);
@@ -579,13 +587,8 @@ static uint64_t halts_at_1x(const char *lock, unsigned vcpus, unsigned read_pct,
 	uint64_t halts = 0;
 
 	for (unsigned s = 0; s < 3; s++) {
-		vm_config(&c, vcpus);
+		vm_config_lengths(&c, vcpus, cs, ncs, ms != 0, ops, ms);
 		c.read_pct = read_pct;
-		c.cs_ns = cs;
-		c.ncs_ns = ncs;
-		c.ncs_exp = ms != 0;
-		c.ops = ops;
-		c.duration_ms = ms;
 		vm_run(&c, lock_find(lock), 1.0, s, &run, &cnt);
 		if (ops)
 			assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
