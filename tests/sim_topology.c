@@ -395,7 +395,8 @@ static void test_every_machine_lists_its_assumptions(void **state)
 	static const char *const names[] = { "1socket", "2socket", "4socket", "4socket-ht",
 					     "4socket-ring", "4socket-ring-ht", "8socket",
 					     "8socket-ht", "xeon80", "xeon80-ht", "opteron48",
-					     "snb-laptop", "x7560", "x7560-ht", "uv4096" };
+					     "snb-laptop", "x7560", "x7560-ht", "e5-4610-ht",
+					     "uv4096" };
 	(void)state;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
