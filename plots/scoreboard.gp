@@ -15,7 +15,8 @@
 # names its rule when it is neutral (a neutral entry passes by moving
 # little, whatever was published) and says proxy when the entry runs another
 # test's workload.  Reads results/scoreboard.csv; writes OUT.png and OUT.svg;
-# count, if given, is the board's count line, under the title.
+# count, if given, is the board's count line, under the title (tools/scoreboard.py
+# breaks it into lines that fit the canvas: chart_caption).
 #
 #   gnuplot -e "datafile='results/scoreboard.csv'; out='results/scoreboard'" plots/scoreboard.gp
 #

@@ -372,6 +372,12 @@ def test_error_text():
     check('count: the passes by a proxy are said and taken out',
           sb.count_line(entries, res) == '2 of 3 pass; 1 of them by a proxy (another '
           "test's workload: 002-x), so 1 of the 2 entries that run their own test pass")
+    long_ids = [{'id': '002-%s-%d' % ('posix' * 4, i), 'proxy': 'posix01'} for i in range(6)]
+    cap = sb.chart_caption(sb.count_line(long_ids + entries, dict(
+        res, **{e['id']: {'passed': True} for e in long_ids})))
+    check('chart caption: every part on lines of its own, none wider than the canvas allows',
+          cap.startswith('8 of 9 pass\n7 of them by a proxy') and
+          all(len(l) <= 96 for l in cap.split('\n')) and cap.count('\n') >= 3, cap)
     check('error: a variance as a factor', f('variance', (0.25, 2.44), (0.0, 0.028)) == 'x0.01')
     check('error: a variance in the other order',
           f('variance', (0.25, 2.44), (0.3, 0.1)) == 'wrong order')

@@ -38,6 +38,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -517,6 +518,12 @@ def count_line(entries, results, append=None):
     return text
 
 
+def chart_caption(text, width=96):
+    """The count line as the chart's caption: a line for each of its parts,
+    each wrapped to width characters, so that none runs off the canvas."""
+    return '\n'.join(textwrap.fill(part, width) for part in text.split('; '))
+
+
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
             'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure,'
             'seeds_passed,appended')
@@ -734,7 +741,7 @@ def main(argv):
                                                           results[e['id']]['failed']))
     if opts['chart'] and entries:
         ok &= draw_chart(csvpath, os.path.join(opts['results'], name),
-                         count_line(entries, results, opts['append']).replace('; ', ';\n'))
+                         chart_caption(count_line(entries, results, opts['append'])))
     return 2 if bad else 0 if ok else 1
 
 
