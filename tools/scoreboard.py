@@ -521,7 +521,8 @@ def count_line(entries, results, append=None):
 def chart_caption(text, width=96):
     """The count line as the chart's caption: a line for each of its parts,
     each wrapped to width characters, so that none runs off the canvas."""
-    return '\n'.join(textwrap.fill(part, width) for part in text.split('; '))
+    return '\n'.join(textwrap.fill(part, width, break_on_hyphens=False, break_long_words=False)
+                     for part in text.split('; '))
 
 
 CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
