@@ -1,6 +1,6 @@
 /*
- * core/topodirs.c - the directories topology files are looked up in
- * (core/topodirs.h).
+ * core/topodirs.c - the directories topology files are looked up in, and
+ * the project's other files found as they are (core/topodirs.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,21 +9,16 @@
 
 #include "topodirs.h"
 
-unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max)
+/* The running program's directory and up to four of its parents, nearest
+ * first: at most max; their count. */
+static unsigned program_dirs(char dirs[][PATH_MAX], unsigned max)
 {
 	char exe[PATH_MAX];
-	const char *env = getenv("LOCKLAB_TOPODIR");
 	unsigned n = 0;
-	ssize_t len;
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
-	if (!max)
-		return 0;
-	snprintf(dirs[n++], PATH_MAX, "topologies");
-	if (env && *env && n < max)
-		snprintf(dirs[n++], PATH_MAX, "%s", env);
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len <= 0)
-		return n;
+		return 0;
 	exe[len] = 0;
 	for (int up = 0; up < 5 && n < max; up++) {
 		char *slash = strrchr(exe, '/');
@@ -33,7 +28,53 @@ unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max)
 		*slash = 0;
 		if (!*exe)
 			break;
-		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, exe);
+		snprintf(dirs[n++], PATH_MAX, "%s", exe);
 	}
 	return n;
+}
+
+unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max)
+{
+	char up[5][PATH_MAX];
+	const char *env = getenv("LOCKLAB_TOPODIR");
+	unsigned n = 0, nup;
+
+	if (!max)
+		return 0;
+	snprintf(dirs[n++], PATH_MAX, "topologies");
+	if (env && *env && n < max)
+		snprintf(dirs[n++], PATH_MAX, "%s", env);
+	nup = program_dirs(up, 5);
+	for (unsigned i = 0; i < nup && n < max; i++)
+		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, up[i]);
+	return n;
+}
+
+int ll_project_file(const char *rel, char out[PATH_MAX])
+{
+	char up[5][PATH_MAX];
+	unsigned nup;
+
+	if (!access(rel, R_OK)) {
+		snprintf(out, PATH_MAX, "%s", rel);
+		return 0;
+	}
+	nup = program_dirs(up, 5);
+	for (unsigned i = 0; i < nup; i++) {
+		if (snprintf(out, PATH_MAX, "%s/%s", up[i], rel) >= PATH_MAX)
+			continue;
+		if (!access(out, R_OK))
+			return 0;
+	}
+	return -1;
+}
+
+int ll_program_dir(char out[PATH_MAX])
+{
+	char up[1][PATH_MAX];
+
+	if (program_dirs(up, 1) != 1)
+		return -1;
+	snprintf(out, PATH_MAX, "%s", up[0]);
+	return 0;
 }

@@ -271,5 +271,6 @@ static const struct ll_command explain_cmd = {
 };
 
 const struct ll_command *const backend_commands[] = {
-	&explain_cmd, &sim_ccbench_cmd, &sim_check_cmd, &sim_filelock_cmd, NULL,
+	&explain_cmd, &sim_ccbench_cmd, &sim_check_cmd, &sim_filelock_cmd, &sim_scoreboard_cmd,
+	NULL,
 };

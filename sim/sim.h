@@ -354,6 +354,8 @@ size_t sim_round_line(size_t size);
 extern const struct ll_command sim_ccbench_cmd;
 /* filelock_cmd.c: the `filelock` sub-command */
 extern const struct ll_command sim_filelock_cmd;
+/* `locklab-sim scoreboard` (sim/scoreboard_cmd.c) */
+extern const struct ll_command sim_scoreboard_cmd;
 
 /* options.c: --simgrid-cfg out of argv into sg; --arbitration onto a
  * loaded topology */

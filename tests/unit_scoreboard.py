@@ -437,6 +437,30 @@ def test_doc_explains_failures():
           '\n## Failing entries' in doc and not unexplained, 'unexplained: %s' % unexplained)
 
 
+def test_sim_command(tmp, bindir):
+    """`locklab-sim scoreboard`: the runner with this binary's directory as
+    --bin, its options passed on, from any working directory; --bin and
+    unknown options refused with one line and status 2."""
+    sim = os.path.join(bindir, 'locklab-sim')
+    run = lambda *a: subprocess.run([sim, 'scoreboard'] + list(a), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, universal_newlines=True, cwd=tmp)
+    res = os.path.join(tmp, 'res-cmd')
+    p = run('--board', FIXTURE, '--results', res, '--no-chart', '--only', '900-ticket-mcs')
+    direct = tool(FIXTURE, '--results', os.path.join(tmp, 'res-tool'), '--no-chart', '--only',
+                  '900-ticket-mcs', bindir=bindir)
+    check('locklab-sim scoreboard: the runner\'s rows and status, from another directory',
+          p.returncode == 0 and p.stdout == direct.stdout and
+          os.path.exists(os.path.join(res, 'scoreboard-only.csv')), p.stdout + p.stderr)
+    p = run('--list')
+    check('locklab-sim scoreboard --list: the board of the repository',
+          p.returncode == 0 and '004-lockref-snb' in p.stdout, p.stdout + p.stderr)
+    for bad in (['--bin', bindir], ['--frob'], ['--seeds']):
+        p = run(*bad)
+        check('locklab-sim scoreboard %s: one line, status 2' % ' '.join(bad[:1]),
+              p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout,
+              p.stdout + p.stderr)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write(__doc__)
@@ -450,6 +474,7 @@ def main():
         test_error_text()
         test_doc_explains_failures()
         test_end_to_end(tmp, bindir)
+        test_sim_command(tmp, bindir)
     print('%d failed' % len(failures) if failures else 'all passed')
     return 1 if failures else 0
 

@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -747,4 +748,5 @@ def main(argv):
 
 
 if __name__ == '__main__':
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head`: end quietly
     sys.exit(main(sys.argv[1:]))
