@@ -165,6 +165,17 @@ unsigned native_node_of_cpu(unsigned cpu)
 	return 0;
 }
 
+unsigned native_core_of_cpu(unsigned cpu)
+{
+	const struct native_machine *m = native_machine();
+	hwloc_obj_t pu, core;
+
+	if (!m || !(pu = hwloc_get_pu_obj_by_os_index(m->topo, cpu)))
+		return cpu;
+	core = hwloc_get_ancestor_obj_by_type(m->topo, HWLOC_OBJ_CORE, pu);
+	return core ? core->logical_index : cpu;
+}
+
 bool native_cpu_exists(unsigned cpu)
 {
 	const struct native_machine *m = native_machine();

@@ -62,6 +62,30 @@ int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* An undercommitted guest's vCPUs on cores of their own where the machine
+ * has SMT (wl_vm_cores_first): pc[0..np) reordered; left as it is if the
+ * scratch cannot be had or a pCPU is not one cpu. */
+static void cores_first(int *pc, unsigned np, unsigned nv)
+{
+	unsigned *phys = calloc(np, sizeof(*phys)), *perm = calloc(np, sizeof(*perm));
+	int *was = calloc(np, sizeof(*was));
+	bool pinned = phys && perm && was;
+
+	for (unsigned k = 0; pinned && k < np; k++) {
+		pinned = pc[k] >= 0; /* each pCPU a cpu of the machine */
+		if (pinned) {
+			phys[k] = native_core_of_cpu((unsigned)pc[k]);
+			was[k] = pc[k];
+		}
+	}
+	if (pinned && !wl_vm_cores_first(np, nv, phys, perm))
+		for (unsigned k = 0; k < np; k++)
+			pc[k] = was[perm[k]];
+	free(phys);
+	free(perm);
+	free(was);
+}
+
 void native_vm_plan(const struct wl_run *run, int *cpus)
 {
 	struct wl_config cfg = *run->cfg;
@@ -75,6 +99,7 @@ void native_vm_plan(const struct wl_run *run, int *cpus)
 	if (cfg.pin == PIN_NODE)
 		cfg.pin = PIN_SOCKET; /* the pCPUs on that socket, one each */
 	native_pin_plan(&cfg, np, pc);
+	cores_first(pc, np, nv);
 	for (unsigned i = 0; i < run->nthreads; i++)
 		cpus[i] = pc[wl_vm_pcpu_of(i, nv, nv, np)];
 	free(pc);

@@ -235,6 +235,23 @@ static int place(const struct wl_run *run, unsigned n, unsigned *cores)
 	}
 }
 
+/* An undercommitted guest's vCPUs on cores of their own where the machine
+ * has SMT (wl_vm_cores_first): pcores[0..n) reordered. */
+static int cores_first(unsigned *pcores, unsigned n, unsigned total)
+{
+	static unsigned phys[WL_MAX_THREADS], perm[WL_MAX_THREADS], was[WL_MAX_THREADS];
+
+	for (unsigned k = 0; k < n; k++) {
+		phys[k] = topo_phys(&sim.topo, pcores[k]);
+		was[k] = pcores[k];
+	}
+	if (wl_vm_cores_first(n, total, phys, perm))
+		return -1;
+	for (unsigned k = 0; k < n; k++)
+		pcores[k] = was[perm[k]];
+	return 0;
+}
+
 /* Thread i's core: placed by the policy, or, in a virtual machine, the
  * core of its vCPU's pCPU (the policy places the pCPUs). */
 int sim_place_threads(struct wl_run *run, unsigned *cores)
@@ -247,6 +264,8 @@ int sim_place_threads(struct wl_run *run, unsigned *cores)
 		vm_layout(cfg->vm_vcpus, run->overcommit, &n, &others);
 	if (run->nthreads == 0 || run->nthreads > WL_MAX_THREADS || n > sim.topo.ncores ||
 	    place(run, n, pcores))
+		return -1;
+	if (run->vm_pcpus && cores_first(pcores, n, cfg->vm_vcpus + others))
 		return -1;
 	for (unsigned i = 0; i < run->nthreads; i++)
 		cores[i] = run->vm_pcpus ? pcores[wl_vm_pcpu_of(i, cfg->vm_vcpus, cfg->vm_vcpus + others, n)]

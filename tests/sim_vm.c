@@ -772,6 +772,40 @@ static void placement_shares_crowded_pcpus(void **state)
 	}
 }
 
+/* wl_vm_cores_first on x7560-ht's compact placement of its 64 hardware
+ * threads (socket s: threads 16 s .. 16 s + 7 one of each core, the next 8
+ * their siblings): the 32 pCPUs that wl_vm_pcpu_of gives a guest at 0.5x are
+ * on 32 cores, 8 a socket; without SMT, or with no more pCPUs than vCPUs, it
+ * moves nothing; it is always a permutation. */
+static void undercommit_takes_cores_of_their_own(void **state)
+{
+	unsigned phys[64], flat[64], perm[64], seen[64], on_socket[4] = { 0 };
+
+	for (unsigned k = 0; k < 64; k++) {
+		phys[k] = k / 16 * 8 + k % 8;
+		flat[k] = k;
+	}
+	assert_int_equal(wl_vm_cores_first(64, 32, phys, perm), 0);
+	memset(seen, 0, sizeof(seen));
+	for (unsigned k = 0; k < 64; k++)
+		assert_int_equal(seen[perm[k]]++, 0);
+	memset(seen, 0, sizeof(seen));
+	for (unsigned i = 0; i < 32; i++) {
+		unsigned p = perm[wl_vm_pcpu_of(i, 32, 32, 64)];
+
+		assert_int_equal(seen[phys[p]]++, 0);
+		on_socket[p / 16]++;
+	}
+	for (unsigned s = 0; s < 4; s++)
+		assert_int_equal(on_socket[s], 8);
+	assert_int_equal(wl_vm_cores_first(64, 32, flat, perm), 0);
+	for (unsigned k = 0; k < 64; k++)
+		assert_int_equal(perm[k], k);
+	assert_int_equal(wl_vm_cores_first(64, 64, phys, perm), 0);
+	for (unsigned k = 0; k < 64; k++)
+		assert_int_equal(perm[k], k);
+}
+
 /* ------------------------------------------------------------ the binary */
 
 #define RUN(o, ...)                                                                    \
@@ -779,6 +813,32 @@ static void placement_shares_crowded_pcpus(void **state)
 		const char *const a_[] = { __VA_ARGS__, NULL };                        \
 		tl_bin(o, bindir, "locklab-sim", a_);                                  \
 	} while (0)
+
+/* The same through the binary: one guest of 32 vCPUs on the 64 pCPUs of
+ * x7560-ht (the seed's HT-on 0.5x) runs each vCPU on a core of its own (the
+ * threads CSV's cpu: x7560-ht has 8 cores, 16 hardware threads a socket). */
+static void undercommit_run_on_cores_of_their_own(void **state)
+{
+	struct tl_proc o;
+	unsigned seen[32] = { 0 }, n = 0;
+	char *line;
+
+	tl_sh(&o, "d=$(mktemp -d) && '%s/locklab-sim' run --topo x7560-ht --preset ebizzy "
+		  "--lock ticket --vm 32 --pcpus 64 --overcommit 0.5 --co-guests same --ops 20 "
+		  "--runs 1 --threads-csv \"$d/t.csv\" > /dev/null && cut -d, -f12 \"$d/t.csv\"; "
+		  "s=$?; rm -rf \"$d\"; exit $s", bindir);
+	assert_int_equal(o.status, 0);
+	assert_string_equal(strtok(o.out, "\n"), "cpu");
+	while ((line = strtok(NULL, "\n"))) {
+		unsigned cpu = (unsigned)atoi(line);
+
+		assert_true(cpu < 64);
+		assert_int_equal(seen[cpu / 16 * 8 + cpu % 8]++, 0);
+		n++;
+	}
+	assert_int_equal(n, 32);
+	tl_proc_free(&o);
+}
 
 static void columns_only_with_vm(void **state)
 {
@@ -947,7 +1007,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(same_guests_deterministic),
 		cmocka_unit_test(pcpus_sizes_the_host),
 		cmocka_unit_test(placement_shares_crowded_pcpus),
+		cmocka_unit_test(undercommit_takes_cores_of_their_own),
 		cmocka_unit_test(columns_only_with_vm),
+		cmocka_unit_test(undercommit_run_on_cores_of_their_own),
 		cmocka_unit_test(short_overcommitted_run_warned),
 		cmocka_unit_test(guest_preset_without_vm_warned),
 		cmocka_unit_test(bad_vm_options),

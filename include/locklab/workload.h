@@ -172,6 +172,15 @@ static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned guest, unsigned total,
 	return (unsigned)((i % guest + (uint64_t)g * pcpus / nguests) % pcpus);
 }
 
+/* More pCPUs than vCPUs (total) on a machine with SMT: perm[k] is the
+ * position in the placement of the pCPU that goes to position k, so that the
+ * positions wl_vm_pcpu_of gives vCPUs hold hardware threads of cores of their
+ * own first, as a host's load balancer leaves busy threads (core/vm_place.c).
+ * phys[k]: the physical core of the placement's k-th pCPU.  The identity
+ * without SMT or with n <= total.  0, or -1 when out of memory (perm then the
+ * identity). */
+int wl_vm_cores_first(unsigned n, unsigned total, const unsigned *phys, unsigned *perm);
+
 /* A line of protected data: writers store to it, readers load it. */
 struct wl_data_line {
 	int64_t value;
