@@ -98,8 +98,8 @@ const char *native_machine_error(void);
 /* The NUMA node (hwloc logical index) holding OS cpu `cpu`; 0 if unknown. */
 unsigned native_node_of_cpu(unsigned cpu);
 /* The physical core (hwloc logical index of its CORE) holding OS cpu `cpu`;
- * cpu itself where hwloc gives no core. */
-unsigned native_core_of_cpu(unsigned cpu);
+ * -1 where hwloc gives it no core. */
+int native_core_of_cpu(unsigned cpu);
 bool native_cpu_exists(unsigned cpu);
 void native_machine_free(void);
 

@@ -165,15 +165,15 @@ unsigned native_node_of_cpu(unsigned cpu)
 	return 0;
 }
 
-unsigned native_core_of_cpu(unsigned cpu)
+int native_core_of_cpu(unsigned cpu)
 {
 	const struct native_machine *m = native_machine();
 	hwloc_obj_t pu, core;
 
 	if (!m || !(pu = hwloc_get_pu_obj_by_os_index(m->topo, cpu)))
-		return cpu;
+		return -1;
 	core = hwloc_get_ancestor_obj_by_type(m->topo, HWLOC_OBJ_CORE, pu);
-	return core ? core->logical_index : cpu;
+	return core ? (int)core->logical_index : -1;
 }
 
 bool native_cpu_exists(unsigned cpu)

@@ -7,7 +7,9 @@
  * (placed by --pin as P threads would be; --pin none places them as
  * compact does, node:N as socket:N, wrapping over the socket's PUs when
  * the pCPUs outnumber them), and thread i is bound to the cpu of pCPU
- * i mod P (one each, spread, when P > V), as the simulator maps vCPUs.  With X > 1 the
+ * i mod P (one each, spread, when P > V, the spread's pCPUs on cores of
+ * their own within each socket where the machine has SMT:
+ * wl_vm_cores_first), as the simulator maps vCPUs.  With X > 1 the
  * threads outnumber their cpus, and the kernel time-slices them: a holder
  * or a waiter loses its cpu for real.
  *
@@ -62,26 +64,45 @@ int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* The socket of OS cpu `cpu` (its index among the machine's sockets), or -1. */
+static int socket_of_cpu(const struct native_machine *m, int cpu)
+{
+	for (unsigned s = 0; s < m->nsockets; s++)
+		for (unsigned k = 0; k < m->sockets[s].npus; k++)
+			if ((int)m->sockets[s].pus[k] == cpu)
+				return (int)s;
+	return -1;
+}
+
 /* An undercommitted guest's vCPUs on cores of their own where the machine
- * has SMT (wl_vm_cores_first): pc[0..np) reordered; left as it is if the
- * scratch cannot be had or a pCPU is not one cpu. */
+ * has SMT (wl_vm_cores_first): pc[0..np) reordered within each socket.  Left
+ * as it is when a pCPU is not one cpu of the machine, when a cpu comes twice
+ * (pCPUs wrapped over a socket's PUs), when hwloc gives a cpu no core or
+ * socket, or when the scratch cannot be had. */
 static void cores_first(int *pc, unsigned np, unsigned nv)
 {
-	unsigned *phys = calloc(np, sizeof(*phys)), *perm = calloc(np, sizeof(*perm));
+	const struct native_machine *m = native_machine();
+	unsigned *phys = calloc(np, sizeof(*phys)), *socket = calloc(np, sizeof(*socket));
+	unsigned *perm = calloc(np, sizeof(*perm));
 	int *was = calloc(np, sizeof(*was));
-	bool pinned = phys && perm && was;
+	bool ok = m && phys && socket && perm && was;
 
-	for (unsigned k = 0; pinned && k < np; k++) {
-		pinned = pc[k] >= 0; /* each pCPU a cpu of the machine */
-		if (pinned) {
-			phys[k] = native_core_of_cpu((unsigned)pc[k]);
-			was[k] = pc[k];
-		}
+	for (unsigned k = 0; ok && k < np; k++) {
+		int core = pc[k] >= 0 ? native_core_of_cpu((unsigned)pc[k]) : -1;
+		int s = pc[k] >= 0 ? socket_of_cpu(m, pc[k]) : -1;
+
+		ok = core >= 0 && s >= 0;
+		for (unsigned j = 0; ok && j < k; j++)
+			ok = was[j] != pc[k];
+		phys[k] = (unsigned)core;
+		socket[k] = (unsigned)s;
+		was[k] = pc[k];
 	}
-	if (pinned && !wl_vm_cores_first(np, nv, phys, perm))
+	if (ok && !wl_vm_cores_first(np, nv, phys, socket, perm))
 		for (unsigned k = 0; k < np; k++)
 			pc[k] = was[perm[k]];
 	free(phys);
+	free(socket);
 	free(perm);
 	free(was);
 }

@@ -239,13 +239,15 @@ static int place(const struct wl_run *run, unsigned n, unsigned *cores)
  * has SMT (wl_vm_cores_first): pcores[0..n) reordered. */
 static int cores_first(unsigned *pcores, unsigned n, unsigned total)
 {
-	static unsigned phys[WL_MAX_THREADS], perm[WL_MAX_THREADS], was[WL_MAX_THREADS];
+	static unsigned phys[WL_MAX_THREADS], socket[WL_MAX_THREADS], perm[WL_MAX_THREADS],
+		was[WL_MAX_THREADS];
 
 	for (unsigned k = 0; k < n; k++) {
 		phys[k] = topo_phys(&sim.topo, pcores[k]);
+		socket[k] = sim.topo.core_socket[pcores[k]];
 		was[k] = pcores[k];
 	}
-	if (wl_vm_cores_first(n, total, phys, perm))
+	if (wl_vm_cores_first(n, total, phys, socket, perm))
 		return -1;
 	for (unsigned k = 0; k < n; k++)
 		pcores[k] = was[perm[k]];

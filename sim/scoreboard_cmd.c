@@ -32,9 +32,9 @@ static void scoreboard_usage(FILE *f)
 }
 
 static const struct ll_opt scoreboard_opts[] = {
-	LL_FLAG("--list"),     LL_VALUE("--only"),  LL_VALUE("--seeds"), LL_VALUE("--append"),
+	LL_FLAG("--list"),     LL_VALUE("--only"),    LL_VALUE("--seeds"), LL_VALUE("--append"),
 	LL_VALUE("--jobs"),    LL_VALUE("--results"), LL_VALUE("--board"), LL_FLAG("--no-chart"),
-	LL_OPTS_END
+	LL_VALUE("--bin"),     LL_OPTS_END
 };
 
 static int scoreboard_main(int argc, char **argv)
@@ -42,17 +42,22 @@ static int scoreboard_main(int argc, char **argv)
 	char runner[PATH_MAX], bindir[PATH_MAX], err[256];
 	char *args[2 * LL_ARGS_SEEN + 5];
 	struct ll_args a;
-	int n = 0, rc;
+	int n = 4, rc;
 
 	if (argc > 2 * LL_ARGS_SEEN)
 		return ll_bad("scoreboard", "more than %d arguments", 2 * LL_ARGS_SEEN);
-	for (int i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "--bin") || !strncmp(argv[i], "--bin=", 6))
+	/* the runner takes each option and its value as two arguments */
+	ll_args_init(&a, &sim_scoreboard_cmd, argc, argv);
+	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT) {
+		if (!strcmp(a.name, "--bin"))
 			return ll_bad("scoreboard", "--bin: the runner's --bin is this program's "
 						    "directory (tools/scoreboard.py --bin DIR runs another)");
-	ll_args_init(&a, &sim_scoreboard_cmd, argc, argv);
-	while ((rc = ll_args_next(&a, err, sizeof(err))) == LL_ARG_OPT)
-		;
+		for (const struct ll_opt *o = scoreboard_opts; o->name; o++)
+			if (!strcmp(o->name, a.name)) /* a.name is a buffer the next read reuses */
+				args[n++] = (char *)o->name;
+		if (a.val)
+			args[n++] = (char *)a.val;
+	}
 	if (rc == LL_ARG_BAD)
 		return ll_bad("scoreboard", "%s", err);
 	if (ll_project_file(RUNNER, runner))
@@ -60,12 +65,10 @@ static int scoreboard_main(int argc, char **argv)
 					    "repository)", RUNNER);
 	if (ll_program_dir(bindir))
 		return ll_bad("scoreboard", "cannot find this program's directory");
-	args[n++] = "python3";
-	args[n++] = runner;
-	args[n++] = "--bin";
-	args[n++] = bindir;
-	for (int i = 0; i < argc; i++)
-		args[n++] = argv[i];
+	args[0] = "python3";
+	args[1] = runner;
+	args[2] = "--bin";
+	args[3] = bindir;
 	args[n] = NULL;
 	fflush(NULL);
 	execvp(args[0], args);

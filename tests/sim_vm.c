@@ -774,21 +774,26 @@ static void placement_shares_crowded_pcpus(void **state)
 
 /* wl_vm_cores_first on x7560-ht's compact placement of its 64 hardware
  * threads (socket s: threads 16 s .. 16 s + 7 one of each core, the next 8
- * their siblings): the 32 pCPUs that wl_vm_pcpu_of gives a guest at 0.5x are
- * on 32 cores, 8 a socket; without SMT, or with no more pCPUs than vCPUs, it
- * moves nothing; it is always a permutation. */
+ * their siblings): the 32 pCPUs that wl_vm_pcpu_of gives one guest at 0.5x
+ * are on 32 cores, 8 a socket; of two guests of 16, each keeps the sockets
+ * the stride gave it (0-1 and 2-3) on cores of its own; a pCPU never changes
+ * socket; without SMT, or with no more pCPUs than vCPUs, nothing moves; it is
+ * always a permutation. */
 static void undercommit_takes_cores_of_their_own(void **state)
 {
-	unsigned phys[64], flat[64], perm[64], seen[64], on_socket[4] = { 0 };
+	unsigned phys[64], socket[64], flat[64], perm[64], seen[64], on_socket[4] = { 0 };
 
 	for (unsigned k = 0; k < 64; k++) {
 		phys[k] = k / 16 * 8 + k % 8;
+		socket[k] = k / 16;
 		flat[k] = k;
 	}
-	assert_int_equal(wl_vm_cores_first(64, 32, phys, perm), 0);
+	assert_int_equal(wl_vm_cores_first(64, 32, phys, socket, perm), 0);
 	memset(seen, 0, sizeof(seen));
-	for (unsigned k = 0; k < 64; k++)
+	for (unsigned k = 0; k < 64; k++) {
 		assert_int_equal(seen[perm[k]]++, 0);
+		assert_int_equal(socket[perm[k]], socket[k]);
+	}
 	memset(seen, 0, sizeof(seen));
 	for (unsigned i = 0; i < 32; i++) {
 		unsigned p = perm[wl_vm_pcpu_of(i, 32, 32, 64)];
@@ -798,10 +803,17 @@ static void undercommit_takes_cores_of_their_own(void **state)
 	}
 	for (unsigned s = 0; s < 4; s++)
 		assert_int_equal(on_socket[s], 8);
-	assert_int_equal(wl_vm_cores_first(64, 32, flat, perm), 0);
+	memset(seen, 0, sizeof(seen));
+	for (unsigned i = 0; i < 32; i++) { /* two guests of 16 */
+		unsigned p = perm[wl_vm_pcpu_of(i, 16, 32, 64)];
+
+		assert_int_equal(seen[phys[p]]++, 0);
+		assert_int_equal(p / 32, i / 16);
+	}
+	assert_int_equal(wl_vm_cores_first(64, 32, flat, socket, perm), 0);
 	for (unsigned k = 0; k < 64; k++)
 		assert_int_equal(perm[k], k);
-	assert_int_equal(wl_vm_cores_first(64, 64, phys, perm), 0);
+	assert_int_equal(wl_vm_cores_first(64, 64, phys, socket, perm), 0);
 	for (unsigned k = 0; k < 64; k++)
 		assert_int_equal(perm[k], k);
 }

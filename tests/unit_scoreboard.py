@@ -454,7 +454,14 @@ def test_sim_command(tmp, bindir):
     p = run('--list')
     check('locklab-sim scoreboard --list: the board of the repository',
           p.returncode == 0 and '004-lockref-snb' in p.stdout, p.stdout + p.stderr)
-    for bad in (['--bin', bindir], ['--frob'], ['--seeds']):
+    p = run('--list', '--only=004-lockref-snb', '--board=' + os.path.join(ROOT, 'scoreboard'))
+    check('locklab-sim scoreboard --opt=VALUE: passed on as the runner takes it',
+          p.returncode == 0 and p.stdout.split() == ['004-lockref-snb', 'neutral', '-1.4%',
+                                                     'snb-laptop'], p.stdout + p.stderr)
+    p = run('--list', '--only', '--bin')
+    check('locklab-sim scoreboard --only --bin: --only lacks its value (not the --bin line)',
+          p.returncode == 2 and '--only: needs a value' in p.stderr, p.stdout + p.stderr)
+    for bad in (['--bin', bindir], ['--bin=' + bindir], ['--frob'], ['--seeds']):
         p = run(*bad)
         check('locklab-sim scoreboard %s: one line, status 2' % ' '.join(bad[:1]),
               p.returncode == 2 and len(p.stderr.splitlines()) == 1 and not p.stdout,

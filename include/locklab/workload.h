@@ -175,11 +175,13 @@ static inline unsigned wl_vm_pcpu_of(unsigned i, unsigned guest, unsigned total,
 /* More pCPUs than vCPUs (total) on a machine with SMT: perm[k] is the
  * position in the placement of the pCPU that goes to position k, so that the
  * positions wl_vm_pcpu_of gives vCPUs hold hardware threads of cores of their
- * own first, as a host's load balancer leaves busy threads (core/vm_place.c).
- * phys[k]: the physical core of the placement's k-th pCPU.  The identity
- * without SMT or with n <= total.  0, or -1 when out of memory (perm then the
- * identity). */
-int wl_vm_cores_first(unsigned n, unsigned total, const unsigned *phys, unsigned *perm);
+ * own first, as a host's load balancer leaves busy threads within a socket
+ * (core/vm_place.c).  phys[k], group[k]: the physical core and the socket of
+ * the placement's k-th pCPU; a pCPU moves only within its socket.  The
+ * identity without SMT or with n <= total.  0, or -1 when out of memory
+ * (perm then the identity). */
+int wl_vm_cores_first(unsigned n, unsigned total, const unsigned *phys, const unsigned *group,
+		      unsigned *perm);
 
 /* A line of protected data: writers store to it, readers load it. */
 struct wl_data_line {
