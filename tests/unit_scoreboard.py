@@ -3,7 +3,8 @@
 entry is one line on stderr and exit status 2), the three rules on made-up
 numbers at their boundaries, the board of tests/fixtures/scoreboard run
 end to end through the real locklab-sim, and docs/scoreboard.md's board block
-against scoreboard/*.sb (every entry shown, every failure explained).
+against scoreboard/*.sb (every entry shown, the table at a glance in step with
+it, every failure explained).
 
 usage: unit_scoreboard.py BIN  (the directory holding locklab-sim)
 """
@@ -410,7 +411,8 @@ def test_band():
 
 
 def test_doc_explains_failures():
-    """docs/scoreboard.md: its board block shows every entry of scoreboard/*.sb, and
+    """docs/scoreboard.md: its board block shows every entry of scoreboard/*.sb; the
+    table at a glance puts each in one group with the block's count of passes; and
     every entry it shows failing is named again under "## Failing entries", where
     the mechanism it lacks is said (issue 10: each failing entry explained)."""
     with open(os.path.join(ROOT, 'docs', 'scoreboard.md')) as f:
@@ -430,6 +432,23 @@ def test_doc_explains_failures():
           sorted(shown) == sorted(ids),
           'not shown: %s; not on the board: %s' % (sorted(ids - set(shown)),
                                                  sorted(set(shown) - ids)))
+    glance = doc[doc.find('### The board at a glance'):]
+    glance = glance[:glance.find('\n### ', 1)]
+    grouped, miscounted = [], []
+    passing = {r[0] for r in rows if r[-1] != 'FAIL'}  # 'pass', or 'pass (proxy: ...)'
+    for line in glance.split('\n'):
+        cells = [c.strip() for c in line.split('|')]
+        if len(cells) < 5 or not re.match(r'\d+$', cells[3]):
+            continue
+        members = re.findall(r'`(\d{3}-[^`]+)`', cells[2])
+        grouped += members
+        if int(cells[3]) != sum(m in passing for m in members):
+            miscounted.append(cells[1])
+    check('doc: the table at a glance names every entry once, with the board\'s passes',
+          sorted(grouped) == sorted(shown) and not miscounted,
+          'missing: %s; twice: %s; counts off: %s' % (
+              sorted(set(shown) - set(grouped)),
+              sorted({g for g in grouped if grouped.count(g) > 1}), miscounted))
     tail = doc[doc.find('\n## Failing entries'):]
     unexplained = [r[0] for r in rows if r[-1] == 'FAIL' and
                    not re.search(re.escape(r[0]) + r'(?![\w.-])', tail)]
