@@ -71,10 +71,5 @@ int ll_project_file(const char *rel, char out[PATH_MAX])
 
 int ll_program_dir(char out[PATH_MAX])
 {
-	char up[1][PATH_MAX];
-
-	if (program_dirs(up, 1) != 1)
-		return -1;
-	snprintf(out, PATH_MAX, "%s", up[0]);
-	return 0;
+	return program_dirs((char(*)[PATH_MAX])out, 1) == 1 ? 0 : -1;
 }

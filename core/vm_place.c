@@ -22,75 +22,90 @@
  * vCPUs the stride gave it; without SMT nothing moves, nor when there are
  * no more pCPUs than vCPUs.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <locklab/workload.h>
 
 /* Is pCPU position p one that wl_vm_pcpu_of gives a vCPU (n > total)? */
-static int picked(unsigned p, unsigned total, unsigned n)
+static bool picked(unsigned p, unsigned total, unsigned n)
 {
 	uint64_t i = ((uint64_t)p * total + n - 1) / n;
 
 	return i < total && i * n / total == p;
 }
 
-/* The reorder within one group g: its picked positions, in order, take its
- * pCPUs by rank (first of their core, then siblings), picked ones first;
- * its other positions the rest, in order. */
-static void group_cores_first(unsigned g, unsigned n, unsigned total, const unsigned *group,
-			      const unsigned *rank, unsigned maxrank, unsigned *perm)
+/* What the two orders of the positions compare: each position's socket,
+ * its pCPU's rank within its core (0: the first hardware thread of the
+ * core in the placement), and whether wl_vm_pcpu_of picks it. */
+struct keys {
+	const unsigned *group, *rank;
+	const bool *pick;
+};
+
+static int cmp_keys(unsigned a, unsigned b, const struct keys *k, bool by_rank)
 {
-	unsigned next_picked = 0, next_other = 0;
+	if (k->group[a] != k->group[b])
+		return k->group[a] < k->group[b] ? -1 : 1;
+	if (by_rank && k->rank[a] != k->rank[b])
+		return k->rank[a] < k->rank[b] ? -1 : 1;
+	if (k->pick[a] != k->pick[b])
+		return k->pick[a] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
 
-	for (unsigned r = 0; r <= maxrank; r++)
-		for (int want = 1; want >= 0; want--)
-			for (unsigned p = 0; p < n; p++) {
-				unsigned *next;
+/* The slots: a socket's picked positions, then its others, in order. */
+static int by_slot(const void *a, const void *b, void *k)
+{
+	return cmp_keys(*(const unsigned *)a, *(const unsigned *)b, k, false);
+}
 
-				if (group[p] != g || rank[p] != r || picked(p, total, n) != want)
-					continue;
-				/* the group's next picked position, or past them its next other */
-				next = &next_picked;
-				while (*next < n && (group[*next] != g || !picked(*next, total, n)))
-					(*next)++;
-				if (*next >= n) {
-					next = &next_other;
-					while (group[*next] != g || picked(*next, total, n))
-						(*next)++;
-				}
-				perm[(*next)++] = p;
-			}
+/* What fills them: a socket's pCPUs first of their core, then siblings;
+ * of each rank the picked positions' own first. */
+static int by_rank(const void *a, const void *b, void *k)
+{
+	return cmp_keys(*(const unsigned *)a, *(const unsigned *)b, k, true);
 }
 
 int wl_vm_cores_first(unsigned n, unsigned total, const unsigned *phys, const unsigned *group,
 		      unsigned *perm)
 {
-	unsigned maxphys = 0, maxrank = 0, maxgroup = 0;
-	unsigned *seen, *rank;
+	unsigned maxphys = 0, *seen, *rank, *slot, *fill;
+	bool *pick;
+	int rc = -1;
 
 	for (unsigned p = 0; p < n; p++)
 		perm[p] = p;
 	if (n <= total || !total)
 		return 0;
-	for (unsigned p = 0; p < n; p++) {
+	for (unsigned p = 0; p < n; p++)
 		maxphys = phys[p] > maxphys ? phys[p] : maxphys;
-		maxgroup = group[p] > maxgroup ? group[p] : maxgroup;
-	}
 	seen = calloc((size_t)maxphys + 1, sizeof(*seen));
 	rank = malloc((size_t)n * sizeof(*rank));
-	if (!seen || !rank) {
-		free(seen);
-		free(rank);
-		return -1;
+	slot = malloc((size_t)n * sizeof(*slot));
+	fill = malloc((size_t)n * sizeof(*fill));
+	pick = malloc((size_t)n * sizeof(*pick));
+	if (seen && rank && slot && fill && pick) {
+		struct keys k = { group, rank, pick };
+
+		for (unsigned p = 0; p < n; p++) {
+			rank[p] = seen[phys[p]]++;
+			pick[p] = picked(p, total, n);
+			slot[p] = fill[p] = p;
+		}
+		/* both orders go socket by socket, so a socket's slots are filled
+		 * with its own pCPUs */
+		qsort_r(slot, n, sizeof(*slot), by_slot, &k);
+		qsort_r(fill, n, sizeof(*fill), by_rank, &k);
+		for (unsigned j = 0; j < n; j++)
+			perm[slot[j]] = fill[j];
+		rc = 0;
 	}
-	for (unsigned p = 0; p < n; p++) { /* 0: the first of its core */
-		rank[p] = seen[phys[p]]++;
-		maxrank = rank[p] > maxrank ? rank[p] : maxrank;
-	}
-	for (unsigned g = 0; g <= maxgroup; g++)
-		group_cores_first(g, n, total, group, rank, maxrank, perm);
 	free(seen);
 	free(rank);
-	return 0;
+	free(slot);
+	free(fill);
+	free(pick);
+	return rc;
 }
