@@ -169,6 +169,7 @@ static const char *last_name(const char *path)
 int outfile_check(const char *opt, const char *path, char *err, size_t len)
 {
 	size_t name_len = strlen(last_name(path));
+	const char *dir_opt;
 	char partial[4096];
 	struct stat st;
 
@@ -180,6 +181,17 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 		snprintf(err, len, "%s %.60s...: a file name of %zu characters; at most %d, for the "
 			 "partial and temporary files written beside it", opt, path, name_len,
 			 NAME_MAX - SIDE_SUFFIX_MAX);
+		return -1;
+	}
+	if (!strcmp(path, "-")) {
+		snprintf(err, len, "%s -: a file named '-' (results go to the standard output "
+			 "when no --out is given; ./- names such a file)", opt);
+		return -1;
+	}
+	if (backend_output_dir(&dir_opt) && strcmp(opt, dir_opt) &&
+	    outfile_same(path, backend_output_dir(&dir_opt))) {
+		snprintf(err, len, "%s %s: the directory of %s; each output needs a path of its own",
+			 opt, path, dir_opt);
 		return -1;
 	}
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {

@@ -91,11 +91,13 @@ static bool p99_censored(const struct wl_run *run, const struct ll_hist *h, doub
  * longest wait short?  When the timed wait it cut is the longest, and
  * whenever a thread never acquired: its wait ran to the end, longer than
  * any timed one when it was not timed itself (--time-every above 1). */
-static bool max_censored(const struct wl_run *run, uint64_t max)
+static bool max_censored(const struct wl_run *run, uint64_t max, int side)
 {
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
 
+		if (side >= 0 && (!t->censored_ns || t->censored_read != (side == 0)))
+			continue; /* its cut-short wait, if any, is of the other side */
 		if ((t->censored_ns && t->censored_ns >= max) || !t->acquisitions)
 			return true;
 	}
@@ -121,14 +123,16 @@ static void fill_waits(struct run_result *r, const struct wl_run *run)
 	r->wait_p99_ns = all.count ? ll_hist_quantile(&all, 0.99) : NAN;
 	r->wait_p99_censored = all.count && p99_censored(run, &all, r->wait_p99_ns, -1);
 	r->wait_max_ns = all.count ? (double)all.max : NAN;
-	r->wait_max_censored = all.count && max_censored(run, all.max);
+	r->wait_max_censored = all.count && max_censored(run, all.max, -1);
 	/* a side with no timed wait has no figure (empty, not 0) */
 	r->read_wait_p99_ns = rd.count ? ll_hist_quantile(&rd, 0.99) : NAN;
 	r->read_wait_max_ns = rd.count ? (double)rd.max : NAN;
 	r->read_wait_p99_censored = rd.count && p99_censored(run, &rd, r->read_wait_p99_ns, 0);
+	r->read_wait_max_censored = rd.count && max_censored(run, rd.max, 0);
 	r->write_wait_p99_ns = wr.count ? ll_hist_quantile(&wr, 0.99) : NAN;
 	r->write_wait_max_ns = wr.count ? (double)wr.max : NAN;
 	r->write_wait_p99_censored = wr.count && p99_censored(run, &wr, r->write_wait_p99_ns, 1);
+	r->write_wait_max_censored = wr.count && max_censored(run, wr.max, 1);
 	ll_hist_free(&all);
 	ll_hist_free(&rd);
 	ll_hist_free(&wr);
@@ -331,6 +335,8 @@ static void print_table(FILE *f, const struct output_set *out)
 	for (size_t i = 0; i < out->nrows; i++)
 		if (!out->rows[i].failure[0])
 			rows[ok.nrows++] = out->rows[i];
+	if (!ok.nrows && out->nrows && out->cfg)
+		output_table_settings(f, out); /* every run failed: what they were run with */
 	output_table(f, &ok);
 	for (size_t i = 0; i < out->nrows; i++) {
 		const struct run_result *r = &out->rows[i];

@@ -153,6 +153,14 @@ static struct rate_unit rate_unit_for(double rate)
 	return (struct rate_unit){ 1, "acq/s" };
 }
 
+const char *output_rate_text(double rate, char *buf, size_t len)
+{
+	struct rate_unit u = rate_unit_for(rate);
+
+	snprintf(buf, len, "%.4f %s", rate / u.div, u.name);
+	return buf;
+}
+
 /* A heading's unit: that of the largest mean throughput of its rows (a row
  * two orders of magnitude below it prints more decimals, row_decimals). */
 static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
@@ -293,18 +301,26 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 
 /* One side's p99 and max over rows [from, to): the mean of the runs that
  * timed a wait of that side and the largest of any ("-" with none); ">="
- * where some run's p99 is only a lower bound, as on the row's own line. */
+ * where some run's p99 is only a lower bound, as on the row's own line,
+ * and where the largest is a wait the run's end cut short. */
 struct side_waits {
 	double p99, max;
 	unsigned n;
-	bool censored;
+	bool censored, max_censored;
 };
 
-static void side_add(struct side_waits *w, double p99, double max, bool censored)
+/* A run's waits of one side: its p99 (censored: a lower bound), its max
+ * (max_censored: a wait the run's end cut short, the run's longest). */
+static void side_add(struct side_waits *w, double p99, double max, bool censored,
+		     bool max_censored)
 {
 	if (isnan(p99))
 		return;
 	w->p99 += p99;
+	if (max > w->max || w->n == 0)
+		w->max_censored = max_censored;
+	else if (max == w->max)
+		w->max_censored |= max_censored;
 	w->max = fmax(w->max, max);
 	w->n++;
 	w->censored |= censored;
@@ -315,7 +331,7 @@ static const char *side_text(const struct side_waits *w, bool max, char *buf)
 	if (!w->n)
 		return "-";
 	if (max)
-		snprintf(buf, 40, "%.0f", w->max);
+		snprintf(buf, 40, "%s%.0f", w->max_censored ? ">=" : "", w->max);
 	else
 		snprintf(buf, 40, "%s%.0f", w->censored ? ">=" : "", w->p99 / w->n);
 	return buf;
@@ -340,8 +356,10 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 
 		rd += (double)r->reads / s;
 		wr += (double)r->writes / s;
-		side_add(&rs, r->read_wait_p99_ns, r->read_wait_max_ns, r->read_wait_p99_censored);
-		side_add(&ws, r->write_wait_p99_ns, r->write_wait_max_ns, r->write_wait_p99_censored);
+		side_add(&rs, r->read_wait_p99_ns, r->read_wait_max_ns, r->read_wait_p99_censored,
+			 r->read_wait_max_censored);
+		side_add(&ws, r->write_wait_p99_ns, r->write_wait_max_ns, r->write_wait_p99_censored,
+			 r->write_wait_max_censored);
 		if (r->readers_overlap_max > overlap)
 			overlap = r->readers_overlap_max;
 	}
@@ -474,7 +492,8 @@ static const char *const legend_idle = " idle: wake-ups of sleeping threads from
 	"(C-state; settings: line), a run's mean over the runs, and their mean exit latency.";
 static const char *const legend_rwlock = " reads, writes (rwlocks): each side's rate; its wait "
 	"p99, the mean of the runs that timed a wait of that side (- where none did; >= as "
-	"above); its longest wait, of any run; overlap at least: the most readers seen inside at "
+	"above); its longest wait, of any run (>= where that wait was cut short by its run's end: "
+	"a lower bound); overlap at least: the most readers seen inside at "
 	"once in any run, from each thread's first reads.";
 static const char *const legend_vm_sched = " vm (--vm): a run's mean over the runs: vCPUs "
 	"descheduled while they held the lock and while they waited for it, and the time they then "
@@ -535,7 +554,7 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 
 /* What the figures depend on beyond the headings and the rows; a shard
  * says it is one part of its sweep. */
-static void table_settings(FILE *f, const struct output_set *o)
+void output_table_settings(FILE *f, const struct output_set *o)
 {
 	const struct wl_config *cfg = o->cfg;
 	char more[2048]; /* the assumed line: up to twice a topology's 511-character list */
@@ -571,7 +590,7 @@ void output_table(FILE *f, const struct output_set *o)
 	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
-		table_settings(f, o);
+		output_table_settings(f, o);
 
 	for (size_t i = 0, j; i < o->nrows; i = j) {
 		const struct run_result *r = &o->rows[i];

@@ -56,7 +56,8 @@ const uint64_t backend_default_duration_ms = 200;
 const unsigned backend_default_time_every = 32;
 const char backend_usage[] =
 	"              [--watchdog MS]  fail a run without progress for MS ms\n"
-	"                               (0: off; default 5000, or 10x --duration)\n";
+	"                               (0: off; default 5000, or 10x --duration\n"
+	"                               when that is longer)\n";
 
 static uint64_t watchdog_ms = WATCHDOG_DEFAULT;
 

@@ -72,6 +72,12 @@ const char *backend_input_file(void)
 	return NULL; /* the machine is the one it runs on */
 }
 
+const char *backend_output_dir(const char **opt)
+{
+	*opt = NULL;
+	return NULL; /* no files of its own */
+}
+
 const char *backend_topo_name(const struct wl_config *cfg)
 {
 	static char host[256];
@@ -152,6 +158,7 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		   false);
 	print_pin_map(f);
 	member_str(f, "governor", read_line(GOVERNOR_PATH, gov, sizeof(gov)), false);
+	fprintf(f, ",\n    \"seed\": %llu", (unsigned long long)cfg->seed);
 	fprintf(f, ",\n    \"delay_calibration_iters_per_us\": %.3f",
 		native_delay_iters_per_us());
 	native_clock_calibrate(); /* once: what the runs timed with */

@@ -486,6 +486,12 @@ const char *backend_input_file(void)
 	return sim.topo_loaded && sim.topo.path[0] ? sim.topo.path : NULL;
 }
 
+const char *backend_output_dir(const char **opt)
+{
+	*opt = "--graphs";
+	return report_output_dir();
+}
+
 bool backend_files_failed(void)
 {
 	return report_failed();

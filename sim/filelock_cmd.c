@@ -60,8 +60,9 @@ static void flc_usage(FILE *f)
 		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
 		   "              defaults: --test flock,posix,lease, --procs 8, both --shared and\n"
 		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"
-		   "              --topo " SIM_DEFAULT_TOPO ", --seed 1, --idle-states on (the topology's\n"
-		   "              idle.states; off: a sleeper's CPU polls, idle=poll, no exit latency);\n"
+		   "              --topo " SIM_DEFAULT_TOPO ", --seed 1, the topology's idle states where it\n"
+		   "              has some (--idle-states on: its idle.states, refused on a topology\n"
+		   "              without; off: a sleeper's CPU polls, idle=poll, no exit latency);\n"
 		   "              --pin none or node:N: migrations and interrupts as run's\n"
 		   "              (docs/variance.md)\n",
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);

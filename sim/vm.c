@@ -120,6 +120,7 @@ int vm_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 			return -1;
 		}
 		*o->field = o->unit_ps ? v * o->unit_ps : v;
+		vm_prm.spread_given |= o->field == &vm_prm.slice_spread_pct;
 		if (!vm_prm.given)
 			vm_prm.given = o->name;
 		return 1;
@@ -334,6 +335,9 @@ static uint64_t base_window_ps(double freq_ghz)
 size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	bool pv = false, ple_clock = vm_prm.ple_window_ps == NONE && sim.topo.freq_ghz <= 0;
+	const char *part[3];
+	unsigned n = 0;
+	size_t used = 0;
 
 	if (len)
 		*buf = 0;
@@ -341,9 +345,17 @@ size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 		return 0;
 	for (unsigned i = 0; i < cfg->nalgos; i++)
 		pv |= !strncmp(cfg->algos[i]->name, "pv-", 3);
-	return (size_t)snprintf(buf, len, "the hypervisor's slice spread%s%s (docs/vm.md)",
-				ple_clock ? ", the PLE window's 2 GHz clock" : "",
-				pv ? ", the paravirtual locks' 10 ns a spin iteration" : "");
+	if (!vm_prm.spread_given) /* a spread given is the user's */
+		part[n++] = "the hypervisor's slice spread";
+	if (ple_clock)
+		part[n++] = "the PLE window's 2 GHz clock";
+	if (pv)
+		part[n++] = "the paravirtual locks' 10 ns a spin iteration";
+	for (unsigned i = 0; i < n; i++)
+		used += (size_t)snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+					 "%s%s%s", i ? ", " : "", part[i],
+					 i + 1 == n ? " (docs/vm.md)" : "");
+	return used;
 }
 
 static const char *co_guests_name(void)

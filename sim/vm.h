@@ -58,14 +58,16 @@
  * default (--ple-yield pcpu) the pCPU to the first vCPU of the same guest
  * in its run queue, if any; with --ple-yield guest as KVM's directed yield
  * does, to the next runnable, not running vCPU of the same guest on any
- * pCPU (round-robin from the last boosted one), which runs next there,
- * the spinner giving its own pCPU to the next vCPU waiting for it.
+ * pCPU (round-robin from the last boosted one), which runs next there as
+ * CFS picks (its next buddy), the spinner giving its own pCPU to the vCPU
+ * CFS picks in its place (as its skip buddy), if any.
  *
  * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, where the next
  * vCPU runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to
  * the sender): the vCPU becomes runnable at once, placed by CFS's virtual
- * runtime (a vCPU that slept ranks before those that ran; in a round-robin,
- * ahead of the preempted ones in the queue); a busy co-guest's
+ * runtime (placed at most half CFS's latency behind the pCPU's
+ * min_vruntime, or at its own where that is later; in a round-robin, ahead
+ * of the preempted ones in the queue); a busy co-guest's
  * vCPU running there is preempted for it, and with CFS's slices so is any
  * vCPU that leads it by more than CFS's wake-up granularity in virtual
  * runtime (the kicked one placed as CFS places a woken task, then run

@@ -49,7 +49,7 @@
  * vCPU's virtual runtime (all of equal weight: the time it has run) and each
  * pCPU's min_vruntime, for the pick of who runs next (vm_pick_next), the
  * wake-up of a halted vCPU (vm_on_kick) and a directed yield's buddies
- * (cfs_picks). */
+ * (vm_boost, vm_yield_pick). */
 
 /* v stops running at t (descheduled, halted, rotated out). */
 static void ran_until(struct vm_vcpu *v, uint64_t t)
@@ -233,11 +233,11 @@ static bool kept_buddy_runs(const struct vm_pcpu *p, int left)
  * Linux 3.10).  The next buddy is set by yield_to_task_fair and by a
  * wake-up that preempts (check_preempt_wakeup; the NEXT_BUDDY feature, off
  * by default, would set it at every wake-up); the last buddy (LAST_BUDDY)
- * and the skip buddy's second choice are not kept: a spinner's yield is
- * decided before it leaves (cfs_picks).  As clear_buddies(cfs_rq, se)
- * does, a pick clears the next buddy only when it picks it: a buddy passed
- * over because it has run too far ahead of the leftmost stays for the
- * picks after, until it runs or leaves the queue. */
+ * and the skip buddy are not kept: a spinner's yield is decided, the skip
+ * buddy's second choice with it, before it leaves (vm_yield_pick).  As
+ * clear_buddies(cfs_rq, se) does, a pick clears the next buddy only when
+ * it picks it: a buddy passed over because it has run too far ahead of the
+ * leftmost stays for the picks after, until it runs or leaves the queue. */
 int vm_pick_next(struct vm_pcpu *p)
 {
 	int i, nb = p->next_buddy;
@@ -258,13 +258,13 @@ int vm_pick_next(struct vm_pcpu *p)
 	return i;
 }
 
-/* p's cur, vCPU `left` (-1: none), has left at t: the vCPU CFS picks runs
- * after a switch (or, kicked, no sooner than its wake latency allows), or
- * at once when it is `left` again (CFS puts the preempted task back in its
- * tree before it picks, and may pick it again: no switch); none: p idles. */
-static void run_next(struct vm_pcpu *p, uint64_t t, int left)
+/* p's cur, vCPU `left` (-1: none), has left at t: vCPU i (-1: none, p
+ * idles), taken out of p's queue, runs after a switch (or, kicked, no
+ * sooner than its wake latency allows), or at once when it is `left` again
+ * (CFS puts the preempted task back in its tree before it picks, and may
+ * pick it again: no switch). */
+static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 {
-	int i = vm_pick_next(p);
 	uint64_t start = t + (i == left ? 0 : vm_prm.switch_ps);
 	struct vm_vcpu *v;
 
@@ -276,6 +276,12 @@ static void run_next(struct vm_pcpu *p, uint64_t t, int left)
 	if (v->kick_ps != NONE && v->kick_ps + vm_prm.wake_ps > start)
 		start = v->kick_ps + vm_prm.wake_ps;
 	give(p, (unsigned)i, start);
+}
+
+/* The same with the vCPU CFS picks (vm_pick_next). */
+static void run_next(struct vm_pcpu *p, uint64_t t, int left)
+{
+	run_picked(p, t, left, vm_pick_next(p));
 }
 
 /* Nobody waits for p: its cur's slice goes on, slice after slice, past
@@ -360,14 +366,16 @@ static void deschedule(struct sim_actor *a, int target)
 	v->off_phase = ph;
 	off_cpu(p, v, now);
 	v->state = VC_READY;
-	if (target >= 0) {
-		vm_rq_remove(p, (unsigned)target);
-		vm_rq_push_head(p, (unsigned)target);
-		p->next_buddy = target; /* yield_to_task_fair's next buddy; across pCPUs the
-					 * vCPU run in place of the skip buddy, the spinner */
-	}
 	vm_rq_push_tail(p, a->idx);
-	run_next(p, now, (int)a->idx);
+	if (target >= 0) { /* the vCPU the yield's pick chose (vm_yield_pick), p's next
+			    * buddy left as it was unless that is the one */
+		vm_rq_remove(p, (unsigned)target);
+		if (!vm_cfs())
+			p->next_buddy = -1;
+		run_picked(p, now, (int)a->idx, target);
+	} else {
+		run_next(p, now, (int)a->idx);
+	}
 	if (p->cur == (int)a->idx) { /* picked again: no switch, no sched-in (the PLE window stays) */
 		v->off_phase = -1;
 		return;
@@ -510,17 +518,12 @@ static int dy_target(unsigned self)
 	return -1;
 }
 
-/* Whether CFS picks w, a vCPU queued on p, when p's cur next gives p up
- * after a directed yield: always with a fixed --slice-us (a round-robin);
- * with CFS's slices only when w's virtual runtime is within the wake-up
- * granularity (4 ms) of the least on p, cur's included (pick_next_entity
- * honours a next buddy, and passes over a skip buddy, only so far:
- * yield_to, yield_to_task_fair, kernel/sched/fair.c, Linux 3.10).  On the
- * spinner's pCPU w is the target or the leftmost, the spinner the skip
- * buddy: a spinner that has run less than w, by more than that, picks
- * itself again and spins on.  On the pCPU of a target boosted from another
- * one, w is the target, the next buddy: one that has run more than that
- * pCPU's least, by more than that, does not run next, and cur goes on. */
+/* Whether CFS runs w, a vCPU queued on p and p's next buddy, when p's cur
+ * gives p up: always with a fixed --slice-us (a round-robin); with CFS's
+ * slices only when w's virtual runtime is within the wake-up granularity
+ * (4 ms) of the least on p, cur's included (pick_next_entity honours a next
+ * buddy only so far: yield_to, yield_to_task_fair, kernel/sched/fair.c,
+ * Linux 3.10). */
 static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
 {
 	if (w < 0 || !vm_cfs())
@@ -528,18 +531,23 @@ static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
 	return sim_vm->v[w].vr_ps <= least_vr(p, now) + sim_vm->cfs_wakeup_gran_ps;
 }
 
-/* yield_to's resched of the target's pCPU q: target runs next on q.  A busy
- * co-guest's vCPU (no actor) is preempted at once, as a kick preempts it;
- * a vCPU with an actor at its next preemption point (the end of the local
- * work it is paying, or of its spin's PLE window), where its slice now ends.
- * The IPI of the kernel's resched_task stops it at once: the model is later
- * by at most that piece of work or window. */
-static void boost(unsigned target, uint64_t now)
+/* vm_state.h: a directed yield's boost of a vCPU on another pCPU. */
+void vm_boost(unsigned target, uint64_t now)
 {
 	struct vm_pcpu *q = &sim_vm->p[sim_vm->v[target].pcpu];
 
-	if (!cfs_picks(q, (int)target, now))
+	if (!cfs_picks(q, (int)target, now)) {
+		q->next_buddy = (int)target;
+		if (q->cur >= 0 && vm_is_other((unsigned)q->cur)) {
+			int o = q->cur;
+
+			preempt_busy(q);
+			run_next(q, now, o);
+		} else if (q->cur >= 0) {
+			end_cur_slice(q, now);
+		}
 		return;
+	}
 	vm_rq_remove(q, target);
 	preempt_busy(q);
 	if (q->cur < 0) {
@@ -551,12 +559,35 @@ static void boost(unsigned target, uint64_t now)
 	end_cur_slice(q, now);
 }
 
+/* vm_state.h: who runs on p when its cur, a spinner, yields. */
+int vm_yield_pick(const struct vm_pcpu *p, unsigned self, uint64_t now)
+{
+	uint64_t gran = sim_vm->cfs_wakeup_gran_ps, self_vr = cur_vr(p, now), left_vr;
+	int q = leftmost(p), nb = p->next_buddy, se;
+
+	if (!vm_cfs())
+		return p->head >= 0 ? p->head : (int)self;
+	if (q >= 0 && sim_vm->v[q].vr_ps <= self_vr) {
+		se = q;
+		left_vr = sim_vm->v[q].vr_ps;
+	} else {
+		se = q >= 0 && sim_vm->v[q].vr_ps <= self_vr + gran ? q : (int)self;
+		left_vr = self_vr;
+	}
+	if (nb >= 0 && sim_vm->v[nb].state == VC_READY && sim_vm->v[nb].vr_ps <= left_vr + gran)
+		se = nb;
+	return se;
+}
+
 /* The spin lasted the PLE window: the vCPU exits to the hypervisor, which
  * grows its window and yields to a preempted vCPU of its guest: one that
- * waits for the same pCPU (--ple-yield pcpu), or any (guest, above).  For
- * a target on another pCPU the spinner gives its own pCPU up when another
- * vCPU waits for it (yield_task with a skip buddy), and otherwise spins on;
- * with CFS's slices each hand-over only as CFS picks (cfs_picks). */
+ * waits for the same pCPU (--ple-yield pcpu), or any (guest, above).
+ * yield_to makes the target the next buddy of its queue (vm_boost, for one on
+ * another pCPU) and the spinner the skip buddy of its own, and the spinner
+ * gives its pCPU to the vCPU CFS then picks (vm_yield_pick), or spins on when
+ * that is itself.  In a round-robin (--slice-us) a target on the same pCPU
+ * runs next, and for one on another the spinner gives its pCPU to the head
+ * of its queue, if any. */
 static void ple_exit(struct sim_actor *a)
 {
 	struct vm_vcpu *v = vcpu_of(a);
@@ -576,20 +607,13 @@ static void ple_exit(struct sim_actor *a)
 	if (counting(sim.now_ps))
 		sim_vm->k.ple_yields++;
 	if (sim_vm->v[target].pcpu != v->pcpu) {
-		boost((unsigned)target, sim.now_ps);
-		/* the spinner, skip buddy, gives p to the vCPU CFS would run in
-		 * its place: the queue's head in a round-robin, else the leftmost,
-		 * or p's next buddy when it trails that by no more than the
-		 * granularity (yield_to sets the buddy on the target's queue, not
-		 * here: one already set here stays, pick_next_entity) */
-		target = vm_cfs() ? leftmost(p) : p->head;
-		if (vm_cfs() && kept_buddy_runs(p, target))
-			target = p->next_buddy;
-		if (!cfs_picks(p, target, sim.now_ps)) {
-			preempt_point(a);
-			return;
-		}
-	} else if (!cfs_picks(p, target, sim.now_ps)) {
+		vm_boost((unsigned)target, sim.now_ps);
+		target = vm_yield_pick(p, a->idx, sim.now_ps);
+	} else if (vm_cfs()) {
+		p->next_buddy = target; /* set_next_buddy on the spinner's own queue */
+		target = vm_yield_pick(p, a->idx, sim.now_ps);
+	}
+	if (target == (int)a->idx) {
 		preempt_point(a);
 		return;
 	}

@@ -27,6 +27,7 @@ struct vm_params {
 	bool same_guests; /* --co-guests same: the co-guests run the workload */
 	bool guest_yield; /* --ple-yield guest: KVM's directed yield to any pCPU */
 	const char *given; /* the first VM option given */
+	bool spread_given; /* --slice-spread-pct given: the spread is the user's, not assumed */
 };
 
 extern struct vm_params vm_prm;
@@ -109,6 +110,30 @@ bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
  * granularity.  As Linux's clear_buddies, the buddy is cleared when it
  * runs (give) or has left the queue; one passed over stays. */
 int vm_pick_next(struct vm_pcpu *p);
+/* vm_sched.c: yield_to on a target queued on another pCPU q:
+ * set_next_buddy there, and resched_task of q's cur, after which CFS picks
+ * again on q (kernel/sched/core.c and fair.c, Linux 3.10).  When the target
+ * trails the least virtual runtime on q by no more than the wake-up
+ * granularity it runs next: a busy co-guest's vCPU (no actor) is preempted
+ * at once, as a kick preempts it; a vCPU with an actor at its next
+ * preemption point (the end of the local work it is paying, or of its
+ * spin's PLE window), where its slice now ends (the IPI of resched_task
+ * stops it at once: the model is later by at most that piece of work or
+ * window).  Otherwise the buddy stays for the picks after (vm_pick_next)
+ * and the pick comes all the same, at once for a busy vCPU, else at cur's
+ * next preemption point: the leftmost runs, cur again when it is the
+ * leftmost, with a new slice (set_next_entity starts one) and no switch. */
+void vm_boost(unsigned target, uint64_t now);
+/* vm_sched.c: who runs on p after its cur, the spinner `self`, yields
+ * (pick_next_entity after yield_task_fair made the spinner the skip
+ * buddy, kernel/sched/fair.c, Linux 3.10): the leftmost of the queue and
+ * the spinner, a queued vCPU before the spinner at equal virtual runtimes
+ * (put_prev_entity puts it right of its equals); the spinner being the
+ * leftmost, the next after it when that trails it by no more than the
+ * wake-up granularity, else the spinner again; and p's next buddy, queued,
+ * in place of either when it trails the leftmost by no more than that.  In
+ * a round-robin (--slice-us) the queue's head; self where none. */
+int vm_yield_pick(const struct vm_pcpu *p, unsigned self, uint64_t now);
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_head(struct vm_pcpu *p, unsigned i);

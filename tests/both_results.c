@@ -213,6 +213,33 @@ static void fail_fast_stops_at_the_first(void **state)
 	sweep_with_failure(true, 2);
 }
 
+/* Only the lock nobody can take: no row is left for the table, and it
+ * still opens with what the run was run with (settings:), before the
+ * failed run's line. */
+static void every_run_failed_keeps_the_settings(void **state)
+{
+	const char *args[] = { "--lock", "tas", "--threads", "2", "--runs", "1",
+			       "--duration", "1", "--seed", "5", NULL };
+	char err[512], *text, *settings, *failed;
+	int rc;
+
+	if (!tl_is_sim()) {
+		print_message("    (simulator only)\n");
+		return;
+	}
+	assert_int_equal(cli_parse_run(10, (char **)args, &opts, err, sizeof(err)), 0);
+	opts.progress = false;
+	opts.cfg.algos[0] = tl_never_lock();
+	assert_int_equal(backend_check(&opts.cfg, err, sizeof(err)), 0);
+	rc = tl_call(call_sweep, 0, NULL, tl_path("all-failed.log"));
+	text = tl_slurp(tl_path("all-failed.log"), NULL);
+	settings = strstr(text, "settings: pin compact, lock home same, seed 5");
+	failed = strstr(text, "failed runs (not in the table):\nnever ");
+	if (rc != 3 || !settings || !failed || settings > failed)
+		fail_msg("status %d; no settings line before the failed run:\n%s", rc, text);
+	free(text);
+}
+
 /* ------------------------------------------------ signals */
 
 /* Starts the long sweep writing csv; returns its pid, its stderr in errf. */
@@ -374,6 +401,40 @@ static void paths_are_checked_before_the_first_run(void **state)
 	unlink(partial);
 }
 
+/* "-" is no name for a result file (the standard output is where results
+ * go without --out), nor is the simulator's --graphs directory. */
+static void dash_and_graphs_dir_are_refused(void **state)
+{
+	const char *dir = tl_path("graphs-dir");
+
+	expect_refused((const char *const[]){ "--out", "-", NULL }, "--out -: a file named '-'");
+	expect_refused((const char *const[]){ "--csv", "-", NULL }, "--csv -: a file named '-'");
+	if (!tl_is_sim())
+		return;
+	rmdir(dir);
+	expect_refused((const char *const[]){ "--graphs", dir, "--csv", dir, NULL },
+		       "the directory of --graphs");
+	assert_int_equal(access(dir, F_OK), -1); /* the refused command made nothing */
+}
+
+/* The JSON's environment names the seed, in both backends. */
+static void json_names_the_seed(void **state)
+{
+	struct tl_proc p;
+	const char *json = tl_path("seed.json");
+	char *text;
+
+	run_with(&p, short_sweep(), (const char *const[]){ "--seed", "7", "--json", json, NULL });
+	if (p.status)
+		fail_msg("exit status %d:\n%s", p.status, p.err);
+	tl_proc_free(&p);
+	text = tl_slurp(json, NULL);
+	assert_non_null(text);
+	if (!strstr(text, "\"seed\": 7"))
+		fail_msg("no seed in the JSON:\n%.600s", text);
+	free(text);
+}
+
 static void a_finished_sweep_leaves_only_its_files(void **state)
 {
 	struct tl_proc p;
@@ -400,6 +461,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fifo_and_link_are_refused_and_stay),
 		cmocka_unit_test(paths_are_checked_before_the_first_run),
 		cmocka_unit_test(a_finished_sweep_leaves_only_its_files),
+		cmocka_unit_test(every_run_failed_keeps_the_settings),
+		cmocka_unit_test(dash_and_graphs_dir_are_refused),
+		cmocka_unit_test(json_names_the_seed),
 	};
 
 	bindir = tl_bindir(argc, argv);

@@ -200,6 +200,20 @@ static void cfs_yield_skips_only_within_the_granularity(void **state)
 	assert_true(fair.waiter_preemptions < fair.ple_yields);
 }
 
+/* vCPUs 0, 1 and 2 of v (nv of them, the rest zeroed) queued on p in that
+ * order, having run vr_ms of virtual time; --slice-us slice_ps (0: CFS's). */
+static void queue_three(struct vm_vcpu *v, size_t nv, struct vm_pcpu *p, const uint64_t vr_ms[3],
+			uint64_t slice_ps)
+{
+	memset(v, 0, nv * sizeof(*v));
+	vm_prm.slice_ps = slice_ps;
+	for (unsigned k = 0; k < 3; k++) {
+		v[k].state = VC_READY;
+		v[k].vr_ps = vr_ms[k] * 1000 * US_PS;
+		vm_rq_push_tail(p, k);
+	}
+}
+
 /* Who runs when a pCPU's vCPU leaves (vm_pick_next): three queued vCPUs,
  * queued in the order 0, 1, 2, having run 30, 10 and 12 ms of virtual
  * time.  A round-robin runs the queue's head; CFS the leftmost (least
@@ -219,14 +233,8 @@ static int pick_from_state(const uint64_t vr_ms[3], int next_buddy, uint64_t sli
 	uint64_t saved_slice = vm_prm.slice_ps;
 	int i;
 
-	memset(v, 0, sizeof(v));
 	sim_vm = &st;
-	vm_prm.slice_ps = slice_ps;
-	for (unsigned k = 0; k < 3; k++) {
-		v[k].state = VC_READY;
-		v[k].vr_ps = vr_ms[k] * 1000 * US_PS;
-		vm_rq_push_tail(&p, k);
-	}
+	queue_three(v, 3, &p, vr_ms, slice_ps);
 	if (next_buddy >= 0)
 		v[next_buddy].state = buddy_state;
 	i = vm_pick_next(&p);
@@ -257,6 +265,92 @@ static void cfs_picks_the_leftmost(void **state)
 	assert_int_equal(pick_from(vr, 2, 3000 * US_PS), 0); /* round-robin: no buddies */
 	assert_int_equal(pick_from(edge, 0, 0), 0);  /* 4 ms behind: still within */
 	assert_int_equal(pick_from_state(vr, 2, 0, VC_HALTED), 1); /* a halted buddy: none */
+}
+
+/* Who runs when a spinner yields (vm_yield_pick): the spinner, vCPU 3, runs
+ * on a pCPU whose queue holds vCPUs 0, 1 and 2, queued in that order; the
+ * wake-up granularity is 4 ms.  CFS runs the leftmost of all four (a queued
+ * vCPU before the spinner at equal virtual runtimes); the spinner being the
+ * leftmost, the next after it when within 4 ms of it, else the spinner
+ * again; the pCPU's next buddy in place of either when within 4 ms of the
+ * leftmost.  A round-robin runs the queue's head. */
+static int yield_pick_from(const uint64_t queued_ms[3], uint64_t spinner_ms, int next_buddy,
+			   uint64_t slice_ps, enum vc_state buddy_state)
+{
+	struct vm_vcpu v[4];
+	struct vm_pcpu p = { .cur = 3, .head = -1, .tail = -1, .next_buddy = next_buddy };
+	struct vm_state st = { .nv = 4, .np = 1, .v = v, .p = &p,
+			       .cfs_wakeup_gran_ps = 4000 * US_PS };
+	struct vm_state *saved = sim_vm;
+	uint64_t saved_slice = vm_prm.slice_ps, now = 100 * 1000 * US_PS;
+	int i;
+
+	sim_vm = &st;
+	queue_three(v, 4, &p, queued_ms, slice_ps);
+	v[3].state = VC_RUNNING;
+	v[3].start_ps = now - 1000 * US_PS; /* it has run 1 ms of its spinner_ms */
+	v[3].vr_ps = (spinner_ms - 1) * 1000 * US_PS;
+	if (next_buddy >= 0)
+		v[next_buddy].state = buddy_state;
+	i = vm_yield_pick(&p, 3, now);
+	assert_int_equal(p.queued, 3); /* a pick, no dequeue */
+	assert_int_equal(p.next_buddy, next_buddy);
+	sim_vm = saved;
+	vm_prm.slice_ps = saved_slice;
+	return i;
+}
+
+static void cfs_yield_picks_as_pick_next_entity(void **state)
+{
+	const uint64_t q[3] = { 30, 12, 20 }, lower[3] = { 30, 12, 14 }, buddy[3] = { 30, 12, 13 },
+		       far[3] = { 30, 12, 15 };
+
+	assert_int_equal(yield_pick_from(q, 20, -1, 0, VC_READY), 1);  /* the leftmost is queued */
+	assert_int_equal(yield_pick_from(q, 12, -1, 0, VC_READY), 1);  /* a tie: the queued one */
+	assert_int_equal(yield_pick_from(q, 10, -1, 0, VC_READY), 1);  /* skip: next 2 ms behind */
+	assert_int_equal(yield_pick_from(q, 8, -1, 0, VC_READY), 1);   /* 4 ms behind: within */
+	assert_int_equal(yield_pick_from(q, 5, -1, 0, VC_READY), 3);   /* 7 ms behind: spins on */
+	assert_int_equal(yield_pick_from(lower, 20, 2, 0, VC_READY), 2); /* buddy 2 ms behind 12 */
+	assert_int_equal(yield_pick_from(buddy, 10, 2, 0, VC_READY), 2); /* 3 ms behind the spinner */
+	assert_int_equal(yield_pick_from(far, 10, 2, 0, VC_READY), 1);   /* 5 ms: the next one */
+	assert_int_equal(yield_pick_from(q, 5, 1, 0, VC_READY), 3);      /* 7 ms: neither */
+	assert_int_equal(yield_pick_from(buddy, 10, 2, 0, VC_HALTED), 1); /* a halted buddy: none */
+	assert_int_equal(yield_pick_from(q, 5, -1, 3000 * US_PS, VC_READY), 0); /* round-robin */
+}
+
+/* A directed yield's boost of vCPU 1, queued on a pCPU where vCPU 0 (the
+ * guest's, with an actor) runs: set_next_buddy and resched_task.  Within
+ * the granularity of the least virtual runtime there, vCPU 1 is to run
+ * next; beyond it, it stays queued as the next buddy all the same, and
+ * vCPU 0's slice ends now as well (CFS picks again at its next preemption
+ * point). */
+static void boost_keeps_the_buddy(void **state)
+{
+	struct vm_vcpu v[2];
+	struct vm_pcpu p;
+	struct vm_state st = { .nv = 2, .np = 1, .vcpus = 2, .nthreads = 2, .v = v, .p = &p,
+			       .cfs_wakeup_gran_ps = 4000 * US_PS };
+	struct vm_state *saved = sim_vm;
+	uint64_t now = 50 * 1000 * US_PS;
+
+	sim_vm = &st;
+	for (unsigned far = 0; far < 2; far++) {
+		memset(v, 0, sizeof(v));
+		p = (struct vm_pcpu){ .cur = 0, .head = -1, .tail = -1, .next_buddy = -1,
+				      .pick_ps = now - 2000 * US_PS, .slice_end_ps = now + 10000 * US_PS };
+		v[0].state = VC_RUNNING;
+		v[0].start_ps = p.pick_ps;
+		v[0].vr_ps = 20000 * US_PS; /* 22 ms now */
+		v[1].state = VC_READY;
+		v[1].vr_ps = (far ? 30000 : 25000) * US_PS; /* 8 or 3 ms ahead */
+		vm_rq_push_tail(&p, 1);
+		vm_boost(1, now);
+		assert_int_equal(p.cur, 0);
+		assert_int_equal(p.queued, 1);
+		assert_int_equal(p.next_buddy, 1);
+		assert_true(p.slice_end_ps == now);
+	}
+	sim_vm = saved;
 }
 
 /* --slice-spread-pct F: slices drawn from [S - F S, S + F S); 0: all S. */
@@ -1007,6 +1101,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(kicked_sleeper_preempts_the_other_guest),
 		cmocka_unit_test(wakeup_places_and_preempts_as_cfs),
 		cmocka_unit_test(cfs_picks_the_leftmost),
+		cmocka_unit_test(cfs_yield_picks_as_pick_next_entity),
+		cmocka_unit_test(boost_keeps_the_buddy),
 		cmocka_unit_test(slice_spread_bounds),
 		cmocka_unit_test(cfs_yield_skips_only_within_the_granularity),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),

@@ -487,6 +487,19 @@ def test_sim_command(tmp, bindir):
               p.stdout + p.stderr)
 
 
+def test_full_stdout():
+    """A standard output that cannot be written: one line, status 1, no
+    traceback (the C commands say it so too)."""
+    if not os.path.exists('/dev/full'):
+        return
+    with open('/dev/full', 'w') as full:
+        p = subprocess.run([sys.executable, TOOL, '--list'], stdout=full, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+    check('scoreboard --list > /dev/full: one line, status 1',
+          p.returncode == 1 and p.stderr.splitlines() ==
+          ['scoreboard: cannot write the standard output: No space left on device'], p.stderr)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.stderr.write(__doc__)
@@ -499,6 +512,7 @@ def main():
         test_band()
         test_error_text()
         test_doc_explains_failures()
+        test_full_stdout()
         test_end_to_end(tmp, bindir)
         test_sim_command(tmp, bindir)
     print('%d failed' % len(failures) if failures else 'all passed')

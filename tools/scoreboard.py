@@ -31,6 +31,7 @@ or the chart could not be drawn, 2 on a malformed entry or bad arguments.
 import concurrent.futures
 import csv
 import difflib
+import errno
 import math
 import os
 import re
@@ -747,6 +748,26 @@ def main(argv):
     return 2 if bad else 0 if ok else 1
 
 
+def main_flushed(argv):
+    """main, then stdout flushed: a standard output that cannot be written
+    (a full disk, /dev/full) is one line and status 1, as the C commands
+    say it, not a traceback."""
+    try:
+        rc = main(argv)
+        sys.stdout.flush()
+        return rc
+    except OSError as e:
+        if e.filename is not None or e.errno not in (errno.ENOSPC, errno.EIO, errno.EBADF,
+                                                     errno.EFBIG, errno.EDQUOT):
+            raise
+        try:
+            sys.stdout = open(os.devnull, 'w')  # the interpreter's own flush at exit
+        except OSError:
+            pass
+        sys.stderr.write('scoreboard: cannot write the standard output: %s\n' % e.strerror)
+        return 1
+
+
 if __name__ == '__main__':
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head`: end quietly
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main_flushed(sys.argv[1:]))

@@ -60,6 +60,10 @@ const char *backend_topo_name(const struct wl_config *cfg);
 /* The file the backend read the machine from (the simulator's topology, once
  * loaded), or NULL: an input no result file may replace (core/outfile.c). */
 const char *backend_input_file(void);
+/* The directory the backend writes files of its own into (the simulator's
+ * --graphs, made when the option is read), with the option that names it
+ * in *opt, or NULL: a path no result file may take (core/outfile.c). */
+const char *backend_output_dir(const char **opt);
 /* What else the figures of a run depend on, as text that follows the
  * table's "settings:" line (", memory model tso (the topology's)"; may be
  * empty): whatever the rows and the headings do not show. */

@@ -109,6 +109,9 @@ struct run_result {
 	 * short: it is a lower bound (the table marks it >=) */
 	bool wait_p99_censored;
 	bool read_wait_p99_censored, write_wait_p99_censored; /* the same, of one side */
+	/* a side's longest wait cut short by the run's end (the table's ">=";
+	 * the CSV's wait_max_censored is of the run's longest of either side) */
+	bool read_wait_max_censored, write_wait_max_censored;
 	/* wait_max_ns is a wait the run's end cut short: a lower bound */
 	bool wait_max_censored;
 	double jain;
@@ -161,6 +164,12 @@ void output_add(struct output_set *o, const struct run_result *r);
 void output_free(struct output_set *o);
 /* The lockperf-style table. */
 void output_table(FILE *f, const struct output_set *o);
+/* A rate of acquisitions as the table writes one: in Macq/s, or kacq/s or
+ * acq/s where it is small, four decimals. */
+const char *output_rate_text(double rate, char *buf, size_t len);
+/* The table's opening lines alone (settings:, assumed, shard, stopped
+ * early): what a run that failed was run with, where no row is left. */
+void output_table_settings(FILE *f, const struct output_set *o);
 int output_csv_file(const char *path, const struct output_set *o);
 int output_json_file(const char *path, const struct output_set *o);
 void output_csv(FILE *f, const struct output_set *o);

@@ -168,7 +168,7 @@ static const char *run_length(const struct wl_config *cfg, char *buf, size_t len
 
 static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
-	char buf[96], more[1024];
+	char buf[96], more[1024], rate[48];
 
 	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..., idle states ..." */
 	fprintf(f, "explain: %s on %s, %u threads (pin %s), cs %llu ns, ncs %s%llu ns, cs-lines %u, "
@@ -182,13 +182,14 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	if (*more)
 		fprintf(f, "         %s\n", more);
 	fputc('\n', f);
+	output_rate_text(r->throughput_per_s, rate, sizeof(rate));
 	if (r->runs > 1)
-		fprintf(f, "throughput %.4f Macq/s (over the %u runs); %llu handoffs between threads "
-			   "in them\n\n", r->throughput_per_s / 1e6, r->runs,
-			(unsigned long long)r->handoffs);
+		fprintf(f, "throughput %s (over the %u runs); %llu handoff%s between threads "
+			   "in them\n\n", rate, r->runs, (unsigned long long)r->handoffs,
+			r->handoffs == 1 ? "" : "s");
 	else
-		fprintf(f, "throughput %.4f Macq/s; %llu handoffs between threads\n\n",
-			r->throughput_per_s / 1e6, (unsigned long long)r->handoffs);
+		fprintf(f, "throughput %s; %llu handoff%s between threads\n\n", rate,
+			(unsigned long long)r->handoffs, r->handoffs == 1 ? "" : "s");
 	if (!r->handoffs) {
 		fprintf(f, "no handoff between two threads: nothing to explain\n");
 		return;

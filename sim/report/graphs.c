@@ -618,6 +618,11 @@ bool graphs_enabled(void)
 	return graphs_on;
 }
 
+const char *graphs_dir_name(void)
+{
+	return graphs_dir;
+}
+
 int graphs_write_run(const struct wl_run *run, const char *stem)
 {
 	int rc = draw_write(machine_graph(run), "dot", stem, "machine");

@@ -29,6 +29,8 @@
  * cannot be used. */
 int graphs_set_dir(const char *dir, char *err, size_t errlen);
 bool graphs_enabled(void);
+/* The directory of --graphs (meaningful once graphs_enabled). */
+const char *graphs_dir_name(void);
 /* Before a sweep: every graph file it may write (each lock, thread count
  * and overcommit; machine, handoff and waits; .dot, .svg, .png) is a
  * regular file or absent, in a directory that takes files.  0, or -1 with

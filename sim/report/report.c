@@ -44,6 +44,11 @@ int report_check(const struct wl_config *cfg, char *err, size_t errlen)
 	return graphs_check(cfg, err, errlen);
 }
 
+const char *report_output_dir(void)
+{
+	return graphs_enabled() ? graphs_dir_name() : NULL;
+}
+
 bool report_failed(void)
 {
 	return draw_write_failed();

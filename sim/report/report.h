@@ -24,6 +24,8 @@ int sim_explain(const struct explain_opts *o);
 /* Before a sweep of cfg: the reports' files can be written (--graphs). 0,
  * or -1 with one line in err. */
 int report_check(const struct wl_config *cfg, char *err, size_t errlen);
+/* The --graphs directory, or NULL without --graphs. */
+const char *report_output_dir(void);
 /* Whether a report's file could not be written (the command exits 1). */
 bool report_failed(void);
 
