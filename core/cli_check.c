@@ -147,7 +147,7 @@ int cli_check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lin
 			    "an rwlock's acquisitions that read)");
 	if ((uint64_t)c->locks * c->cs_lines > WL_MAX_DATA_LINES)
 		return cli_fail(err, len, "--locks %u --cs-lines %u: %llu lines of protected data "
-			    "(%.2f GiB); at most %u lines (1 GiB) in all", c->locks, c->cs_lines,
+			    "(%.4f GiB); at most %u lines (1 GiB) in all", c->locks, c->cs_lines,
 			    (unsigned long long)c->locks * c->cs_lines,
 			    (double)c->locks * c->cs_lines * 64 / (1u << 30), WL_MAX_DATA_LINES);
 	if (cs_lines_given && refcounts_only && c->cs_lines)

@@ -335,6 +335,12 @@ def test_append(tmp, bindir):
         check('--append %r: one line, status 2' % bad,
               p.returncode == 2 and len(p.stderr.splitlines()) == 1 and why in p.stderr,
               p.stderr)
+    p = tool(FIXTURE, '--results', os.path.join(tmp, 'res-bogus'), '--no-chart', '--only',
+             '900-ticket-mcs,900-ncs-variance', '--append', '--bogus', bindir=bindir)
+    check('--append \'--bogus\', refused by every command: one line, status 2, no board',
+          p.returncode == 2 and not p.stdout and len(p.stderr.splitlines()) == 1 and
+          'every command refused it' in p.stderr and '--bogus: unknown option' in p.stderr,
+          p.stdout + p.stderr)
 
 
 def test_shared_command(tmp, bindir):

@@ -701,6 +701,15 @@ def select(entries, only):
     return [e for e in entries if e['id'] in want or e['file'] in want]
 
 
+def appended_refused(results):
+    """The message of a command line refused (exit 2) by every command, or
+    None: what --append added is then bad input, not a result."""
+    msgs = [r.get('failed', '') for r in results.values()]
+    if not msgs or not all(re.match(r'(baseline|variant): exit 2: ', m) for m in msgs):
+        return None
+    return msgs[0].split(': ', 2)[2]
+
+
 def list_entries(entries):
     for e in entries:
         print('%s  %s  %s  %s' % (e['id'], e['rule'], e['published'],
@@ -735,6 +744,11 @@ def main(argv):
     if opts['append']:
         append_options(entries, opts['append_argv'])
     results = run_board(binary, entries, opts['jobs'], walls, opts['seeds'])
+    refused = appended_refused(results) if opts['append'] else None
+    if refused:  # a typo in --append, not entries that failed: one line, as for any bad input
+        sys.stderr.write('scoreboard: --append %s: every command refused it: %s\n'
+                         % (shlex.quote(opts['append']), refused))
+        return 2
     print_board(entries, results, opts['seeds'], opts['append'])
     write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
     ok = all('failed' not in r for r in results.values())
