@@ -184,8 +184,8 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 		return -1;
 	}
 	if (!strcmp(path, "-")) {
-		snprintf(err, len, "%s -: a file named '-' (results go to the standard output "
-			 "when no --out is given; ./- names such a file)", opt);
+		snprintf(err, len, "%s -: '-' is not the standard output here (--format's output "
+			 "goes there when no --out is given); ./- names a file called '-'", opt);
 		return -1;
 	}
 	if (backend_output_dir(&dir_opt) && strcmp(opt, dir_opt) &&

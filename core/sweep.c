@@ -90,14 +90,17 @@ static bool p99_censored(const struct wl_run *run, const struct ll_hist *h, doub
 /* Is the longest wait, max, only a lower bound: the run's end cut the
  * longest wait short?  When the timed wait it cut is the longest, and
  * whenever a thread never acquired: its wait ran to the end, longer than
- * any timed one when it was not timed itself (--time-every above 1). */
+ * any timed one when it was not timed itself (--time-every above 1).  Of
+ * one side (side 0 reads, 1 writes; -1 both): a cut wait of the other side
+ * does not count; a thread that never acquired and whose wait was not
+ * timed counts for both (its side is not known). */
 static bool max_censored(const struct wl_run *run, uint64_t max, int side)
 {
 	for (unsigned i = 0; i < run->nthreads; i++) {
 		const struct wl_thread *t = &run->threads[i];
 
-		if (side >= 0 && (!t->censored_ns || t->censored_read != (side == 0)))
-			continue; /* its cut-short wait, if any, is of the other side */
+		if (side >= 0 && t->censored_ns && t->censored_read != (side == 0))
+			continue; /* its cut-short wait is of the other side */
 		if ((t->censored_ns && t->censored_ns >= max) || !t->acquisitions)
 			return true;
 	}

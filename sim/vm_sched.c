@@ -314,7 +314,7 @@ static void advance(struct vm_pcpu *p, uint64_t now)
 /* A busy co-guest's vCPU running on p (no actor gives p away) is put back
  * at the head of p's queue at once, for a kicked or boosted vCPU of the
  * guest: p is then idle. */
-static void preempt_busy(struct vm_pcpu *p)
+static void preempt_busy(struct vm_pcpu *p, uint64_t now)
 {
 	unsigned o;
 
@@ -322,7 +322,7 @@ static void preempt_busy(struct vm_pcpu *p)
 		return;
 	o = (unsigned)p->cur;
 	sim_vm->v[o].state = VC_READY;
-	off_cpu(p, &sim_vm->v[o], sim.now_ps);
+	off_cpu(p, &sim_vm->v[o], now);
 	vm_rq_push_head(p, o);
 	p->cur = -1;
 }
@@ -541,7 +541,7 @@ void vm_boost(unsigned target, uint64_t now)
 		if (q->cur >= 0 && vm_is_other((unsigned)q->cur)) {
 			int o = q->cur;
 
-			preempt_busy(q);
+			preempt_busy(q, now);
 			run_next(q, now, o);
 		} else if (q->cur >= 0) {
 			end_cur_slice(q, now);
@@ -549,7 +549,7 @@ void vm_boost(unsigned target, uint64_t now)
 		return;
 	}
 	vm_rq_remove(q, target);
-	preempt_busy(q);
+	preempt_busy(q, now);
 	if (q->cur < 0) {
 		give(q, target, now + vm_prm.switch_ps);
 		return;
@@ -670,7 +670,7 @@ void vm_on_kick(struct sim_actor *w)
 	v->kick_ps = now;
 	v->state = VC_READY;
 	advance(p, now);
-	preempt_busy(p); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
+	preempt_busy(p, now); /* wake-up preemption of a co-guest's vCPU (docs/vm.md) */
 	preempt = vm_cfs() && vm_wakeup_preempts(p, v, now); /* placed before it is queued */
 	if (p->cur < 0) {
 		give(p, w->idx, now + vm_prm.wake_ps);

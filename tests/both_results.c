@@ -407,8 +407,10 @@ static void dash_and_graphs_dir_are_refused(void **state)
 {
 	const char *dir = tl_path("graphs-dir");
 
-	expect_refused((const char *const[]){ "--out", "-", NULL }, "--out -: a file named '-'");
-	expect_refused((const char *const[]){ "--csv", "-", NULL }, "--csv -: a file named '-'");
+	expect_refused((const char *const[]){ "--out", "-", NULL },
+		       "--out -: '-' is not the standard output");
+	expect_refused((const char *const[]){ "--csv", "-", NULL },
+		       "--csv -: '-' is not the standard output");
 	if (!tl_is_sim())
 		return;
 	rmdir(dir);

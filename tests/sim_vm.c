@@ -318,39 +318,58 @@ static void cfs_yield_picks_as_pick_next_entity(void **state)
 	assert_int_equal(yield_pick_from(q, 5, -1, 3000 * US_PS, VC_READY), 0); /* round-robin */
 }
 
-/* A directed yield's boost of vCPU 1, queued on a pCPU where vCPU 0 (the
- * guest's, with an actor) runs: set_next_buddy and resched_task.  Within
- * the granularity of the least virtual runtime there, vCPU 1 is to run
- * next; beyond it, it stays queued as the next buddy all the same, and
- * vCPU 0's slice ends now as well (CFS picks again at its next preemption
- * point). */
+/* A directed yield's boost of the guest's vCPU 0, queued on a pCPU where
+ * vCPU 1 runs, 8 or 3 ms of virtual runtime behind it: set_next_buddy and
+ * resched_task.  vCPU 1 a vCPU with an actor (a guest's): its slice ends
+ * now either way (CFS picks again at its next preemption point) and vCPU 0
+ * is the next buddy.  vCPU 1 a busy co-guest's (no actor), picked again at
+ * once: within the granularity vCPU 0 takes the pCPU; beyond it vCPU 1 runs
+ * on with a new slice, and vCPU 0 stays queued as the next buddy. */
+static void boost_pcpu(bool busy, bool far, struct vm_vcpu v[2], struct vm_pcpu *p,
+		       uint64_t now)
+{
+	struct vm_state st = { .nv = 2, .np = 1, .vcpus = busy ? 1 : 2, .nthreads = busy ? 1 : 2,
+			       .v = v, .p = p, .cfs_latency_ps = 24000 * US_PS,
+			       .cfs_min_gran_ps = 3000 * US_PS, .cfs_wakeup_gran_ps = 4000 * US_PS };
+	struct vm_state *saved = sim_vm;
+
+	sim_vm = &st;
+	memset(v, 0, 2 * sizeof(*v));
+	*p = (struct vm_pcpu){ .cur = 1, .head = -1, .tail = -1, .next_buddy = -1,
+			       .pick_ps = now - 2000 * US_PS, .slice_end_ps = now + 10000 * US_PS };
+	v[1].state = VC_RUNNING;
+	v[1].start_ps = p->pick_ps;
+	v[1].vr_ps = 20000 * US_PS; /* 22 ms now */
+	v[0].state = VC_READY;
+	v[0].vr_ps = (far ? 30000 : 25000) * US_PS; /* 8 or 3 ms ahead */
+	vm_rq_push_tail(p, 0);
+	vm_boost(0, now);
+	sim_vm = saved;
+}
+
 static void boost_keeps_the_buddy(void **state)
 {
 	struct vm_vcpu v[2];
 	struct vm_pcpu p;
-	struct vm_state st = { .nv = 2, .np = 1, .vcpus = 2, .nthreads = 2, .v = v, .p = &p,
-			       .cfs_wakeup_gran_ps = 4000 * US_PS };
-	struct vm_state *saved = sim_vm;
 	uint64_t now = 50 * 1000 * US_PS;
 
-	sim_vm = &st;
-	for (unsigned far = 0; far < 2; far++) {
-		memset(v, 0, sizeof(v));
-		p = (struct vm_pcpu){ .cur = 0, .head = -1, .tail = -1, .next_buddy = -1,
-				      .pick_ps = now - 2000 * US_PS, .slice_end_ps = now + 10000 * US_PS };
-		v[0].state = VC_RUNNING;
-		v[0].start_ps = p.pick_ps;
-		v[0].vr_ps = 20000 * US_PS; /* 22 ms now */
-		v[1].state = VC_READY;
-		v[1].vr_ps = (far ? 30000 : 25000) * US_PS; /* 8 or 3 ms ahead */
-		vm_rq_push_tail(&p, 1);
-		vm_boost(1, now);
-		assert_int_equal(p.cur, 0);
+	for (unsigned far = 0; far < 2; far++) { /* a guest's vCPU runs there */
+		boost_pcpu(false, far, v, &p, now);
+		assert_int_equal(p.cur, 1);
 		assert_int_equal(p.queued, 1);
-		assert_int_equal(p.next_buddy, 1);
+		assert_int_equal(p.next_buddy, 0);
 		assert_true(p.slice_end_ps == now);
 	}
-	sim_vm = saved;
+	boost_pcpu(true, false, v, &p, now); /* a busy co-guest's, within 4 ms */
+	assert_int_equal(p.cur, 0);
+	assert_int_equal(p.queued, 1);
+	assert_int_equal(v[1].state, VC_READY);
+	boost_pcpu(true, true, v, &p, now); /* beyond: it runs on, a new slice */
+	assert_int_equal(p.cur, 1);
+	assert_true(p.pick_ps == now && p.slice_end_ps > now);
+	assert_int_equal(p.queued, 1);
+	assert_int_equal(p.next_buddy, 0);
+	assert_int_equal(v[0].state, VC_READY);
 }
 
 /* --slice-spread-pct F: slices drawn from [S - F S, S + F S); 0: all S. */

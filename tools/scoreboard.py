@@ -31,7 +31,6 @@ or the chart could not be drawn, 2 on a malformed entry or bad arguments.
 import concurrent.futures
 import csv
 import difflib
-import errno
 import math
 import os
 import re
@@ -762,23 +761,47 @@ def main(argv):
     return 2 if bad else 0 if ok else 1
 
 
+class StdoutError(Exception):
+    """A write to the standard output failed (a full disk, /dev/full)."""
+
+
+class CheckedStdout:
+    """sys.stdout whose write and flush failures are StdoutError, told apart
+    from a result file that cannot be written."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def write(self, text):
+        try:
+            return self.f.write(text)
+        except OSError as e:
+            raise StdoutError(e.strerror) from e
+
+    def flush(self):
+        try:
+            self.f.flush()
+        except OSError as e:
+            raise StdoutError(e.strerror) from e
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
 def main_flushed(argv):
     """main, then stdout flushed: a standard output that cannot be written
-    (a full disk, /dev/full) is one line and status 1, as the C commands
-    say it, not a traceback."""
+    is one line and status 1, as the C commands say it, not a traceback."""
+    sys.stdout = CheckedStdout(sys.stdout)
     try:
         rc = main(argv)
         sys.stdout.flush()
         return rc
-    except OSError as e:
-        if e.filename is not None or e.errno not in (errno.ENOSPC, errno.EIO, errno.EBADF,
-                                                     errno.EFBIG, errno.EDQUOT):
-            raise
+    except StdoutError as e:
         try:
             sys.stdout = open(os.devnull, 'w')  # the interpreter's own flush at exit
         except OSError:
             pass
-        sys.stderr.write('scoreboard: cannot write the standard output: %s\n' % e.strerror)
+        sys.stderr.write('scoreboard: cannot write the standard output: %s\n' % e)
         return 1
 
 
