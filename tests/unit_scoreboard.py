@@ -335,6 +335,15 @@ def test_append(tmp, bindir):
         check('--append %r: one line, status 2' % bad,
               p.returncode == 2 and len(p.stderr.splitlines()) == 1 and why in p.stderr,
               p.stderr)
+    wrap2, log2 = logging_bin(tmp, bindir, 'append-over')
+    p = tool(FIXTURE, '--results', os.path.join(tmp, 'res-over'), '--no-chart', '--only',
+             '900-ticket-mcs', '--append', '--runs 3 --cs 100', bindir=wrap2)
+    with open(log2) as f:
+        runs = f.read().splitlines()
+    check('--append an option the command gives: its value replaced, not given twice',
+          p.returncode == 0 and len(runs) == 2 and
+          all(' --runs 3 ' in r and '--runs 2' not in r and r.count('--runs') == 1 and
+              ' --cs 100 ' in r for r in runs), '\n'.join(runs) + p.stderr)
     p = tool(FIXTURE, '--results', os.path.join(tmp, 'res-bogus'), '--no-chart', '--only',
              '900-ticket-mcs,900-ncs-variance', '--append', '--bogus', bindir=bindir)
     check('--append \'--bogus\', refused by every command: one line, status 2, no board',

@@ -675,12 +675,39 @@ def parse_append(text):
     return argv
 
 
+def option_groups(argv):
+    """argv (options only) as [(name, tokens)]: each option with the words
+    after it that are not options (its value), `--x=v` as one word."""
+    groups = []
+    for tok in argv:
+        if tok.startswith('--') or not groups:
+            groups.append((tok.split('=', 1)[0], [tok]))
+        else:
+            groups[-1][1].append(tok)
+    return groups
+
+
+def with_options(cmd, argv):
+    """cmd (a subcommand and its options) with the options of argv: one
+    that cmd already has takes argv's value in its place (locklab-sim
+    refuses an option given twice), the others go at the end."""
+    groups = option_groups(cmd[1:])
+    names = [n for n, _ in groups]
+    for name, toks in option_groups(argv):
+        if name in names:
+            groups[names.index(name)] = (name, toks)
+        else:
+            groups.append((name, toks))
+            names.append(name)
+    return cmd[:1] + [t for _, toks in groups for t in toks]
+
+
 def append_options(entries, argv):
-    """Every entry's two commands with argv at their end (a command that
-    two entries share stays shared)."""
+    """Every entry's two commands with the options of argv (with_options;
+    a command that two entries share stays shared)."""
     for e in entries:
         for k in ('baseline', 'variant'):
-            e['argv'][k] = e['argv'][k] + argv
+            e['argv'][k] = with_options(e['argv'][k], argv)
 
 
 def select(entries, only):
