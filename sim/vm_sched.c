@@ -43,13 +43,8 @@
 #include "vm.h"
 #include "vm_state.h"
 
-/* ------------------------------------------------------------ CFS's clock */
-
-/* With CFS's slices (vm_cfs: no --slice-us) the host's scheduler keeps each
- * vCPU's virtual runtime (all of equal weight: the time it has run) and each
- * pCPU's min_vruntime, for the pick of who runs next (vm_pick_next), the
- * wake-up of a halted vCPU (vm_on_kick) and a directed yield's buddies
- * (vm_boost, vm_yield_pick). */
+/* ------------------------------------------------------------ virtual runtime
+ * (whom CFS runs: sim/vm_cfs.c) */
 
 /* v stops running at t (descheduled, halted, rotated out). */
 static void ran_until(struct vm_vcpu *v, uint64_t t)
@@ -57,71 +52,11 @@ static void ran_until(struct vm_vcpu *v, uint64_t t)
 	v->vr_ps += t > v->start_ps ? t - v->start_ps : 0;
 }
 
-/* The virtual runtime of p's cur at now, or NONE on an idle pCPU. */
-static uint64_t cur_vr(const struct vm_pcpu *p, uint64_t now)
-{
-	const struct vm_vcpu *v;
-
-	if (p->cur < 0)
-		return NONE;
-	v = &sim_vm->v[p->cur];
-	return v->vr_ps + (now > v->start_ps ? now - v->start_ps : 0);
-}
-
-/* The queued vCPU of least virtual runtime on p (the first of equals in
- * the queue's order), or -1. */
-static int leftmost(const struct vm_pcpu *p)
-{
-	int left = -1;
-
-	for (int i = p->head; i >= 0; i = sim_vm->v[i].next)
-		if (left < 0 || sim_vm->v[i].vr_ps < sim_vm->v[left].vr_ps)
-			left = i;
-	return left;
-}
-
-/* The least of cur's and the queued vCPUs' virtual runtimes on p at now
- * (CFS's leftmost, cur counted), or NONE on an idle pCPU with none queued. */
-static uint64_t least_vr(const struct vm_pcpu *p, uint64_t now)
-{
-	uint64_t m = cur_vr(p, now);
-	int left = leftmost(p);
-
-	return left >= 0 && sim_vm->v[left].vr_ps < m ? sim_vm->v[left].vr_ps : m;
-}
-
-/* update_min_vruntime: that least, and never less than before. */
-static void update_min_vr(struct vm_pcpu *p, uint64_t now)
-{
-	uint64_t m = least_vr(p, now);
-
-	if (m != NONE && m > p->min_vr_ps)
-		p->min_vr_ps = m;
-}
-
-/* A halted vCPU w is kicked onto p, whose cur runs: CFS places a woken
- * task at most half its latency behind min_vruntime (place_entity with
- * GENTLE_FAIR_SLEEPERS: 12 ms on 8 CPUs or more) and preempts cur when
- * cur's virtual runtime leads the woken one's by more than the wake-up
- * granularity (check_preempt_wakeup: 4 ms), kernel/sched/fair.c.  True:
- * cur is to leave, at its next preemption point (as for a boost), and w
- * to run next (set_next_buddy; vm_on_kick). */
-bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now)
-{
-	uint64_t half = sim_vm->cfs_latency_ps / 2, floor;
-
-	update_min_vr(p, now);
-	floor = p->min_vr_ps > half ? p->min_vr_ps - half : 0;
-	if (w->vr_ps < floor)
-		w->vr_ps = floor;
-	return p->cur >= 0 && cur_vr(p, now) > w->vr_ps + sim_vm->cfs_wakeup_gran_ps;
-}
-
 /* v stops running on p at t: min_vruntime first (it counts v's run so
  * far), then v's virtual runtime (CFS's dequeue and put_prev). */
 static void off_cpu(struct vm_pcpu *p, struct vm_vcpu *v, uint64_t t)
 {
-	update_min_vr(p, t);
+	vm_update_min_vr(p, t);
 	ran_until(v, t);
 }
 
@@ -217,45 +152,6 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 	for (int j = p->head; j >= 0; j = sim_vm->v[j].next)
 		if (sim_vm->v[j].waiting)
 			release(&sim_vm->v[j]);
-}
-
-/* Does p's next buddy, still queued, trail the leftmost `left` by no more
- * than the wake-up granularity (pick_next_entity would run it first)? */
-static bool kept_buddy_runs(const struct vm_pcpu *p, int left)
-{
-	int nb = p->next_buddy;
-
-	return nb >= 0 && nb != left && left >= 0 && sim_vm->v[nb].state == VC_READY &&
-	       sim_vm->v[nb].vr_ps <= sim_vm->v[left].vr_ps + sim_vm->cfs_wakeup_gran_ps;
-}
-
-/* vm_state.h: who runs next on p (pick_next_entity, kernel/sched/fair.c,
- * Linux 3.10).  The next buddy is set by yield_to_task_fair and by a
- * wake-up that preempts (check_preempt_wakeup; the NEXT_BUDDY feature, off
- * by default, would set it at every wake-up); the last buddy (LAST_BUDDY)
- * and the skip buddy are not kept: a spinner's yield is decided, the skip
- * buddy's second choice with it, before it leaves (vm_yield_pick).  As
- * clear_buddies(cfs_rq, se) does, a pick clears the next buddy only when
- * it picks it: a buddy passed over because it has run too far ahead of the
- * leftmost stays for the picks after, until it runs or leaves the queue. */
-int vm_pick_next(struct vm_pcpu *p)
-{
-	int i, nb = p->next_buddy;
-
-	if (nb >= 0 && sim_vm->v[nb].state != VC_READY)
-		nb = p->next_buddy = -1; /* dequeued: dequeue_entity clears its buddies */
-	if (!vm_cfs()) {
-		p->next_buddy = -1;
-		return vm_rq_pop(p);
-	}
-	i = leftmost(p);
-	if (kept_buddy_runs(p, i))
-		i = nb;
-	if (i >= 0 && i == nb)
-		p->next_buddy = -1;
-	if (i >= 0)
-		vm_rq_remove(p, (unsigned)i);
-	return i;
 }
 
 /* p's cur, vCPU `left` (-1: none), has left at t: vCPU i (-1: none, p
@@ -518,25 +414,12 @@ static int dy_target(unsigned self)
 	return -1;
 }
 
-/* Whether CFS runs w, a vCPU queued on p and p's next buddy, when p's cur
- * gives p up: always with a fixed --slice-us (a round-robin); with CFS's
- * slices only when w's virtual runtime is within the wake-up granularity
- * (4 ms) of the least on p, cur's included (pick_next_entity honours a next
- * buddy only so far: yield_to, yield_to_task_fair, kernel/sched/fair.c,
- * Linux 3.10). */
-static bool cfs_picks(struct vm_pcpu *p, int w, uint64_t now)
-{
-	if (w < 0 || !vm_cfs())
-		return w >= 0;
-	return sim_vm->v[w].vr_ps <= least_vr(p, now) + sim_vm->cfs_wakeup_gran_ps;
-}
-
 /* vm_state.h: a directed yield's boost of a vCPU on another pCPU. */
 void vm_boost(unsigned target, uint64_t now)
 {
 	struct vm_pcpu *q = &sim_vm->p[sim_vm->v[target].pcpu];
 
-	if (!cfs_picks(q, (int)target, now)) {
+	if (!vm_cfs_picks(q, (int)target, now)) {
 		q->next_buddy = (int)target;
 		if (q->cur >= 0 && vm_is_other((unsigned)q->cur)) {
 			int o = q->cur;
@@ -557,26 +440,6 @@ void vm_boost(unsigned target, uint64_t now)
 	vm_rq_push_head(q, target);
 	q->next_buddy = (int)target; /* set_next_buddy */
 	end_cur_slice(q, now);
-}
-
-/* vm_state.h: who runs on p when its cur, a spinner, yields. */
-int vm_yield_pick(const struct vm_pcpu *p, unsigned self, uint64_t now)
-{
-	uint64_t gran = sim_vm->cfs_wakeup_gran_ps, self_vr = cur_vr(p, now), left_vr;
-	int q = leftmost(p), nb = p->next_buddy, se;
-
-	if (!vm_cfs())
-		return p->head >= 0 ? p->head : (int)self;
-	if (q >= 0 && sim_vm->v[q].vr_ps <= self_vr) {
-		se = q;
-		left_vr = sim_vm->v[q].vr_ps;
-	} else {
-		se = q >= 0 && sim_vm->v[q].vr_ps <= self_vr + gran ? q : (int)self;
-		left_vr = self_vr;
-	}
-	if (nb >= 0 && sim_vm->v[nb].state == VC_READY && sim_vm->v[nb].vr_ps <= left_vr + gran)
-		se = nb;
-	return se;
 }
 
 /* The spin lasted the PLE window: the vCPU exits to the hypervisor, which

@@ -98,11 +98,21 @@ struct vm_state {
  * (vm_slice_recount: CFS's slice shrinks as the runnable tasks grow). */
 uint64_t vm_slice_len(struct vm_pcpu *p);
 void vm_slice_recount(struct vm_pcpu *p, uint64_t now);
-/* vm_sched.c: CFS's wake-up of the halted vCPU w onto p at now (w neither
+/* vm_cfs.c: CFS's wake-up of the halted vCPU w onto p at now (w neither
  * p's cur nor queued): w's virtual runtime placed, and whether p's cur
  * leads it by more than the wake-up granularity (cur is to leave for it). */
 bool vm_wakeup_preempts(struct vm_pcpu *p, struct vm_vcpu *w, uint64_t now);
-/* vm_sched.c: who runs next on p, taken out of its queue (-1: none): with a
+/* vm_cfs.c: update_min_vruntime, the least of p's cur's and queued vCPUs'
+ * virtual runtimes at now, never falling. */
+void vm_update_min_vr(struct vm_pcpu *p, uint64_t now);
+/* vm_cfs.c: whether CFS runs w, a vCPU queued on p and its next buddy, when
+ * p's cur gives p up: always with a fixed --slice-us (a round-robin); with
+ * CFS's slices only when w's virtual runtime is within the wake-up
+ * granularity (4 ms) of the least on p, cur's included (pick_next_entity
+ * honours a next buddy only so far: yield_to, yield_to_task_fair,
+ * kernel/sched/fair.c, Linux 3.10). */
+bool vm_cfs_picks(struct vm_pcpu *p, int w, uint64_t now);
+/* vm_cfs.c: who runs next on p, taken out of its queue (-1: none): with a
  * fixed --slice-us the queue's head (a round-robin); with CFS's slices the
  * leftmost, the queued vCPU of least virtual runtime (the first of equals),
  * unless p's next buddy (set by a directed yield or a wake-up preemption)
@@ -124,7 +134,7 @@ int vm_pick_next(struct vm_pcpu *p);
  * next preemption point: the leftmost runs, cur again when it is the
  * leftmost, with a new slice (set_next_entity starts one) and no switch. */
 void vm_boost(unsigned target, uint64_t now);
-/* vm_sched.c: who runs on p after its cur, the spinner `self`, yields
+/* vm_cfs.c: who runs on p after its cur, the spinner `self`, yields
  * (pick_next_entity after yield_task_fair made the spinner the skip
  * buddy, kernel/sched/fair.c, Linux 3.10): the leftmost of the queue and
  * the spinner, a queued vCPU before the spinner at equal virtual runtimes
