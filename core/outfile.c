@@ -169,7 +169,7 @@ static const char *last_name(const char *path)
 int outfile_check(const char *opt, const char *path, char *err, size_t len)
 {
 	size_t name_len = strlen(last_name(path));
-	const char *dir_opt;
+	const char *dir_opt, *dir;
 	char partial[4096];
 	struct stat st;
 
@@ -188,8 +188,8 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 			 "goes there when no --out is given); ./- names a file called '-'", opt);
 		return -1;
 	}
-	if (backend_output_dir(&dir_opt) && strcmp(opt, dir_opt) &&
-	    outfile_same(path, backend_output_dir(&dir_opt))) {
+	dir = backend_output_dir(&dir_opt);
+	if (dir && strcmp(opt, dir_opt) && outfile_same(path, dir)) {
 		snprintf(err, len, "%s %s: the directory of %s; each output needs a path of its own",
 			 opt, path, dir_opt);
 		return -1;
