@@ -18,7 +18,7 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
               the board is still seed 1's, and a column says with how many
               of the N seeds each entry passes (how robust its pass or fail is)
   --append    options added to the end of every baseline and variant command
-              ('--ple-yield guest'): what the board would be with them; not the
+              ('--idle-states off'): what the board would be with them; not the
               board, so its files are scoreboard-append.* and every line printed
               says what was added
   --no-chart  write no chart
@@ -504,7 +504,7 @@ def seeds_line(entries, results, seeds):
 def count_line(entries, results, append=None):
     """'14 of 48 pass', and how many of the passes are proxies: entries that
     run another test's workload, the seed's own not being modelled; with
-    options appended, '... pass with --ple-yield guest appended'."""
+    options appended, '... pass with --idle-states off appended'."""
     npass = sum(1 for e in entries if results[e['id']]['passed'])
     text = '%d of %d pass' % (npass, len(entries))
     if append:
