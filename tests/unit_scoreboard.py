@@ -471,6 +471,26 @@ def test_doc_explains_failures():
           '\n## Failing entries' in doc and not unexplained, 'unexplained: %s' % unexplained)
 
 
+def test_board_hosts():
+    """Every command of the board that runs guests (--vm) runs them on the
+    host the seed had: KVM's directed yield at a PLE exit (--ple-yield guest,
+    KVM's PLE handler since 2011) and a fixed PLE window (--ple-grow 1, before
+    Linux 3.18); the simulator's defaults are neither, so an entry that drops
+    either option silently models another host."""
+    odd = []
+    for path in sorted(glob.glob(os.path.join(ROOT, 'scoreboard', '*.sb'))):
+        for e in sb.parse_file(path, os.path.join(ROOT, 'topologies')):
+            for side in ('baseline', 'variant'):
+                argv = shlex.split(e[side])
+                if '--vm' not in argv:
+                    continue
+                opts = dict(zip(argv, argv[1:]))
+                if opts.get('--ple-yield') != 'guest' or opts.get('--ple-grow') != '1':
+                    odd.append('%s %s' % (e['id'], side))
+    check('board: every --vm command gives --ple-yield guest and --ple-grow 1',
+          not odd, 'not so: %s' % odd)
+
+
 def test_sim_command(tmp, bindir):
     """`locklab-sim scoreboard`: the runner with this binary's directory as
     --bin, its options passed on, from any working directory; --bin and
@@ -527,6 +547,7 @@ def main():
         test_band()
         test_error_text()
         test_doc_explains_failures()
+        test_board_hosts()
         test_full_stdout()
         test_end_to_end(tmp, bindir)
         test_sim_command(tmp, bindir)
