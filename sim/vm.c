@@ -392,8 +392,31 @@ void vm_env_json(FILE *f)
 	if (vm_prm.slice_spread_pct != DEF_SLICE_SPREAD_PCT)
 		fprintf(f, ", \"slice_spread_pct\": %llu",
 			(unsigned long long)vm_prm.slice_spread_pct);
-	if (vm_prm.guest_yield)
-		fprintf(f, ", \"ple_yield\": \"guest\"");
+	fprintf(f, ", \"ple_yield\": \"%s\"", vm_prm.guest_yield ? "guest" : "pcpu");
+}
+
+/* The hypervisor a --vm run had, for the table's settings line: whose
+ * slices, the PLE window and whether it grows, whom a PLE exit yields to,
+ * and who the co-guests are (docs/vm.md). */
+size_t vm_settings_text(char *buf, size_t len)
+{
+	uint64_t w = base_window_ps(sim.topo.freq_ghz);
+	char slices[48], ple[96];
+
+	if (vm_cfs())
+		snprintf(slices, sizeof(slices), "CFS's slices");
+	else
+		snprintf(slices, sizeof(slices), "slices of %llu us",
+			 (unsigned long long)(vm_prm.slice_ps / US_PS));
+	if (!w)
+		snprintf(ple, sizeof(ple), "no PLE");
+	else
+		snprintf(ple, sizeof(ple), "PLE window %.0f ns %s, a PLE exit yields %s", w / 1000.0,
+			 vm_prm.ple_grow > 1 ? "growing" : "fixed",
+			 vm_prm.guest_yield ? "to its guest's vCPUs (--ple-yield guest)"
+					    : "within its pCPU (--ple-yield pcpu)");
+	return (size_t)snprintf(buf, len, ", hypervisor: %s, %s, co-guests %s", slices, ple,
+				co_guests_name());
 }
 
 /* ------------------------------------------------------------ a run */

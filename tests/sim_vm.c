@@ -965,6 +965,35 @@ static void undercommit_run_on_cores_of_their_own(void **state)
 	tl_proc_free(&o);
 }
 
+/* A --vm run of the arguments after "run" whose output holds text. */
+#define SAYS(text, ...)                                                                    \
+	do {                                                                               \
+		struct tl_proc o_;                                                         \
+		RUN(&o_, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "4", "--ops",  \
+		    "20", "--runs", "1", __VA_ARGS__);                                     \
+		assert_int_equal(o_.status, 0);                                            \
+		assert_non_null(strstr(o_.out, text));                                     \
+		tl_proc_free(&o_);                                                         \
+	} while (0)
+
+/* A --vm run says which hypervisor it had: the settings line names the
+ * slices, the PLE window and whom an exit yields to, and the JSON's
+ * environment gives the yield either way (a run on KVM's directed yield and
+ * one on the default must not read alike). */
+static void settings_name_the_hypervisor(void **state)
+{
+	SAYS(", hypervisor: CFS's slices, PLE window ", "--overcommit", "2", "--co-guests",
+	     "same");
+	SAYS(" growing, a PLE exit yields within its pCPU (--ple-yield pcpu), co-guests same",
+	     "--overcommit", "2", "--co-guests", "same");
+	SAYS(", hypervisor: slices of 3000 us, PLE window ", "--ple-yield", "guest", "--slice-us",
+	     "3000");
+	SAYS(" fixed, a PLE exit yields to its guest's vCPUs (--ple-yield guest), co-guests none",
+	     "--ple-yield", "guest", "--ple-grow", "1");
+	SAYS("\"ple_yield\": \"pcpu\"", "--ple-window-ns", "0", "--format", "json");
+	SAYS(", hypervisor: CFS's slices, no PLE, co-guests none", "--ple-window-ns", "0");
+}
+
 static void columns_only_with_vm(void **state)
 {
 	struct tl_proc o;
@@ -1136,6 +1165,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(placement_shares_crowded_pcpus),
 		cmocka_unit_test(undercommit_takes_cores_of_their_own),
 		cmocka_unit_test(columns_only_with_vm),
+		cmocka_unit_test(settings_name_the_hypervisor),
 		cmocka_unit_test(undercommit_run_on_cores_of_their_own),
 		cmocka_unit_test(short_overcommitted_run_warned),
 		cmocka_unit_test(guest_preset_without_vm_warned),
