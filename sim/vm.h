@@ -113,7 +113,9 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 	"                          default 50)]\n"                                                  \
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
-	"                          [--co-guests none|busy|same] [--pcpus P] [--ple-yield pcpu|guest]\n"
+	"                          [--co-guests none|busy|same] [--pcpus P]\n"                     \
+	"                          [--ple-yield pcpu|guest (pcpu, the default: a PLE exit yields only\n" \
+	"                          within its pCPU; guest: KVM's directed yield, any pCPU)]\n"
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
 /* ", hypervisor: ...": the slices, PLE and co-guests, for the settings line. */
