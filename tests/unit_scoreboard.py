@@ -471,6 +471,39 @@ def test_doc_explains_failures():
           '\n## Failing entries' in doc and not unexplained, 'unexplained: %s' % unexplained)
 
 
+def test_readme_count():
+    """README.md gives the board's count and a pass count per seed: both must be
+    those of the board block in docs/scoreboard.md (a board that moves and a
+    README that does not would say two things)."""
+    with open(os.path.join(ROOT, 'docs', 'scoreboard.md')) as f:
+        doc = f.read()
+    with open(os.path.join(ROOT, 'README.md')) as f:
+        readme = f.read()
+    cmd = '$ python3 tools/scoreboard.py --bin bin --no-chart\n'
+    at = doc.find(cmd)
+    if at < 0:
+        check('README: the board block of docs/scoreboard.md is there', False)
+        return
+    block = doc[at + len(cmd):doc.index('```', at)]
+    rows = [l.split() for l in block.split('\n') if re.match(r'\d{3}-\S+ ', l)]
+    passing = [r[0] for r in rows if r[-1] != 'FAIL']
+    m = re.search(r'\*\*(\d+) of (\d+) pass\*\*', readme)
+    check('README: the count is the board\'s', m is not None and
+          (int(m.group(1)), int(m.group(2))) == (len(passing), len(rows)),
+          'README %s, board %d of %d' % (m and m.group(0), len(passing), len(rows)))
+    off = []
+    for line in readme.split('\n'):
+        cells = [c.strip() for c in line.split('|')]
+        if len(cells) < 6 or not re.match(r'\d{3}(, \d{3})*$', cells[1]):
+            continue
+        seeds = cells[1].split(', ')
+        mine = [r for r in rows if r[0][:3] in seeds]
+        if (int(cells[3]), int(cells[4])) != (len(mine), sum(r[0] in passing for r in mine)):
+            off.append(cells[1])
+    check('README: each seed\'s entries and passes are the board\'s', not off,
+          'off: %s' % off)
+
+
 def test_board_hosts():
     """Every command of the board that runs guests (--vm) runs them on the
     host the seed had: KVM's directed yield at a PLE exit (--ple-yield guest,
@@ -548,6 +581,7 @@ def main():
         test_error_text()
         test_doc_explains_failures()
         test_board_hosts()
+        test_readme_count()
         test_full_stdout()
         test_end_to_end(tmp, bindir)
         test_sim_command(tmp, bindir)
