@@ -260,7 +260,11 @@ static void *unpark_later(void *arg)
 	return NULL;
 }
 
-/* A token is consumed: after a remembered unpark, the next park blocks. */
+/* A token is consumed: after a remembered unpark, the next park blocks.
+ * t0 is read before the unparker starts, so the unpark comes 30 ms after
+ * it at the earliest however late this thread runs again (read after
+ * pthread_create, a loaded machine that held this thread off its cpu for
+ * 5 ms made a park of 30 ms measure under 25). */
 static void park_consumes_token(void **state)
 {
 	unsigned me = 0;
@@ -271,8 +275,8 @@ static void park_consumes_token(void **state)
 	native_thread_bind(0, 0);
 	ll_unpark(0);
 	ll_park();
-	assert_int_equal(pthread_create(&t, NULL, unpark_later, &me), 0);
 	t0 = ll_now_ns();
+	assert_int_equal(pthread_create(&t, NULL, unpark_later, &me), 0);
 	ll_park();
 	assert_true(ll_now_ns() - t0 >= 25 * MS);
 	assert_int_equal(pthread_join(t, NULL), 0);
