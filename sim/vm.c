@@ -1,6 +1,7 @@
 /*
  * sim/vm.c - the hypervisor of a simulated virtual machine: its options,
- * a run's set-up and the run queues of its physical CPUs; the schedule
+ * a run's set-up and its slices; the run queues of its physical CPUs are
+ * sim/vm_rq.c's, whom CFS picks from them sim/vm_cfs.c's; the schedule
  * itself (hand-over, preemption, PLE, halt and kick, the counters) is
  * sim/vm_sched.c's.  The model is described in sim/vm.h, the defaults and
  * their sources in docs/vm.md.
@@ -472,83 +473,6 @@ void vm_slice_recount(struct vm_pcpu *p, uint64_t now)
 		end = now;
 	if (end < p->slice_end_ps)
 		p->slice_end_ps = end;
-}
-
-void vm_rq_push_tail(struct vm_pcpu *p, unsigned i)
-{
-	sim_vm->v[i].next = -1;
-	if (p->tail >= 0)
-		sim_vm->v[p->tail].next = (int)i;
-	else
-		p->head = (int)i;
-	p->tail = (int)i;
-	p->queued++;
-}
-
-/* A kicked vCPU goes before the preempted ones, after those kicked
- * before it. */
-void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i)
-{
-	struct vm_vcpu *v = sim_vm->v;
-	int prev = -1, at = p->head;
-
-	while (at >= 0 && v[at].kick_ps != NONE) {
-		prev = at;
-		at = v[at].next;
-	}
-	v[i].next = at;
-	if (prev >= 0)
-		v[prev].next = (int)i;
-	else
-		p->head = (int)i;
-	if (at < 0)
-		p->tail = (int)i;
-	p->queued++;
-}
-
-/* Take i out of the queue (it is in it). */
-void vm_rq_remove(struct vm_pcpu *p, unsigned i)
-{
-	struct vm_vcpu *v = sim_vm->v;
-	int prev = -1, at = p->head;
-
-	while (at >= 0 && at != (int)i) {
-		prev = at;
-		at = v[at].next;
-	}
-	if (at < 0)
-		return;
-	if (prev >= 0)
-		v[prev].next = v[i].next;
-	else
-		p->head = v[i].next;
-	if (p->tail == (int)i)
-		p->tail = prev;
-	v[i].next = -1;
-	p->queued--;
-}
-
-void vm_rq_push_head(struct vm_pcpu *p, unsigned i)
-{
-	sim_vm->v[i].next = p->head;
-	p->head = (int)i;
-	if (p->tail < 0)
-		p->tail = (int)i;
-	p->queued++;
-}
-
-int vm_rq_pop(struct vm_pcpu *p)
-{
-	int i = p->head;
-
-	if (i < 0)
-		return -1;
-	p->head = sim_vm->v[i].next;
-	if (p->head < 0)
-		p->tail = -1;
-	sim_vm->v[i].next = -1;
-	p->queued--;
-	return i;
 }
 
 bool vm_is_other(unsigned i)
