@@ -144,6 +144,10 @@ void vm_boost(unsigned target, uint64_t now);
  * in place of either when it trails the leftmost by no more than that.  In
  * a round-robin (--slice-us) the queue's head; self where none. */
 int vm_yield_pick(const struct vm_pcpu *p, unsigned self, uint64_t now);
+/* vm_rq.c: p's run queue: i joins at the tail (preempted), before the
+ * preempted ones after the earlier kicked (kicked), or at the head (put
+ * back for a boosted vCPU); i leaves it (remove: it is in it), or the head
+ * does (pop; -1 when empty). */
 void vm_rq_push_tail(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_kicked(struct vm_pcpu *p, unsigned i);
 void vm_rq_push_head(struct vm_pcpu *p, unsigned i);

@@ -184,12 +184,10 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	fputc('\n', f);
 	output_rate_text(r->throughput_per_s, rate, sizeof(rate));
 	if (r->runs > 1)
-		fprintf(f, "throughput %s (over the %u runs); %llu handoff%s between threads "
-			   "in them\n\n", rate, r->runs, (unsigned long long)r->handoffs,
-			r->handoffs == 1 ? "" : "s");
-	else
-		fprintf(f, "throughput %s; %llu handoff%s between threads\n\n", rate,
-			(unsigned long long)r->handoffs, r->handoffs == 1 ? "" : "s");
+		snprintf(buf, sizeof(buf), " (over the %u runs)", r->runs);
+	fprintf(f, "throughput %s%s; %llu handoff%s between threads%s\n\n", rate,
+		r->runs > 1 ? buf : "", (unsigned long long)r->handoffs,
+		r->handoffs == 1 ? "" : "s", r->runs > 1 ? " in them" : "");
 	if (!r->handoffs) {
 		fprintf(f, "no handoff between two threads: nothing to explain\n");
 		return;
