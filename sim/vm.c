@@ -51,6 +51,7 @@ struct vm_params vm_prm = {
 	.wake_ps = DEF_WAKE_PS,
 	.switch_ps = DEF_SWITCH_PS,
 	.slice_spread_pct = DEF_SLICE_SPREAD_PCT,
+	.guest_yield = true, /* KVM's directed yield (kvm_vcpu_on_spin), since Linux 2.6.39 */
 };
 
 struct vm_state *sim_vm;

@@ -55,12 +55,12 @@
  * a PAUSE loop to the hardware: after the PLE window (--ple-window-ns) the
  * vCPU exits to the hypervisor (--ple-exit-ns), which doubles its window
  * (--ple-grow, reset when the vCPU is next scheduled in) and yields: by
- * default (--ple-yield pcpu) the pCPU to the first vCPU of the same guest
- * in its run queue, if any; with --ple-yield guest as KVM's directed yield
- * does, to the next runnable, not running vCPU of the same guest on any
- * pCPU (round-robin from the last boosted one), which runs next there as
- * CFS picks (its next buddy), the spinner giving its own pCPU to the vCPU
- * CFS picks in its place (as its skip buddy), if any.
+ * default (--ple-yield guest) as KVM's directed yield does, to the next
+ * runnable, not running vCPU of the same guest on any pCPU (round-robin
+ * from the last boosted one), which runs next there as CFS picks (its next
+ * buddy), the spinner giving its own pCPU to the vCPU CFS picks in its
+ * place (as its skip buddy), if any; with --ple-yield pcpu only the pCPU,
+ * to the first vCPU of the same guest in its run queue, if any.
  *
  * ll_park halts the vCPU (--halt-ns): it leaves the pCPU, where the next
  * vCPU runs after a switch (--switch-ns).  ll_unpark kicks it (--kick-ns to
@@ -114,8 +114,8 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 	"                          [--ple-window-ns N (0: no PLE)] [--ple-grow G] [--ple-exit-ns N]\n" \
 	"                          [--halt-ns N] [--kick-ns N] [--wake-ns N] [--switch-ns N]\n"   \
 	"                          [--co-guests none|busy|same] [--pcpus P]\n"                     \
-	"                          [--ple-yield pcpu|guest (pcpu, the default: a PLE exit yields only\n" \
-	"                          within its pCPU; guest: KVM's directed yield, any pCPU)]\n"
+	"                          [--ple-yield guest|pcpu (guest, the default: KVM's directed yield\n" \
+	"                          to a vCPU of the guest on any pCPU; pcpu: only within its pCPU)]\n"
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
 /* ", hypervisor: ...": the slices, PLE and co-guests, for the settings line. */

@@ -178,7 +178,8 @@ static void ticket_alone_at_2x_yields_by_ple(void **state)
 }
 
 /* The guest alone at 2x, two of its vCPUs a pCPU: a spinner's PLE exit
- * yields to the other.  With round-robin slices every such yield hands the
+ * yielding within its pCPU (--ple-yield pcpu) yields to the other.  With
+ * round-robin slices every such yield hands the
  * pCPU over (a waiter's preemption each); with CFS's, a spinner that has run
  * less than the other by more than the wake-up granularity is the skip
  * buddy CFS passes over only within it (pick_next_entity), so it picks
@@ -191,10 +192,13 @@ static void cfs_yield_skips_only_within_the_granularity(void **state)
 	vm_config(&c, 8);
 	c.ops = 0;
 	c.duration_ms = 40;
+	set_opt("--ple-yield", "pcpu");
 	set_opt("--slice-us", "12000");
-	ticket_runs_at_2x(&c, 4, 2, "alone, 12 ms round-robin", "--slice-us 12000 --format csv", &rr);
+	ticket_runs_at_2x(&c, 4, 2, "alone, 12 ms round-robin",
+			  "--ple-yield pcpu --slice-us 12000 --format csv", &rr);
 	set_opt("--slice-us", "cfs");
-	ticket_runs_at_2x(&c, 4, 2, "alone, CFS", "--format csv", &fair);
+	ticket_runs_at_2x(&c, 4, 2, "alone, CFS", "--ple-yield pcpu --format csv", &fair);
+	set_opt("--ple-yield", "guest");
 	assert_true(rr.ple_yields > 0 && fair.ple_yields > 0);
 	assert_true(rr.waiter_preemptions >= rr.ple_yields);
 	assert_true(fair.waiter_preemptions < fair.ple_yields);
@@ -402,9 +406,9 @@ static void slice_spread_bounds(void **state)
 
 /* Beside busy co-guests every vCPU of the guest has a pCPU of its own
  * (shared with a co-guest's), so a PLE exit that yields only within its
- * pCPU finds no vCPU of its guest there, and a preempted holder stays off
- * until its pCPU's slice comes round; KVM's directed yield (--ple-yield
- * guest) boosts a preempted vCPU of the guest on another pCPU.  With
+ * pCPU (--ple-yield pcpu) finds no vCPU of its guest there, and a preempted
+ * holder stays off until its pCPU's slice comes round; KVM's directed yield
+ * (--ple-yield guest, the default) boosts a preempted vCPU of the guest on another pCPU.  With
  * round-robin slices (--slice-us) the boosted holder runs at once in place
  * of the co-guest, so it is back within the spinners' next exits.  With
  * CFS's (the default) it runs next only if its virtual runtime is within
@@ -422,13 +426,14 @@ static void guest_yield_runs(struct wl_config *c, const char *slice, struct vm_c
 	vm_config(c, 4);
 	c->ops = 0;
 	c->duration_ms = 10;
-	snprintf(opts, sizeof(opts), "--co-guests busy --slice-us %s --format csv", slice);
+	set_opt("--ple-yield", "pcpu");
+	snprintf(opts, sizeof(opts), "--co-guests busy --slice-us %s --ple-yield pcpu --format csv",
+		 slice);
 	ticket_runs_at_2x(c, 4, 2, "beside busy co-guests, yield within the pCPU", opts, pcpu);
 	set_opt("--ple-yield", "guest");
 	snprintf(opts, sizeof(opts), "--co-guests busy --slice-us %s --ple-yield guest --format csv",
 		 slice);
 	ticket_runs_at_2x(c, 4, 2, "beside busy co-guests, directed yield in the guest", opts, guest);
-	set_opt("--ple-yield", "pcpu");
 	set_opt("--slice-us", "cfs");
 	set_opt("--co-guests", "none");
 	assert_true(pcpu->ple_exits > 0);
@@ -978,19 +983,22 @@ static void undercommit_run_on_cores_of_their_own(void **state)
 
 /* A --vm run says which hypervisor it had: the settings line names the
  * slices, the PLE window and whom an exit yields to, and the JSON's
- * environment gives the yield either way (a run on KVM's directed yield and
- * one on the default must not read alike). */
+ * environment gives the yield either way (a run on KVM's directed yield, the
+ * default, and one on --ple-yield pcpu must not read alike). */
 static void settings_name_the_hypervisor(void **state)
 {
 	SAYS(", hypervisor: CFS's slices, PLE window ", "--overcommit", "2", "--co-guests",
 	     "same");
-	SAYS(" growing, a PLE exit yields within its pCPU (--ple-yield pcpu), co-guests same",
+	SAYS(" growing, a PLE exit yields to its guest's vCPUs (--ple-yield guest), co-guests same",
 	     "--overcommit", "2", "--co-guests", "same");
+	SAYS(" growing, a PLE exit yields within its pCPU (--ple-yield pcpu), co-guests same",
+	     "--overcommit", "2", "--co-guests", "same", "--ple-yield", "pcpu");
 	SAYS(", hypervisor: slices of 3000 us, PLE window ", "--ple-yield", "guest", "--slice-us",
 	     "3000");
 	SAYS(" fixed, a PLE exit yields to its guest's vCPUs (--ple-yield guest), co-guests none",
 	     "--ple-yield", "guest", "--ple-grow", "1");
-	SAYS("\"ple_yield\": \"pcpu\"", "--ple-window-ns", "0", "--format", "json");
+	SAYS("\"ple_yield\": \"guest\"", "--ple-window-ns", "0", "--format", "json");
+	SAYS("\"ple_yield\": \"pcpu\"", "--ple-yield", "pcpu", "--format", "json");
 	SAYS(", hypervisor: CFS's slices, no PLE, co-guests none", "--ple-window-ns", "0");
 }
 
