@@ -193,13 +193,19 @@ static int parse_locks(const char *val, struct wl_config *c, char *err, size_t l
 static int parse_ncs(const char *val, struct wl_config *c, char *err, size_t len)
 {
 	const char *num = val;
+	int rc;
 
 	c->ncs_exp = false;
 	if (!strncmp(val, "exp:", 4)) {
 		c->ncs_exp = true;
 		num = val + 4;
 	}
-	return parse_num("--ncs", num, 0, MAX_NS, &c->ncs_ns, err, len);
+	rc = parse_num("--ncs", num, 0, MAX_NS, &c->ncs_ns, err, len);
+	if (rc)
+		return rc;
+	if (c->ncs_exp && !c->ncs_ns) /* a mean of 0 draws nothing: it would read as jitter */
+		return cli_fail(err, len, "--ncs: exp:0 has no mean to draw from (a fixed 0 is --ncs 0)");
+	return 0;
 }
 
 int cli_parse_pin(const char *val, struct wl_config *c, char *err, size_t len)

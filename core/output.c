@@ -90,6 +90,7 @@ static const struct col cols[] = {
 	VMCOL("wake_latency_ns", C_F2, wake_latency_ns),
 	SCHEDCOL("ple_exits", C_U64, vm.ple_exits),
 	SCHEDCOL("ple_yields", C_U64, vm.ple_yields),
+	SCHEDCOL("vcpus_never_ran", C_UINT, vm.never_ran),
 	/* locklab's own */
 	KEYCOL("ncs_exp", C_BOOL, ncs_exp),
 	KEYCOL("read_pct", C_UINT, read_pct),

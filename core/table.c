@@ -28,6 +28,7 @@ struct config_sum {
 	size_t runs;
 	double jain, local, p99; /* means over the runs (jain: of those with acquisitions; local: with handoffs) */
 	unsigned starved_min, starved_max, starved_runs, threads;
+	unsigned never_ran_max; /* under --vm: threads whose vCPU never ran, the most in a run */
 	uint64_t acq_fewest; /* the fewest acquisitions of a run */
 	bool ncs_outlasts;   /* the mean time between acquisitions as long as a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
@@ -86,6 +87,8 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->starved_min = r->starved < c->starved_min ? r->starved : c->starved_min;
 		c->starved_max = r->starved > c->starved_max ? r->starved : c->starved_max;
 		c->starved_runs += r->starved > 0;
+		if (r->vm.never_ran > c->never_ran_max)
+			c->never_ran_max = r->vm.never_ran;
 		if (i == from || r->acquisitions < c->acq_fewest)
 			c->acq_fewest = r->acquisitions;
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
@@ -287,7 +290,11 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	if (c->starved_min != c->starved_max && !c->starved_min)
 		fprintf(f, "in %u of %zu runs; ", c->starved_runs, c->runs);
 	fprintf(f, "Jain %.2f)", c->jain);
-	if (c->acq_fewest < c->threads) /* fewer than one each: no lock could serve all */
+	if (c->never_ran_max) /* not the lock's doing: the host never ran them */
+		fprintf(f, "; %s%u of them never ran (their vCPUs waited for a pCPU all run): a "
+			   "longer --duration tells, and the throughput is the others'",
+			 c->starved_min != c->starved_max ? "up to " : "", c->never_ran_max);
+	else if (c->acq_fewest < c->threads) /* fewer than one each: no lock could serve all */
 		fprintf(f, "; but a run made %" PRIu64 " acquisitions for %u threads: too short to "
 			   "give each one, whatever the lock (a longer --duration tells)",
 			 c->acq_fewest, c->threads);
@@ -558,10 +565,17 @@ void output_table_settings(FILE *f, const struct output_set *o)
 {
 	const struct wl_config *cfg = o->cfg;
 	char more[2048]; /* the assumed line: up to twice a topology's 511-character list */
+	char length[64];
 
+	if (cfg->ops) /* what ends a run: the rows' rates rest on it (under --vm, its slices) */
+		snprintf(length, sizeof(length), "%llu acquisitions a thread",
+			 (unsigned long long)cfg->ops);
+	else
+		snprintf(length, sizeof(length), "%llu ms", (unsigned long long)cfg->duration_ms);
 	backend_settings(cfg, more, sizeof(more));
-	fprintf(f, "settings: pin %s, lock home %s, seed %llu%s\n", cfg->pin_text,
-		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, more);
+	fprintf(f, "settings: pin %s, lock home %s, seed %llu, %u run%s of %s%s\n", cfg->pin_text,
+		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, cfg->runs,
+		cfg->runs == 1 ? "" : "s", length, more);
 	backend_assumed(cfg, more, sizeof(more));
 	if (*more)
 		fprintf(f, "%s\n", more);

@@ -33,21 +33,27 @@ static unsigned program_dirs(char dirs[][PATH_MAX], unsigned max)
 	return n;
 }
 
-unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max)
+unsigned ll_shipped_topology_dirs(char dirs[][PATH_MAX], unsigned max)
 {
 	char up[5][PATH_MAX];
+	unsigned n = 0, nup = program_dirs(up, 5);
+
+	for (unsigned i = 0; i < nup && n < max; i++)
+		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, up[i]);
+	return n;
+}
+
+unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max)
+{
 	const char *env = getenv("LOCKLAB_TOPODIR");
-	unsigned n = 0, nup;
+	unsigned n = 0;
 
 	if (!max)
 		return 0;
 	snprintf(dirs[n++], PATH_MAX, "topologies");
 	if (env && *env && n < max)
 		snprintf(dirs[n++], PATH_MAX, "%s", env);
-	nup = program_dirs(up, 5);
-	for (unsigned i = 0; i < nup && n < max; i++)
-		snprintf(dirs[n++], PATH_MAX, "%.*s/topologies", PATH_MAX - 16, up[i]);
-	return n;
+	return n + ll_shipped_topology_dirs(dirs + n, max - n);
 }
 
 int ll_project_file(const char *rel, char out[PATH_MAX])

@@ -14,6 +14,11 @@
  * running program and up to four of its parents.  At most max; their count. */
 unsigned ll_topology_dirs(char dirs[][PATH_MAX], unsigned max);
 
+/* The directories of the machines shipped with the program: topologies/
+ * next to the running program and up to four of its parents.  At most max;
+ * their count. */
+unsigned ll_shipped_topology_dirs(char dirs[][PATH_MAX], unsigned max);
+
 /* A file of the project by its path from the repository's root (REL, say
  * "tools/scoreboard.py"), looked up as topologies are: here, then next to the
  * running program and in up to four of its parents.  0 and its path in out,

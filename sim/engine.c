@@ -22,6 +22,7 @@
  * deterministic).  AddressSanitizer does not see raw stack switches: each
  * actor tells it which stack runs as its turn begins (sim/turns.c).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,8 +401,11 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	fprintf(f, ", \"topology\": {\"name\": ");
 	output_json_string(f, sim.topo_loaded ? sim.topo.name : sim_topo_of(cfg));
 	if (sim.topo_loaded) {
-		fprintf(f, ", \"path\": ");
-		output_json_string(f, sim.topo.path);
+		char real[PATH_MAX];
+
+		fprintf(f, ", \"path\": "); /* absolute: the file a relative path named here */
+		output_json_string(f, realpath(sim.topo.path, real) ? real : sim.topo.path);
+		fprintf(f, ", \"shipped\": %s", topo_is_shipped(sim.topo.path) ? "true" : "false");
 		fprintf(f, ", \"cores\": %u, \"sockets\": %u, \"classes\": %u, \"protocol\": \"%s\"",
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
@@ -438,10 +442,13 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
 					      sb_model_given() ? "" : " (the topology's)");
 
-	/* a file given by its path may be a modified copy of a shipped machine
-	 * whose name it carries: say which file it was */
-	if (sim.topo_loaded && strchr(sim_topo_of(cfg), '/') && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", topology file %s", sim.topo.path);
+	/* a file given by its path, or found by its name in ./topologies or
+	 * $LOCKLAB_TOPODIR, may be a modified copy of a shipped machine whose
+	 * name it carries: say which file it was */
+	if (sim.topo_loaded && n < len &&
+	    (strchr(sim_topo_of(cfg), '/') || !topo_is_shipped(sim.topo.path)))
+		n += (size_t)snprintf(buf + n, len - n, ", topology file %s%s", sim.topo.path,
+				      strchr(sim_topo_of(cfg), '/') ? "" : " (not the shipped one)");
 	if (sim.topo_loaded && n < len) { /* the rule the local and Jain figures rest on */
 		char arb[64];
 

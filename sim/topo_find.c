@@ -61,6 +61,23 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 	return -1;
 }
 
+bool topo_is_shipped(const char *path)
+{
+	char real[PATH_MAX], dirs[5][PATH_MAX], cand[PATH_MAX + 128], creal[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	unsigned n = ll_shipped_topology_dirs(dirs, 5);
+
+	base = base ? base + 1 : path;
+	if (!realpath(path, real))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(cand, sizeof(cand), "%.*s/%.*s", PATH_MAX - 1, dirs[i], 120, base);
+		if (realpath(cand, creal) && !strcmp(real, creal))
+			return true;
+	}
+	return false;
+}
+
 /* The names of the *.xml files in dir, up to max; -1 if it cannot be read. */
 static int list_xml(const char *dir, char names[][TOPO_NAME_LEN], unsigned max)
 {

@@ -391,9 +391,7 @@ void vm_env_json(FILE *f)
 		(double)vm_prm.switch_ps / 1000.0, co_guests_name());
 	if (vm_prm.pcpus)
 		fprintf(f, ", \"pcpus\": %llu", (unsigned long long)vm_prm.pcpus);
-	if (vm_prm.slice_spread_pct != DEF_SLICE_SPREAD_PCT)
-		fprintf(f, ", \"slice_spread_pct\": %llu",
-			(unsigned long long)vm_prm.slice_spread_pct);
+	fprintf(f, ", \"slice_spread_pct\": %llu", (unsigned long long)vm_prm.slice_spread_pct);
 	fprintf(f, ", \"ple_yield\": \"%s\"", vm_prm.guest_yield ? "guest" : "pcpu");
 }
 
@@ -406,10 +404,12 @@ size_t vm_settings_text(char *buf, size_t len)
 	char slices[48], ple[96];
 
 	if (vm_cfs())
-		snprintf(slices, sizeof(slices), "CFS's slices");
+		snprintf(slices, sizeof(slices), "CFS's slices +-%llu%%",
+			 (unsigned long long)vm_prm.slice_spread_pct);
 	else
-		snprintf(slices, sizeof(slices), "slices of %llu us",
-			 (unsigned long long)(vm_prm.slice_ps / US_PS));
+		snprintf(slices, sizeof(slices), "slices of %llu us +-%llu%%",
+			 (unsigned long long)(vm_prm.slice_ps / US_PS),
+			 (unsigned long long)vm_prm.slice_spread_pct);
 	if (!w)
 		snprintf(ple, sizeof(ple), "no PLE");
 	else
@@ -510,6 +510,7 @@ static void first_turns(struct vm_pcpu *p)
 			if (p->cur < 0) {
 				p->cur = (int)i;
 				v->state = VC_RUNNING;
+				v->ran = true;
 			} else {
 				vm_rq_push_tail(p, i);
 			}
@@ -621,6 +622,8 @@ void vm_end(struct vm_counters *k)
 
 	if (!vm)
 		return;
+	for (unsigned i = 0; i < vm->nthreads; i++)
+		vm->k.never_ran += !vm->v[i].ran;
 	*k = vm->k;
 	free(vm->v);
 	free(vm->p);

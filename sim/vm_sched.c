@@ -142,6 +142,7 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 		p->next_buddy = -1;
 	v->state = VC_RUNNING;
 	v->start_ps = start;
+	v->ran |= counting(start);
 	p->cur = (int)i;
 	p->pick_ps = start;
 	p->slice_end_ps = start + vm_slice_len(p);

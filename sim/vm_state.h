@@ -55,6 +55,7 @@ struct vm_vcpu {
 	bool in_spin;       /* off its pCPU inside a PLE exit's directed yield */
 	bool dy_eligible;   /* KVM's dy_eligible: toggled at each look while in_spin */
 	uint64_t vr_ps;     /* CFS's virtual runtime: its time run (equal weights), placed on a wake */
+	bool ran;           /* it has had its pCPU in the measured interval */
 };
 
 struct vm_pcpu {

@@ -179,6 +179,20 @@ static void test_explain_command(void **state)
 	assert_true(csv_value(out, "duration_ms") == 2 && csv_value(out, "cs_lines") == 1);
 	assert_true(csv_value(out, "handoffs") == csv_value(out, "workload_handoffs"));
 	tl_proc_free(&p);
+	/* no handoff because one thread kept the lock: said, not "nothing to explain" */
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock ttas --threads 2 --ncs 0",
+			       bindir, TOPO), 0);
+	assert_non_null(strstr(p.out, "in each run one thread took every acquisition, the other 1 "
+				      "never got the lock"));
+	assert_null(strstr(p.out, "nothing to explain"));
+	tl_proc_free(&p);
+	/* and its CSV leaves the handoff's figures empty, as run's CSV does, not nan */
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock ttas --threads 2 --ncs 0 "
+			       "--format csv", bindir, TOPO), 0);
+	assert_null(strstr(p.out, "nan"));
+	assert_non_null(strstr(p.out, "\nhandoff_ns,\n"));
+	assert_true(csv_value(p.out, "starved") == 1);
+	tl_proc_free(&p);
 }
 
 /* Interrupts take the core for a while: their time is a part of its own,

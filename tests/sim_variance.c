@@ -29,30 +29,6 @@
 
 static const char *bindir;
 
-/* Column name's index in the CSV header line hdr, or -1. */
-static int column(const char *hdr, const char *name)
-{
-	size_t n = strlen(name);
-	int i = 0;
-
-	for (const char *p = hdr; p && *p; i++) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || !p[n]))
-			return i;
-		p = strchr(p, ',');
-		p = p ? p + 1 : NULL;
-	}
-	return -1;
-}
-
-/* Field i of the line at p. */
-static double field(const char *p, int i)
-{
-	while (i-- > 0 && p)
-		p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
-	assert_non_null(p);
-	return strtod(p, NULL);
-}
-
 struct sweep {
 	double tput[RUNS];
 	double migrations, irqs; /* summed over the runs; -1: no column */
@@ -66,9 +42,9 @@ static void run_sweep(const char *extra, struct sweep *s)
 	int ct, cm, ci;
 
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim " BASE " %s", bindir, extra), 0);
-	ct = column(p.out, "throughput_per_s");
-	cm = column(p.out, "migrations");
-	ci = column(p.out, "irqs");
+	ct = tl_csv_column(p.out, "throughput_per_s");
+	cm = tl_csv_column(p.out, "migrations");
+	ci = tl_csv_column(p.out, "irqs");
 	assert_true(ct >= 0);
 	line = strchr(p.out, '\n');
 	s->migrations = cm < 0 ? -1 : 0;
@@ -76,11 +52,11 @@ static void run_sweep(const char *extra, struct sweep *s)
 	for (unsigned r = 0; r < RUNS; r++) {
 		assert_non_null(line);
 		line++;
-		s->tput[r] = field(line, ct);
+		s->tput[r] = tl_csv_field(line, ct);
 		if (cm >= 0)
-			s->migrations += field(line, cm);
+			s->migrations += tl_csv_field(line, cm);
 		if (ci >= 0)
-			s->irqs += field(line, ci);
+			s->irqs += tl_csv_field(line, ci);
 		line = strchr(line, '\n');
 	}
 	s->out = p.out;
@@ -163,17 +139,17 @@ static void read_threads_csv(const char *path, unsigned nthreads, unsigned cpu[R
 
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
-	cr = column(line, "run");
-	ct = column(line, "tid");
-	cc = column(line, "cpu");
-	cn = column(line, "node");
+	cr = tl_csv_column(line, "run");
+	ct = tl_csv_column(line, "tid");
+	cc = tl_csv_column(line, "cpu");
+	cn = tl_csv_column(line, "node");
 	assert_true(cr >= 0 && ct >= 0 && cc >= 0 && cn >= 0);
 	while (fgets(line, sizeof(line), f)) {
-		unsigned r = (unsigned)field(line, cr), t = (unsigned)field(line, ct);
+		unsigned r = (unsigned)tl_csv_field(line, cr), t = (unsigned)tl_csv_field(line, ct);
 
 		assert_true(r < RUNS && t < nthreads && t < 8);
-		cpu[r][t] = (unsigned)field(line, cc);
-		node[r][t] = (unsigned)field(line, cn);
+		cpu[r][t] = (unsigned)tl_csv_field(line, cc);
+		node[r][t] = (unsigned)tl_csv_field(line, cn);
 		rows++;
 	}
 	fclose(f);
@@ -231,12 +207,12 @@ static double socket0_cores(unsigned n, const char *opts, unsigned phys[RUNS][8]
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket-ring-ht --lock ttas --threads %u "
 				   "--duration 2 --runs 5 --pin node:0 --format csv %s --threads-csv %s",
 			       bindir, n, opts, csv), 0);
-	cm = column(p.out, "migrations");
+	cm = tl_csv_column(p.out, "migrations");
 	assert_true(cm >= 0);
 	line = strchr(p.out, '\n');
 	for (unsigned r = 0; r < RUNS; r++, line = strchr(line + 1, '\n')) {
 		assert_non_null(line);
-		migrations += field(line + 1, cm);
+		migrations += tl_csv_field(line + 1, cm);
 	}
 	tl_proc_free(&p);
 	read_threads_csv(csv, n, cpu, node);

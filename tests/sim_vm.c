@@ -982,24 +982,26 @@ static void undercommit_run_on_cores_of_their_own(void **state)
 	} while (0)
 
 /* A --vm run says which hypervisor it had: the settings line names the
- * slices, the PLE window and whom an exit yields to, and the JSON's
+ * slices and their spread, the PLE window and whom an exit yields to, and the JSON's
  * environment gives the yield either way (a run on KVM's directed yield, the
  * default, and one on --ple-yield pcpu must not read alike). */
 static void settings_name_the_hypervisor(void **state)
 {
-	SAYS(", hypervisor: CFS's slices, PLE window ", "--overcommit", "2", "--co-guests",
+	SAYS(", hypervisor: CFS's slices +-50%, PLE window ", "--overcommit", "2", "--co-guests",
 	     "same");
 	SAYS(" growing, a PLE exit yields to its guest's vCPUs (--ple-yield guest), co-guests same",
 	     "--overcommit", "2", "--co-guests", "same");
 	SAYS(" growing, a PLE exit yields within its pCPU (--ple-yield pcpu), co-guests same",
 	     "--overcommit", "2", "--co-guests", "same", "--ple-yield", "pcpu");
-	SAYS(", hypervisor: slices of 3000 us, PLE window ", "--ple-yield", "guest", "--slice-us",
+	SAYS(", hypervisor: slices of 3000 us +-50%, PLE window ", "--ple-yield", "guest", "--slice-us",
 	     "3000");
 	SAYS(" fixed, a PLE exit yields to its guest's vCPUs (--ple-yield guest), co-guests none",
 	     "--ple-yield", "guest", "--ple-grow", "1");
 	SAYS("\"ple_yield\": \"guest\"", "--ple-window-ns", "0", "--format", "json");
 	SAYS("\"ple_yield\": \"pcpu\"", "--ple-yield", "pcpu", "--format", "json");
-	SAYS(", hypervisor: CFS's slices, no PLE, co-guests none", "--ple-window-ns", "0");
+	SAYS(", hypervisor: CFS's slices +-50%, no PLE, co-guests none", "--ple-window-ns", "0");
+	SAYS(", hypervisor: CFS's slices +-0%, ", "--slice-spread-pct", "0");
+	SAYS("\"slice_spread_pct\": 50", "--format", "json");
 }
 
 static void columns_only_with_vm(void **state)
@@ -1019,7 +1021,7 @@ static void columns_only_with_vm(void **state)
 	assert_non_null(strstr(o.out, ",overcommit,pcpus,preemptions,holder_preemptions,"
 				      "waiter_preemptions,holder_lost_ns_per_acq,"
 				      "waiter_lost_ns_per_acq,halts,kicks,wake_latency_ns,ple_exits,"
-				      "ple_yields,"));
+				      "ple_yields,vcpus_never_ran,"));
 	/* a header and a row per lock and overcommit */
 	int lines = 0;
 
@@ -1078,6 +1080,34 @@ static void short_overcommitted_run_warned(void **state)
 	    "--duration", "8", "--runs", "1", "--slice-us", "3000");
 	assert_non_null(strstr(o.err, "warning: --vm: a run of 8 ms is 2.7 slices of 3000 us "
 				      "(--slice-us)"));
+	tl_proc_free(&o);
+}
+
+/* vCPUs that a run too short never scheduled are not starved by the lock:
+ * the table's verdict says they never ran and the CSV counts them; a run
+ * long enough for every vCPU counts none. */
+static void vcpus_that_never_ran_are_named(void **state)
+{
+	struct tl_proc o;
+	const char *row;
+
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "16", "--overcommit", "3",
+	    "--duration", "5", "--runs", "1");
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, " of them never ran (their vCPUs waited for a pCPU all run)"));
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "16", "--overcommit", "3",
+	    "--duration", "5", "--runs", "1", "--format", "csv");
+	assert_int_equal(o.status, 0);
+	row = strchr(o.out, '\n') + 1;
+	assert_int_equal(tl_csv_value(o.out, row, "vcpus_never_ran"), tl_csv_value(o.out, row, "starved"));
+	assert_true(tl_csv_value(o.out, row, "vcpus_never_ran") > 0);
+	tl_proc_free(&o);
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "8", "--overcommit", "2",
+	    "--duration", "60", "--runs", "1", "--format", "csv");
+	assert_int_equal(o.status, 0);
+	row = strchr(o.out, '\n') + 1;
+	assert_int_equal(tl_csv_value(o.out, row, "vcpus_never_ran"), 0);
 	tl_proc_free(&o);
 }
 
@@ -1176,6 +1206,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(settings_name_the_hypervisor),
 		cmocka_unit_test(undercommit_run_on_cores_of_their_own),
 		cmocka_unit_test(short_overcommitted_run_warned),
+		cmocka_unit_test(vcpus_that_never_ran_are_named),
 		cmocka_unit_test(guest_preset_without_vm_warned),
 		cmocka_unit_test(bad_vm_options),
 	};

@@ -112,6 +112,41 @@ static inline char *tl_slurp_ok(const char *path, size_t *len)
 	return buf;
 }
 
+/* Column name's index in the CSV header line hdr, or -1. */
+static inline int tl_csv_column(const char *hdr, const char *name)
+{
+	size_t n = strlen(name);
+	int i = 0;
+
+	for (const char *p = hdr; p && *p && *p != '\n'; i++) {
+		if (!strncmp(p, name, n) && (p[n] == ',' || p[n] == '\n' || !p[n]))
+			return i;
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	return -1;
+}
+
+/* Field i of the CSV line at p, as a number (the test fails where the line
+ * has fewer fields). */
+static inline double tl_csv_field(const char *p, int i)
+{
+	while (i-- > 0 && p)
+		p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+	assert_non_null(p);
+	return strtod(p, NULL);
+}
+
+/* Column name of the CSV row at row, whose header is the line at hdr. */
+static inline double tl_csv_value(const char *hdr, const char *row, const char *name)
+{
+	int i = tl_csv_column(hdr, name);
+
+	if (i < 0)
+		fail_msg("no column %s", name);
+	return tl_csv_field(row, i);
+}
+
 /* snprintf that fails the test rather than truncate. */
 static inline void tl_fmt(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

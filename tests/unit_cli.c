@@ -3,6 +3,7 @@
  * one line on stderr that names the problem.  Also `list`, `--help` after
  * every sub-command, `--version`, and the command list of the hint.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static void bad_input_native(void **state)
 	BAD(p, "--threads", "run", "--lock", "ticket", "--threads", "100000");
 	BAD(p, "--cs", "run", "--lock", "ticket", "--cs", "-1");
 	BAD(p, "--ncs", "run", "--lock", "ticket", "--ncs", "exp:x");
+	BAD(p, "--ncs: exp:0 has no mean to draw from", "run", "--lock", "ticket", "--ncs", "exp:0");
 	BAD(p, "--cs-lines", "run", "--lock", "ticket", "--cs-lines", "4097");
 	BAD(p, "--locks", "run", "--lock", "ticket", "--locks", "0");
 	BAD(p, "--read-pct", "run", "--lock", "ticket", "--read-pct", "101");
@@ -209,12 +211,14 @@ static void settings_are_shown(void **state)
 					 "2", "--ops", "20", "--runs", "1", "--idle-states", "off", NULL };
 
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", dflt), 0);
-	assert_non_null(strstr(o.out, "settings: pin compact, lock home same, seed 1, memory model "
+	assert_non_null(strstr(o.out, "settings: pin compact, lock home same, seed 1, 1 run of 20 "
+				      "acquisitions a thread, memory model "
 				      "tso (the topology's), arbitration socket-first:8 (the "
 				      "topology's), no idle states (none in 2socket)\n"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", given), 0);
-	assert_non_null(strstr(o.out, "settings: pin scatter, lock home spread, seed 7, memory model "
+	assert_non_null(strstr(o.out, "settings: pin scatter, lock home spread, seed 7, 1 run of 20 "
+				      "acquisitions a thread, memory model "
 				      "sc, arbitration fifo, --smt off, no idle states (none in 2socket)\n"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", idle), 0);
@@ -236,6 +240,23 @@ static void settings_are_shown(void **state)
 		assert_non_null(strstr(o.out, "topologies/2socket.xml, arbitration socket-first:8"));
 		tl_proc_free(&o);
 	}
+	/* a copy of a shipped machine found by its name in ./topologies: said,
+	 * and the JSON gives the file's absolute path; the shipped one is not */
+	char abs[PATH_MAX];
+
+	assert_non_null(realpath(bindir, abs));
+	assert_int_equal(tl_sh(&o, "d=$(mktemp -d) && mkdir $d/topologies && cp %s/../topologies/"
+			       "2socket.xml $d/topologies/ && cd $d && %s/locklab-sim run --topo 2socket "
+			       "--lock mcs --threads 2 --ops 20 --runs 1 && %s/locklab-sim run --topo "
+			       "2socket --lock mcs --threads 2 --ops 20 --runs 1 --format json; rc=$?; "
+			       "rm -rf $d; exit $rc", abs, abs, abs), 0);
+	assert_non_null(strstr(o.out, ", topology file topologies/2socket.xml (not the shipped one), "));
+	assert_non_null(strstr(o.out, "/topologies/2socket.xml\", \"shipped\": false"));
+	tl_proc_free(&o);
+	assert_int_equal(tl_sh(&o, "cd /tmp && %s/locklab-sim run --topo 2socket --lock mcs --threads 2 "
+			       "--ops 20 --runs 1 --format json", abs), 0);
+	assert_non_null(strstr(o.out, "\"shipped\": true"));
+	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);
 	assert_non_null(strstr(o.out, "\"memory_model\": \"pso\""));
 	assert_non_null(strstr(o.out, "\"pinning\": \"none\""));

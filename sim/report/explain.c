@@ -189,7 +189,13 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 		r->runs > 1 ? buf : "", (unsigned long long)r->handoffs,
 		r->handoffs == 1 ? "" : "s", r->runs > 1 ? " in them" : "");
 	if (!r->handoffs) {
-		fprintf(f, "no handoff between two threads: nothing to explain\n");
+		if (r->acquisitions && r->starved)
+			fprintf(f, "no handoff between two threads: %s one thread took every "
+				   "acquisition, the other %u never got the lock (Jain %.3f); the "
+				   "unfairness is total and there is no handoff to explain\n",
+				r->runs > 1 ? "in each run" : "in the run", r->starved, r->jain);
+		else
+			fprintf(f, "no handoff between two threads: nothing to explain\n");
 		return;
 	}
 	fprintf(f, "handoff time %10.1f ns  (end of one critical section -> start of the next\n"
@@ -237,6 +243,16 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	verdict(f, r);
 }
 
+/* "key,value" with prec decimals; an empty value where there is none (NaN:
+ * no handoff), as run's CSV leaves a cell without a figure. */
+static void csv_real(FILE *f, const char *key, int prec, double v)
+{
+	if (isnan(v))
+		fprintf(f, "%s,\n", key);
+	else
+		fprintf(f, "%s,%.*f\n", key, prec, v);
+}
+
 static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
 	char buf[64];
@@ -256,19 +272,32 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 		fprintf(f, "duration_ms,%llu\n", (unsigned long long)cfg->duration_ms);
 	fprintf(f, "throughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
 		(unsigned long long)r->handoffs);
-	fprintf(f, "handoff_ns,%.2f\nacquire_ns,%.2f\n", r->handoff_ns, r->acquire_ns);
+	csv_real(f, "handoff_ns", 2, r->handoff_ns);
+	csv_real(f, "acquire_ns", 2, r->acquire_ns);
 	for (unsigned p = 0; p < XP_NPARTS; p++)
-		if (part_shown(p, r))
-			fprintf(f, "%s_ns,%.2f\n", part_key(p, buf, sizeof(buf)), r->part_ns[p]);
-	fprintf(f, "parts_sum_ns,%.2f\nuncovered_ns,%.2f\nworkload_handoffs,%llu\n", r->parts_sum_ns,
-		r->gap_ns, (unsigned long long)r->wl_handoffs);
-	fprintf(f, "local_frac,%.4f\nfair_local_frac,%.4f\nlongest_socket_run,%llu\n", r->local_frac,
-		r->fair_local_frac, (unsigned long long)r->longest_socket_run);
-	fprintf(f, "acq_min,%llu\nacq_max,%llu\nacq_gap_in_run,%llu\nacq_cv,%.4f\njain,%.4f\n"
-		   "starved,%u\n", (unsigned long long)r->acq_min, (unsigned long long)r->acq_max,
-		(unsigned long long)r->acq_gap, r->acq_cv, r->jain, r->starved);
-	for (unsigned i = 0; i < XP_NLINES; i++)
-		fprintf(f, "%s_misses_per_acq,%.4f\n", line_keys[i], r->line_misses_per_acq[i]);
+		if (part_shown(p, r)) {
+			char key[80];
+
+			snprintf(key, sizeof(key), "%s_ns", part_key(p, buf, sizeof(buf)));
+			csv_real(f, key, 2, r->part_ns[p]);
+		}
+	csv_real(f, "parts_sum_ns", 2, r->parts_sum_ns);
+	csv_real(f, "uncovered_ns", 2, r->gap_ns);
+	fprintf(f, "workload_handoffs,%llu\n", (unsigned long long)r->wl_handoffs);
+	csv_real(f, "local_frac", 4, r->local_frac);
+	csv_real(f, "fair_local_frac", 4, r->fair_local_frac);
+	fprintf(f, "longest_socket_run,%llu\nacq_min,%llu\nacq_max,%llu\nacq_gap_in_run,%llu\n",
+		(unsigned long long)r->longest_socket_run, (unsigned long long)r->acq_min,
+		(unsigned long long)r->acq_max, (unsigned long long)r->acq_gap);
+	csv_real(f, "acq_cv", 4, r->acq_cv);
+	csv_real(f, "jain", 4, r->jain);
+	fprintf(f, "starved,%u\n", r->starved);
+	for (unsigned i = 0; i < XP_NLINES; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "%s_misses_per_acq", line_keys[i]);
+		csv_real(f, key, 4, r->line_misses_per_acq[i]);
+	}
 }
 
 static int write_report(const struct explain_opts *o, const struct xp_report *r)
