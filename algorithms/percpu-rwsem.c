@@ -212,7 +212,7 @@ static void pcpu_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_percpu_rwsem = {
 	.name = "percpu-rwsem",
-	.desc = "per-CPU reader counts, no atomics on the readers' fast path; writer waits a 10 us grace period (assumed; Linux 3.7+)",
+	.desc = "per-CPU reader counts, no atomics on the readers' fast path; a writer waits a 10 us grace period (assumed) and spins, not sleeps (Linux 3.7, in the rcu_sync form of the 2015 -v2 series)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct pcpu_rwsem),
 	.lock_size_per_cpu = sizeof(struct pcpu_count),

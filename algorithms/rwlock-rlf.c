@@ -97,7 +97,7 @@ static void rlf_write_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_rwlock_rlf = {
 	.name = "rwlock-rlf",
-	.desc = "rwlock with a modified __read_lock_failed: a failed reader re-enters by cas once no writer holds (LKML, July 2013)",
+	.desc = "rwlock with a modified __read_lock_failed: a failed reader re-enters by cas once no writer holds (our reading, assumed: LKML, July 2013, names the change, not its code)",
 	.kind = LOCK_RWLOCK,
 	.lock_size = sizeof(struct rw_rlf),
 	.max_threads = RLF_MAX_THREADS,

@@ -61,6 +61,7 @@
 #include <locklab/rng.h>
 #include <locklab/workload.h>
 
+#include "../core/topodirs.h"
 #include "../sim/sim.h"
 
 #define ROUNDS 3
@@ -442,26 +443,6 @@ static int sweep_jobs(const char *bindir, unsigned jobs, const char *csv, double
 	return rc ? -1 : 0;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
-	bool same = fa && fb;
-	int ca, cb;
-
-	while (same) {
-		ca = getc(fa);
-		cb = getc(fb);
-		same = ca == cb;
-		if (ca == EOF)
-			break;
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
 /* The wall time of `procs` processes at once, each running the same busy
  * loop (about 0.3 s of one core of this machine); -1 when one cannot start. */
 static double busy_wall(unsigned procs)
@@ -520,7 +501,7 @@ static int bench_jobs(const char *bindir)
 		rc = sweep_jobs(bindir, j, k ? two : one, &t);
 		w[j] += t;
 		if (!rc && k)
-			same = same && same_file(one, two);
+			same = same && ll_same_bytes(one, two);
 	}
 	after = two_at_once();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

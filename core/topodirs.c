@@ -2,6 +2,7 @@
  * core/topodirs.c - the directories topology files are looked up in, and
  * the project's other files found as they are (core/topodirs.h).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,4 +79,24 @@ int ll_project_file(const char *rel, char out[PATH_MAX])
 int ll_program_dir(char out[PATH_MAX])
 {
 	return program_dirs((char(*)[PATH_MAX])out, 1) == 1 ? 0 : -1;
+}
+
+bool ll_same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa && fb;
+	int ca, cb;
+
+	while (same) {
+		ca = getc(fa);
+		cb = getc(fb);
+		same = ca == cb;
+		if (ca == EOF)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
 }

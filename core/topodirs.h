@@ -8,6 +8,7 @@
 #define CORE_TOPODIRS_H
 
 #include <limits.h>
+#include <stdbool.h>
 
 /* The directories that may hold topology files, in the order a name is
  * tried: topologies/ here, $LOCKLAB_TOPODIR, then topologies/ next to the
@@ -27,5 +28,9 @@ int ll_project_file(const char *rel, char out[PATH_MAX]);
 
 /* The running program's directory: 0, or -1 when it cannot be read. */
 int ll_program_dir(char out[PATH_MAX]);
+
+/* Whether the files at a and b can both be read and hold the same bytes
+ * (a machine's file against the shipped one; the benchmark's CSVs). */
+bool ll_same_bytes(const char *a, const char *b);
 
 #endif

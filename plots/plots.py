@@ -622,9 +622,18 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                    socket_colours=' '.join(socket_colour(k) for k in sockets),
                    heading='acquisitions per thread, %s (shade: the thread\'s socket%s; a bar '
                    'under %d%% of its panel\'s tallest has its count printed; each panel its own '
-                   'scale): %s %s, %d threads, %s' % (what, starved, round(100 * SMALL_BAR),
-                                                     backend, name, t,
-                                                     rows_workload_text(rows)))
+                   'scale): %s %s, %d threads, %s; %s' % (what, starved, round(100 * SMALL_BAR),
+                                                         backend, name, t,
+                                                         rows_workload_text(rows),
+                                                         run_of_chart(rows)))
+
+
+def run_of_chart(rows):
+    """What the bars' counts scale with: the chart's own run (plots.py's,
+    threads_argv), its length and seed."""
+    seeds = sorted({r.get('seed', '') for r in rows} - {''})
+    seed = ', seed %s' % seeds[0] if len(seeds) == 1 else ''
+    return 'counts of a run of %d ms (simulated)%s of its own' % (THREADS_RUN_MS, seed)
 
 
 def socket_of(row):
@@ -793,9 +802,14 @@ def write_sidecar(path, record):
     os.replace(sidecar(path) + '.tmp', sidecar(path))
 
 
+# The acquisitions chart's own run: its bars are counts, which scale with it.
+THREADS_RUN_MS = 2
+
+
 def threads_argv(binary, topo, locks, threads, path):
     return [binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
-            str(threads), '--runs', '1', '--format', 'csv', '--threads-csv', path]
+            str(threads), '--runs', '1', '--duration', str(THREADS_RUN_MS), '--format', 'csv',
+            '--threads-csv', path]
 
 
 def make_threads_csv(argv, path):

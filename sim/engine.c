@@ -434,6 +434,18 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 	}
 }
 
+size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len)
+{
+	bool by_path = strchr(sim_topo_of(cfg), '/');
+
+	if (len)
+		*buf = 0;
+	if (!sim.topo_loaded || (!by_path && topo_is_shipped(sim.topo.path)))
+		return 0;
+	return (size_t)snprintf(buf, len, "topology file %s%s", sim.topo.path,
+				by_path ? "" : " (not the shipped one)");
+}
+
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 {
 	char idle[160];
@@ -442,13 +454,10 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
 					      sb_model_given() ? "" : " (the topology's)");
 
-	/* a file given by its path, or found by its name in ./topologies or
-	 * $LOCKLAB_TOPODIR, may be a modified copy of a shipped machine whose
-	 * name it carries: say which file it was */
-	if (sim.topo_loaded && n < len &&
-	    (strchr(sim_topo_of(cfg), '/') || !topo_is_shipped(sim.topo.path)))
-		n += (size_t)snprintf(buf + n, len - n, ", topology file %s%s", sim.topo.path,
-				      strchr(sim_topo_of(cfg), '/') ? "" : " (not the shipped one)");
+	if (n + 2 < len && sim_topo_file_note(cfg, buf + n + 2, len - n - 2)) {
+		memcpy(buf + n, ", ", 2);
+		n += strlen(buf + n);
+	}
 	if (sim.topo_loaded && n < len) { /* the rule the local and Jain figures rest on */
 		char arb[64];
 

@@ -81,6 +81,8 @@ static void legend(const struct flc_opts *o)
 		       "scheduler noise a heading names, if any\n",
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
 		       o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
+	if (sim_topo_file_note(&o->cfg, text, sizeof(text))) /* a copy that carries a shipped name */
+		printf("the machine: %s\n", text);
 	backend_assumed(&o->cfg, text, sizeof(text));
 	printf("the times rest on the file-lock path's *assumed* syscall and slab costs "
 	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex wait, wake and wake-up delays "

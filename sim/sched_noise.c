@@ -162,7 +162,8 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 
 	*buf = 0;
 	if (mig)
-		n = (size_t)snprintf(buf, len, ", migrations every %llu us", (unsigned long long)mig);
+		n = (size_t)snprintf(buf, len, ", migrations every %llu us on average",
+				     (unsigned long long)mig);
 	if (hz && irq && n < len)
 		snprintf(buf + n, len - n, ", interrupts %llu Hz x %llu us", (unsigned long long)hz,
 			 (unsigned long long)irq);

@@ -250,6 +250,10 @@ void sim_go(void);
 void sim_end(void);
 /* The machine a configuration asks for (--topo, or the default). */
 const char *sim_topo_of(const struct wl_config *cfg);
+/* "topology file PATH" when the loaded machine's file was given by its path
+ * or, found by its name, is not the shipped file ("... (not the shipped
+ * one)"): a modified copy carries the shipped machine's name.  Else "". */
+size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len);
 
 /* place.c: thread i's core in cores[i]; -1 when they do not fit. */
 int sim_place_threads(struct wl_run *run, unsigned *cores);

@@ -159,8 +159,9 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
  * path set to the first place tried. */
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
 /* Whether the file at path is the one shipped with the program (under the
- * topologies/ directory beside it or above it, ll_shipped_topology_dirs),
- * not a copy of the same name that ./topologies or $LOCKLAB_TOPODIR holds. */
+ * topologies/ directory beside it or above it, ll_shipped_topology_dirs) or
+ * an unmodified copy of it, not a changed file of the same name that
+ * ./topologies or $LOCKLAB_TOPODIR holds. */
 bool topo_is_shipped(const char *path);
 /* The physical core of hardware thread c, named by its first thread (c
  * itself on a machine without SMT). */

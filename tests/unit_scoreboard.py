@@ -99,12 +99,19 @@ def write_board(tmp, name, files):
     return d
 
 
+def listed(p):
+    """The entry lines of a --list, without its heading."""
+    return [l for l in p.stdout.splitlines() if not l.startswith('#')]
+
+
 def test_good(tmp):
     d = write_board(tmp, 'good', {'001-x.sb': GOOD})
     p = tool(d, '--list')
-    ids = [l.split()[0] for l in p.stdout.splitlines()]
+    ids = [l.split()[0] for l in listed(p)]
     check('a good file lists its 3 entries', p.returncode == 0 and
           ids == ['001-good', '001-neutral', '001-var'], p.stdout + p.stderr)
+    check('--list says whose figure is published', p.stdout.startswith(
+        "# id  rule  published (the seed's figure"), p.stdout)
     es = sb.parse_file(os.path.join(d, '001-x.sb'), os.path.join(ROOT, 'topologies'))
     check('continuation lines join with one space',
           es[0]['mapping'] == 'jobs per minute is a rate: throughput_per_s')
@@ -114,7 +121,7 @@ def test_good(tmp):
           [('mean', 'throughput_per_s'), ('inv', 'throughput_per_s'),
            ('cv', 'throughput_per_s')])
     p = tool(d, '--list', '--only', '001-var')
-    check('--only selects', p.returncode == 0 and p.stdout.split()[0] == '001-var')
+    check('--only selects', p.returncode == 0 and [l.split()[0] for l in listed(p)] == ['001-var'])
     p = tool(d, '--list', '--only', 'nope')
     check('--only of an unknown id: status 2', p.returncode == 2)
 
@@ -188,7 +195,8 @@ def test_rules():
     ne = sb.judge_neutral
     check('neutral: +-15% pass', ne(-0.014, 0.15)[0] and ne(-0.014, -0.15)[0])
     check('neutral: +15.1% and -15.1% fail', not ne(-0.014, 0.151)[0] and not ne(-0.014, -0.151)[0])
-    check('neutral error is in points', abs(ne(-0.014, -0.072)[1] + 0.058) < 1e-12)
+    check('neutral error is the simulated change the band judges',
+          abs(ne(-0.014, -0.072)[1] + 0.072) < 1e-12)
     va = sb.judge_variance
     check('variance: order kept, larger within 2x pass',
           va((1.12, 0.04), (0.56, 0.1))[0] and va((1.12, 0.04), (2.24, 0.5))[0]
@@ -246,9 +254,13 @@ def test_end_to_end(tmp, bindir):
              bindir=bindir)
     check('--only writes scoreboard-only.csv, not the board\'s file',
           p.returncode == 0 and os.listdir(only) == ['scoreboard-only.csv'], str(os.listdir(only)))
+    umask = os.umask(0)
+    os.umask(umask)
+    check('the CSV has a results file\'s mode (the umask\'s), not a temporary file\'s 0600',
+          os.stat(os.path.join(only, 'scoreboard-only.csv')).st_mode & 0o777 == 0o666 & ~umask)
     p = tool(FIXTURE, '--list', '--only', '900-fixture.sb')
     check('--only FILE.sb: every entry of the file', p.returncode == 0 and
-          len(p.stdout.splitlines()) == 4, p.stdout + p.stderr)
+          len(listed(p)) == 4, p.stdout + p.stderr)
     p = tool(FIXTURE, '--list', '--only', 'nope.sb')
     check('--only with a file not on the board: status 2', p.returncode == 2 and
           'no file nope.sb' in p.stderr, p.stderr)
@@ -543,8 +555,8 @@ def test_sim_command(tmp, bindir):
           p.returncode == 0 and '004-lockref-snb' in p.stdout, p.stdout + p.stderr)
     p = run('--list', '--only=004-lockref-snb', '--board=' + os.path.join(ROOT, 'scoreboard'))
     check('locklab-sim scoreboard --opt=VALUE: passed on as the runner takes it',
-          p.returncode == 0 and p.stdout.split() == ['004-lockref-snb', 'neutral', '-1.4%',
-                                                     'snb-laptop'], p.stdout + p.stderr)
+          p.returncode == 0 and [l.split() for l in listed(p)] ==
+          [['004-lockref-snb', 'neutral', '-1.4%', 'snb-laptop']], p.stdout + p.stderr)
     p = run('--list', '--only', '--bin')
     check('locklab-sim scoreboard --only --bin: --only lacks its value (not the --bin line)',
           p.returncode == 2 and '--only: needs a value' in p.stderr, p.stdout + p.stderr)

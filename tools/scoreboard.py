@@ -247,8 +247,9 @@ def judge_change(pub, sim):
 
 
 def judge_neutral(pub, sim):
-    """(passed, error): error is simulated - published."""
-    return abs(sim) <= NEUTRAL_PASS + EPS, sim - pub
+    """(passed, error): error is the simulated change itself, which the rule
+    judges against +-15% (not its distance from the published change)."""
+    return abs(sim) <= NEUTRAL_PASS + EPS, sim
 
 
 def same_order(pub, sim):
@@ -581,6 +582,9 @@ def write_csv(path, entries, results, seeds=1, append=None):
     d = os.path.dirname(path) or '.'
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix='.scoreboard-', suffix='.tmp')
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is not a results file's mode
     with os.fdopen(fd, 'w') as f:
         f.write(CSV_HEAD + '\n')
         for e in entries:
@@ -737,6 +741,9 @@ def appended_refused(results):
 
 
 def list_entries(entries):
+    """A line an entry, under a heading that says whose figure 'published'
+    is (the seed's, not a simulated one)."""
+    print('# id  rule  published (the seed\'s figure; variance: the two sigma/means)  machine')
     for e in entries:
         print('%s  %s  %s  %s' % (e['id'], e['rule'], e['published'],
                                   e['machine']))
@@ -783,8 +790,10 @@ def main(argv):
         sys.stderr.write('scoreboard: %s: metric: %s\n' % (e['at'].get('metric', e['where']),
                                                           results[e['id']]['failed']))
     if opts['chart'] and entries:
-        ok &= draw_chart(csvpath, os.path.join(opts['results'], name),
-                         chart_caption(count_line(entries, results, opts['append'])))
+        count = count_line(entries, results, opts['append'])
+        if opts['only']:  # a part of the board: its count is not the board's
+            count = 'a part of the board (--only): ' + count
+        ok &= draw_chart(csvpath, os.path.join(opts['results'], name), chart_caption(count))
     return 2 if bad else 0 if ok else 1
 
 

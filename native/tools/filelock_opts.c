@@ -84,7 +84,12 @@ static void fl_usage(FILE *f)
 {
 	fprintf(f, "usage: locklab-native filelock [--test flock,posix,lease] [--procs N] [--shared|--private]\n"
 		   "              [--iterations N] [--runs R] [--pin POLICY] [--dir DIR] [--csv FILE]\n"
-		   "              [--timeout S]  file locks between processes (docs/validate.md)\n");
+		   "              [--timeout S]  file locks between processes (docs/validate.md);\n"
+		   "              defaults: --test flock,posix,lease, --procs one a PU of this\n"
+		   "              machine, both --shared and --private, --iterations %d, --runs %d,\n"
+		   "              --pin compact, --dir $TMPDIR or /tmp (a new directory in it), --timeout %d s\n"
+		   "              (the simulator's filelock has other defaults: its --help)\n",
+		FL_DEFAULT_ITERS, FL_DEFAULT_RUNS, FL_DEFAULT_TIMEOUT_S);
 }
 
 const struct ll_command native_filelock_cmd = {
