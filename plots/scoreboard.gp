@@ -43,15 +43,16 @@ wrong = -lim - 1.3
 
 set title "locklab scoreboard: each entry against its pass band (shaded: passes)" . \
 	  (count ne '' ? "\n" . count : '')
-set xlabel "log2(simulated / published) for change and variance entries; simulated change / 15% for neutral ones" offset 0,-1
+set xlabel "log2(simulated / published): change and variance entries (ticks' 2nd line); simulated change / 15%: neutral ones (3rd)" offset 0,-2.5
 set xrange [wrong - 0.6 : lim + 0.3]
 set yrange [-1 : n]
-set xtics ("wrong sign\nor order" wrong, "-4 (1/16)" -4, "-3" -3, "-2 (1/4)" -2, "-1 (1/2)" -1, "0" 0, \
-           "1 (x2)" 1, "2 (x4)" 2, "3" 3, "4 (x16)" 4)
+# each tick in both readings: a factor (change, variance), a change (neutral)
+set xtics ("wrong sign\nor order" wrong, "-4\n1/16\n-60%%" -4, "-3" -3, "-2\n1/4\n-30%%" -2, \
+           "-1\n1/2\n-15%%" -1, "0" 0, "1\nx2\n+15%%" 1, "2\nx4\n+30%%" 2, "3" 3, "4\nx16\n+60%%" 4)
 set ytics scale 0 font ",9"
 set grid xtics
 set key outside top center horizontal
-set bmargin 5
+set bmargin 8
 set object 1 rect from -1, graph 0 to 1, graph 1 fc rgb "#d9f0d3" fs solid 1.0 noborder behind
 set arrow 1 from -lim - 0.65, graph 0 to -lim - 0.65, graph 1 nohead lt 0 lc rgb "#808080"
 
