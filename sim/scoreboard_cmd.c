@@ -70,6 +70,8 @@ static int scoreboard_main(int argc, char **argv)
 	args[2] = "--bin";
 	args[3] = bindir;
 	args[n] = NULL;
+	if (setenv("LOCKLAB_SCOREBOARD_PROG", "locklab-sim: scoreboard", 1)) /* its errors as ours */
+		return ll_bad("scoreboard", "cannot set the environment: %s", strerror(errno));
 	fflush(NULL);
 	execvp(args[0], args);
 	return ll_bad("scoreboard", "cannot run python3: %s", strerror(errno));

@@ -557,6 +557,10 @@ def test_sim_command(tmp, bindir):
     check('locklab-sim scoreboard --opt=VALUE: passed on as the runner takes it',
           p.returncode == 0 and [l.split() for l in listed(p)] ==
           [['004-lockref-snb', 'neutral', '-1.4%', 'snb-laptop']], p.stdout + p.stderr)
+    p = run('--list', '--only', 'nope')
+    check('locklab-sim scoreboard: the runner\'s own errors name locklab-sim, as the command\'s do',
+          p.returncode == 2 and p.stderr.startswith('locklab-sim: scoreboard: --only: no entry nope'),
+          p.stderr)
     p = run('--list', '--only', '--bin')
     check('locklab-sim scoreboard --only --bin: --only lacks its value (not the --bin line)',
           p.returncode == 2 and '--only: needs a value' in p.stderr, p.stdout + p.stderr)

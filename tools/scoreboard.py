@@ -51,6 +51,9 @@ RULES = ('change', 'neutral', 'variance')
 FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
              '--threads-csv', '--graphs', '--progress', '--seed')
 MAX_SEEDS = 20
+# How errors name the runner: `locklab-sim scoreboard` says it ran it
+# (sim/scoreboard_cmd.c sets this), as its own errors are said.
+PROG = os.environ.get('LOCKLAB_SCOREBOARD_PROG', 'scoreboard')
 APPEND_NOTE = 'not the board: every command with %s appended'
 ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
               'procs')
@@ -602,10 +605,10 @@ def draw_chart(csvpath, out, count):
         p = subprocess.run(argv, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
     except OSError as e:
-        sys.stderr.write('scoreboard: cannot run gnuplot: %s\n' % e)
+        sys.stderr.write(PROG + ': cannot run gnuplot: %s\n' % e)
         return False
     if p.returncode != 0:
-        sys.stderr.write('scoreboard: gnuplot failed:\n%s' % p.stderr)
+        sys.stderr.write(PROG + ': gnuplot failed:\n%s' % p.stderr)
         return False
     return True
 
@@ -613,7 +616,7 @@ def draw_chart(csvpath, out, count):
 # ---- main ------------------------------------------------------------------
 
 def usage_error(msg):
-    sys.stderr.write('scoreboard: %s (--help: usage)\n' % msg)
+    sys.stderr.write(PROG + ': %s (--help: usage)\n' % msg)
     sys.exit(2)
 
 
@@ -754,10 +757,10 @@ def main(argv):
     try:
         entries = parse_board(opts['board'], os.path.join(ROOT, 'topologies'))
     except (EntryError, OSError) as e:
-        sys.stderr.write('scoreboard: %s\n' % e)
+        sys.stderr.write(PROG + ': %s\n' % e)
         return 2
     if not entries:
-        sys.stderr.write('scoreboard: %s: no entries (no .sb file, or only comments)\n'
+        sys.stderr.write(PROG + ': %s: no entries (no .sb file, or only comments)\n'
                          % opts['board'])
         return 2
     entries = select(entries, opts['only'])
@@ -766,7 +769,7 @@ def main(argv):
         return 0
     binary = os.path.join(os.path.abspath(opts['bin']), 'locklab-sim')
     if not os.access(binary, os.X_OK):
-        sys.stderr.write('scoreboard: no %s (build it: scons)\n' % binary)
+        sys.stderr.write(PROG + ': no %s (build it: scons)\n' % binary)
         return 2
     # a part of the board (--only), or another board (--append), does not
     # replace the whole board's files
@@ -779,7 +782,7 @@ def main(argv):
     results = run_board(binary, entries, opts['jobs'], walls, opts['seeds'])
     refused = appended_refused(results) if opts['append'] else None
     if refused:  # a typo in --append, not entries that failed: one line, as for any bad input
-        sys.stderr.write('scoreboard: --append %s: every command refused it: %s\n'
+        sys.stderr.write(PROG + ': --append %s: every command refused it: %s\n'
                          % (shlex.quote(opts['append']), refused))
         return 2
     print_board(entries, results, opts['seeds'], opts['append'])
@@ -787,7 +790,7 @@ def main(argv):
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
     for e in bad:  # a typo in the board, not a failure of the model
-        sys.stderr.write('scoreboard: %s: metric: %s\n' % (e['at'].get('metric', e['where']),
+        sys.stderr.write(PROG + ': %s: metric: %s\n' % (e['at'].get('metric', e['where']),
                                                           results[e['id']]['failed']))
     if opts['chart'] and entries:
         count = count_line(entries, results, opts['append'])
@@ -837,7 +840,7 @@ def main_flushed(argv):
             sys.stdout = open(os.devnull, 'w')  # the interpreter's own flush at exit
         except OSError:
             pass
-        sys.stderr.write('scoreboard: cannot write the standard output: %s\n' % e)
+        sys.stderr.write(PROG + ': cannot write the standard output: %s\n' % e)
         return 1
 
 
