@@ -28,7 +28,9 @@ struct config_sum {
 	size_t runs;
 	double jain, local, p99; /* means over the runs (jain: of those with acquisitions; local: with handoffs) */
 	unsigned starved_min, starved_max, starved_runs, threads;
-	unsigned never_ran_max; /* under --vm: threads whose vCPU never ran, the most in a run */
+	/* under --vm: threads whose vCPU never ran, the fewest and the most in a
+	 * run, and the runs with any */
+	unsigned never_ran_min, never_ran_max, never_ran_runs;
 	uint64_t acq_fewest; /* the fewest acquisitions of a run */
 	bool ncs_outlasts;   /* the mean time between acquisitions as long as a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
@@ -87,8 +89,11 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->starved_min = r->starved < c->starved_min ? r->starved : c->starved_min;
 		c->starved_max = r->starved > c->starved_max ? r->starved : c->starved_max;
 		c->starved_runs += r->starved > 0;
+		if (i == from || r->vm.never_ran < c->never_ran_min)
+			c->never_ran_min = r->vm.never_ran;
 		if (r->vm.never_ran > c->never_ran_max)
 			c->never_ran_max = r->vm.never_ran;
+		c->never_ran_runs += r->vm.never_ran > 0;
 		if (i == from || r->acquisitions < c->acq_fewest)
 			c->acq_fewest = r->acquisitions;
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
@@ -290,10 +295,14 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	if (c->starved_min != c->starved_max && !c->starved_min)
 		fprintf(f, "in %u of %zu runs; ", c->starved_runs, c->runs);
 	fprintf(f, "Jain %.2f)", c->jain);
-	if (c->never_ran_max) /* not the lock's doing: the host never ran them */
-		fprintf(f, "; %s%u of them never ran (their vCPUs waited for a pCPU all run): a "
+	if (c->never_ran_max && c->never_ran_min == c->never_ran_max) /* the host's doing */
+		fprintf(f, "; %u of them never ran (their vCPUs waited for a pCPU all run): a "
 			   "longer --duration tells, and the throughput is the others'",
-			 c->starved_min != c->starved_max ? "up to " : "", c->never_ran_max);
+			 c->never_ran_max);
+	else if (c->never_ran_max) /* some runs' starvation is the host's, some the lock's */
+		fprintf(f, "; in %u of %zu runs up to %u of them never ran (their vCPUs waited for a "
+			   "pCPU all run): a longer --duration tells",
+			 c->never_ran_runs, c->runs, c->never_ran_max);
 	else if (c->acq_fewest < c->threads) /* fewer than one each: no lock could serve all */
 		fprintf(f, "; but a run made %" PRIu64 " acquisitions for %u threads: too short to "
 			   "give each one, whatever the lock (a longer --duration tells)",

@@ -587,7 +587,7 @@ def thread_rows(rows):
 SMALL_BAR = 0.03
 
 
-def acquisitions_chart(name, rows, outdir, tmp, threads=None):
+def acquisitions_chart(name, rows, outdir, tmp, threads=None, own_run=False):
     if not rows:
         return True
     tcounts = sorted({int(r['threads']) for r in rows})
@@ -625,14 +625,18 @@ def acquisitions_chart(name, rows, outdir, tmp, threads=None):
                    'scale): %s %s, %d threads, %s; %s' % (what, starved, round(100 * SMALL_BAR),
                                                          backend, name, t,
                                                          rows_workload_text(rows),
-                                                         run_of_chart(rows)))
+                                                         run_of_chart(rows, own_run)))
 
 
-def run_of_chart(rows):
+def run_of_chart(rows, own_run):
     """What the bars' counts scale with: the chart's own run (plots.py's,
-    threads_argv), its length and seed."""
+    threads_argv), its length and seed; or, charted from a per-thread CSV
+    that was already there (no --bin, --no-sweeps), whose length the CSV
+    does not give, only that."""
     seeds = sorted({r.get('seed', '') for r in rows} - {''})
     seed = ', seed %s' % seeds[0] if len(seeds) == 1 else ''
+    if not own_run:
+        return 'counts of the run of the per-thread CSV found (its length not recorded)%s' % seed
     return 'counts of a run of %d ms (simulated)%s of its own' % (THREADS_RUN_MS, seed)
 
 
@@ -1002,7 +1006,7 @@ def sweep_charts(a, outdir, tmp):
         if cached_sweep(path, binary, a.topo, [argv], lambda: make_threads_csv(argv, path)):
             rows = read_csv(path, ('lock', 'threads', 'tid', 'acquisitions'))
             ok &= rows is not None and acquisitions_chart(topo, rows, outdir, tmp,
-                                                          a.thread_count)
+                                                          a.thread_count, binary is not None)
         elif binary:
             ok = False
     if 'crossover' in a.only:

@@ -436,14 +436,18 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 
 size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len)
 {
-	bool by_path = strchr(sim_topo_of(cfg), '/');
+	bool by_path = topo_given_as_path(sim_topo_of(cfg));
+	enum topo_shipped st;
 
 	if (len)
 		*buf = 0;
-	if (!sim.topo_loaded || (!by_path && topo_is_shipped(sim.topo.path)))
+	if (!sim.topo_loaded)
+		return 0;
+	st = topo_shipped_state(sim.topo.path);
+	if (!by_path && st == TOPO_SHIPPED)
 		return 0;
 	return (size_t)snprintf(buf, len, "topology file %s%s", sim.topo.path,
-				by_path ? "" : " (not the shipped one)");
+				!by_path && st == TOPO_CHANGED ? " (not the shipped one)" : "");
 }
 
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)

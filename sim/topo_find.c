@@ -61,21 +61,35 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 	return -1;
 }
 
-bool topo_is_shipped(const char *path)
+bool topo_given_as_path(const char *name_or_path)
+{
+	return looks_like_path(name_or_path);
+}
+
+enum topo_shipped topo_shipped_state(const char *path)
 {
 	char real[PATH_MAX], dirs[5][PATH_MAX], cand[PATH_MAX + 128], creal[PATH_MAX];
 	const char *base = strrchr(path, '/');
 	unsigned n = ll_shipped_topology_dirs(dirs, 5);
+	bool named = false;
 
 	base = base ? base + 1 : path;
 	if (!realpath(path, real))
-		return false;
+		return TOPO_NOT_SHIPPED;
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(cand, sizeof(cand), "%.*s/%.*s", PATH_MAX - 1, dirs[i], 120, base);
-		if (realpath(cand, creal) && (!strcmp(real, creal) || ll_same_bytes(real, creal)))
-			return true; /* the file itself, or a copy of it as shipped */
+		if (!realpath(cand, creal))
+			continue;
+		if (!strcmp(real, creal) || ll_same_bytes(real, creal))
+			return TOPO_SHIPPED; /* the file itself, or a copy of it as shipped */
+		named = true;
 	}
-	return false;
+	return named ? TOPO_CHANGED : TOPO_NOT_SHIPPED;
+}
+
+bool topo_is_shipped(const char *path)
+{
+	return topo_shipped_state(path) == TOPO_SHIPPED;
 }
 
 /* The names of the *.xml files in dir, up to max; -1 if it cannot be read. */

@@ -163,6 +163,14 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
  * an unmodified copy of it, not a changed file of the same name that
  * ./topologies or $LOCKLAB_TOPODIR holds. */
 bool topo_is_shipped(const char *path);
+/* The same, finer: the shipped file (or a copy of it unchanged), a file that
+ * differs from the shipped one of its name, or one whose name no shipped
+ * machine has. */
+enum topo_shipped { TOPO_SHIPPED, TOPO_CHANGED, TOPO_NOT_SHIPPED };
+enum topo_shipped topo_shipped_state(const char *path);
+/* Whether --topo's value is a path (a '/', or ending in .xml), not a name
+ * looked up in the topologies directories. */
+bool topo_given_as_path(const char *name_or_path);
 /* The physical core of hardware thread c, named by its first thread (c
  * itself on a machine without SMT). */
 static inline unsigned topo_phys(const struct topo *t, unsigned c)

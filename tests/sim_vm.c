@@ -1084,8 +1084,9 @@ static void short_overcommitted_run_warned(void **state)
 }
 
 /* vCPUs that a run too short never scheduled are not starved by the lock:
- * the table's verdict says they never ran and the CSV counts them; a run
- * long enough for every vCPU counts none. */
+ * the table's verdict says they never ran (in how many runs, where not in
+ * all) and the CSV counts them; a run long enough for every vCPU counts
+ * none. */
 static void vcpus_that_never_ran_are_named(void **state)
 {
 	struct tl_proc o;
@@ -1095,6 +1096,14 @@ static void vcpus_that_never_ran_are_named(void **state)
 	    "--duration", "5", "--runs", "1");
 	assert_int_equal(o.status, 0);
 	assert_non_null(strstr(o.out, " of them never ran (their vCPUs waited for a pCPU all run)"));
+	tl_proc_free(&o);
+	/* over runs where only some left vCPUs unscheduled, the verdict says in
+	 * how many, not as if every run's starvation were the host's */
+	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "16", "--overcommit", "3",
+	    "--duration", "5", "--runs", "4");
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "; in 2 of 4 runs up to 11 of them never ran (their vCPUs "));
+	assert_null(strstr(o.out, "and the throughput is the others'"));
 	tl_proc_free(&o);
 	RUN(&o, "run", "--topo", TOPO, "--lock", "ticket", "--vm", "16", "--overcommit", "3",
 	    "--duration", "5", "--runs", "1", "--format", "csv");

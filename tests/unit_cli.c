@@ -246,14 +246,15 @@ static void settings_are_shown(void **state)
 	char abs[PATH_MAX];
 
 	assert_non_null(realpath(bindir, abs));
-	assert_int_equal(tl_sh(&o, "d=$(mktemp -d) && mkdir $d/topologies && cp %s/../topologies/"
-			       "2socket.xml $d/topologies/ && cd $d && %s/locklab-sim run --topo 2socket "
+	assert_int_equal(tl_sh(&o, "unset LOCKLAB_TOPODIR; d=$(mktemp -d) || exit 1; "
+			       "mkdir \"$d/topologies\" && cp '%s/../topologies/2socket.xml' "
+			       "\"$d/topologies/\" && cd \"$d\" && '%s/locklab-sim' run --topo 2socket "
 			       "--lock mcs --threads 2 --ops 20 --runs 1 && echo '<!-- changed -->' >> "
-			       "topologies/2socket.xml && %s/locklab-sim run --topo 2socket --lock mcs "
-			       "--threads 2 --ops 20 --runs 1 && %s/locklab-sim filelock --topo 2socket "
-			       "--test flock --procs 2 --iterations 5 --runs 1 && %s/locklab-sim run --topo "
-			       "2socket --lock mcs --threads 2 --ops 20 --runs 1 --format json; rc=$?; "
-			       "rm -rf $d; exit $rc", abs, abs, abs, abs, abs), 0);
+			       "topologies/2socket.xml && '%s/locklab-sim' run --topo 2socket --lock mcs "
+			       "--threads 2 --ops 20 --runs 1 && '%s/locklab-sim' filelock --topo 2socket "
+			       "--test flock --procs 2 --iterations 5 --runs 1 && '%s/locklab-sim' run "
+			       "--topo 2socket --lock mcs --threads 2 --ops 20 --runs 1 --format json; "
+			       "rc=$?; cd / && rm -rf \"$d\"; exit $rc", abs, abs, abs, abs, abs), 0);
 	/* the unchanged copy's table first: no file named there */
 	assert_true(strstr(o.out, "topology file") > strstr(strstr(o.out, "settings:") + 1, "settings:"));
 	assert_non_null(strstr(o.out, ", topology file topologies/2socket.xml (not the shipped one), "));
@@ -261,8 +262,9 @@ static void settings_are_shown(void **state)
 				      "shipped one)\n"));
 	assert_non_null(strstr(o.out, "/topologies/2socket.xml\", \"shipped\": false"));
 	tl_proc_free(&o);
-	assert_int_equal(tl_sh(&o, "cd /tmp && %s/locklab-sim run --topo 2socket --lock mcs --threads 2 "
-			       "--ops 20 --runs 1 --format json", abs), 0);
+	assert_int_equal(tl_sh(&o, "unset LOCKLAB_TOPODIR; d=$(mktemp -d) || exit 1; cd \"$d\" && "
+			       "'%s/locklab-sim' run --topo 2socket --lock mcs --threads 2 --ops 20 "
+			       "--runs 1 --format json; rc=$?; cd / && rm -rf \"$d\"; exit $rc", abs), 0);
 	assert_non_null(strstr(o.out, "\"shipped\": true"));
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", json), 0);

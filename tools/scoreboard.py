@@ -42,6 +42,8 @@ import tempfile
 import textwrap
 import time
 
+import report  # tools/report.py: write_whole, a results file written whole
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 KEYS = ('id', 'source', 'machine', 'baseline', 'variant', 'metric',
@@ -584,15 +586,8 @@ def write_csv(path, entries, results, seeds=1, append=None):
     """Writes the whole file under a temporary name, then renames it."""
     d = os.path.dirname(path) or '.'
     os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix='.scoreboard-', suffix='.tmp')
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)  # mkstemp's 0600 is not a results file's mode
-    with os.fdopen(fd, 'w') as f:
-        f.write(CSV_HEAD + '\n')
-        for e in entries:
-            f.write(csv_line(e, results[e['id']], seeds, append) + '\n')
-    os.replace(tmp, path)
+    lines = [CSV_HEAD] + [csv_line(e, results[e['id']], seeds, append) for e in entries]
+    report.write_whole(path, '\n'.join(lines) + '\n')  # 0644, not mkstemp's 0600
 
 
 def draw_chart(csvpath, out, count):
