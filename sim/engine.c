@@ -405,7 +405,8 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 
 		fprintf(f, ", \"path\": "); /* absolute: the file a relative path named here */
 		output_json_string(f, realpath(sim.topo.path, real) ? real : sim.topo.path);
-		fprintf(f, ", \"shipped\": %s", topo_is_shipped(sim.topo.path) ? "true" : "false");
+		fprintf(f, ", \"shipped\": %s",
+			topo_shipped_state(sim.topo.path) == TOPO_SHIPPED ? "true" : "false");
 		fprintf(f, ", \"cores\": %u, \"sockets\": %u, \"classes\": %u, \"protocol\": \"%s\"",
 			sim.topo.ncores, sim.topo.nsockets, sim.topo.nclasses,
 			protocol_name(sim.topo.protocol));
@@ -452,16 +453,14 @@ size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len)
 
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 {
-	char idle[160];
+	char idle[160], note[PATH_MAX + 64];
 	size_t n = cfg && cfg->vm_vcpus
 			   ? (size_t)snprintf(buf, len, ", memory model sc (every --vm run is)")
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
 					      sb_model_given() ? "" : " (the topology's)");
 
-	if (n + 2 < len && sim_topo_file_note(cfg, buf + n + 2, len - n - 2)) {
-		memcpy(buf + n, ", ", 2);
-		n += strlen(buf + n);
-	}
+	if (sim_topo_file_note(cfg, note, sizeof(note)) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %s", note);
 	if (sim.topo_loaded && n < len) { /* the rule the local and Jain figures rest on */
 		char arb[64];
 

@@ -27,7 +27,7 @@ static bool is_readable_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static bool looks_like_path(const char *s)
+bool topo_given_as_path(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -43,7 +43,7 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 		topo_strcpy(path, pathlen, "");
 		return -1;
 	}
-	if (looks_like_path(name_or_path)) {
+	if (topo_given_as_path(name_or_path)) {
 		topo_strcpy(path, pathlen, name_or_path);
 		return is_readable_file(path) ? 0 : -1;
 	}
@@ -59,11 +59,6 @@ int topo_resolve(const char *name_or_path, char *path, size_t pathlen)
 		}
 	}
 	return -1;
-}
-
-bool topo_given_as_path(const char *name_or_path)
-{
-	return looks_like_path(name_or_path);
 }
 
 enum topo_shipped topo_shipped_state(const char *path)
@@ -85,11 +80,6 @@ enum topo_shipped topo_shipped_state(const char *path)
 		named = true;
 	}
 	return named ? TOPO_CHANGED : TOPO_NOT_SHIPPED;
-}
-
-bool topo_is_shipped(const char *path)
-{
-	return topo_shipped_state(path) == TOPO_SHIPPED;
 }
 
 /* The names of the *.xml files in dir, up to max; -1 if it cannot be read. */
@@ -178,7 +168,7 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 	}
 	if (topo_resolve(name_or_path, path, len) == 0)
 		return 0;
-	if (looks_like_path(name_or_path)) {
+	if (topo_given_as_path(name_or_path)) {
 		char name[TOPO_NAME_LEN], other[PATH_MAX];
 		size_t n = strlen(name_or_path);
 		struct stat st;

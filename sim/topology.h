@@ -160,12 +160,9 @@ int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen
 int topo_resolve(const char *name_or_path, char *path, size_t pathlen);
 /* Whether the file at path is the one shipped with the program (under the
  * topologies/ directory beside it or above it, ll_shipped_topology_dirs) or
- * an unmodified copy of it, not a changed file of the same name that
- * ./topologies or $LOCKLAB_TOPODIR holds. */
-bool topo_is_shipped(const char *path);
-/* The same, finer: the shipped file (or a copy of it unchanged), a file that
- * differs from the shipped one of its name, or one whose name no shipped
- * machine has. */
+ * an unmodified copy of it; a file that differs from the shipped one of its
+ * name (a changed copy in ./topologies or $LOCKLAB_TOPODIR); or one whose
+ * name no shipped machine has. */
 enum topo_shipped { TOPO_SHIPPED, TOPO_CHANGED, TOPO_NOT_SHIPPED };
 enum topo_shipped topo_shipped_state(const char *path);
 /* Whether --topo's value is a path (a '/', or ending in .xml), not a name
