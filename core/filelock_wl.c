@@ -374,6 +374,23 @@ static int lock_call(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t ty
 	return rc;
 }
 
+/* One system call: not preempted inside (CONFIG_PREEMPT_NONE: it may only
+ * sleep), its return to user space a preemption point.  A call that
+ * succeeds puts the process in phase `then` before that point, so that a
+ * preemption there is counted as what the process is by then. */
+static int syscall(struct flw *w, struct wl_thread *t, unsigned p, struct flw_ctx *ctx,
+		   uint32_t type, struct flw_counters *c, int then)
+{
+	int rc;
+
+	ll_preempt_disable();
+	rc = lock_call(w, p, ctx, type, c);
+	if (!rc)
+		__atomic_store_n(&t->phase, then, __ATOMIC_RELAXED);
+	ll_preempt_enable();
+	return rc;
+}
+
 /* ------------------------------------------------ the processes */
 
 static void flw_thread(struct wl_run *run, unsigned tid)
@@ -390,16 +407,14 @@ static void flw_thread(struct wl_run *run, unsigned tid)
 	ll_delay_ns(run_seed(run->seed, tid) % FLW_SKEW_NS);
 	for (uint64_t k = 0; k < w->fc.iterations; k++) {
 		__atomic_store_n(&t->phase, PH_ACQUIRING, __ATOMIC_RELAXED);
-		while (lock_call(w, tid, w->ctx[file], type, &pr->c))
+		while (syscall(w, t, tid, w->ctx[file], type, &pr->c, PH_HOLDING))
 			; /* a lease refused: lockperf retries */
-		__atomic_store_n(&t->phase, PH_HOLDING, __ATOMIC_RELAXED);
 		if (excl && __atomic_add_fetch(&chk->inside, 1, __ATOMIC_ACQ_REL) != 1)
 			pr->c.violations++;
 		ll_delay_ns(FLW_SYSCALL_NS); /* back to user space and in again */
 		if (excl)
 			__atomic_sub_fetch(&chk->inside, 1, __ATOMIC_ACQ_REL);
-		lock_call(w, tid, w->ctx[file], FLW_UNLCK, &pr->c);
-		__atomic_store_n(&t->phase, PH_OUTSIDE, __ATOMIC_RELAXED);
+		syscall(w, t, tid, w->ctx[file], FLW_UNLCK, &pr->c, PH_OUTSIDE);
 		t->acquisitions++;
 		__atomic_store_n(&t->last_progress_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	}
@@ -510,6 +525,11 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->has_noise |= c->has_noise;
 	sum->migrations += c->migrations;
 	sum->irqs += c->irqs;
+	sum->has_sched |= c->has_sched;
+	sum->preemptions += c->preemptions;
+	sum->holder_preemptions += c->holder_preemptions;
+	sum->call_preemptions += c->call_preemptions;
+	sum->holder_lost_ns += c->holder_lost_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
 }
@@ -602,6 +622,10 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	run.nthreads = procs;
 	run.run_index = idx;
 	run.seed = run_seed(c.seed, idx);
+	if (c.vm_vcpus) { /* more processes than CPUs: the backend's OS schedules them */
+		run.overcommit = c.overcommit[0];
+		run.vm_pcpus = wl_vm_pcpus(c.vm_vcpus, run.overcommit);
+	}
 	run.threads = calloc(procs, sizeof(*run.threads));
 	if (!run.threads || flw_init(&w, fc, procs)) {
 		free(run.threads);
@@ -617,11 +641,21 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	wl_teardown(&run);
 	*secs = run_seconds(&w);
 	sum_counters(&w, cnt);
+	if (!failed && cnt->violations) {
+		failed = 1;
+		snprintf(why, len, "two processes held the exclusive lock at once, %llu times",
+			 (unsigned long long)cnt->violations);
+	}
 	memcpy(cnt->idle_wakes, rc.sim.idle_wakes, sizeof(cnt->idle_wakes));
 	cnt->idle_exit_ns = rc.sim.idle_exit_ps / 1000;
 	cnt->has_noise = rc.sim.has_noise;
 	cnt->migrations = rc.sim.migrations;
 	cnt->irqs = rc.sim.irqs;
+	cnt->has_sched = rc.vm.has_vm;
+	cnt->preemptions = rc.vm.preemptions;
+	cnt->holder_preemptions = rc.vm.holder_preemptions;
+	cnt->call_preemptions = rc.vm.waiter_preemptions;
+	cnt->holder_lost_ns = rc.vm.holder_lost_ps / 1000;
 	free(run.threads);
 	free(w.proc);
 	free(w.check);

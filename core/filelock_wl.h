@@ -46,6 +46,13 @@ struct flw_counters {
 	/* the simulator's scheduler noise (--pin none or node:N): has_noise when on */
 	bool has_noise;
 	uint64_t migrations, irqs;
+	/* the simulator's OS model, when the processes outnumber their cpus:
+	 * processes descheduled while runnable; those of them between a
+	 * granted lock call and its unlock call, and the time those then
+	 * waited for their cpu; those inside a lock call (none: a call is
+	 * not preempted, sim/vm.h, "Processes") */
+	bool has_sched;
+	uint64_t preemptions, holder_preemptions, holder_lost_ns, call_preemptions;
 };
 
 /* sum += c (max_woken: the larger) */

@@ -314,6 +314,15 @@ void ll_unpark(unsigned cpu)
 	}
 }
 
+/* A modelled kernel path's preemption: the real kernel's own, not ours. */
+void ll_preempt_disable(void)
+{
+}
+
+void ll_preempt_enable(void)
+{
+}
+
 /* ------------------------------------------------------------ a run */
 
 void native_mem_configure(unsigned ncpus, unsigned nnodes)

@@ -22,6 +22,7 @@
 #include "sched_noise.h"
 #include "sim.h"
 #include "switches.h"
+#include "vm.h"
 
 #define FLC_MAX_RUNS 10000
 #define FLC_DEFAULT_ITERS 1000
@@ -80,7 +81,8 @@ static void legend(const struct flc_opts *o)
 		       "skew of up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the "
 		       "scheduler noise a heading names, if any\n",
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
-		       o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
+		       o->cfg.vm_vcpus ? ", the OS model's slices (seeded lengths)"
+		       : o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
 	if (sim_topo_file_note(&o->cfg, text, sizeof(text))) /* a copy that carries a shipped name */
 		printf("the machine: %s\n", text);
 	backend_assumed(&o->cfg, text, sizeof(text));
@@ -204,6 +206,9 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	char noise[160];
 
 	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
+	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
+		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS",
+			 o->procs, wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]));
 	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
 	       "variance in ms^2)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
@@ -242,6 +247,19 @@ static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 	printf("\n");
 }
 
+/* The OS model's preemptions, where the processes outnumber their cpus. */
+static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
+{
+	printf("%-*s the OS model: %spreemptions %llu (of a lock's holder between its calls %llu",
+	       FLW_LABEL_W, "", o->runs > 1 ? "all runs: " : "", (unsigned long long)c->preemptions,
+	       (unsigned long long)c->holder_preemptions);
+	if (c->holder_preemptions)
+		printf(", each off its cpu %.1f us on average",
+		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
+	printf("; inside a lock call %llu); no idle states\n",
+	       (unsigned long long)c->call_preemptions);
+}
+
 static void table_row(const struct flc_opts *o, const struct flc_result *r)
 {
 	const struct flw_counters *c = &r->cnt;
@@ -265,7 +283,10 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
 	       (unsigned long long)c->resleeps);
-	idle_row(o, c);
+	if (c->has_sched)
+		sched_row(o, c);
+	else
+		idle_row(o, c);
 }
 
 struct flc_csv {
@@ -282,7 +303,8 @@ static void csv_rows(FILE *f, const void *arg)
 
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
-		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs\n");
+		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
+		   "preemptions,holder_preemptions,call_preemptions\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -301,7 +323,9 @@ static void csv_rows(FILE *f, const void *arg)
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);
-			if (sim.topo.nidle && wakes)
+			if (r->has_sched)
+				fprintf(f, ",,"); /* the OS model's cpus enter no idle state */
+			else if (sim.topo.nidle && wakes)
 				fprintf(f, "%llu,%.1f,", (unsigned long long)wakes,
 					(double)r->idle_exit_ns / (double)wakes);
 			else if (sim.topo.nidle)
@@ -309,10 +333,16 @@ static void csv_rows(FILE *f, const void *arg)
 			else
 				fprintf(f, ",,"); /* no idle state applies: empty, not 0 */
 			if (r->has_noise) /* empty without scheduler noise, as run's are absent */
-				fprintf(f, "%llu,%llu\n", (unsigned long long)r->migrations,
+				fprintf(f, "%llu,%llu,", (unsigned long long)r->migrations,
 					(unsigned long long)r->irqs);
 			else
-				fprintf(f, ",\n");
+				fprintf(f, ",,");
+			if (r->has_sched) /* empty while every process has a cpu of its own */
+				fprintf(f, "%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
+					(unsigned long long)r->holder_preemptions,
+					(unsigned long long)r->call_preemptions);
+			else
+				fprintf(f, ",,\n");
 		}
 }
 
@@ -371,6 +401,29 @@ static int run_tests(const struct flc_opts *o, struct flc_result *res, unsigned 
 	return rc;
 }
 
+/* More processes than the CPUs --pin gives them (every hardware thread, or
+ * a socket's with node:N and socket:N): an OS's scheduler shares the CPUs
+ * among them (sim/vm.h, "Processes"; docs/filelock.md). */
+static int schedule_processes(struct flc_opts *o)
+{
+	char why[512];
+	unsigned room;
+
+	if (sim_load_topo(sim_topo_of(&o->cfg), why, sizeof(why)))
+		return BAD("%s", why);
+	room = sim.topo.ncores;
+	if ((o->cfg.pin == PIN_SOCKET || o->cfg.pin == PIN_NODE) &&
+	    o->cfg.pin_socket < sim.topo.nsockets)
+		room = sim_socket_cores(o->cfg.pin_socket);
+	if (o->procs <= room || o->cfg.pin == PIN_LIST)
+		return 0;
+	o->cfg.vm_vcpus = o->procs;
+	o->cfg.overcommit[0] = (double)o->procs / (double)room;
+	o->cfg.novercommit = 1;
+	vm_processes();
+	return 0;
+}
+
 /* What would stop the command half-way, refused before the first table:
  * the processes against the topology and the pinning, the CSV's path. */
 static int check_before_running(const struct flc_opts *o)
@@ -393,7 +446,9 @@ static int flc_main(int argc, char **argv)
 
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	rc = check_before_running(&o);
+	rc = schedule_processes(&o);
+	if (!rc)
+		rc = check_before_running(&o);
 	if (rc)
 		return rc;
 	memset(res, 0, sizeof(res));

@@ -56,7 +56,26 @@ uint64_t ll_now_ns(void)
 
 unsigned ll_this_cpu(void)
 {
-	return sim.cur ? sim.cur->idx : 0;
+	return sim.cur ? vm_cpu_of(sim.cur->idx) : 0;
+}
+
+/* A path the process scheduler does not preempt (sim/vm.h, "Processes"):
+ * counted on the actor; leaving the outermost is a preemption point. */
+void ll_preempt_disable(void)
+{
+	if (sim.cur)
+		sim.cur->preempt_off++;
+}
+
+void ll_preempt_enable(void)
+{
+	struct sim_actor *a = sim.cur;
+
+	if (!a || !a->preempt_off || --a->preempt_off || !sim_vm)
+		return;
+	sim_settle_pending(a);
+	sim_pay(a);
+	vm_preempt_point(a);
 }
 
 unsigned ll_this_node(void)

@@ -30,7 +30,7 @@
 #include "switches.h"
 #include "vm.h"
 
-static unsigned socket_cores(unsigned s)
+unsigned sim_socket_cores(unsigned s)
 {
 	unsigned n = 0;
 
@@ -108,7 +108,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 			maxt = cfg->threads[i];
 	room = sim.topo.ncores;
 	if (on_socket && cfg->pin_socket < sim.topo.nsockets)
-		room = socket_cores(cfg->pin_socket);
+		room = sim_socket_cores(cfg->pin_socket);
 	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
 		return -1;
 	if (on_socket) {

@@ -49,6 +49,7 @@
 #include "observe.h"
 #include "sched_noise.h"
 #include "sim.h"
+#include "vm.h"
 
 #define PS_PER_US 1000000ull
 #define NOISE_MAX_US 1000000000ull
@@ -117,8 +118,14 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < NR_OPTS && cfg->vm_vcpus; i++)
 		if (opts[i].given && opts[i].val) { /* 0 (off) says what is so */
-			snprintf(err, errlen, "%s: a run under --vm has no scheduler noise of its own "
-				 "(the hypervisor's schedule is the model: docs/vm.md)", opts[i].name);
+			if (vm_are_processes())
+				snprintf(err, errlen, "%s: processes that outnumber their cpus have "
+					 "no scheduler noise of their own (the OS model's schedule: "
+					 "docs/filelock.md)", opts[i].name);
+			else
+				snprintf(err, errlen, "%s: a run under --vm has no scheduler noise of "
+					 "its own (the hypervisor's schedule is the model: docs/vm.md)",
+					 opts[i].name);
 			return -1;
 		}
 	for (unsigned i = OPT_IRQ_HZ; i <= OPT_IRQ_US; i++) {

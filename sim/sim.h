@@ -116,6 +116,7 @@ struct sim_actor {
 	bool suspended;   /* waits with no deadline until woken */
 	bool resume_pending;
 	bool kick_pending; /* ll_unpark came before ll_park */
+	unsigned preempt_off; /* ll_preempt_disable's depth */
 	uintptr_t woke_line; /* its write of it woke waiters, who have not run yet; or 0 */
 	sg_actor_t self;   /* its SimGrid actor: suspended while others have their turns */
 	bool turn_waiting; /* suspended, or about to be, until handed its turn */
@@ -255,7 +256,9 @@ const char *sim_topo_of(const struct wl_config *cfg);
  * one)"): a modified copy carries the shipped machine's name.  Else "". */
 size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len);
 
-/* place.c: thread i's core in cores[i]; -1 when they do not fit. */
+/* place.c: the hardware threads of socket s; thread i's core in cores[i],
+ * -1 when they do not fit. */
+unsigned sim_socket_cores(unsigned s);
 int sim_place_threads(struct wl_run *run, unsigned *cores);
 
 /* memops.c */

@@ -9,6 +9,7 @@
 
 #include "sim.h"
 #include "switches.h"
+#include "vm.h"
 
 enum { SW_HOME, SW_PROBES, SW_SMT, SW_IDLE, SW_N };
 
@@ -65,6 +66,12 @@ int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
 
 		if (!sw_given[i] || sw_off[i])
 			continue;
+		if (i == SW_IDLE && cfg->vm_vcpus && vm_are_processes()) {
+			snprintf(err, len, "--idle-states on: processes that outnumber their cpus "
+				 "share them by the OS model, whose cpus enter no idle state "
+				 "(docs/filelock.md); give at most one process a cpu");
+			return -1;
+		}
 		if (i == SW_IDLE && cfg->vm_vcpus) {
 			snprintf(err, len, "--idle-states on: a --vm run's halts are the hypervisor's "
 				 "(docs/vm.md); the idle states apply to runs without --vm");

@@ -38,6 +38,10 @@
 #define DEF_KICK_PS (1000ull * NS_PS)     /* the KICK_CPU hypercall */
 #define DEF_WAKE_PS (4000ull * NS_PS)     /* IPI, wake-up, schedule, entry */
 #define DEF_SWITCH_PS (4000ull * NS_PS)   /* a context switch between vCPUs */
+/* A switch between two processes of an OS (--procs above the CPUs of
+ * `filelock`): *assumed*, the order of lmbench's lat_ctx on servers of
+ * 2012-2015 (a few us), not measured here. */
+#define OS_SWITCH_PS (2000ull * NS_PS)
 #define DEF_SLICE_SPREAD_PCT 50 /* *assumed*: slices from half to 1.5 times their mean */
 #define MAX_SLICE_SPREAD_PCT 90 /* a slice is at least a tenth of its mean */
 
@@ -55,6 +59,27 @@ struct vm_params vm_prm = {
 };
 
 struct vm_state *sim_vm;
+
+void vm_processes(void)
+{
+	vm_prm.processes = true;
+	vm_prm.ple_window_ps = 0;
+	vm_prm.halt_ps = SIM_HALT_PS;
+	vm_prm.kick_ps = SIM_KICK_PS;
+	vm_prm.wake_ps = SIM_WAKE_PS;
+	vm_prm.switch_ps = OS_SWITCH_PS;
+	vm_prm.busy_guests = vm_prm.same_guests = false;
+}
+
+bool vm_are_processes(void)
+{
+	return vm_prm.processes;
+}
+
+unsigned vm_cpu_of(unsigned i)
+{
+	return sim_vm && vm_prm.processes && i < sim_vm->nv ? sim_vm->v[i].pcpu : i;
+}
 
 /* ------------------------------------------------------------ options */
 
@@ -345,6 +370,9 @@ size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 		*buf = 0;
 	if (!cfg->vm_vcpus)
 		return 0;
+	if (vm_prm.processes)
+		return (size_t)snprintf(buf, len, "the OS model's slice spread and context switch "
+					"(OS_SWITCH_PS; docs/filelock.md)");
 	for (unsigned i = 0; i < cfg->nalgos; i++)
 		pv |= !strncmp(cfg->algos[i]->name, "pv-", 3);
 	if (!vm_prm.spread_given) /* a spread given is the user's */

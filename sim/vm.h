@@ -73,6 +73,17 @@
  * runtime (the kicked one placed as CFS places a woken task, then run
  * next); it runs no sooner than --wake-ns after the kick.
  *
+ * Processes (vm_processes, `locklab-sim filelock` with more processes than
+ * CPUs, docs/filelock.md): the same schedule is an OS's CFS and its
+ * processes instead of a host's and its vCPUs.  The threads are processes
+ * placed as vCPUs are and never migrating, ll_this_cpu is the CPU a
+ * process runs on, a park is a sleep and an unpark a wake-up (the
+ * simulator's futex costs, SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS), a
+ * switch costs OS_SWITCH_PS (assumed, sim/vm.c), there is no PLE, and a
+ * process is preempted only outside ll_preempt_disable's paths (a system
+ * call under CONFIG_PREEMPT_NONE): a slice that ends, or a wake-up
+ * preemption that falls, inside one takes effect where it ends.
+ *
  * Everything counted comes out of this schedule: a preemption is a
  * deschedule of a runnable vCPU (a slice expiry or a PLE yield); it is a
  * lock-holder preemption when the vCPU's thread was in the workload's
@@ -124,6 +135,12 @@ size_t vm_settings_text(char *buf, size_t len);
  * hypervisor's slice spread, the PLE window's 2 GHz clock ..."), or
  * nothing (0) without --vm. */
 size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len);
+
+/* Runs from now on schedule processes, not vCPUs (above, "Processes"). */
+void vm_processes(void);
+bool vm_are_processes(void);
+/* ll_this_cpu of thread i: its CPU when processes are scheduled, else i. */
+unsigned vm_cpu_of(unsigned i);
 
 /* The pCPUs and the co-guests' vCPUs of V vCPUs at overcommit X (see
  * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V, V + others, pcpus). */

@@ -292,7 +292,7 @@ static void preempt_point(struct sim_actor *a)
 	struct vm_pcpu *p = pcpu_of(a);
 	uint64_t now = sim.now_ps;
 
-	if (now < p->slice_end_ps)
+	if (now < p->slice_end_ps || (vm_prm.processes && a->preempt_off))
 		return;
 	if (!p->queued) {
 		extend_slice(p, now);
@@ -361,7 +361,7 @@ uint64_t vm_spin_deadline(struct sim_actor *a, uint64_t dl_ps)
 	v->ple_at_ps = sim_vm->window_ps ? sim.now_ps + v->window_ps : NONE;
 	if (v->ple_at_ps < d)
 		d = v->ple_at_ps;
-	if (p->slice_end_ps < d)
+	if (p->slice_end_ps < d && !(vm_prm.processes && a->preempt_off))
 		d = p->slice_end_ps;
 	return d;
 }

@@ -26,6 +26,7 @@ struct vm_params {
 	bool busy_guests; /* --co-guests busy */
 	bool same_guests; /* --co-guests same: the co-guests run the workload */
 	bool guest_yield; /* --ple-yield guest: KVM's directed yield to any pCPU */
+	bool processes;   /* an OS's processes, not vCPUs (vm_processes, sim/vm.h) */
 	const char *given; /* the first VM option given */
 	bool spread_given; /* --slice-spread-pct given: the spread is the user's, not assumed */
 };

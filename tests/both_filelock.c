@@ -6,7 +6,8 @@
  * sleeper is woken once; a woken request is either granted or sleeps
  * again; in the simulator one unlock wakes all N-1 waiters).  Private
  * files and read leases never sleep.  The simulator's `filelock` refuses
- * bad --procs and --pin with one line and exit status 2.  Natively each
+ * bad --procs and --pin with one line and exit status 2, and shares the
+ * cpus among processes that outnumber them.  Natively each
  * process makes 2000 iterations (400 under the sanitizers).
  */
 #include <stdio.h>
@@ -104,23 +105,97 @@ static void bad_options_are_one_line(void **state)
 {
 	const char *procs0[] = { "filelock", "--procs", "0", NULL };
 	const char *pin[] = { "filelock", "--pin", "socket:x", NULL };
-	const char *fit[] = { "filelock", "--topo", "4socket-ring", "--procs", "9",
-			      "--pin", "socket:0", "--iterations", "1", "--runs", "1", NULL };
 	const char *global[] = { "filelock", "--global", "rcu", NULL };
 	const char *list[] = { "filelock", "--procs", "4", "--pin", "list:0,1", NULL };
 	const char *longer[] = { "filelock", "--procs", "2", "--pin", "list:0,1,2", NULL };
-	const char *many[] = { "filelock", "--procs", "2000", NULL };
+	const char *many[] = { "filelock", "--procs", "9000", NULL };
 
 	if (!tl_is_sim())
 		skip();
 	refused(procs0, "--procs");
 	refused(pin, "--pin");
-	refused(fit, "--procs 9: socket 0 of topology 4socket-ring has 8 cores");
 	refused(global, "--global");
 	/* the backend's refusals name filelock's option, not run's --threads */
 	refused(list, "--pin list: has 2 cpus but --procs asks for 4");
 	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (one cpu each");
-	refused(many, "--procs 2000: topology 4socket has 32 cores");
+	refused(many, "--procs: '9000'");
+}
+
+/* The CSV's row of run `run` (0-based) under its header. */
+static const char *csv_row(const char *csv, unsigned run)
+{
+	const char *row = strchr(csv, '\n') + 1;
+
+	for (unsigned i = 0; i < run; i++)
+		row = strchr(row, '\n') + 1;
+	return row;
+}
+
+static double csv_of(const char *csv, unsigned run, const char *name)
+{
+	return tl_csv_value(csv, csv_row(csv, run), name);
+}
+
+/* Whether column name of that row is empty. */
+static bool csv_empty(const char *csv, unsigned run, const char *name)
+{
+	const char *f = csv_row(csv, run);
+
+	for (int i = tl_csv_column(csv, name); i > 0; i--)
+		f = strchr(f, ',') + 1;
+	return *f == ',' || *f == '\n';
+}
+
+static char *filelock_csv(const char *const *args, const char *heading)
+{
+	struct tl_proc p;
+	char *csv;
+
+	if (tl_bin(&p, bindir, "locklab-sim", args) != 0)
+		fail_msg("status %d\n%s%s", p.status, p.out, p.err);
+	if (!strstr(p.out, heading))
+		fail_msg("no '%s' in\n%s", heading, p.out);
+	tl_proc_free(&p);
+	csv = tl_slurp_ok(tl_path("os.csv"), NULL);
+	return csv;
+}
+
+/* More processes than the cpus --pin gives them: the simulator's OS model
+ * shares the cpus among them (sim/vm.h, "Processes").  A process may lose
+ * its cpu between its calls, never inside one (a call is not preempted);
+ * the shared file's lock still excludes (a violation fails the run); what
+ * the OS model does not have is refused by name. */
+static void processes_beyond_the_cpus_share_them(void **state)
+{
+	const char *priv[] = { "filelock", "--topo", "4socket-ring", "--test", "flock", "--private",
+			       "--procs", "24", "--pin", "socket:0", "--iterations", "12000",
+			       "--runs", "1", "--csv", tl_path("os.csv"), NULL };
+	const char *shared[] = { "filelock", "--topo", "4socket-ring", "--test", "flock,posix",
+				 "--shared", "--procs", "24", "--pin", "node:1", "--iterations", "20",
+				 "--runs", "2", "--csv", tl_path("os.csv"), NULL };
+	const char *idle[] = { "filelock", "--topo", "4socket-ring", "--procs", "9", "--pin",
+			       "socket:0", "--idle-states", "on", NULL };
+	const char *noise[] = { "filelock", "--topo", "4socket-ring", "--procs", "40", "--pin",
+				"none", "--migrate-us", "100", NULL };
+	char *csv;
+
+	if (!tl_is_sim())
+		skip();
+	csv = filelock_csv(priv, "(the OS model: 24 processes on 8 cpus, CFS)");
+	assert_true(csv_of(csv, 0, "preemptions") > 0);
+	assert_true(csv_of(csv, 0, "holder_preemptions") > 0);
+	assert_true(csv_of(csv, 0, "call_preemptions") == 0);
+	assert_true(csv_of(csv, 0, "sleeps") == 0);
+	free(csv);
+	csv = filelock_csv(shared, "(the OS model: 24 processes on 8 cpus, CFS)");
+	for (unsigned r = 0; r < 4; r++) {
+		assert_true(csv_of(csv, r, "sleeps") > 0);
+		assert_true(csv_of(csv, r, "call_preemptions") == 0);
+		assert_true(csv_empty(csv, r, "idle_wakes")); /* its cpus enter no idle state */
+	}
+	free(csv);
+	refused(idle, "--idle-states on: processes that outnumber their cpus");
+	refused(noise, "--migrate-us: processes that outnumber their cpus");
 }
 
 int main(int argc, char **argv)
@@ -129,6 +204,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(shared_locks_exclude_and_herd),
 		cmocka_unit_test(private_files_and_read_leases_never_sleep),
 		cmocka_unit_test(bad_options_are_one_line),
+		cmocka_unit_test_setup_teardown(processes_beyond_the_cpus_share_them,
+						tl_tmpdir_setup, tl_tmpdir_teardown),
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";

@@ -136,8 +136,8 @@ static void bad_input_sim(void **state)
 	    "mcs"); /* no hint at a list, which check does not take */
 	BAD(p, "--topo 2socket.xml: No such file or directory (the machine 2socket is --topo 2socket)",
 	    "run", "--topo", "2socket.xml");
-	BAD(p, "filelock: --procs 17: topology 2socket has 16 cores", "filelock", "--topo",
-	    "2socket", "--procs", "17");
+	BAD(p, "filelock: --pin list: has 2 cpus but --procs asks for 3", "filelock", "--topo",
+	    "2socket", "--procs", "3", "--pin", "list:0,1");
 	BAD(p, "ccbench: --topo: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
 	/* the warning of a short overcommitted run is not said before an error */
 	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",

@@ -76,6 +76,18 @@
  *                                early: callers re-check their condition.
  *   ll_unpark(cpu)               wake cpu (futex wake natively; a kick in
  *                                the simulator)
+ *   ll_preempt_disable(), ll_preempt_enable()
+ *                                a kernel path that the OS scheduler does not
+ *                                preempt (a system call under the kernel's
+ *                                CONFIG_PREEMPT_NONE): in the simulator's
+ *                                process scheduler (more processes than CPUs,
+ *                                docs/filelock.md) the caller loses its CPU
+ *                                only outside such a path, where
+ *                                ll_preempt_enable is a preemption point, or
+ *                                when it parks; they nest.  Nothing natively
+ *                                (the real kernel's own paths are so) and
+ *                                nothing to a hypervisor (--vm preempts a
+ *                                vCPU anywhere, docs/vm.md).
  *   ll_mem_tag(p, size, tag)     tells the simulator what a range holds
  *                                (LL_TAG_LOCK, LL_TAG_DATA, LL_TAG_CTX) so
  *                                that its counters can speak of "the lock's
@@ -124,6 +136,8 @@ void *ll_alloc_on(size_t size, unsigned node);
 void ll_free(void *p, size_t size);
 void ll_park(void);
 void ll_unpark(unsigned cpu);
+void ll_preempt_disable(void);
+void ll_preempt_enable(void);
 
 #include <ll_backend_mem.h>
 
