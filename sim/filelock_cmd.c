@@ -65,7 +65,9 @@ static void flc_usage(FILE *f)
 		   "              has some (--idle-states on: its idle.states, refused on a topology\n"
 		   "              without; off: a sleeper's CPU polls, idle=poll, no exit latency);\n"
 		   "              --pin none or node:N: migrations and interrupts as run's\n"
-		   "              (docs/variance.md)\n",
+		   "              (docs/variance.md); more processes than the cpus --pin gives\n"
+		   "              them share those cpus by an OS model (CFS, no preemption inside\n"
+		   "              a call; no idle states, no noise: docs/filelock.md)\n",
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
