@@ -378,8 +378,8 @@ static int lock_call(struct flw *w, unsigned p, struct flw_ctx *ctx, uint32_t ty
  * sleep), its return to user space a preemption point.  A call that
  * succeeds puts the process in phase `then` before that point, so that a
  * preemption there is counted as what the process is by then. */
-static int syscall(struct flw *w, struct wl_thread *t, unsigned p, struct flw_ctx *ctx,
-		   uint32_t type, struct flw_counters *c, int then)
+static int lock_syscall(struct flw *w, struct wl_thread *t, unsigned p, struct flw_ctx *ctx,
+			uint32_t type, struct flw_counters *c, int then)
 {
 	int rc;
 
@@ -407,14 +407,14 @@ static void flw_thread(struct wl_run *run, unsigned tid)
 	ll_delay_ns(run_seed(run->seed, tid) % FLW_SKEW_NS);
 	for (uint64_t k = 0; k < w->fc.iterations; k++) {
 		__atomic_store_n(&t->phase, PH_ACQUIRING, __ATOMIC_RELAXED);
-		while (syscall(w, t, tid, w->ctx[file], type, &pr->c, PH_HOLDING))
+		while (lock_syscall(w, t, tid, w->ctx[file], type, &pr->c, PH_HOLDING))
 			; /* a lease refused: lockperf retries */
 		if (excl && __atomic_add_fetch(&chk->inside, 1, __ATOMIC_ACQ_REL) != 1)
 			pr->c.violations++;
 		ll_delay_ns(FLW_SYSCALL_NS); /* back to user space and in again */
 		if (excl)
 			__atomic_sub_fetch(&chk->inside, 1, __ATOMIC_ACQ_REL);
-		syscall(w, t, tid, w->ctx[file], FLW_UNLCK, &pr->c, PH_OUTSIDE);
+		lock_syscall(w, t, tid, w->ctx[file], FLW_UNLCK, &pr->c, PH_OUTSIDE);
 		t->acquisitions++;
 		__atomic_store_n(&t->last_progress_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	}
@@ -443,6 +443,8 @@ static int flw_setup(struct wl_run *run)
 	w->hash = ll_alloc_on(FLW_HASH * sizeof(*w->hash), 0);
 	bad |= !w->rwsem || !w->blocked_lock || !w->hash;
 	for (unsigned i = 0; i < w->n && !bad; i++) {
+		/* per-cpu list i on thread i's node: in the simulator's OS model
+		 * thread i runs on cpu i for every cpu i (sim/vm.h) */
 		unsigned node = run->threads[i].node;
 
 		bad |= !FLW_ALLOC(w->pcpu[i], node) || !FLW_ALLOC(w->req[i], node) ||
@@ -528,7 +530,7 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->has_sched |= c->has_sched;
 	sum->preemptions += c->preemptions;
 	sum->holder_preemptions += c->holder_preemptions;
-	sum->call_preemptions += c->call_preemptions;
+	sum->waiter_preemptions += c->waiter_preemptions;
 	sum->holder_lost_ns += c->holder_lost_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
@@ -654,7 +656,7 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	cnt->has_sched = rc.vm.has_vm;
 	cnt->preemptions = rc.vm.preemptions;
 	cnt->holder_preemptions = rc.vm.holder_preemptions;
-	cnt->call_preemptions = rc.vm.waiter_preemptions;
+	cnt->waiter_preemptions = rc.vm.waiter_preemptions;
 	cnt->holder_lost_ns = rc.vm.holder_lost_ps / 1000;
 	free(run.threads);
 	free(w.proc);

@@ -47,12 +47,13 @@ struct flw_counters {
 	bool has_noise;
 	uint64_t migrations, irqs;
 	/* the simulator's OS model, when the processes outnumber their cpus:
-	 * processes descheduled while runnable; those of them between a
-	 * granted lock call and its unlock call, and the time those then
-	 * waited for their cpu; those inside a lock call (none: a call is
-	 * not preempted, sim/vm.h, "Processes") */
+	 * processes descheduled while runnable; those of them that held their
+	 * lock (from a granted lock call to the end of their unlock call), and
+	 * the time those then waited for their cpu; those waiting for their
+	 * lock (between the retries of a refused lease: a call is never
+	 * preempted, sim/vm.h, "Processes") */
 	bool has_sched;
-	uint64_t preemptions, holder_preemptions, holder_lost_ns, call_preemptions;
+	uint64_t preemptions, holder_preemptions, holder_lost_ns, waiter_preemptions;
 };
 
 /* sum += c (max_woken: the larger) */

@@ -209,7 +209,8 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 
 	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
 	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
-		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS",
+		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS; "
+			 "each stays on its cpu; sc memory, no idle states, no scheduler noise",
 			 o->procs, wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]));
 	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
 	       "variance in ms^2)\n",
@@ -252,14 +253,13 @@ static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 /* The OS model's preemptions, where the processes outnumber their cpus. */
 static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
 {
-	printf("%-*s the OS model: %spreemptions %llu (of a lock's holder between its calls %llu",
+	printf("%-*s the OS model: %spreemptions %llu (of a process holding its lock %llu",
 	       FLW_LABEL_W, "", o->runs > 1 ? "all runs: " : "", (unsigned long long)c->preemptions,
 	       (unsigned long long)c->holder_preemptions);
 	if (c->holder_preemptions)
 		printf(", each off its cpu %.1f us on average",
 		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
-	printf("; inside a lock call %llu); no idle states\n",
-	       (unsigned long long)c->call_preemptions);
+	printf("; of one waiting for its lock %llu)\n", (unsigned long long)c->waiter_preemptions);
 }
 
 static void table_row(const struct flc_opts *o, const struct flc_result *r)
@@ -306,7 +306,7 @@ static void csv_rows(FILE *f, const void *arg)
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
 		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-		   "preemptions,holder_preemptions,call_preemptions\n");
+		   "preemptions,holder_preemptions,waiter_preemptions\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -342,7 +342,7 @@ static void csv_rows(FILE *f, const void *arg)
 			if (r->has_sched) /* empty while every process has a cpu of its own */
 				fprintf(f, "%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
 					(unsigned long long)r->holder_preemptions,
-					(unsigned long long)r->call_preemptions);
+					(unsigned long long)r->waiter_preemptions);
 			else
 				fprintf(f, ",,\n");
 		}

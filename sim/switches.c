@@ -69,7 +69,7 @@ int sim_switch_check(const struct wl_config *cfg, char *err, size_t len)
 		if (i == SW_IDLE && cfg->vm_vcpus && vm_are_processes()) {
 			snprintf(err, len, "--idle-states on: processes that outnumber their cpus "
 				 "share them by the OS model, whose cpus enter no idle state "
-				 "(docs/filelock.md); give at most one process a cpu");
+				 "(docs/filelock.md); the idle states apply with a cpu a process");
 			return -1;
 		}
 		if (i == SW_IDLE && cfg->vm_vcpus) {

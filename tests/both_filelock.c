@@ -162,7 +162,9 @@ static char *filelock_csv(const char *const *args, const char *heading)
 
 /* More processes than the cpus --pin gives them: the simulator's OS model
  * shares the cpus among them (sim/vm.h, "Processes").  A process may lose
- * its cpu between its calls, never inside one (a call is not preempted);
+ * its cpu between its calls, never inside one (a call is not preempted:
+ * with flock, whose calls are never refused, no process waiting for its
+ * lock is preempted);
  * the shared file's lock still excludes (a violation fails the run); what
  * the OS model does not have is refused by name. */
 static void processes_beyond_the_cpus_share_them(void **state)
@@ -177,20 +179,22 @@ static void processes_beyond_the_cpus_share_them(void **state)
 			       "socket:0", "--idle-states", "on", NULL };
 	const char *noise[] = { "filelock", "--topo", "4socket-ring", "--procs", "40", "--pin",
 				"none", "--migrate-us", "100", NULL };
+	const char *heading = "(the OS model: 24 processes on 8 cpus, CFS; each stays on its cpu; "
+			      "sc memory, no idle states, no scheduler noise)";
 	char *csv;
 
 	if (!tl_is_sim())
 		skip();
-	csv = filelock_csv(priv, "(the OS model: 24 processes on 8 cpus, CFS)");
+	csv = filelock_csv(priv, heading);
 	assert_true(csv_of(csv, 0, "preemptions") > 0);
 	assert_true(csv_of(csv, 0, "holder_preemptions") > 0);
-	assert_true(csv_of(csv, 0, "call_preemptions") == 0);
+	assert_true(csv_of(csv, 0, "waiter_preemptions") == 0);
 	assert_true(csv_of(csv, 0, "sleeps") == 0);
 	free(csv);
-	csv = filelock_csv(shared, "(the OS model: 24 processes on 8 cpus, CFS)");
+	csv = filelock_csv(shared, heading);
 	for (unsigned r = 0; r < 4; r++) {
 		assert_true(csv_of(csv, r, "sleeps") > 0);
-		assert_true(csv_of(csv, r, "call_preemptions") == 0);
+		assert_true(csv_of(csv, r, "waiter_preemptions") == 0);
 		assert_true(csv_empty(csv, r, "idle_wakes")); /* its cpus enter no idle state */
 	}
 	free(csv);

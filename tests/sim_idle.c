@@ -186,7 +186,7 @@ static void csv_idle(const char *path, unsigned long long *sleeps, char *states,
 	assert_non_null(csv);
 	assert_non_null(strstr(csv, ",pin,seed,run,seconds,pairs_per_s,sleeps,wakeups,resleeps,"
 				    "idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-				    "preemptions,holder_preemptions,call_preemptions\n"));
+				    "preemptions,holder_preemptions,waiter_preemptions\n"));
 	row = strchr(csv, '\n') + 1;
 	for (f = row; i < 12; i++) /* backend .. pairs_per_s */
 		f = strchr(f, ',') + 1;

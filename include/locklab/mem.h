@@ -66,11 +66,18 @@
  *                                before its exit check, so a section with no
  *                                shared access still overlaps a broken lock's
  *   ll_this_cpu()                the caller's index, 0 .. ll_nr_cpus()-1
+ *                                (in the simulator's OS model, the CPU the
+ *                                caller shares with other processes, below
+ *                                ll_nr_cpus(): per-cpu data, valid inside
+ *                                ll_preempt_disable; the file-lock model
+ *                                wakes a process by its own index)
  *   ll_this_node()               the caller's NUMA node (socket)
  *   ll_nr_cpus(), ll_nr_nodes()  threads in this run; nodes of the machine
  *   ll_alloc_on(size, node)      zeroed, 64-byte aligned memory whose home
  *                                is node (ll_free(p, size) returns it)
- *   ll_park()                    block until ll_unpark(this cpu); an unpark
+ *   ll_park()                    block until ll_unpark(i), i the caller's
+ *                                thread index (ll_this_cpu() but in the
+ *                                simulator's OS model); an unpark
  *                                that comes first is remembered, so a park
  *                                after it returns at once.  A park may return
  *                                early: callers re-check their condition.
