@@ -85,6 +85,15 @@ static void legend(const struct flc_opts *o)
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
 		       o->cfg.vm_vcpus ? ", the OS model's slices (seeded lengths)"
 		       : o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
+	if (o->cfg.vm_vcpus) { /* the OS model: an uneven split is not balanced */
+		unsigned cpus = wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]);
+
+		if (o->procs % cpus)
+			printf("the OS model's processes never move: cpus with %u processes: %u of "
+			       "%u (the rest have %u); where the processes never sleep (private "
+			       "files, leases) those set a run's time (docs/filelock.md)\n",
+			       o->procs / cpus + 1, o->procs % cpus, cpus, o->procs / cpus);
+	}
 	if (sim_topo_file_note(&o->cfg, text, sizeof(text))) /* a copy that carries a shipped name */
 		printf("the machine: %s\n", text);
 	backend_assumed(&o->cfg, text, sizeof(text));

@@ -198,6 +198,17 @@ static void processes_beyond_the_cpus_share_them(void **state)
 		assert_true(csv_empty(csv, r, "idle_wakes")); /* its cpus enter no idle state */
 	}
 	free(csv);
+	{ /* an uneven split is said: nothing balances it */
+		const char *odd[] = { "filelock", "--topo", "4socket-ring", "--test", "flock",
+				      "--private", "--procs", "9", "--pin", "socket:0",
+				      "--iterations", "5", "--runs", "1", NULL };
+		struct tl_proc p;
+
+		assert_int_equal(tl_bin(&p, bindir, "locklab-sim", odd), 0);
+		assert_non_null(strstr(p.out, "never move: cpus with 2 processes: 1 of 8 (the rest "
+					      "have 1)"));
+		tl_proc_free(&p);
+	}
 	refused(idle, "--idle-states on: processes that outnumber their cpus");
 	refused(noise, "--migrate-us: processes that outnumber their cpus");
 }
