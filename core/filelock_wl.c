@@ -531,6 +531,7 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->preemptions += c->preemptions;
 	sum->holder_preemptions += c->holder_preemptions;
 	sum->waiter_preemptions += c->waiter_preemptions;
+	sum->wake_moves += c->wake_moves;
 	sum->holder_lost_ns += c->holder_lost_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
@@ -657,6 +658,7 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	cnt->preemptions = rc.vm.preemptions;
 	cnt->holder_preemptions = rc.vm.holder_preemptions;
 	cnt->waiter_preemptions = rc.vm.waiter_preemptions;
+	cnt->wake_moves = rc.vm.wake_moves;
 	cnt->holder_lost_ns = rc.vm.holder_lost_ps / 1000;
 	free(run.threads);
 	free(w.proc);

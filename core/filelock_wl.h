@@ -54,6 +54,7 @@ struct flw_counters {
 	 * preempted, sim/vm.h, "Processes") */
 	bool has_sched;
 	uint64_t preemptions, holder_preemptions, holder_lost_ns, waiter_preemptions;
+	uint64_t wake_moves; /* woken processes placed on another cpu than their last */
 };
 
 /* sum += c (max_woken: the larger) */

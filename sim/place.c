@@ -192,6 +192,16 @@ static int place_compact(unsigned n, unsigned *cores)
 	return i == n ? 0 : -1;
 }
 
+void sim_set_core(struct sim_actor *a, unsigned c)
+{
+	a->core = c;
+	a->node = sim.topo.core_socket[c];
+	if (sim.run) {
+		sim.run->threads[a->idx].cpu = c;
+		sim.run->threads[a->idx].node = a->node;
+	}
+}
+
 static int place(const struct wl_run *run, unsigned n, unsigned *cores)
 {
 	const struct wl_config *cfg = run->cfg;

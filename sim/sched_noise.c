@@ -279,16 +279,6 @@ static bool counting(uint64_t t)
 	return t < sim.end_ps;
 }
 
-static void set_core(struct sim_actor *a, unsigned c)
-{
-	a->core = c;
-	a->node = sim.topo.core_socket[c];
-	if (sim.run) {
-		sim.run->threads[a->idx].cpu = c;
-		sim.run->threads[a->idx].node = a->node;
-	}
-}
-
 /* Swap the cores of a and another thread drawn from a's stream; false
  * when that thread sleeps (ll_park: a sleeping task is on no CPU's run
  * queue, and the load balancer moves runnable ones), has ended, or shares
@@ -302,8 +292,8 @@ static bool swap_with_other(struct sim_actor *a, struct noise_thread *t)
 	if (b->block == SIM_PARKED_KICK || b->block == SIM_EXITED ||
 	    topo_phys(&sim.topo, b->core) == topo_phys(&sim.topo, c))
 		return false;
-	set_core(a, b->core);
-	set_core(b, c);
+	sim_set_core(a, b->core);
+	sim_set_core(b, c);
 	return true;
 }
 
@@ -346,7 +336,7 @@ static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
 		nz.busy[c] = true;
 		idle_vacate(a->core);
 		idle_occupy(c);
-		set_core(a, c);
+		sim_set_core(a, c);
 		return;
 	}
 }

@@ -586,6 +586,25 @@ int vm_expand_run(struct wl_run *run)
 	return 0;
 }
 
+/* Each pCPU's ring of the pCPUs on its physical core (the OS model's
+ * wake-up placement asks whether a whole core is idle). */
+static void link_siblings(struct vm_state *vm)
+{
+	for (unsigned q = 0; q < vm->np; q++) {
+		unsigned phys = topo_phys(&sim.topo, vm->pcore[q]);
+
+		vm->sib[q] = q;
+		for (unsigned k = 1; k < vm->np; k++) {
+			unsigned r = (q + k) % vm->np;
+
+			if (topo_phys(&sim.topo, vm->pcore[r]) == phys) {
+				vm->sib[q] = r;
+				break;
+			}
+		}
+	}
+}
+
 int vm_begin(struct wl_run *run, double freq_ghz)
 {
 	struct vm_state *vm = calloc(1, sizeof(*vm));
@@ -599,7 +618,9 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->v = calloc(vm->nv, sizeof(*vm->v));
 	vm->p = calloc(np, sizeof(*vm->p));
 	vm->last_boosted = calloc((vm->nv + vcpus - 1) / vcpus, sizeof(*vm->last_boosted));
-	if (!vm->v || !vm->p || !vm->last_boosted)
+	vm->pcore = calloc(np, sizeof(*vm->pcore));
+	vm->sib = calloc(np, sizeof(*vm->sib));
+	if (!vm->v || !vm->p || !vm->last_boosted || !vm->pcore || !vm->sib)
 		goto fail;
 	vm->run = run;
 	vm->nthreads = n;
@@ -623,7 +644,11 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 		v->ple_at_ps = NONE;
 		v->window_ps = vm->window_ps;
 		v->state = i >= n && i < vcpus ? VC_GONE : VC_READY; /* GONE: no thread, idle */
+		if (i < n)
+			vm->pcore[v->pcpu] = sim.actors[i].core; /* placed there (sim/place.c) */
 	}
+	if (vm_prm.processes)
+		link_siblings(vm);
 	for (unsigned p = 0; p < np; p++) {
 		first_turns(&vm->p[p]);
 		vm->p[p].slice_end_ps = vm_slice_len(&vm->p[p]); /* its queue known */
@@ -639,6 +664,8 @@ fail:
 		free(vm->v);
 		free(vm->p);
 		free(vm->last_boosted);
+		free(vm->pcore);
+		free(vm->sib);
 	}
 	free(vm);
 	return -1;
@@ -656,6 +683,8 @@ void vm_end(struct vm_counters *k)
 	free(vm->v);
 	free(vm->p);
 	free(vm->last_boosted);
+	free(vm->pcore);
+	free(vm->sib);
 	free(vm);
 	sim_vm = NULL;
 }

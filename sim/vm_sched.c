@@ -520,15 +520,99 @@ void vm_on_halt(struct sim_actor *a)
 	run_next(pcpu_of(a), sim.now_ps, -1);
 }
 
+/* ------------------------------------------------------------ wake-up placement
+ * (the OS model's processes, sim/vm.h) */
+
+static bool pcpu_idle(unsigned q)
+{
+	return sim_vm->p[q].cur < 0 && !sim_vm->p[q].queued;
+}
+
+/* Is every pCPU on q's physical core idle? */
+static bool core_idle(unsigned q)
+{
+	unsigned r = q;
+
+	do {
+		if (!pcpu_idle(r))
+			return false;
+		r = sim_vm->sib[r];
+	} while (r != q);
+	return true;
+}
+
+static bool same_core(unsigned q, unsigned t)
+{
+	return topo_phys(&sim.topo, sim_vm->pcore[q]) == topo_phys(&sim.topo, sim_vm->pcore[t]);
+}
+
+/* The lowest-numbered pCPU on q's physical core. */
+static unsigned core_first(unsigned q)
+{
+	unsigned r = sim_vm->sib[q], first = q;
+
+	for (; r != q; r = sim_vm->sib[r])
+		if (r < first)
+			first = r;
+	return first;
+}
+
+/* Where a woken process runs, as select_idle_sibling (kernel/sched/fair.c,
+ * Linux 4.1) places it from its previous cpu t (wake_affine's pull toward
+ * the waker's cpu is not modelled: it weighs load averages the model does
+ * not keep): t if idle; else the first cpu of a wholly idle core of t's
+ * socket, the cores taken in turn from t's; else an idle sibling of t;
+ * else t. */
+static unsigned wake_cpu(unsigned t)
+{
+	unsigned sock = sim.topo.core_socket[sim_vm->pcore[t]];
+
+	if (pcpu_idle(t))
+		return t;
+	for (unsigned k = 1; k < sim_vm->np; k++) {
+		unsigned q = (t + k) % sim_vm->np;
+
+		if (sim.topo.core_socket[sim_vm->pcore[q]] == sock && !same_core(q, t) &&
+		    core_idle(q))
+			return core_first(q);
+	}
+	for (unsigned r = sim_vm->sib[t]; r != t; r = sim_vm->sib[r])
+		if (pcpu_idle(r))
+			return r;
+	return t;
+}
+
+/* Process w, woken, moves to pCPU q: its virtual runtime is renormalized
+ * from its old queue's min_vruntime to q's (as a task that migrates on a
+ * wake-up is), and its thread runs on q's core. */
+static void move_woken(struct sim_actor *w, unsigned q)
+{
+	struct vm_vcpu *v = vcpu_of(w);
+	uint64_t from = sim_vm->p[v->pcpu].min_vr_ps;
+
+	v->vr_ps = (v->vr_ps > from ? v->vr_ps - from : 0) + sim_vm->p[q].min_vr_ps;
+	v->pcpu = q;
+	sim_set_core(w, sim_vm->pcore[q]);
+	if (counting(sim.now_ps))
+		sim_vm->k.wake_moves++;
+}
+
 void vm_on_kick(struct sim_actor *w)
 {
 	struct vm_vcpu *v = vcpu_of(w);
-	struct vm_pcpu *p = pcpu_of(w);
+	struct vm_pcpu *p;
 	uint64_t now = sim.now_ps;
 	bool preempt;
 
 	if (v->state != VC_HALTED)
 		return;
+	if (vm_prm.processes) {
+		unsigned q = wake_cpu(v->pcpu);
+
+		if (q != v->pcpu)
+			move_woken(w, q);
+	}
+	p = pcpu_of(w);
 	if (counting(now))
 		sim_vm->k.kicks++;
 	v->kick_ps = now;

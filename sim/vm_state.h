@@ -89,6 +89,8 @@ struct vm_state {
 	unsigned *last_boosted; /* per guest: KVM's last_boosted_vcpu (guest-relative) */
 	struct vm_vcpu *v;
 	struct vm_pcpu *p;
+	unsigned *pcore; /* each pCPU's core of the topology */
+	unsigned *sib;   /* the next pCPU on the same physical core (a ring; itself: none) */
 	struct vm_counters k;
 };
 

@@ -164,7 +164,7 @@ static char *filelock_csv(const char *const *args, const char *heading)
  * shares the cpus among them (sim/vm.h, "Processes").  A process may lose
  * its cpu between its calls, never inside one (a call is not preempted:
  * with flock, whose calls are never refused, no process waiting for its
- * lock is preempted);
+ * lock is preempted); a woken one may be placed on an idle core;
  * the shared file's lock still excludes (a violation fails the run); what
  * the OS model does not have is refused by name. */
 static void processes_beyond_the_cpus_share_them(void **state)
@@ -179,8 +179,8 @@ static void processes_beyond_the_cpus_share_them(void **state)
 			       "socket:0", "--idle-states", "on", NULL };
 	const char *noise[] = { "filelock", "--topo", "4socket-ring", "--procs", "40", "--pin",
 				"none", "--migrate-us", "100", NULL };
-	const char *heading = "(the OS model: 24 processes on 8 cpus, CFS; each stays on its cpu; "
-			      "sc memory, no idle states, no scheduler noise)";
+	const char *heading = "(the OS model: 24 processes on 8 cpus, CFS; woken ones placed, no "
+			      "balancing; sc memory, no idle states, no scheduler noise)";
 	char *csv;
 
 	if (!tl_is_sim())
@@ -194,6 +194,7 @@ static void processes_beyond_the_cpus_share_them(void **state)
 	csv = filelock_csv(shared, heading);
 	for (unsigned r = 0; r < 4; r++) {
 		assert_true(csv_of(csv, r, "sleeps") > 0);
+		assert_true(csv_of(csv, r, "wake_moves") > 0); /* onto idle cores of the socket */
 		assert_true(csv_of(csv, r, "waiter_preemptions") == 0);
 		assert_true(csv_empty(csv, r, "idle_wakes")); /* its cpus enter no idle state */
 	}
@@ -205,8 +206,8 @@ static void processes_beyond_the_cpus_share_them(void **state)
 		struct tl_proc p;
 
 		assert_int_equal(tl_bin(&p, bindir, "locklab-sim", odd), 0);
-		assert_non_null(strstr(p.out, "never move: cpus with 2 processes: 1 of 8 (the rest "
-					      "have 1)"));
+		assert_non_null(strstr(p.out, "balances no load: cpus with 2 processes at the start: "
+					      "1 of 8 (the rest have 1)"));
 		tl_proc_free(&p);
 	}
 	refused(idle, "--idle-states on: processes that outnumber their cpus");

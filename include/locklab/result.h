@@ -35,6 +35,7 @@ struct vm_counters {
 	uint64_t kicks;              /* ll_unpark that woke a halted one */
 	uint64_t wakes, wake_ps;     /* halts ended by a kick; kick-to-running time */
 	unsigned never_ran;          /* threads whose vCPU never had its pCPU in the run */
+	uint64_t wake_moves;         /* OS model: woken processes placed on another cpu */
 };
 
 /* The most idle states a machine lists (sim/topology.h, TOPO_MAX_IDLE). */
