@@ -55,6 +55,7 @@ struct flw_counters {
 	bool has_sched;
 	uint64_t preemptions, holder_preemptions, holder_lost_ns, waiter_preemptions;
 	uint64_t wake_moves; /* woken processes placed on another cpu than their last */
+	uint64_t idle_pulls; /* queued processes a cpu going idle took over */
 };
 
 /* sum += c (max_woken: the larger) */

@@ -89,9 +89,10 @@ static void legend(const struct flc_opts *o)
 		unsigned cpus = wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]);
 
 		if (o->procs % cpus)
-			printf("the OS model balances no load: cpus with %u processes at the start: "
-			       "%u of %u (the rest have %u); where the processes never sleep "
-			       "(private files, leases) those keep them and set a run's time "
+			printf("the OS model balances load only as a cpu goes idle: cpus with %u "
+			       "processes at the start: %u of %u (the rest have %u); where the "
+			       "processes never sleep (private files, leases) those keep them "
+			       "until others run out of work, and set a run's time "
 			       "(docs/filelock.md)\n",
 			       o->procs / cpus + 1, o->procs % cpus, cpus, o->procs / cpus);
 	}
@@ -220,7 +221,7 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
 	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
 		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS; "
-			 "woken ones placed, no balancing; sc memory, no idle states, no scheduler noise",
+			 "woken ones placed, idle balance only; sc memory, no idle states, no scheduler noise",
 			 o->procs, wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]));
 	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
 	       "variance in ms^2)\n",
@@ -269,8 +270,9 @@ static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
 	if (c->holder_preemptions)
 		printf(", each off its cpu %.1f us on average",
 		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
-	printf("; of one waiting for its lock %llu); woken onto another cpu %llu\n",
-	       (unsigned long long)c->waiter_preemptions, (unsigned long long)c->wake_moves);
+	printf("; of one waiting for its lock %llu); woken onto another cpu %llu; taken over by "
+	       "a cpu going idle %llu\n", (unsigned long long)c->waiter_preemptions,
+	       (unsigned long long)c->wake_moves, (unsigned long long)c->idle_pulls);
 }
 
 static void table_row(const struct flc_opts *o, const struct flc_result *r)
@@ -317,7 +319,7 @@ static void csv_rows(FILE *f, const void *arg)
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
 		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-		   "preemptions,holder_preemptions,waiter_preemptions,wake_moves\n");
+		   "preemptions,holder_preemptions,waiter_preemptions,wake_moves,idle_pulls\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -351,12 +353,12 @@ static void csv_rows(FILE *f, const void *arg)
 			else
 				fprintf(f, ",,");
 			if (r->has_sched) /* empty while every process has a cpu of its own */
-				fprintf(f, "%llu,%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
+				fprintf(f, "%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
 					(unsigned long long)r->holder_preemptions,
 					(unsigned long long)r->waiter_preemptions,
-					(unsigned long long)r->wake_moves);
+					(unsigned long long)r->wake_moves, (unsigned long long)r->idle_pulls);
 			else
-				fprintf(f, ",,,\n");
+				fprintf(f, ",,,,\n");
 		}
 }
 

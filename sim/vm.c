@@ -633,7 +633,9 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	sim_vm = vm;
 	vm->seed = run->seed;
 	for (unsigned p = 0; p < np; p++)
-		vm->p[p] = (struct vm_pcpu){ .cur = -1, .head = -1, .tail = -1, .next_buddy = -1 };
+		vm->p[p] = (struct vm_pcpu){ .cur = -1, .head = -1, .tail = -1, .next_buddy = -1,
+					     .avg_idle_ps = 2 * OS_MIGRATION_COST_PS,
+					     .idle_stamp_ps = NONE };
 	for (unsigned i = 0; i < vm->nv; i++) {
 		struct vm_vcpu *v = &vm->v[i];
 
@@ -641,6 +643,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 		v->next = -1;
 		v->off_phase = -1;
 		v->kick_ps = NONE;
+		v->left_ps = NONE;
 		v->ple_at_ps = NONE;
 		v->window_ps = vm->window_ps;
 		v->state = i >= n && i < vcpus ? VC_GONE : VC_READY; /* GONE: no thread, idle */

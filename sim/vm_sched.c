@@ -58,6 +58,7 @@ static void off_cpu(struct vm_pcpu *p, struct vm_vcpu *v, uint64_t t)
 {
 	vm_update_min_vr(p, t);
 	ran_until(v, t);
+	v->left_ps = t;
 }
 
 /* cur of p is to leave at its next preemption point: its slice ends now
@@ -131,6 +132,22 @@ static void release(struct vm_vcpu *v)
 	sim_turn_wake(&sim.actors[v - sim_vm->v]);
 }
 
+/* The OS model: idle p gets a process at t.  Linux's avg_idle
+ * (ttwu_do_wakeup, Linux 4.1): the running mean, by eighths, of the idle
+ * spells, held at twice the migration cost. */
+static void idle_ends(struct vm_pcpu *p, uint64_t t)
+{
+	uint64_t spell = t > p->idle_stamp_ps ? t - p->idle_stamp_ps : 0, max = 2 * OS_MIGRATION_COST_PS;
+
+	if (p->idle_stamp_ps == NONE) /* the first process it is given */
+		return;
+	if (p->avg_idle_ps > max)
+		p->avg_idle_ps = max;
+	else
+		p->avg_idle_ps = (uint64_t)((int64_t)p->avg_idle_ps +
+					    ((int64_t)spell - (int64_t)p->avg_idle_ps) / 8);
+}
+
 /* vCPU i becomes p's cur, running from start (no longer p's next buddy,
  * if it was).  When it is a co-guest's, the vCPUs waiting for p wake, to
  * wait again until its slice ends (only they will rotate it out). */
@@ -140,6 +157,8 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 
 	if (p->next_buddy == (int)i)
 		p->next_buddy = -1;
+	if (vm_prm.processes && p->cur < 0)
+		idle_ends(p, start);
 	v->state = VC_RUNNING;
 	v->start_ps = start;
 	v->ran |= counting(start);
@@ -160,6 +179,8 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
  * sooner than its wake latency allows), or at once when it is `left` again
  * (CFS puts the preempted task back in its tree before it picks, and may
  * pick it again: no switch). */
+static void idle_balance(struct vm_pcpu *p, uint64_t t);
+
 static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 {
 	uint64_t start = t + (i == left ? 0 : vm_prm.switch_ps);
@@ -167,12 +188,97 @@ static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 
 	if (i < 0) {
 		p->cur = -1;
+		if (vm_prm.processes)
+			idle_balance(p, t);
 		return;
 	}
 	v = &sim_vm->v[i];
 	if (v->kick_ps != NONE && v->kick_ps + vm_prm.wake_ps > start)
 		start = v->kick_ps + vm_prm.wake_ps;
 	give(p, (unsigned)i, start);
+}
+
+/* Process w moves to pCPU q (woken, or taken over by an idle q): its
+ * virtual runtime is renormalized from its old queue's min_vruntime to
+ * q's, as a migrating task's is, and its thread runs on q's core. */
+static void move_to(struct sim_actor *w, unsigned q)
+{
+	struct vm_vcpu *v = vcpu_of(w);
+	uint64_t from = sim_vm->p[v->pcpu].min_vr_ps;
+
+	v->vr_ps = (v->vr_ps > from ? v->vr_ps - from : 0) + sim_vm->p[q].min_vr_ps;
+	v->pcpu = q;
+	sim_set_core(w, sim_vm->pcore[q]);
+}
+
+/* ------------------------------------------------------------ idle balance
+ * (the OS model's processes, sim/vm.h) */
+
+/* A queued process of q that has not run for the migration cost (not
+ * cache-hot, task_hot), the first in q's queue; -1: none. */
+static int cold_queued(const struct vm_pcpu *q, uint64_t t)
+{
+	for (int j = q->head; j >= 0; j = sim_vm->v[j].next) {
+		const struct vm_vcpu *w = &sim_vm->v[j];
+
+		if (w->state == VC_READY &&
+		    (w->left_ps == NONE || t >= w->left_ps + OS_MIGRATION_COST_PS))
+			return j;
+	}
+	return -1;
+}
+
+/* The pCPU idle p takes a process from: of those in p's domain, the one
+ * with the most queued, and a cold process among them.  The domains, as
+ * idle_balance walks them: p's physical core, its socket, the machine. */
+static int busiest_in(unsigned p, int level, uint64_t t, int *task)
+{
+	unsigned pc = sim_vm->pcore[p], best_n = 0;
+	int best = -1;
+
+	for (unsigned q = 0; q < sim_vm->np; q++) {
+		unsigned qc = sim_vm->pcore[q];
+		int j;
+
+		if (q == p || sim_vm->p[q].queued <= best_n ||
+		    (level == 0 && topo_phys(&sim.topo, qc) != topo_phys(&sim.topo, pc)) ||
+		    (level == 1 && sim.topo.core_socket[qc] != sim.topo.core_socket[pc]))
+			continue;
+		j = cold_queued(&sim_vm->p[q], t);
+		if (j < 0)
+			continue;
+		best = (int)q;
+		best_n = sim_vm->p[q].queued;
+		*task = j;
+	}
+	return best;
+}
+
+/* p has gone idle at t: as Linux 4.1's idle_balance, when its idle spells
+ * average at least the migration cost, it takes over a queued, cold process
+ * of the busiest pCPU of its nearest domain that has one (one task: the
+ * imbalance of a newly idle cpu; the load is counted in queued processes,
+ * where Linux weighs load averages).  The periodic balance of busy cpus is
+ * not modelled. */
+static void idle_balance(struct vm_pcpu *p, uint64_t t)
+{
+	unsigned me = (unsigned)(p - sim_vm->p);
+	int task = -1, from = -1;
+
+	p->idle_stamp_ps = t;
+	if (p->avg_idle_ps < OS_MIGRATION_COST_PS)
+		return;
+	for (int level = 0; level < 3 && from < 0; level++)
+		from = busiest_in(me, level, t, &task);
+	if (from < 0)
+		return;
+	vm_rq_remove(&sim_vm->p[from], (unsigned)task);
+	if (sim_vm->p[from].next_buddy == task)
+		sim_vm->p[from].next_buddy = -1;
+	move_to(&sim.actors[task], me);
+	if (counting(t))
+		sim_vm->k.idle_pulls++;
+	run_picked(p, t, -1, task);
 }
 
 /* The same with the vCPU CFS picks (vm_pick_next). */
@@ -241,6 +347,7 @@ static void wait_turn(struct sim_actor *a)
 		sim_turn_wait(a, end, SIM_EV_VM);
 		v->waiting = false;
 		sim_resumed(a);
+		p = pcpu_of(a); /* an idle cpu of the OS model may have taken it over */
 		advance(p, sim.now_ps);
 	}
 	sim_sleep_until(a, v->start_ps, SIM_EV_VM);
@@ -582,21 +689,6 @@ static unsigned wake_cpu(unsigned t)
 	return t;
 }
 
-/* Process w, woken, moves to pCPU q: its virtual runtime is renormalized
- * from its old queue's min_vruntime to q's (as a task that migrates on a
- * wake-up is), and its thread runs on q's core. */
-static void move_woken(struct sim_actor *w, unsigned q)
-{
-	struct vm_vcpu *v = vcpu_of(w);
-	uint64_t from = sim_vm->p[v->pcpu].min_vr_ps;
-
-	v->vr_ps = (v->vr_ps > from ? v->vr_ps - from : 0) + sim_vm->p[q].min_vr_ps;
-	v->pcpu = q;
-	sim_set_core(w, sim_vm->pcore[q]);
-	if (counting(sim.now_ps))
-		sim_vm->k.wake_moves++;
-}
-
 void vm_on_kick(struct sim_actor *w)
 {
 	struct vm_vcpu *v = vcpu_of(w);
@@ -609,8 +701,11 @@ void vm_on_kick(struct sim_actor *w)
 	if (vm_prm.processes) {
 		unsigned q = wake_cpu(v->pcpu);
 
-		if (q != v->pcpu)
-			move_woken(w, q);
+		if (q != v->pcpu) {
+			move_to(w, q);
+			if (counting(now))
+				sim_vm->k.wake_moves++;
+		}
 	}
 	p = pcpu_of(w);
 	if (counting(now))

@@ -15,6 +15,11 @@
 #define NONE UINT64_MAX
 #define US_PS 1000000ull
 #define PLE_WINDOW_MAX_PS (1000000ull * US_PS) /* 1 s: far beyond any slice */
+/* sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c, Linux 4.1): a
+ * task that ran more recently is cache-hot, and a cpu whose idle spells
+ * average less does not balance when it goes idle (idle_balance); a cpu's
+ * avg_idle starts at twice it (sched_init). */
+#define OS_MIGRATION_COST_PS (500ull * US_PS)
 
 struct vm_params {
 	uint64_t slice_ps; /* --slice-us: every slice's mean; 0: CFS's, by the runnable vCPUs */
@@ -57,6 +62,7 @@ struct vm_vcpu {
 	bool dy_eligible;   /* KVM's dy_eligible: toggled at each look while in_spin */
 	uint64_t vr_ps;     /* CFS's virtual runtime: its time run (equal weights), placed on a wake */
 	bool ran;           /* it has had its pCPU in the measured interval */
+	uint64_t left_ps;   /* it last left its pCPU then (OS model: cache-hot since); NONE: never ran */
 };
 
 struct vm_pcpu {
@@ -71,6 +77,9 @@ struct vm_pcpu {
 	unsigned queued;
 	int next_buddy; /* CFS's next buddy: a queued vCPU that a directed yield or a wake-up
 			 * preemption set to run next, or -1 */
+	/* the OS model's idle balance (vm_sched.c): when it went idle, and
+	 * Linux's avg_idle, the running mean of its idle spells */
+	uint64_t idle_stamp_ps, avg_idle_ps;
 };
 
 /*

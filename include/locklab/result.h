@@ -36,6 +36,7 @@ struct vm_counters {
 	uint64_t wakes, wake_ps;     /* halts ended by a kick; kick-to-running time */
 	unsigned never_ran;          /* threads whose vCPU never had its pCPU in the run */
 	uint64_t wake_moves;         /* OS model: woken processes placed on another cpu */
+	uint64_t idle_pulls;         /* OS model: queued processes an idle cpu took over */
 };
 
 /* The most idle states a machine lists (sim/topology.h, TOPO_MAX_IDLE). */
