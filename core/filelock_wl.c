@@ -444,7 +444,7 @@ static int flw_setup(struct wl_run *run)
 	bad |= !w->rwsem || !w->blocked_lock || !w->hash;
 	for (unsigned i = 0; i < w->n && !bad; i++) {
 		/* per-cpu list i on thread i's node: in the simulator's OS model
-		 * thread i runs on cpu i for every cpu i (sim/vm.h) */
+		 * thread i starts on cpu i for every cpu i (sim/vm.h) */
 		unsigned node = run->threads[i].node;
 
 		bad |= !FLW_ALLOC(w->pcpu[i], node) || !FLW_ALLOC(w->req[i], node) ||

@@ -89,10 +89,10 @@ static void legend(const struct flc_opts *o)
 		unsigned cpus = wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]);
 
 		if (o->procs % cpus)
-			printf("the OS model balances load only as a cpu goes idle: cpus with %u "
-			       "processes at the start: %u of %u (the rest have %u); where the "
-			       "processes never sleep (private files, leases) those keep them "
-			       "until others run out of work, and set a run's time "
+			printf("the OS model moves a process only when it is woken or a cpu goes "
+			       "idle: cpus with %u processes at the start: %u of %u (the rest have "
+			       "%u); where the processes never sleep (private files, leases) those "
+			       "keep them until others run out of work, and set a run's time "
 			       "(docs/filelock.md)\n",
 			       o->procs / cpus + 1, o->procs % cpus, cpus, o->procs / cpus);
 	}

@@ -134,18 +134,18 @@ static void release(struct vm_vcpu *v)
 
 /* The OS model: idle p gets a process at t.  Linux's avg_idle
  * (ttwu_do_wakeup, Linux 4.1): the running mean, by eighths, of the idle
- * spells, held at twice the migration cost. */
+ * spells, then held at twice the migration cost; the spell is closed. */
 static void idle_ends(struct vm_pcpu *p, uint64_t t)
 {
 	uint64_t spell = t > p->idle_stamp_ps ? t - p->idle_stamp_ps : 0, max = 2 * OS_MIGRATION_COST_PS;
 
-	if (p->idle_stamp_ps == NONE) /* the first process it is given */
+	if (p->idle_stamp_ps == NONE) /* no spell open: its first process, or a pull */
 		return;
+	p->avg_idle_ps = (uint64_t)((int64_t)p->avg_idle_ps +
+				    ((int64_t)spell - (int64_t)p->avg_idle_ps) / 8);
 	if (p->avg_idle_ps > max)
 		p->avg_idle_ps = max;
-	else
-		p->avg_idle_ps = (uint64_t)((int64_t)p->avg_idle_ps +
-					    ((int64_t)spell - (int64_t)p->avg_idle_ps) / 8);
+	p->idle_stamp_ps = NONE;
 }
 
 /* vCPU i becomes p's cur, running from start (no longer p's next buddy,
@@ -204,7 +204,10 @@ static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 static void move_to(struct sim_actor *w, unsigned q)
 {
 	struct vm_vcpu *v = vcpu_of(w);
-	uint64_t from = sim_vm->p[v->pcpu].min_vr_ps;
+	uint64_t from;
+
+	vm_update_min_vr(&sim_vm->p[v->pcpu], sim.now_ps);
+	from = sim_vm->p[v->pcpu].min_vr_ps;
 
 	v->vr_ps = (v->vr_ps > from ? v->vr_ps - from : 0) + sim_vm->p[q].min_vr_ps;
 	v->pcpu = q;
@@ -228,9 +231,11 @@ static int cold_queued(const struct vm_pcpu *q, uint64_t t)
 	return -1;
 }
 
-/* The pCPU idle p takes a process from: of those in p's domain, the one
- * with the most queued, and a cold process among them.  The domains, as
- * idle_balance walks them: p's physical core, its socket, the machine. */
+/* The pCPU idle p takes a process from: of those in p's domain that have
+ * a cold process queued, the one with the most queued (Linux takes the
+ * busiest by load and may then find its tasks hot), and that process.  The
+ * domains, as idle_balance walks them: p's physical core, its socket, the
+ * machine. */
 static int busiest_in(unsigned p, int level, uint64_t t, int *task)
 {
 	unsigned pc = sim_vm->pcore[p], best_n = 0;
@@ -272,10 +277,11 @@ static void idle_balance(struct vm_pcpu *p, uint64_t t)
 		from = busiest_in(me, level, t, &task);
 	if (from < 0)
 		return;
+	move_to(&sim.actors[task], me); /* its queue's min_vruntime counts it still */
 	vm_rq_remove(&sim_vm->p[from], (unsigned)task);
 	if (sim_vm->p[from].next_buddy == task)
 		sim_vm->p[from].next_buddy = -1;
-	move_to(&sim.actors[task], me);
+	p->idle_stamp_ps = NONE; /* as idle_balance does after a pull: no spell */
 	if (counting(t))
 		sim_vm->k.idle_pulls++;
 	run_picked(p, t, -1, task);

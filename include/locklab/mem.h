@@ -69,8 +69,10 @@
  *                                (in the simulator's OS model, the CPU the
  *                                caller shares with other processes, below
  *                                ll_nr_cpus(): per-cpu data, valid inside
- *                                ll_preempt_disable; the file-lock model
- *                                wakes a process by its own index)
+ *                                ll_preempt_disable until the caller parks,
+ *                                after which it may wake on another CPU;
+ *                                the file-lock model wakes a process by its
+ *                                own index)
  *   ll_this_node()               the caller's NUMA node (socket)
  *   ll_nr_cpus(), ll_nr_nodes()  threads in this run; nodes of the machine
  *   ll_alloc_on(size, node)      zeroed, 64-byte aligned memory whose home
