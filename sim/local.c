@@ -56,7 +56,9 @@ uint64_t ll_now_ns(void)
 
 unsigned ll_this_cpu(void)
 {
-	return sim.cur ? vm_cpu_of(sim.cur->idx) : 0;
+	if (!sim.cur)
+		return 0;
+	return sim_vm ? vm_cpu_of(sim.cur->idx) : sim.cur->idx;
 }
 
 /* A path the process scheduler does not preempt (sim/vm.h, "Processes"):
@@ -74,8 +76,7 @@ void ll_preempt_enable(void)
 	if (!a || !a->preempt_off || --a->preempt_off || !sim_vm)
 		return;
 	sim_settle_pending(a);
-	sim_pay(a);
-	vm_preempt_point(a);
+	sim_pay(a); /* vm_pay: a preemption point, owed time or not */
 }
 
 unsigned ll_this_node(void)

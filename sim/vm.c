@@ -18,7 +18,6 @@
 #include "vm.h"
 #include "vm_state.h"
 
-#define NS_PS 1000ull
 
 /* The defaults, each with its source in docs/vm.md. */
 /* CFS (kernel/sched/fair.c, Linux 3.10 to 4.x): sysctl_sched_latency 6 ms
@@ -38,10 +37,6 @@
 #define DEF_KICK_PS (1000ull * NS_PS)     /* the KICK_CPU hypercall */
 #define DEF_WAKE_PS (4000ull * NS_PS)     /* IPI, wake-up, schedule, entry */
 #define DEF_SWITCH_PS (4000ull * NS_PS)   /* a context switch between vCPUs */
-/* A switch between two processes of an OS (--procs above the CPUs of
- * `filelock`): *assumed*, the order of lmbench's lat_ctx on servers of
- * 2012-2015 (a few us), not measured here. */
-#define OS_SWITCH_PS (2000ull * NS_PS)
 #define DEF_SLICE_SPREAD_PCT 50 /* *assumed*: slices from half to 1.5 times their mean */
 #define MAX_SLICE_SPREAD_PCT 90 /* a slice is at least a tenth of its mean */
 
@@ -59,27 +54,6 @@ struct vm_params vm_prm = {
 };
 
 struct vm_state *sim_vm;
-
-void vm_processes(void)
-{
-	vm_prm.processes = true;
-	vm_prm.ple_window_ps = 0;
-	vm_prm.halt_ps = SIM_HALT_PS;
-	vm_prm.kick_ps = SIM_KICK_PS;
-	vm_prm.wake_ps = SIM_WAKE_PS;
-	vm_prm.switch_ps = OS_SWITCH_PS;
-	vm_prm.busy_guests = vm_prm.same_guests = false;
-}
-
-bool vm_are_processes(void)
-{
-	return vm_prm.processes;
-}
-
-unsigned vm_cpu_of(unsigned i)
-{
-	return sim_vm && vm_prm.processes && i < sim_vm->nv ? sim_vm->v[i].pcpu : i;
-}
 
 /* ------------------------------------------------------------ options */
 
@@ -586,25 +560,6 @@ int vm_expand_run(struct wl_run *run)
 	return 0;
 }
 
-/* Each pCPU's ring of the pCPUs on its physical core (the OS model's
- * wake-up placement asks whether a whole core is idle). */
-static void link_siblings(struct vm_state *vm)
-{
-	for (unsigned q = 0; q < vm->np; q++) {
-		unsigned phys = topo_phys(&sim.topo, vm->pcore[q]);
-
-		vm->sib[q] = q;
-		for (unsigned k = 1; k < vm->np; k++) {
-			unsigned r = (q + k) % vm->np;
-
-			if (topo_phys(&sim.topo, vm->pcore[r]) == phys) {
-				vm->sib[q] = r;
-				break;
-			}
-		}
-	}
-}
-
 int vm_begin(struct wl_run *run, double freq_ghz)
 {
 	struct vm_state *vm = calloc(1, sizeof(*vm));
@@ -651,7 +606,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 			vm->pcore[v->pcpu] = sim.actors[i].core; /* placed there (sim/place.c) */
 	}
 	if (vm_prm.processes)
-		link_siblings(vm);
+		vm_link_siblings(vm);
 	for (unsigned p = 0; p < np; p++) {
 		first_turns(&vm->p[p]);
 		vm->p[p].slice_end_ps = vm_slice_len(&vm->p[p]); /* its queue known */

@@ -78,12 +78,12 @@
  * processes instead of a host's and its vCPUs.  The threads are processes
  * placed as vCPUs are, ll_this_cpu is the CPU a process runs on, a woken
  * process is placed as Linux's select_idle_sibling places it (on an idle
- * core of its socket when its own CPU is busy; vm_sched.c, wake_cpu), a
+ * core of its socket when its own CPU is busy; sim/vm_procs.c), a
  * CPU going idle takes over a queued process as idle_balance does
- * (vm_sched.c), nothing else moves one, a park is a sleep and an unpark a
+ * (sim/vm_procs.c), nothing else moves one, a park is a sleep and an unpark a
  * wake-up (the
  * simulator's futex costs, SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS), a
- * switch costs OS_SWITCH_PS (assumed, sim/vm.c), there is no PLE, and a
+ * switch costs OS_SWITCH_PS (assumed, sim/vm_procs.c), there is no PLE, and a
  * process is preempted only outside ll_preempt_disable's paths (a system
  * call under CONFIG_PREEMPT_NONE): a slice that ends, or a wake-up
  * preemption that falls, inside one takes effect where it ends.

@@ -132,22 +132,6 @@ static void release(struct vm_vcpu *v)
 	sim_turn_wake(&sim.actors[v - sim_vm->v]);
 }
 
-/* The OS model: idle p gets a process at t.  Linux's avg_idle
- * (ttwu_do_wakeup, Linux 4.1): the running mean, by eighths, of the idle
- * spells, then held at twice the migration cost; the spell is closed. */
-static void idle_ends(struct vm_pcpu *p, uint64_t t)
-{
-	uint64_t spell = t > p->idle_stamp_ps ? t - p->idle_stamp_ps : 0, max = 2 * OS_MIGRATION_COST_PS;
-
-	if (p->idle_stamp_ps == NONE) /* no spell open: its first process, or a pull */
-		return;
-	p->avg_idle_ps = (uint64_t)((int64_t)p->avg_idle_ps +
-				    ((int64_t)spell - (int64_t)p->avg_idle_ps) / 8);
-	if (p->avg_idle_ps > max)
-		p->avg_idle_ps = max;
-	p->idle_stamp_ps = NONE;
-}
-
 /* vCPU i becomes p's cur, running from start (no longer p's next buddy,
  * if it was).  When it is a co-guest's, the vCPUs waiting for p wake, to
  * wait again until its slice ends (only they will rotate it out). */
@@ -158,7 +142,7 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
 	if (p->next_buddy == (int)i)
 		p->next_buddy = -1;
 	if (vm_prm.processes && p->cur < 0)
-		idle_ends(p, start);
+		vm_idle_ends(p, start);
 	v->state = VC_RUNNING;
 	v->start_ps = start;
 	v->ran |= counting(start);
@@ -179,8 +163,6 @@ static void give(struct vm_pcpu *p, unsigned i, uint64_t start)
  * sooner than its wake latency allows), or at once when it is `left` again
  * (CFS puts the preempted task back in its tree before it picks, and may
  * pick it again: no switch). */
-static void idle_balance(struct vm_pcpu *p, uint64_t t);
-
 static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 {
 	uint64_t start = t + (i == left ? 0 : vm_prm.switch_ps);
@@ -188,103 +170,14 @@ static void run_picked(struct vm_pcpu *p, uint64_t t, int left, int i)
 
 	if (i < 0) {
 		p->cur = -1;
-		if (vm_prm.processes)
-			idle_balance(p, t);
+		if (vm_prm.processes && (i = vm_idle_pull(p, t)) >= 0)
+			run_picked(p, t, -1, i); /* taken over from another queue */
 		return;
 	}
 	v = &sim_vm->v[i];
 	if (v->kick_ps != NONE && v->kick_ps + vm_prm.wake_ps > start)
 		start = v->kick_ps + vm_prm.wake_ps;
 	give(p, (unsigned)i, start);
-}
-
-/* Process w moves to pCPU q (woken, or taken over by an idle q): its
- * virtual runtime is renormalized from its old queue's min_vruntime to
- * q's, as a migrating task's is, and its thread runs on q's core. */
-static void move_to(struct sim_actor *w, unsigned q)
-{
-	struct vm_vcpu *v = vcpu_of(w);
-	uint64_t from;
-
-	vm_update_min_vr(&sim_vm->p[v->pcpu], sim.now_ps);
-	from = sim_vm->p[v->pcpu].min_vr_ps;
-
-	v->vr_ps = (v->vr_ps > from ? v->vr_ps - from : 0) + sim_vm->p[q].min_vr_ps;
-	v->pcpu = q;
-	sim_set_core(w, sim_vm->pcore[q]);
-}
-
-/* ------------------------------------------------------------ idle balance
- * (the OS model's processes, sim/vm.h) */
-
-/* A queued process of q that has not run for the migration cost (not
- * cache-hot, task_hot), the first in q's queue; -1: none. */
-static int cold_queued(const struct vm_pcpu *q, uint64_t t)
-{
-	for (int j = q->head; j >= 0; j = sim_vm->v[j].next) {
-		const struct vm_vcpu *w = &sim_vm->v[j];
-
-		if (w->state == VC_READY &&
-		    (w->left_ps == NONE || t >= w->left_ps + OS_MIGRATION_COST_PS))
-			return j;
-	}
-	return -1;
-}
-
-/* The pCPU idle p takes a process from: of those in p's domain that have
- * a cold process queued, the one with the most queued (Linux takes the
- * busiest by load and may then find its tasks hot), and that process.  The
- * domains, as idle_balance walks them: p's physical core, its socket, the
- * machine. */
-static int busiest_in(unsigned p, int level, uint64_t t, int *task)
-{
-	unsigned pc = sim_vm->pcore[p], best_n = 0;
-	int best = -1;
-
-	for (unsigned q = 0; q < sim_vm->np; q++) {
-		unsigned qc = sim_vm->pcore[q];
-		int j;
-
-		if (q == p || sim_vm->p[q].queued <= best_n ||
-		    (level == 0 && topo_phys(&sim.topo, qc) != topo_phys(&sim.topo, pc)) ||
-		    (level == 1 && sim.topo.core_socket[qc] != sim.topo.core_socket[pc]))
-			continue;
-		j = cold_queued(&sim_vm->p[q], t);
-		if (j < 0)
-			continue;
-		best = (int)q;
-		best_n = sim_vm->p[q].queued;
-		*task = j;
-	}
-	return best;
-}
-
-/* p has gone idle at t: as Linux 4.1's idle_balance, when its idle spells
- * average at least the migration cost, it takes over a queued, cold process
- * of the busiest pCPU of its nearest domain that has one (one task: the
- * imbalance of a newly idle cpu; the load is counted in queued processes,
- * where Linux weighs load averages).  The periodic balance of busy cpus is
- * not modelled. */
-static void idle_balance(struct vm_pcpu *p, uint64_t t)
-{
-	unsigned me = (unsigned)(p - sim_vm->p);
-	int task = -1, from = -1;
-
-	p->idle_stamp_ps = t;
-	if (p->avg_idle_ps < OS_MIGRATION_COST_PS)
-		return;
-	for (int level = 0; level < 3 && from < 0; level++)
-		from = busiest_in(me, level, t, &task);
-	if (from < 0)
-		return;
-	move_to(&sim.actors[task], me); /* its queue's min_vruntime counts it still */
-	vm_rq_remove(&sim_vm->p[from], (unsigned)task);
-	if (sim_vm->p[from].next_buddy == task)
-		sim_vm->p[from].next_buddy = -1;
-	p->idle_stamp_ps = NONE; /* as idle_balance does after a pull: no spell */
-	if (counting(t))
-		sim_vm->k.idle_pulls++;
-	run_picked(p, t, -1, task);
 }
 
 /* The same with the vCPU CFS picks (vm_pick_next). */
@@ -633,68 +526,6 @@ void vm_on_halt(struct sim_actor *a)
 	run_next(pcpu_of(a), sim.now_ps, -1);
 }
 
-/* ------------------------------------------------------------ wake-up placement
- * (the OS model's processes, sim/vm.h) */
-
-static bool pcpu_idle(unsigned q)
-{
-	return sim_vm->p[q].cur < 0 && !sim_vm->p[q].queued;
-}
-
-/* Is every pCPU on q's physical core idle? */
-static bool core_idle(unsigned q)
-{
-	unsigned r = q;
-
-	do {
-		if (!pcpu_idle(r))
-			return false;
-		r = sim_vm->sib[r];
-	} while (r != q);
-	return true;
-}
-
-static bool same_core(unsigned q, unsigned t)
-{
-	return topo_phys(&sim.topo, sim_vm->pcore[q]) == topo_phys(&sim.topo, sim_vm->pcore[t]);
-}
-
-/* The lowest-numbered pCPU on q's physical core. */
-static unsigned core_first(unsigned q)
-{
-	unsigned r = sim_vm->sib[q], first = q;
-
-	for (; r != q; r = sim_vm->sib[r])
-		if (r < first)
-			first = r;
-	return first;
-}
-
-/* Where a woken process runs, as select_idle_sibling (kernel/sched/fair.c,
- * Linux 4.1) places it from its previous cpu t (wake_affine's pull toward
- * the waker's cpu is not modelled: it weighs load averages the model does
- * not keep): t if idle; else the first cpu of a wholly idle core of t's
- * socket, the cores taken in turn from t's; else an idle sibling of t;
- * else t. */
-static unsigned wake_cpu(unsigned t)
-{
-	unsigned sock = sim.topo.core_socket[sim_vm->pcore[t]];
-
-	if (pcpu_idle(t))
-		return t;
-	for (unsigned k = 1; k < sim_vm->np; k++) {
-		unsigned q = (t + k) % sim_vm->np;
-
-		if (sim.topo.core_socket[sim_vm->pcore[q]] == sock && !same_core(q, t) &&
-		    core_idle(q))
-			return core_first(q);
-	}
-	for (unsigned r = sim_vm->sib[t]; r != t; r = sim_vm->sib[r])
-		if (pcpu_idle(r))
-			return r;
-	return t;
-}
-
 void vm_on_kick(struct sim_actor *w)
 {
 	struct vm_vcpu *v = vcpu_of(w);
@@ -705,10 +536,10 @@ void vm_on_kick(struct sim_actor *w)
 	if (v->state != VC_HALTED)
 		return;
 	if (vm_prm.processes) {
-		unsigned q = wake_cpu(v->pcpu);
+		unsigned q = vm_wake_cpu(v->pcpu);
 
 		if (q != v->pcpu) {
-			move_to(w, q);
+			vm_move_to(w->idx, q);
 			if (counting(now))
 				sim_vm->k.wake_moves++;
 		}

@@ -13,6 +13,7 @@
 #include <locklab/workload.h>
 
 #define NONE UINT64_MAX
+#define NS_PS 1000ull
 #define US_PS 1000000ull
 #define PLE_WINDOW_MAX_PS (1000000ull * US_PS) /* 1 s: far beyond any slice */
 /* sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c, Linux 4.1): a
@@ -171,5 +172,18 @@ bool vm_is_other(unsigned i);
 /* The guest of vCPU i: 0 is the run's; --co-guests same numbers the
  * others 1, 2, ... (V vCPUs each); a busy co-guest's vCPU is never 0. */
 unsigned vm_guest_of(unsigned i);
+
+/* vm_procs.c, the OS model (vm_prm.processes): each pCPU's ring of the
+ * pCPUs on its physical core (vm_begin, once the pCPUs' cores are known);
+ * idle p given a process at t (Linux's avg_idle, its idle spell closed);
+ * process i moved to pCPU q (its virtual runtime renormalized, its thread
+ * on q's core); the pCPU a process woken on t runs on (select_idle_sibling);
+ * the process idle p takes over at t, moved and out of its queue, or -1
+ * (idle_balance). */
+void vm_link_siblings(struct vm_state *vm);
+void vm_idle_ends(struct vm_pcpu *p, uint64_t t);
+void vm_move_to(unsigned i, unsigned q);
+unsigned vm_wake_cpu(unsigned t);
+int vm_idle_pull(struct vm_pcpu *p, uint64_t t);
 
 #endif
