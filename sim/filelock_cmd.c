@@ -32,6 +32,7 @@ struct flc_opts {
 	bool test[FLW_NTESTS];
 	bool shared, private;
 	unsigned procs, runs;
+	unsigned cpus; /* those --pin gives the processes (sim_pin_cpus) */
 	uint64_t iterations, seed;
 	enum flw_global global;
 	const char *csv;
@@ -85,17 +86,12 @@ static void legend(const struct flc_opts *o)
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
 		       o->cfg.vm_vcpus ? ", the OS model's slices (seeded lengths)"
 		       : o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
-	if (o->cfg.vm_vcpus) { /* the OS model: an uneven split is not balanced */
-		unsigned cpus = wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]);
-
-		if (o->procs % cpus)
-			printf("the OS model moves a process only when it is woken or a cpu goes "
-			       "idle: cpus with %u processes at the start: %u of %u (the rest have "
-			       "%u); where the processes never sleep (private files, leases) those "
-			       "keep them until others run out of work, and set a run's time "
-			       "(docs/filelock.md)\n",
-			       o->procs / cpus + 1, o->procs % cpus, cpus, o->procs / cpus);
-	}
+	if (o->cfg.vm_vcpus && o->procs % o->cpus) /* the OS model: an uneven split */
+		printf("the OS model moves a process only when it is woken or a cpu goes idle: cpus "
+		       "with %u processes at the start: %u of %u (the rest have %u); where the "
+		       "processes never sleep (private files, leases) those keep them until others "
+		       "run out of work, and set a run's time (docs/filelock.md)\n",
+		       o->procs / o->cpus + 1, o->procs % o->cpus, o->cpus, o->procs / o->cpus);
 	if (sim_topo_file_note(&o->cfg, text, sizeof(text))) /* a copy that carries a shipped name */
 		printf("the machine: %s\n", text);
 	backend_assumed(&o->cfg, text, sizeof(text));
@@ -222,7 +218,7 @@ static void table_heading(const struct flc_opts *o, enum flw_test t)
 	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
 		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS; "
 			 "woken ones placed, idle balance only; sc memory, no idle states, no scheduler noise",
-			 o->procs, wl_vm_pcpus(o->cfg.vm_vcpus, o->cfg.overcommit[0]));
+			 o->procs, o->cpus);
 	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
 	       "variance in ms^2)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
@@ -338,15 +334,13 @@ static void csv_rows(FILE *f, const void *arg)
 				s > 0 ? (double)o->procs * (double)o->iterations / s : 0,
 				(unsigned long long)r->sleeps, (unsigned long long)r->wakeups,
 				(unsigned long long)r->resleeps, idle);
-			if (r->has_sched)
-				fprintf(f, ",,"); /* the OS model's cpus enter no idle state */
-			else if (sim.topo.nidle && wakes)
+			if (!r->has_sched && sim.topo.nidle && wakes)
 				fprintf(f, "%llu,%.1f,", (unsigned long long)wakes,
 					(double)r->idle_exit_ns / (double)wakes);
-			else if (sim.topo.nidle)
+			else if (!r->has_sched && sim.topo.nidle)
 				fprintf(f, "0,,"); /* no wake-up: no mean exit latency */
-			else
-				fprintf(f, ",,"); /* no idle state applies: empty, not 0 */
+			else /* no idle state applies (none, or the OS model's): empty, not 0 */
+				fprintf(f, ",,");
 			if (r->has_noise) /* empty without scheduler noise, as run's are absent */
 				fprintf(f, "%llu,%llu,", (unsigned long long)r->migrations,
 					(unsigned long long)r->irqs);
@@ -423,18 +417,14 @@ static int run_tests(const struct flc_opts *o, struct flc_result *res, unsigned 
 static int schedule_processes(struct flc_opts *o)
 {
 	char why[512];
-	unsigned room;
 
 	if (sim_load_topo(sim_topo_of(&o->cfg), why, sizeof(why)))
 		return BAD("%s", why);
-	room = sim.topo.ncores;
-	if ((o->cfg.pin == PIN_SOCKET || o->cfg.pin == PIN_NODE) &&
-	    o->cfg.pin_socket < sim.topo.nsockets)
-		room = sim_socket_cores(o->cfg.pin_socket);
-	if (o->procs <= room || o->cfg.pin == PIN_LIST)
+	o->cpus = sim_pin_cpus(&o->cfg);
+	if (o->procs <= o->cpus || o->cfg.pin == PIN_LIST)
 		return 0;
 	o->cfg.vm_vcpus = o->procs;
-	o->cfg.overcommit[0] = (double)o->procs / (double)room;
+	o->cfg.overcommit[0] = (double)o->procs / (double)o->cpus;
 	o->cfg.novercommit = 1;
 	vm_processes();
 	return 0;

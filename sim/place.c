@@ -30,7 +30,7 @@
 #include "switches.h"
 #include "vm.h"
 
-unsigned sim_socket_cores(unsigned s)
+static unsigned socket_cores(unsigned s)
 {
 	unsigned n = 0;
 
@@ -82,6 +82,15 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 	return 0;
 }
 
+unsigned sim_pin_cpus(const struct wl_config *cfg)
+{
+	bool on_socket = cfg->pin == PIN_SOCKET || cfg->pin == PIN_NODE;
+
+	if (on_socket && cfg->pin_socket < sim.topo.nsockets)
+		return socket_cores(cfg->pin_socket);
+	return sim.topo.ncores;
+}
+
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	unsigned maxt = 0, room;
@@ -106,9 +115,7 @@ int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)
 			maxt = cfg->threads[i];
-	room = sim.topo.ncores;
-	if (on_socket && cfg->pin_socket < sim.topo.nsockets)
-		room = sim_socket_cores(cfg->pin_socket);
+	room = sim_pin_cpus(cfg);
 	if (cfg->vm_vcpus && check_vm(cfg, room, err, errlen, &maxt))
 		return -1;
 	if (on_socket) {

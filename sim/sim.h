@@ -256,9 +256,10 @@ const char *sim_topo_of(const struct wl_config *cfg);
  * one)"): a modified copy carries the shipped machine's name.  Else "". */
 size_t sim_topo_file_note(const struct wl_config *cfg, char *buf, size_t len);
 
-/* place.c: the hardware threads of socket s; thread i's core in cores[i],
- * -1 when they do not fit; a moved to core c (its thread's cpu and node). */
-unsigned sim_socket_cores(unsigned s);
+/* place.c: the hardware threads cfg's --pin may use (a socket's with
+ * socket:N and node:N, else all); thread i's core in cores[i], -1 when
+ * they do not fit; a moved to core c (its thread's cpu and node). */
+unsigned sim_pin_cpus(const struct wl_config *cfg);
 void sim_set_core(struct sim_actor *a, unsigned c);
 int sim_place_threads(struct wl_run *run, unsigned *cores);
 

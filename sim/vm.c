@@ -18,7 +18,6 @@
 #include "vm.h"
 #include "vm_state.h"
 
-
 /* The defaults, each with its source in docs/vm.md. */
 /* CFS (kernel/sched/fair.c, Linux 3.10 to 4.x): sysctl_sched_latency 6 ms
  * and sysctl_sched_min_granularity 0.75 ms, each times 1 + log2 of the
