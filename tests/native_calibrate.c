@@ -360,12 +360,20 @@ static void test_calibrate_small(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(c.reps, 12);
 	assert_true(c.tsc_ghz > 0.1);
+	/* A load of a line the requester may share costs about a hit, which
+	 * on a busy virtual machine can round to 0 beside the fences' noise:
+	 * every cell is a non-negative time, and some cell costs more than 0
+	 * (a clock that measured nothing would give 0 everywhere). */
+	double most = 0;
+
 	for (int st = 0; st < CAL_NSTATES; st++) {
-		assert_true(c.cell[CAL_LOAD][st][0].median > 0);
+		assert_true(c.cell[CAL_LOAD][st][0].median >= 0);
 		assert_true(c.cell[CAL_LOAD][st][0].p10 <= c.cell[CAL_LOAD][st][0].median);
 		assert_true(c.cell[CAL_LOAD][st][0].p90 >= c.cell[CAL_LOAD][st][0].median);
 		assert_int_equal(c.cell[CAL_LOAD][st][0].samples, 12);
+		most = fmax(most, c.cell[CAL_LOAD][st][0].median);
 	}
+	assert_true(most > 0);
 	assert_true(c.mem[0].measured);
 	/* the platform file beside it names the zone after the file */
 	char *xml = tl_slurp(tl_path("host-small.xml"), NULL);
