@@ -104,11 +104,14 @@ static int cold_queued(const struct vm_pcpu *q, uint64_t t)
 	return -1;
 }
 
-/* The pCPU idle p takes a process from: of those in p's domain that have
- * a cold process queued, the one with the most queued (Linux takes the
- * busiest by load and may then find its tasks hot), and that process.  The
- * domains, as idle_balance walks them: p's physical core, its socket, the
- * machine. */
+/* The pCPU idle p would take a process from in one of its domains, as
+ * idle_balance walks them (p's physical core, its socket, the machine):
+ * the one with the most processes queued (find_busiest_queue; Linux weighs
+ * load averages where the model counts queued processes), and *task its
+ * first queued process that is not cache-hot, or -1 when every one is
+ * (can_migrate_task refuses a hot task to a newly idle cpu, and
+ * idle_balance then tries the next domain).  -1: no pCPU of the domain
+ * has a process queued. */
 static int busiest_in(unsigned p, int level, uint64_t t, int *task)
 {
 	unsigned pc = sim_vm->pcore[p], best_n = 0;
@@ -116,28 +119,23 @@ static int busiest_in(unsigned p, int level, uint64_t t, int *task)
 
 	for (unsigned q = 0; q < sim_vm->np; q++) {
 		unsigned qc = sim_vm->pcore[q];
-		int j;
 
 		if (q == p || sim_vm->p[q].queued <= best_n ||
 		    (level == 0 && topo_phys(&sim.topo, qc) != topo_phys(&sim.topo, pc)) ||
 		    (level == 1 && sim.topo.core_socket[qc] != sim.topo.core_socket[pc]))
 			continue;
-		j = cold_queued(&sim_vm->p[q], t);
-		if (j < 0)
-			continue;
 		best = (int)q;
 		best_n = sim_vm->p[q].queued;
-		*task = j;
 	}
+	*task = best < 0 ? -1 : cold_queued(&sim_vm->p[best], t);
 	return best;
 }
 
 /* p has gone idle at t: as Linux 4.1's idle_balance, when its idle spells
  * average at least the migration cost, it takes over a queued, cold process
- * of the busiest pCPU of its nearest domain that has one (one task: the
- * imbalance of a newly idle cpu; the load is counted in queued processes,
- * where Linux weighs load averages).  The periodic balance of busy cpus is
- * not modelled. */
+ * of the busiest pCPU of its nearest domain whose busiest has one (one
+ * task: the imbalance of a newly idle cpu).  The periodic balance of busy
+ * cpus is not modelled. */
 int vm_idle_pull(struct vm_pcpu *p, uint64_t t)
 {
 	unsigned me = (unsigned)(p - sim_vm->p);
@@ -146,9 +144,9 @@ int vm_idle_pull(struct vm_pcpu *p, uint64_t t)
 	p->idle_stamp_ps = t;
 	if (p->avg_idle_ps < OS_MIGRATION_COST_PS)
 		return -1;
-	for (int level = 0; level < 3 && from < 0; level++)
+	for (int level = 0; level < 3 && task < 0; level++)
 		from = busiest_in(me, level, t, &task);
-	if (from < 0)
+	if (task < 0)
 		return -1;
 	vm_move_to((unsigned)task, me); /* its queue's min_vruntime counts it still */
 	vm_rq_remove(&sim_vm->p[from], (unsigned)task);
