@@ -26,6 +26,12 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
 Prints one row per entry (id, published, simulated, error, pass/fail), then
 "N of M pass" (with --seeds, then how many pass with every seed and with some). Exit status 0 when every entry ran, 1 when a command failed
 or the chart could not be drawn, 2 on a malformed entry or bad arguments.
+
+This file holds the command line and the run loop (each command of the
+board run once, the entries judged); the entries and their parser are in
+scoreboard_entries.py, the rules in scoreboard_rules.py, the printed board
+in scoreboard_print.py, scoreboard.csv in scoreboard_csv.py and the chart
+in scoreboard_chart.py, beside it.
 """
 
 import concurrent.futures
@@ -39,24 +45,22 @@ import signal
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 
-import report  # tools/report.py: write_whole, a results file written whole
+# the modules beside this file, read and not cached: the runner writes
+# nothing into the source tree
+sys.dont_write_bytecode = True
+from scoreboard_chart import chart_caption, draw_chart  # noqa: E402
+from scoreboard_csv import write_csv  # noqa: E402
+from scoreboard_entries import PROG, ROOT, EntryError, parse_board, runners_option  # noqa: E402
+from scoreboard_print import count_line, print_board  # noqa: E402
+from scoreboard_rules import judge  # noqa: E402
+# more names of those modules, as tests/unit_scoreboard.py reads them
+from scoreboard_entries import parse_file, parse_published  # noqa: E402,F401
+from scoreboard_print import fmt_error, verdict  # noqa: E402,F401
+from scoreboard_rules import band, judge_change, judge_neutral, judge_variance  # noqa: E402,F401
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-KEYS = ('id', 'source', 'machine', 'baseline', 'variant', 'metric',
-        'published', 'rule', 'mapping', 'lacks', 'proxy')
-REQUIRED = KEYS[:8]
-RULES = ('change', 'neutral', 'variance')
-FORBIDDEN = ('--topo', '--format', '--out', '--csv', '--json',
-             '--threads-csv', '--graphs', '--progress', '--seed')
 MAX_SEEDS = 20
-# How errors name the runner: `locklab-sim scoreboard` says it ran it
-# (sim/scoreboard_cmd.c sets this), as its own errors are said.
-PROG = os.environ.get('LOCKLAB_SCOREBOARD_PROG', 'scoreboard')
-APPEND_NOTE = 'not the board: every command with %s appended'
 ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
               'procs')
 # How each subcommand takes its output: `run` and the others write
@@ -64,216 +68,11 @@ ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
 # its rows (one per run) with --csv FILE.
 CSV_OPTS = {'filelock': ['--csv']}
 DEFAULT_CSV_OPTS = ['--format', 'csv', '--out']
-NEUTRAL_BAND = 0.05
-NEUTRAL_PASS = 0.15
-FACTOR = 2.0
-EPS = 1e-9
-
-ID_RE = re.compile(r'^[0-9]{3}-[a-z0-9][a-z0-9.-]*$')
-PCT_RE = re.compile(r'^([+-])(\d+(?:\.\d+)?)%$')
-NUM_RE = re.compile(r'^(\d+(?:\.\d+)?)(%?)$')
-METRIC_RE = re.compile(r'^(?:(inv|cv)\(([a-z0-9_]+)\)|([a-z0-9_]+))$')
-PROXY_RE = re.compile(r'^[A-Za-z0-9_.-]+$')
-
-
-class EntryError(Exception):
-    """One malformed entry: its message is FILE:LINE: text."""
 
 
 class MetricError(RuntimeError):
     """The metric names a column the command's CSV does not have: the
     entry's fault (a typo), found once the command ran."""
-
-
-# ---- parsing ---------------------------------------------------------------
-
-def parse_percent(text):
-    """'+64.2%' -> 0.642; None when malformed (the sign is required)."""
-    m = PCT_RE.match(text)
-    if not m:
-        return None
-    v = float(m.group(2)) / 100.0
-    return -v if m.group(1) == '-' else v
-
-
-def parse_cv(text):
-    """'0.12' or '12%' -> 0.12; None when malformed."""
-    m = NUM_RE.match(text.strip())
-    if not m:
-        return None
-    v = float(m.group(1))
-    return v / 100.0 if m.group(2) else v
-
-
-def parse_published(rule, text, where):
-    if rule == 'variance':
-        parts = text.split('/')
-        vals = [parse_cv(p) for p in parts] if len(parts) == 2 else [None]
-        if None in vals:
-            raise EntryError('%s: published: want two sigma/mean values '
-                             '"A / B", got %r' % (where, text))
-        return tuple(vals)
-    v = parse_percent(text)
-    if v is None:
-        raise EntryError('%s: published: want a signed percentage like '
-                         '+64.2%%, got %r' % (where, text))
-    if rule == 'neutral' and abs(v) >= NEUTRAL_BAND:
-        raise EntryError('%s: published: %s is not neutral (|change| < 5%%):'
-                         ' use rule = change' % (where, text))
-    if rule == 'change' and abs(v) < NEUTRAL_BAND:
-        raise EntryError('%s: published: %s is under 5%%: use rule = neutral'
-                         % (where, text))
-    return v
-
-
-def parse_command(key, text, where):
-    try:
-        argv = shlex.split(text)
-    except ValueError as e:
-        raise EntryError('%s: %s: %s' % (where, key, e))
-    if not argv or argv[0].startswith('-'):
-        raise EntryError('%s: %s: must start with a subcommand (run, ...)'
-                         % (where, key))
-    opt = runners_option(argv)
-    if opt:
-        raise EntryError('%s: %s: %s is the runner\'s to give' % (where, key, opt))
-    return argv
-
-
-def runners_option(argv):
-    """The first option of argv that only the runner gives (--topo, --seed,
-    the output's), or None."""
-    for a in argv:
-        opt = a.split('=', 1)[0]
-        if opt in FORBIDDEN:
-            return opt
-    return None
-
-
-def check_entry(e, where, topodir):
-    """WHERE: the entry's first line; each key's fault is said at its own."""
-    at = lambda k: e.get('at', {}).get(k, where)  # noqa: E731
-    for k in REQUIRED:
-        if k not in e:
-            raise EntryError('%s: entry %s has no %s'
-                             % (where, e.get('id', '?'), k))
-    if not ID_RE.match(e['id']):
-        raise EntryError('%s: id: %r is not NNN-name (lowercase, digits, '
-                         '-, .)' % (at('id'), e['id']))
-    if e['rule'] not in RULES:
-        raise EntryError('%s: rule: %r is not change, neutral or variance'
-                         % (at('rule'), e['rule']))
-    m = METRIC_RE.match(e['metric'])
-    if not m:
-        raise EntryError('%s: metric: %r is not COLUMN, inv(COLUMN) or '
-                         'cv(COLUMN)' % (at('metric'), e['metric']))
-    e['fn'] = m.group(1) or 'mean'
-    e['column'] = m.group(2) or m.group(3)
-    if (e['rule'] == 'variance') != (e['fn'] == 'cv'):
-        raise EntryError('%s: metric: a variance entry, and only one, takes '
-                         'cv(COLUMN)' % at('metric'))
-    if not os.path.isfile(os.path.join(topodir, e['machine'] + '.xml')):
-        raise EntryError('%s: machine: no topologies/%s.xml'
-                         % (at('machine'), e['machine']))
-    if 'proxy' in e and not PROXY_RE.match(e['proxy']):
-        raise EntryError('%s: proxy: %r is not the name of the test whose workload the '
-                         'entry runs (a word)' % (at('proxy'), e['proxy']))
-    e['pub'] = parse_published(e['rule'], e['published'], at('published'))
-    e['argv'] = {k: parse_command(k, e[k], at(k))
-                 for k in ('baseline', 'variant')}
-
-
-def parse_file(path, topodir):
-    """The entries of one .sb file, in order; raises EntryError."""
-    entries, cur, last = [], None, None
-    with open(path, encoding='utf-8') as f:
-        lines = f.read().split('\n')
-    for n, raw in enumerate(lines + [''], 1):
-        line = raw.rstrip()
-        where = '%s:%d' % (path, n)
-        if line.startswith('#'):
-            continue
-        if not line:
-            if cur is not None:
-                check_entry(cur, cur['where'], topodir)
-                entries.append(cur)
-            cur, last = None, None
-            continue
-        if line[0] in ' \t':
-            if last is None:
-                raise EntryError('%s: a continuation line with no key above'
-                                 % where)
-            cur[last] += ' ' + line.strip()
-            continue
-        key, eq, value = line.partition('=')
-        key = key.strip()
-        if not eq or not key:
-            raise EntryError('%s: want "key = value", got %r' % (where, line))
-        if key not in KEYS:
-            raise EntryError('%s: unknown key %r' % (where, key))
-        if cur is None:
-            cur = {'where': where, 'file': os.path.basename(path), 'at': {}}
-        if key in cur:
-            raise EntryError('%s: %s given twice in one entry' % (where, key))
-        cur[key], last = value.strip(), key
-        cur['at'][key] = where
-    return entries
-
-
-def parse_board(board, topodir):
-    try:
-        files = sorted(f for f in os.listdir(board) if f.endswith('.sb'))
-    except OSError as e:
-        raise EntryError('--board %s: %s' % (board, e.strerror))
-    entries, seen = [], {}
-    for f in files:
-        for e in parse_file(os.path.join(board, f), topodir):
-            if e['id'] in seen:
-                raise EntryError('%s: id %s given twice (first at %s)'
-                                 % (e['where'], e['id'], seen[e['id']]))
-            seen[e['id']] = e['where']
-            entries.append(e)
-    return entries
-
-
-# ---- rules -----------------------------------------------------------------
-
-def within_factor(x, ref):
-    """Same sign as ref and x/ref in [1/FACTOR, FACTOR], ends included."""
-    if ref == 0:
-        return False
-    r = x / ref
-    return 1.0 / FACTOR - EPS <= r <= FACTOR + EPS
-
-
-def judge_change(pub, sim):
-    """(passed, error): error is simulated / published."""
-    return within_factor(sim, pub), sim / pub
-
-
-def judge_neutral(pub, sim):
-    """(passed, error): error is the simulated change itself, which the rule
-    judges against +-15% (not its distance from the published change)."""
-    return abs(sim) <= NEUTRAL_PASS + EPS, sim
-
-
-def same_order(pub, sim):
-    """pub, sim: (baseline, variant) pairs ordered alike (ties alike too)."""
-    (pb, pv), (sb, sv) = pub, sim
-    return (pb > pv) - (pb < pv) == (sb > sv) - (sb < sv)
-
-
-def judge_variance(pub, sim):
-    """pub, sim: (baseline cv, variant cv). (passed, error): error is the
-    larger simulated / the larger published."""
-    big_pub, big_sim = max(pub), max(sim)
-    err = big_sim / big_pub if big_pub else float('inf')
-    return same_order(pub, sim) and within_factor(big_sim, big_pub), err
-
-
-def judge(rule, pub, sim):
-    return {'change': judge_change, 'neutral': judge_neutral,
-            'variance': judge_variance}[rule](pub, sim)
 
 
 # ---- running ---------------------------------------------------------------
@@ -409,203 +208,6 @@ def run_board(binary, entries, jobs, walls, seeds=1):
         results[e['id']] = by_seed[0]
         by_seed[0]['seeds_passed'] = sum(1 for r in by_seed if r['passed'])
     return results
-
-
-# ---- printing --------------------------------------------------------------
-
-def fmt_pct(x):
-    return '%+.1f%%' % (100.0 * x)
-
-
-def fmt_sim(rule, sim):
-    if rule == 'variance':
-        return '%.3f / %.3f' % sim
-    return fmt_pct(sim)
-
-
-def wrong_way(rule, pub, sim):
-    """'wrong sign' for a change of the other sign than the published one,
-    'wrong order' for variances in the other order, else None: where no
-    factor between simulated and published means anything."""
-    if rule == 'change' and sim * pub < 0:
-        return 'wrong sign'
-    if rule == 'variance' and not same_order(pub, sim):
-        return 'wrong order'
-    return None
-
-
-def fmt_error(rule, pub, sim, err):
-    """The error as the board prints it: for a neutral entry the simulated
-    change against the band it is judged by, a factor otherwise, or what is
-    wrong when no factor means anything."""
-    if rule == 'neutral':
-        return '%s of +-%.0f%%' % (fmt_pct(sim), 100.0 * NEUTRAL_PASS)
-    return wrong_way(rule, pub, sim) or 'x%.2f' % err
-
-
-def verdict(e, passed):
-    """pass or FAIL; a proxy entry (another test's workload) says so."""
-    word = 'pass' if passed else 'FAIL'
-    return word + ' (proxy: %s)' % e['proxy'] if 'proxy' in e else word
-
-
-def board_rows(entries, results):
-    rows = []
-    for e in entries:
-        r = results[e['id']]
-        if 'failed' in r:
-            rows.append((e['id'], e['published'], 'error', r['failed'],
-                         verdict(e, False)))
-            continue
-        rows.append((e['id'], e['published'], fmt_sim(e['rule'], r['sim']),
-                     fmt_error(e['rule'], e['pub'], r['sim'], r['error']),
-                     verdict(e, r['passed'])))
-    return rows
-
-
-def print_board(entries, results, seeds=1, append=None):
-    """The board; with seeds > 1, a column of how many seeds each entry
-    passes with, and a line that counts them; with options appended to
-    every command, a first and a last line that say so."""
-    if append:
-        print(APPEND_NOTE % append)
-    head = ('id', 'published', 'simulated', 'error', 'result')
-    rows = board_rows(entries, results)
-    w = [max(len(x[i]) for x in rows + [head]) for i in range(4)]
-    line = '%-*s  %*s  %*s  %*s  %s'
-    if seeds > 1:
-        w.append(max(len(x[4]) for x in rows + [head]))
-        line = '%-*s  %*s  %*s  %*s  %-*s  %s'
-        print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3], w[4],
-                      head[4], 'seeds passing'))
-        for x, e in zip(rows, entries):
-            print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], w[4], x[4],
-                          seeds_cell(results[e['id']], seeds)))
-    else:
-        print(line % (w[0], head[0], w[1], head[1], w[2], head[2], w[3], head[3],
-                      head[4]))
-        for x in rows:
-            print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
-    print(count_line(entries, results, append), flush=True)
-    if seeds > 1:
-        print(seeds_line(entries, results, seeds), flush=True)
-
-
-def seeds_cell(r, seeds):
-    """'2/3': with how many of the seeds 1 .. seeds the entry passes."""
-    return '%d/%d' % (r['seeds_passed'], seeds)
-
-
-def seeds_line(entries, results, seeds):
-    """How robust the count is: the entries that pass with every seed, and
-    those whose pass or fail turns on the seed (seed 1's verdict not
-    shared by every other)."""
-    every = [e['id'] for e in entries if results[e['id']]['seeds_passed'] == seeds]
-    some = [e['id'] for e in entries if 0 < results[e['id']]['seeds_passed'] < seeds]
-    return ('with seeds 1 to %d: %d of %d pass with every seed; %d pass with some seeds '
-            'and fail with others (%s)' % (seeds, len(every), len(entries), len(some),
-                                           ', '.join(some) or 'none'))
-
-
-def count_line(entries, results, append=None):
-    """'14 of 48 pass', and how many of the passes are proxies: entries that
-    run another test's workload, the seed's own not being modelled; with
-    options appended, '... pass with --idle-states off appended'."""
-    npass = sum(1 for e in entries if results[e['id']]['passed'])
-    text = '%d of %d pass' % (npass, len(entries))
-    if append:
-        text += ' with %s appended to every command' % append
-    proxies = [e for e in entries if 'proxy' in e]
-    if proxies:
-        won = [e['id'] for e in proxies if results[e['id']]['passed']]
-        text += ('; %d of them by a proxy (another test\'s workload: %s), so %d of the %d '
-                 'entries that run their own test pass' % (len(won), ', '.join(won) or 'none',
-                                                      npass - len(won),
-                                                      len(entries) - len(proxies)))
-    return text
-
-
-def chart_caption(text, width=96):
-    """The count line as the chart's caption: a line for each of its parts,
-    each wrapped to width characters, so that none runs off the canvas."""
-    return '\n'.join(textwrap.fill(part, width, break_on_hyphens=False, break_long_words=False)
-                     for part in text.split('; '))
-
-
-CSV_HEAD = ('id,file,machine,rule,metric,published,published_change,'
-            'baseline,variant,simulated_change,error,pass,wall_s,proxy,band,failure,'
-            'seeds_passed,appended')
-
-
-def csv_field(x):
-    x = str(x)
-    if any(c in x for c in ',"\n'):
-        x = '"' + x.replace('"', '""') + '"'
-    return x
-
-
-def as_change(rule, x):
-    """A change as the CSV gives it: '' for a variance entry, whose rule
-    judges the two sigma/means (its published and simulated columns), not
-    their change."""
-    return '' if rule == 'variance' else '%.6f' % x
-
-
-def band(rule, pub, sim):
-    """Where sim lies against the rule's pass band, scaled so that the band
-    is [-1, 1]: log2(simulated / published) for a change, log2(the larger
-    simulated sigma/mean / the larger published) for a variance, the
-    simulated change / 15% for a neutral entry.  None when the sign of a
-    change or the order of a variance is wrong (no place on that scale)."""
-    if rule == 'neutral':
-        return sim / NEUTRAL_PASS
-    if not pub or wrong_way(rule, pub, sim):
-        return None
-    err = judge(rule, pub, sim)[1]  # simulated / published
-    return math.log2(err) if 0 < err < float('inf') else None
-
-
-def csv_line(e, r, seeds=1, append=None):
-    pub_change = as_change(e['rule'], e['pub'])
-    if 'failed' in r:
-        vals = ['', '', '', '', 'false', '', e.get('proxy', ''), '', r['failed']]
-    else:
-        sim = as_change(e['rule'], r['sim'])
-        b = band(e['rule'], e['pub'], r['sim'])
-        vals = ['%.6g' % r['baseline'], '%.6g' % r['variant'], sim,
-                '%.6f' % r['error'], 'true' if r['passed'] else 'false',
-                '%.2f' % r['wall'], e.get('proxy', ''), '' if b is None else '%.6f' % b, '']
-    vals.append(seeds_cell(r, seeds) if seeds > 1 else '')
-    vals.append(append or '')
-    return ','.join(csv_field(x) for x in
-                    [e['id'], e['file'], e['machine'], e['rule'], e['metric'],
-                     e['published'], pub_change] + vals)
-
-
-def write_csv(path, entries, results, seeds=1, append=None):
-    """Writes the whole file under a temporary name, then renames it."""
-    d = os.path.dirname(path) or '.'
-    os.makedirs(d, exist_ok=True)
-    lines = [CSV_HEAD] + [csv_line(e, results[e['id']], seeds, append) for e in entries]
-    report.write_whole(path, '\n'.join(lines) + '\n')  # 0644, not mkstemp's 0600
-
-
-def draw_chart(csvpath, out, count):
-    """plots/scoreboard.gp: each entry against its pass band, the count line
-    under the title; False on failure."""
-    script = os.path.join(ROOT, 'plots', 'scoreboard.gp')
-    argv = ['gnuplot', '-e', "datafile='%s'; out='%s'; count='%s'"
-            % (csvpath, out, count.replace("'", "''")), script]
-    try:
-        p = subprocess.run(argv, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-    except OSError as e:
-        sys.stderr.write(PROG + ': cannot run gnuplot: %s\n' % e)
-        return False
-    if p.returncode != 0:
-        sys.stderr.write(PROG + ': gnuplot failed:\n%s' % p.stderr)
-        return False
-    return True
 
 
 # ---- main ------------------------------------------------------------------
