@@ -35,18 +35,25 @@ is written to a temporary name and renamed.  The command comes from the
 JSON's "command" (a string or a list of words), else --command.
 Exit status 0, 1 when a file could not be written, 2 on bad arguments or
 missing inputs (one line on stderr).
+
+This file holds the command line, the inputs, the images, the page and
+the index; the tables per lock are in report_table.py beside it.
 """
 
 import argparse
 import csv
 import html
 import json
-import math
 import os
 import re
 import sys
 import tempfile
 import urllib.parse
+
+# the module beside this file, read and not cached: nothing is written
+# into the source tree
+sys.dont_write_bytecode = True
+from report_table import RUN_COLUMNS, TABLE_NOTES, tables_html  # noqa: E402
 
 CHART_KINDS = ['throughput', 'jain', 'waits', 'traffic', 'acquisitions', 'crossover']
 CHART_TITLES = {
@@ -60,7 +67,6 @@ CHART_TITLES = {
 GRAPH_KINDS = ['handoff', 'machine']
 NEEDED_COLUMNS = ['lock', 'threads', 'throughput_per_s']
 NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._,+=-]*$')
-TIME_UNITS = [(1.0, 'ns'), (1e3, 'us'), (1e6, 'ms'), (1e9, 's')]
 
 
 class BadInput(Exception):
@@ -129,319 +135,6 @@ def need_dir(path, opt):
     if not os.path.isdir(path):
         raise BadInput('%s %s: not a directory' % (opt, path))
     return path
-
-
-def num(row, key):
-    try:
-        return float(row.get(key, ''))
-    except (TypeError, ValueError):
-        return math.nan
-
-
-def finite(xs):
-    return [x for x in xs if not math.isnan(x)]
-
-
-def mean(xs):
-    xs = finite(xs)
-    return sum(xs) / len(xs) if xs else math.nan
-
-
-def sigma(xs):
-    """Sample standard deviation (n - 1), as the run table prints it; none
-    (shown '-') of a single run, which the terminal calls "no variance"."""
-    xs = finite(xs)
-    if len(xs) < 2:
-        return math.nan
-    m = mean(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-
-
-# ------------------------------------------------------------ the table
-
-def workload_key(row):
-    return tuple(row.get(k, '') for k in
-                 ('cs_ns', 'ncs_ns', 'ncs_exp', 'cs_lines', 'locks', 'read_pct'))
-
-
-def workload_text(key):
-    cs, ncs, exp, lines, locks, read_pct = key
-    ncs = ('exp:%s' % ncs) if exp == 'true' else ncs
-    text = 'cs=%sns ncs=%sns cs-lines=%s locks=%s' % (cs, ncs, lines, locks)
-    return text + (' read-pct=%s' % read_pct if read_pct else '')
-
-
-RUN_COLUMNS = ('backend', 'topo', 'lock', 'threads', 'cs_ns', 'ncs_ns', 'cs_lines', 'locks',
-               'seed', 'run')
-
-
-def run_key(row):
-    """What names one run in both the run CSV and the per-thread CSV."""
-    return tuple(row.get(k, '') for k in RUN_COLUMNS)
-
-
-def starved_by_run(thread_rows):
-    """{run key: threads with no acquisition} of a per-thread CSV."""
-    out = {}
-    for r in thread_rows:
-        k = run_key(r)
-        out[k] = out.get(k, 0) + (num(r, 'acquisitions') == 0)
-    return out
-
-
-def run_starved(runs, per_run):
-    """Each run's starved threads: from the per-thread CSV, or the run CSV's
-    own `starved` column; None where neither has every run."""
-    counts = [per_run.get(run_key(r)) for r in runs]
-    if runs and all(c is not None for c in counts):
-        return counts
-    column = [num(r, 'starved') for r in runs]
-    if runs and all(not math.isnan(c) for c in column):
-        return [int(c) for c in column]
-    return None
-
-
-def starved_cell(runs, counts):
-    """(text, count or None): exact from each run's count (run_starved),
-    else a bound from acq_min; the count is the most starved threads of one
-    run."""
-    if counts:
-        return '%d' % max(counts), max(counts)
-    if any(num(r, 'acq_min') == 0 for r in runs):
-        return '&ge;1', None
-    if all(not math.isnan(num(r, 'acq_min')) for r in runs):
-        return '0', 0
-    return '-', 0
-
-
-def group_configs(rows):
-    """{(lock, workload): {(backend, topo, threads, overcommit): [rows]}},
-    first-seen order (a --vm sweep's levels are rows of their own, as in the
-    terminal's table)."""
-    out = {}
-    for r in rows:
-        by_cfg = out.setdefault((r['lock'], workload_key(r)), {})
-        by_cfg.setdefault((r.get('backend', ''), r.get('topo', ''), r['threads'],
-                           r.get('overcommit', '')), []).append(r)
-    return out
-
-
-def threads_order(item):
-    try:
-        return (item[0][0], item[0][1], int(item[0][2]), item[0][3])
-    except ValueError:
-        return (item[0][0], item[0][1], 0, item[0][3])
-
-
-def config_label(cfg):
-    """As the terminal's: "sim 4socket t=8", and " x2.00" under --vm."""
-    return '%s %s t=%s' % cfg[:3] + (' x%s' % cfg[3] if cfg[3] else '')
-
-
-def fmt(x, spec='%.4f'):
-    return '-' if math.isnan(x) else spec % x
-
-
-def row_spec(mean_in_unit):
-    """A row's throughput format: four decimals, or as many as keep three
-    significant digits of a mean below 0.01 of the heading's unit (as the
-    terminal's table, core/table.c), at most seven."""
-    d, m = 4, mean_in_unit
-    while m > 0 and m < 0.01 and d < 7:
-        m *= 10
-        d += 1
-    return '%%.%df' % d
-
-
-def fmt_time(ns):
-    if math.isnan(ns):
-        return '-'
-    scale, unit = TIME_UNITS[0]
-    for s, u in TIME_UNITS:
-        if ns >= s:
-            scale, unit = s, u
-    return '%.4g %s' % (ns / scale, unit)
-
-
-def verdict(starved_text, starved, threads, counts=None):
-    """As the terminal's ! line: how many in how many runs, where the runs
-    differ (counts: each run's, where known)."""
-    if starved and counts and min(counts) != max(counts):
-        if min(counts) == 0:
-            return 'up to %d of %s threads never got the lock (in %d of %d runs)' % (
-                starved, threads, sum(1 for c in counts if c), len(counts))
-        return '%d to %d of %s threads never got the lock' % (min(counts), starved, threads)
-    if starved:
-        return '%d of %s threads never got the lock' % (starved, threads)
-    if starved is None:
-        return 'at least one of %s threads never got the lock' % threads
-    return ''
-
-
-def sockets_said(ok):
-    """As the terminal's: when no run's acquisitions reached every socket
-    its threads sat on, how many did (the CSV's sockets_served of sockets);
-    nothing from a CSV without the columns."""
-    served = [num(r, 'sockets_served') for r in ok]
-    sockets = [num(r, 'sockets') for r in ok]
-    if not ok or any(math.isnan(x) for x in served + sockets):
-        return ''
-    most, of = int(max(served)), int(max(sockets))
-    if most == 1 and of > 1:
-        return "; in each run only one socket's threads got it: the throughput is theirs"
-    if most < of:
-        return ('; in each run the threads of at most %d of the %d sockets got it: the '
-                'throughput is theirs' % (most, of))
-    return ''
-
-
-def p99_cell(ok):
-    """The mean p99 over the runs, marked &ge; where some run's is only a
-    lower bound (the CSV's wait_p99_censored; the terminal's >=)."""
-    text = fmt_time(mean([num(r, 'wait_p99_ns') for r in ok]))
-    if any(r.get('wait_p99_censored') == 'true' for r in ok):
-        return '&ge;' + text
-    return text
-
-
-def rate_unit(by_cfg):
-    """A table's unit, as the terminal's: Macq/s unless its largest mean
-    would print as 0.00xx, then kacq/s or acq/s."""
-    most = 0.0
-    for runs in by_cfg.values():
-        m = mean([num(r, 'throughput_per_s') for r in runs])
-        if not math.isnan(m):
-            most = max(most, m)
-    return unit_for(most)
-
-
-def unit_for(rate):
-    """(scale, name) that keeps a rate's digits at four decimals."""
-    if rate >= 1e4:
-        return 1e6, 'Macq/s'
-    return (1e3, 'kacq/s') if rate >= 10 else (1.0, 'acq/s')
-
-
-def config_row(cfg, runs, per_run, scale=1e6):
-    ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
-    tp = [num(r, 'throughput_per_s') / scale for r in ok]
-    m, s = mean(tp), sigma(tp)
-    sem = s / math.sqrt(len(tp)) if tp else math.nan
-    pct = 100.0 * sem / m if tp and m > 0 else math.nan
-    # every run failed: nothing was counted, not even starved threads
-    counts = run_starved(ok, per_run)
-    stext, starved = starved_cell(ok, counts) if ok else ('-', 0)
-    says = verdict(stext, starved, cfg[2], counts)
-    acq = [num(r, 'acquisitions') for r in ok]
-    fewest = min(acq, default=math.nan)
-    if says and max(acq, default=0) > 0 and fewest < num(ok[0], 'threads'):
-        says += ('; but a run made %d acquisitions for %s threads: too short to give each '
-                 'one, whatever the lock (a longer --duration tells)' % (fewest, cfg[2]))
-    elif says and max(acq, default=0) > 0:
-        says += sockets_said(ok)
-    spec = row_spec(m)
-    cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
-             '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
-             stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
-             p99_cell(ok),
-             html.escape(says)]
-    if len(ok) < len(runs):
-        cells[-1] = html.escape('%d of %d runs failed' % (len(runs) - len(ok), len(runs)))
-        cells[-1] += ('; ' + html.escape(says)
-                      if starved or starved is None else '')
-    cls = ' class="starved"' if starved or starved is None else ''
-    return '<tr%s><th scope="row">%s</th>%s</tr>' % (
-        cls, html.escape(cells[0]), ''.join('<td>%s</td>' % c for c in cells[1:]))
-
-
-TABLE_HEAD = ('<tr><th>configuration</th><th>runs</th><th>mean</th><th>sigma</th>'
-              '<th>SEM</th><th>&plusmn; SEM/mean</th><th>Jain</th>'
-              '<th>starved threads</th><th>socket-local handoffs</th><th>p99 wait</th>'
-              '<th>verdict</th></tr>')
-
-
-def side_text(ok, side):
-    """An rwlock side as the terminal's side line: its rate over the runs
-    (each run's count over its time), its wait p99 (the mean of the runs
-    that timed one, &ge; where some run's is a lower bound, - where none did)
-    and its longest wait."""
-    rates = [num(r, side + 's') / num(r, 'duration_s') for r in ok
-             if num(r, 'duration_s') > 0]
-    m = mean(rates)
-    scale, unit = unit_for(0.0 if math.isnan(m) else m)
-    p99 = fmt_time(mean([num(r, side + '_wait_p99_ns') for r in ok]))
-    if any(r.get(side + '_wait_p99_censored') == 'true' for r in ok):
-        p99 = '&ge;' + p99
-    longest = max([x for x in (num(r, side + '_wait_max_ns') for r in ok) if not math.isnan(x)],
-                  default=math.nan)
-    return '%ss %s %s, wait p99 %s, longest %s' % (side, fmt(m / scale), unit, p99,
-                                                    fmt_time(longest))
-
-
-def side_row(runs):
-    """Under an rwlock's row, its reads and writes (the terminal's side
-    lines); '' for other locks."""
-    ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
-    if not ok or all(r.get('reads', '') == '' for r in ok):
-        return ''
-    return ('<tr class="side"><td></td><td colspan="10">%s; %s</td></tr>'
-            % (side_text(ok, 'read'), side_text(ok, 'write')))
-
-
-def vm_row(runs):
-    """Under a --vm row, the hypervisor's counters, means per run, as the
-    terminal's vm line; '' without --vm."""
-    ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
-    if not ok or all(r.get('pcpus', '') == '' for r in ok):
-        return ''
-
-    def per_run(col):
-        return fmt(mean([num(r, col) for r in ok]), '%.1f')
-
-    if ok[0].get('holder_preemptions', '') != '':  # the simulator's hypervisor
-        text = ('pcpus %s; per run: preempted holding %s (%s ns/acq), waiting %s (%s ns/acq); '
-                'ple exits %s, halts %s, kicks %s'
-                % (ok[0]['pcpus'], per_run('holder_preemptions'),
-                   per_run('holder_lost_ns_per_acq'), per_run('waiter_preemptions'),
-                   per_run('waiter_lost_ns_per_acq'), per_run('ple_exits'), per_run('halts'),
-                   per_run('kicks')))
-    else:
-        text = ('cpus %s; per run: involuntary switches %s, halts %s, kicks %s'
-                % (ok[0]['pcpus'], per_run('preemptions'), per_run('halts'), per_run('kicks')))
-    return '<tr class="side"><td></td><td colspan="10">vm: %s</td></tr>' % html.escape(text)
-
-
-def tables_html(rows, thread_rows):
-    per_run = starved_by_run(thread_rows)
-    out = []
-    for (lock, wl), by_cfg in group_configs(rows).items():
-        scale, unit = rate_unit(by_cfg)
-        out.append('<table class="lock"><caption><b>%s</b> %s (throughput, %s)</caption>'
-                   % (html.escape(lock), html.escape(workload_text(wl)), unit))
-        out.append('<thead>%s</thead><tbody>' % TABLE_HEAD)
-        for cfg, runs in sorted(by_cfg.items(), key=threads_order):
-            out.append(config_row(cfg, runs, per_run, scale))
-            out.append(side_row(runs))
-            out.append(vm_row(runs))
-        out.append('</tbody></table>')
-    return '\n'.join(out)
-
-
-TABLE_NOTES = (
-    '<p class="note">mean and sigma (n&minus;1) of the throughput over the runs; SEM = '
-    'sigma/&radic;runs. Jain, socket-local handoffs and p99 wait: means over the runs; a thread '
-    'still waiting at the end counts with its wait so far (censored); where half or more of the '
-    'waits at or above the p99 were cut short, in one run or more, it is only a lower bound, '
-    'marked &ge; (the CSV\'s <code>wait_p99_censored</code>; a CSV without that column leaves '
-    'every cell unmarked). Under an rwlock\'s row, its reads and writes: each side\'s rate, '
-    'its wait p99 (the mean of the runs that timed a wait of that side) and its longest wait, '
-    'as the terminal\'s side lines; under a <code>--vm</code> row, the hypervisor\'s counters, '
-    'means per run, as the terminal\'s vm line (its ns/acq: the time descheduled vCPUs spent off '
-    'their pCPUs, summed over the vCPUs and divided by the acquisitions). Starved threads: threads with no '
-    'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
-    'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
-    'Jain index and handoff share have four decimals and throughput two: a mean may differ '
-    'from the terminal table\'s, computed before rounding, in its last digit.</p>')
 
 
 # ------------------------------------------------------------ images
