@@ -1,5 +1,5 @@
 # plots/common.gp - shared by every locklab chart: the output terminals.
-# Colours come from plots/plots.py, which keeps one per lock (LOCK_COLOURS).
+# Colours come from plots/plots_colours.py, which keeps one per lock (LOCK_COLOURS).
 #
 # A chart script loads this file, then, for each format in `formats`
 # ("png svg" unless the caller sets it), calls `begin(fmt)` and draws.

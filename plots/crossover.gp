@@ -1,7 +1,7 @@
 # plots/crossover.gp - the best lock (highest simulated throughput) in each
 # cell of threads x critical-section length, with its lead over the runner-up.
 # A cell is a filled vector rectangle in the lock's colour.  A lock that
-# starved threads in a cell is not ranked there (plots.py's best_of): a third
+# starved threads in a cell is not ranked there (plots_charts.py's best_of): a third
 # line names those of them that were faster, and a cell where every lock
 # starved threads is grey ("none", "all starved").
 #

@@ -4,7 +4,7 @@
 # says so, and an open triangle marks a figure that is only a lower bound:
 # a p99 (column 8 of the data, from the CSV's wait_p99_censored) and a
 # longest wait the run's end cut short (column 10, from the CSV's
-# wait_max_censored; plots.py's max_cut_short).  Variables as plots/throughput.gp, and
+# wait_max_censored; plots_data.py's max_cut_short).  Variables as plots/throughput.gp, and
 #   wscales, wunits   one word per panel: the time unit chosen from the data
 #                     ("1000 1000 1000000", "us us ms")
 load "common.gp"

@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""plots/plots_charts.py - locklab's charts drawn: gnuplot run on a script
+next to this file with its variables, the headings (what a chart's numbers
+rest on), and each chart's data table and call: throughput, jain and waits
+(the series of a file), traffic, acquisitions per thread and crossover.
+plots/plots.py reads the files and chooses the charts.
+"""
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
+from plots_colours import (CLASS_COLOURS, NO_WINNER_COLOUR, lock_colour, lock_marker, rgb_int,
+                           socket_colour, text_on)
+from plots_data import (RATE_UNITS, RUN_SUFFIX, TIME_UNITS, fmt, mean, num, ran, scaled_unit,
+                        series_of, series_values, starves, workload_of, write_blocks,
+                        write_series)
+from plots_sweeps import THREADS_RUN_MS
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CENSORED = 'waits include threads still waiting at the end (censored)'
+# The cross of the throughput and jain charts, as the acquisitions chart's:
+# a lock that starves threads reports the throughput of those that got it.
+STARVED = 'x: in some run threads never got the lock (starved)'
+
+
+def gp_str(s):
+    return '"%s"' % s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+
+
+def wrap_heading(text, width):
+    """Each line of a heading broken at its spaces to at most width
+    characters: gnuplot centres a title over the plot and cuts off what
+    is wider than the canvas."""
+    return '\n'.join('\n'.join(textwrap.wrap(line, width, break_on_hyphens=False) or [''])
+                      for line in text.split('\n'))
+
+
+# the characters of a heading's line at 11 points over a chart's plot
+HEADING_WIDTH = {'waits.gp': 190, 'acquisitions.gp': 180}
+
+
+def gnuplot(script, out, **vars):
+    """Run plots/SCRIPT with the variables; True when both files exist."""
+    out = os.path.abspath(out)
+    if 'heading' in vars:
+        vars['heading'] = wrap_heading(vars['heading'], HEADING_WIDTH.get(script, 96))
+    assigns = ['out=%s' % gp_str(out)]
+    for k, v in vars.items():
+        assigns.append('%s=%s' % (k, gp_str(v) if isinstance(v, str) else repr(v)))
+    argv = ['gnuplot', '-e', '; '.join(assigns), os.path.join(HERE, script)]
+    try:
+        p = subprocess.run(argv, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+    except OSError as e:
+        sys.stderr.write('plots.py: cannot run gnuplot: %s\n' % e)
+        return False
+    if p.returncode != 0:
+        sys.stderr.write('plots.py: gnuplot %s failed:\n%s' % (script, p.stderr))
+        return False
+    ok = all(os.path.exists(out + ext) and os.path.getsize(out + ext) > 0
+             for ext in ('.png', '.svg'))
+    if not ok:
+        sys.stderr.write('plots.py: gnuplot %s wrote no %s.png/.svg\n' % (script, out))
+    else:
+        print('wrote %s.png and %s.svg' % (out, out))
+    return ok
+
+
+def workload_text(keys):
+    """The workload every series shares, for the heading ("cs 50 ns, ncs
+    200 ns, 1 line, 1 lock"); where the series differ, their titles say it."""
+    wls = {k[2] for k in keys}
+    if len(wls) != 1:
+        return 'workloads: in the titles'
+    cs, ncs, lines, locks, read, x, exp = next(iter(wls))
+    text = 'cs %s ns writing %s shared line%s, ncs %s%s ns, %s lock%s' % (
+        cs or '?', lines or '?', '' if lines == '1' else 's',
+        'exp:' if exp == 'true' else '', ncs or '?', locks or '?', '' if locks == '1' else 's')
+    if read:
+        text += ', %s%% reads' % read
+    if x:
+        text += ', overcommit x%s' % x
+    return text
+
+
+PIN_SAYS = {'compact': 'threads fill socket 0, then socket 1, ...',
+            'scatter': 'threads dealt round the sockets'}
+
+
+def context_text(rows, env):
+    """What a chart's numbers rest on, for its heading: simulated or
+    measured, the machine's shape and placement, the runs' length, and the
+    model's assumed constants ("" where the CSV and its JSON say nothing)."""
+    parts = []
+    backends = sorted({r.get('backend', '') for r in rows} - {''})
+    topo = env.get('topology') if isinstance(env.get('topology'), dict) else {}
+    if topo.get('cores') and topo.get('sockets'):
+        smt = topo.get('smt', 1)
+        shape = '%d sockets x %d cores%s' % (topo['sockets'], topo['cores'] // topo['sockets'],
+                                             ' x %d threads' % smt if smt > 1 else '')
+        parts.append('%s %s (%s)' % ('simulated' if backends == ['sim'] else '+'.join(backends),
+                                     topo.get('name', '?'), shape))
+    elif backends:
+        parts.append(' and '.join({'sim': 'simulated', 'native': 'measured natively'}.get(b, b)
+                                  for b in backends))
+    pin = env.get('pinning')
+    if pin:
+        parts.append('pinning %s' % pin + (' (%s)' % PIN_SAYS[pin] if pin in PIN_SAYS else ''))
+    lengths = sorted({num(r, 'duration_s') for r in rows if not math.isnan(num(r, 'duration_s'))})
+    if lengths:
+        parts.append('runs of %s' % fmt_seconds(lengths[0]) if len(lengths) == 1 else
+                     'runs of %s to %s' % (fmt_seconds(lengths[0]), fmt_seconds(lengths[-1])))
+    text = ', '.join(parts)
+    assumed = topo.get('assumed')
+    if assumed:
+        text += ('\nassumed (no source; topologies/README.md): %s'
+                 % ', '.join(str(a) for a in assumed))
+    return text
+
+
+def fmt_seconds(s):
+    scale, unit = scaled_unit([s * 1e9], TIME_UNITS)
+    return '%g %s' % (float('%.3g' % (s * 1e9 / scale)), unit)
+
+
+def rows_workload_text(rows):
+    """workload_text of rows read straight from a CSV (not grouped into
+    series: a per-thread CSV has no throughput to group by)."""
+    return workload_text([(None, None, workload_of(r)) for r in rows])
+
+
+def series_titles(keys):
+    """Short titles: the workload is named only when the file mixes several."""
+    workloads = {k[2] for k in keys}
+    backends = {k[0] for k in keys}
+    titles = []
+    for backend, lock, wl in keys:
+        t = '%s:%s' % (backend, lock) if len(backends) > 1 else lock
+        if len({w[:5] + w[6:] for w in workloads}) > 1:
+            t += ':cs=%s,ncs=%s' % (wl[0], wl[1])
+        if len({w[5] for w in workloads}) > 1:
+            t += ':x%s' % wl[5]
+        titles.append(t)
+    return titles
+
+
+def rows_text(by_lock):
+    """How many rows a lock's bar is the mean of: "3 rows", "1 to 3 rows"."""
+    counts = [len(rs) for rs in by_lock.values()]
+    lo, hi = min(counts), max(counts)
+    return '%d row%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d rows' % (lo, hi)
+
+
+def runs_text(groups):
+    """How many runs a point is the mean of: "3 runs", "2 to 3 runs"."""
+    counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
+    lo, hi = min(counts), max(counts)
+    return '%d run%s' % (hi, '' if hi == 1 else 's') if lo == hi else '%d to %d runs' % (lo, hi)
+
+
+def bars_text(groups):
+    """What the error bars are: none where a point is a single run."""
+    counts = [len(rs) for by_t in groups.values() for rs in by_t.values()]
+    if max(counts) < 2:
+        return 'single runs: no bars'
+    return 'bars: lowest to highest run' + ('' if min(counts) > 1 else ' (none for a single run)')
+
+
+def display_name(name):
+    """A result NAME as a heading gives it: the machine, then the sweep's
+    hash apart ("4socket, sweep 4c7cf0c6"), so that the hash is not read as
+    part of the machine's name."""
+    m = RUN_SUFFIX.search(name)
+    return '%s, sweep %s' % (name[:m.start()], m.group(0)[1:]) if m else name
+
+
+# ------------------------------------------------------------ series
+
+SIDEWAYS = 'series moved sideways by at most 7%, each lock with its own colour and marker'
+
+
+def series_charts(name, rows, outdir, tmp, only, env=None):
+    groups = series_of(rows)
+    lost = {(r.get('backend'), r.get('lock'), workload_of(r), r.get('threads')) for r in rows}
+    lost -= {(k[0], k[1], k[2], str(t)) for k, by_t in groups.items() for t in by_t}
+    if lost:
+        sys.stderr.write('plots.py: %s: %d configuration(s) whose runs all failed are not '
+                         'drawn\n' % (name, len(lost)))
+    if not groups:
+        return True
+    keys = list(groups)
+    data = os.path.join(tmp, 'series-%s.dat' % name)
+    write_series(data, groups)
+    backends = sorted({k[0] for k in keys})
+    common = dict(data=data, titles=' '.join(series_titles(keys)),
+                  kinds=' '.join(k[0] for k in keys),
+                  colours=' '.join(lock_colour(k[1]) for k in keys),
+                  markers=' '.join(str(lock_marker(k[1])) for k in keys))
+    what = '%s (%s; %s)' % (display_name(name), ', '.join(backends), workload_text(keys))
+    context = context_text(rows, env or {})
+    if context:
+        what += '\n' + context
+    # the cross and its key entry only on a chart that has one
+    starved = int(any(starves(rs) for by_t in groups.values() for rs in by_t.values()))
+    note = '\n' + STARVED if starved else ''
+    tnote = note and note + ": its throughput is only the others'"
+    ok = True
+    if 'throughput' in only:
+        scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
+        ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
+                      heading='throughput of all threads together against threads: %s\n'
+                      'points: means of %s; %s; %s%s'
+                      % (what, runs_text(groups), bars_text(groups), SIDEWAYS, tnote),
+                      tscale=scale, tunit=unit, starved=starved, **common)
+    if 'jain' in only:
+        ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
+                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
+                      "%s%s" % (what, runs_text(groups), SIDEWAYS, note),
+                      starved=starved, **common)
+    if 'waits' in only:
+        # one unit for the three panels, so that a tick reads the same in
+        # each: the medians', the smallest figures, which a larger unit would
+        # give as 1e-06
+        unit = scaled_unit(series_values(groups, 'wait_p50_ns'), TIME_UNITS)
+        wnote = note and note + ': the waits are those of the threads that got it (and one '\
+            'wait each, cut short by the end, of those that did not)'
+        ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
+                      heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      'longest: the largest of any run, at most the run\'s length; %s\n'
+                      '%s; an open triangle marks a figure that is only a lower bound:\n'
+                      'a p99 (in some run, half or more of the waits at or above it were cut '
+                      'short), a longest wait the run\'s end cut short (a thread still waited)%s'
+                      % (what, runs_text(groups), SIDEWAYS, CENSORED, wnote),
+                      wscales=' '.join(['%d' % unit[0]] * 3), wunits=' '.join([unit[1]] * 3),
+                      starved=starved, **common)
+    return ok
+
+
+def traffic_chart(name, rows, outdir, tmp, env=None):
+    rows = [r for r in rows if r.get('backend') == 'sim' and ran(r)]
+    cols = ['transfers_class%d_per_acq' % k for k in range(4)]
+    if not rows:
+        print('traffic-%s: no simulated run with figures: skipped' % name)
+        return True
+    if cols[0] not in rows[0]:
+        print('traffic-%s: the CSV has no transfers_class*_per_acq columns: skipped' % name)
+        return True
+    tmax = max(int(r['threads']) for r in rows)
+    by_lock = {}
+    for r in rows:
+        if int(r['threads']) == tmax:
+            by_lock.setdefault(r['lock'], []).append(r)
+    per = {l: [mean([num(r, c) for r in rs]) for c in cols] for l, rs in by_lock.items()}
+    classes = max([k + 1 for v in per.values() for k, x in enumerate(v) if x > 0] or [1])
+    data = os.path.join(tmp, 'traffic-%s.dat' % name)
+    with open(data, 'w') as f:
+        f.write('# lock class0 class1 class2 class3 (transfers per acquisition)\n')
+        for l, v in per.items():  # a lock whose runs all failed has no bar, not 0
+            if not all(math.isnan(x) for x in v):
+                label = l + ('(x)' if starves(by_lock[l]) else '')
+                f.write('%s %s\n' % (label, ' '.join(fmt(0.0 if math.isnan(x) else x)
+                                                     for x in v)))
+    names = ['same-socket'] + ['remote-class-%d' % k for k in range(1, 4)]
+    starved = any(starves(rs) for rs in by_lock.values())
+    context = context_text(rows, env or {})
+    return gnuplot('traffic.gp', os.path.join(outdir, 'traffic-' + name), data=data,
+                   classes=classes, names=' '.join(names), colours=' '.join(CLASS_COLOURS),
+                   heading='cache-line transfers per acquisition by distance: %s, %d threads '
+                   '(%s)%s\nbars: means of the %s at %d threads, a lock (each its run\'s '
+                   'figure); remote-class-k: a transfer between sockets of the topology\'s '
+                   'distance class k (1 the nearest; explain gives each class\'s latency)%s'
+                   % (display_name(name), tmax,
+                      rows_workload_text(rows),
+                      '\n' + context if context else '', rows_text(by_lock), tmax,
+                      '\n(x) after a lock: in some run threads never got it (starved): its '
+                      'transfers are those of the threads that got it' if starved else ''))
+
+
+# ------------------------------------------------------------ per thread
+
+def thread_rows(rows):
+    """The per-thread rows to draw and what the bars are: the mean over the
+    runs, unless some thread ran on another socket in another run (--pin
+    none), where a mean would mix sockets under one shade: then the first
+    run's rows alone."""
+    runs = sorted({r.get('run', '1') for r in rows}, key=lambda v: int(v) if v.isdigit() else 0)
+    placed = {}
+    for r in rows:
+        placed.setdefault((r['lock'], r['tid']), set()).add(r.get('node', '0'))
+    if any(len(nodes) > 1 for nodes in placed.values()):
+        return ([r for r in rows if r.get('run', '1') == runs[0]],
+                'the first of %d runs (threads placed anew each run)' % len(runs))
+    return rows, 'one run' if len(runs) == 1 else 'mean of %d runs' % len(runs)
+
+
+# A bar under this share of its panel's tallest is drawn with its count
+# printed above it: on a linear scale 3 acquisitions look like none.
+SMALL_BAR = 0.03
+
+
+def acquisitions_chart(name, rows, outdir, tmp, threads=None, own_run=False):
+    if not rows:
+        return True
+    tcounts = sorted({int(r['threads']) for r in rows})
+    t = threads if threads in tcounts else tcounts[-1]
+    rows, what = thread_rows([r for r in rows if int(r['threads']) == t])
+    by_lock = {}
+    for r in rows:
+        by_lock.setdefault(r['lock'], {}).setdefault(int(r['tid']), []).append(r)
+    data = os.path.join(tmp, 'acq-%s.dat' % name)
+    write_blocks(data, '# tid acquisitions socket fewest (in one run: 0 draws an x) '
+                 'small (1: a bar too short to see, its count printed)\n',
+                 (acquisition_lines(by_tid) for by_tid in by_lock.values()))
+    sockets = sorted({socket_of(r) for r in rows})
+    backend = rows[0].get('backend', 'sim')
+    several = any(len(rs) > 1 for by_tid in by_lock.values() for rs in by_tid.values())
+    starved = ('; x: none acquired%s' % (' in some run' if several else '')
+               if any(num(r, 'acquisitions') == 0 for r in rows) else '')
+    return gnuplot('acquisitions.gp', os.path.join(outdir, 'acquisitions-' + name), data=data,
+                   titles=' '.join(by_lock),
+                   sockets=' '.join('socket-%d' % k for k in sockets),
+                   socket_colours=' '.join(socket_colour(k) for k in sockets),
+                   heading='acquisitions per thread, %s (shade: the thread\'s socket%s; a bar '
+                   'under %d%% of its panel\'s tallest has its count printed; each panel its own '
+                   'scale): %s %s, %d threads, %s; %s' % (what, starved, round(100 * SMALL_BAR),
+                                                         backend, name, t,
+                                                         rows_workload_text(rows),
+                                                         run_of_chart(rows, own_run)))
+
+
+def acquisition_lines(by_tid):
+    """The lines of a lock's panel in the acquisitions table, a thread
+    each; a bar under SMALL_BAR of the panel's tallest is marked small."""
+    peak = max(mean([num(r, 'acquisitions') for r in rs]) for rs in by_tid.values())
+    lines = []
+    for tid in sorted(by_tid):
+        rs = by_tid[tid]
+        acq = [num(r, 'acquisitions') for r in rs]
+        small = 0 < mean(acq) < SMALL_BAR * peak
+        lines.append('%d %s %d %s %d\n' % (tid, fmt(mean(acq)),
+                                           rgb_int(socket_colour(rs[0].get('node', '0'))),
+                                           fmt(min(acq)), small))
+    return lines
+
+
+def run_of_chart(rows, own_run):
+    """What the bars' counts scale with: the chart's own run (plots_sweeps.py's
+    threads_argv), its length and seed; or, charted from a per-thread CSV
+    that was already there (no --bin, --no-sweeps), whose length the CSV
+    does not give, only that."""
+    seeds = sorted({r.get('seed', '') for r in rows} - {''})
+    seed = ', seed %s' % seeds[0] if len(seeds) == 1 else ''
+    if not own_run:
+        return 'counts of the run of the per-thread CSV found (its length not recorded)%s' % seed
+    return 'counts of a run of %d ms (simulated)%s of its own' % (THREADS_RUN_MS, seed)
+
+
+def socket_of(row):
+    try:
+        return int(row.get('node', '0'))
+    except ValueError:
+        return 0
+
+
+# ------------------------------------------------------------ crossover
+
+def crossover_chart(name, rows, outdir, tmp):
+    rows = [r for r in rows if r.get('backend') == 'sim']
+    if not rows:
+        return True
+    cell = {}
+    for r in rows:
+        key = (int(r['threads']), int(r['cs_ns']))
+        cell.setdefault(key, {}).setdefault(r['lock'], []).append(r)
+    xs = sorted({k[0] for k in cell})
+    ys = sorted({k[1] for k in cell})
+    winners = []
+    data = os.path.join(tmp, 'crossover-%s.dat' % name)
+    with open(data, 'w') as f:
+        f.write('# x y lock lead colour text_colour starved (the faster locks left out)\n')
+        for (t, cs), by_lock in sorted(cell.items()):
+            lock, lead, left_out = best_of(by_lock)
+            if lock == '-' and not left_out:  # every run of the cell failed: left blank
+                continue
+            note = 'starved: ' + ', '.join(left_out) if left_out else '-'
+            if lock == '-':  # every lock that ran starved threads: a grey cell says so
+                lock, lead, note, colour = 'none', 'all starved', '-', NO_WINNER_COLOUR
+            else:
+                colour = lock_colour(lock)
+                if lock not in winners:
+                    winners.append(lock)
+            f.write('%d %d %s %s %d %d %s\n' % (xs.index(t), ys.index(cs), lock, gp_str(lead),
+                                                 rgb_int(colour), text_on(colour), gp_str(note)))
+    xt = '(%s)' % ', '.join('"%d" %d' % (t, i) for i, t in enumerate(xs))
+    yt = '(%s)' % ', '.join('"%d" %d' % (c, i) for i, c in enumerate(ys))
+    return gnuplot('crossover.gp', os.path.join(outdir, 'crossover-' + name), data=data,
+                   xt=xt, yt=yt, nx=len(xs), ny=len(ys), locks=' '.join(winners),
+                   colours=' '.join(lock_colour(l) for l in winners),
+                   heading='best of %s by threads and critical section: sim %s (ncs %s)\n'
+                   'only these locks were swept; a cell is one run each (%s), so a lead of a '
+                   'few %% is one draw; the lead is over the second best, tie(L) when less '
+                   'than 1%% ahead of L\n'
+                   'a lock that starved threads in a cell is left out of it; "starved:" names '
+                   'those faster than the best'
+                   % (', '.join(dict.fromkeys(r['lock'] for r in rows)), name,
+                      '/'.join(sorted({r.get('ncs_ns', '?') + ' ns' for r in rows})),
+                      context_text(rows, {})))
+
+
+def best_of(by_lock):
+    """The lock of highest mean throughput in a cell of those that starved no
+    thread there (a starving lock's throughput is that of the threads that got
+    it: it wins nothing), its lead over the second best, and the starving
+    locks that were faster, fastest first.  A lock whose runs there all failed
+    has no mean and is not ranked; no lock to rank: '-', '-'."""
+    means = []
+    for l, rs in by_lock.items():
+        rs = [r for r in rs if ran(r)]
+        m = mean([num(r, 'throughput_per_s') for r in rs])
+        if not math.isnan(m):
+            means.append((m, l, starves(rs)))
+    ranked = sorted(((m, l) for m, l, s in means if not s), reverse=True)
+    starving = sorted(((m, l) for m, l, s in means if s), reverse=True)
+    if not ranked:
+        return '-', '-', [l for m, l in starving]
+    best, lock = ranked[0]
+    lead = '-'
+    if len(ranked) > 1 and ranked[1][0] > 0:
+        pct = 100.0 * (best / ranked[1][0] - 1)
+        lead = '+%.0f%%' % pct if pct >= 1 else 'tie(%s)' % ranked[1][1]
+    return lock, lead, [l for m, l in starving if m > best]
