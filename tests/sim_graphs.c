@@ -1,5 +1,5 @@
 /*
- * tests/sim_graphs.c - contention graphs and charts (sim/report/graphs.c,
+ * tests/sim_graphs.c - contention graphs and charts (sim/report/graphs*.c,
  * the gnuplot scripts, plots/plots.py); explain is tests/sim_explain.c:
  *
  *   4. `run --graphs DIR` writes the machine and handoff graphs; the DOT

@@ -1,6 +1,7 @@
 /*
  * sim/report/graphs.h - contention graphs drawn with graphviz's C library
- * from the simulator's counters (graphs.c, compiled into locklab-sim):
+ * from the simulator's counters (graphs.c, graphs_machine.c,
+ * graphs_handoff.c and waits.c, compiled into locklab-sim):
  *
  *   machine   cores clustered by socket, each coloured by the share of the
  *             run its thread spent waiting for the lock; the socket links,
