@@ -533,6 +533,7 @@ void flw_counters_add(struct flw_counters *sum, const struct flw_counters *c)
 	sum->waiter_preemptions += c->waiter_preemptions;
 	sum->wake_moves += c->wake_moves;
 	sum->idle_pulls += c->idle_pulls;
+	sum->affine_wakes += c->affine_wakes;
 	sum->holder_lost_ns += c->holder_lost_ns;
 	if (c->max_woken > sum->max_woken)
 		sum->max_woken = c->max_woken;
@@ -661,6 +662,7 @@ int flw_run_once(const struct flw_config *fc, const struct wl_config *base, unsi
 	cnt->waiter_preemptions = rc.vm.waiter_preemptions;
 	cnt->wake_moves = rc.vm.wake_moves;
 	cnt->idle_pulls = rc.vm.idle_pulls;
+	cnt->affine_wakes = rc.vm.affine_wakes;
 	cnt->holder_lost_ns = rc.vm.holder_lost_ps / 1000;
 	free(run.threads);
 	free(w.proc);

@@ -56,6 +56,7 @@ struct flw_counters {
 	uint64_t preemptions, holder_preemptions, holder_lost_ns, waiter_preemptions;
 	uint64_t wake_moves; /* woken processes placed on another cpu than their last */
 	uint64_t idle_pulls; /* queued processes a cpu going idle took over */
+	uint64_t affine_wakes; /* wake-ups wake_affine aimed at the waker's cpu */
 };
 
 /* sum += c (max_woken: the larger) */

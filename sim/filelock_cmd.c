@@ -266,8 +266,9 @@ static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
 	if (c->holder_preemptions)
 		printf(", each off its cpu %.1f us on average",
 		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
-	printf("; of one waiting for its lock %llu); woken onto another cpu %llu; taken over by "
-	       "a cpu going idle %llu\n", (unsigned long long)c->waiter_preemptions,
+	printf("; of one waiting for its lock %llu); woken toward the waker's cpu %llu; woken onto "
+	       "another cpu %llu; taken over by a cpu going idle %llu\n",
+	       (unsigned long long)c->waiter_preemptions, (unsigned long long)c->affine_wakes,
 	       (unsigned long long)c->wake_moves, (unsigned long long)c->idle_pulls);
 }
 
@@ -315,7 +316,7 @@ static void csv_rows(FILE *f, const void *arg)
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
 		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-		   "preemptions,holder_preemptions,waiter_preemptions,wake_moves,idle_pulls\n");
+		   "preemptions,holder_preemptions,waiter_preemptions,affine_wakes,wake_moves,idle_pulls\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -347,12 +348,13 @@ static void csv_rows(FILE *f, const void *arg)
 			else
 				fprintf(f, ",,");
 			if (r->has_sched) /* empty while every process has a cpu of its own */
-				fprintf(f, "%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
+				fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
 					(unsigned long long)r->holder_preemptions,
 					(unsigned long long)r->waiter_preemptions,
+					(unsigned long long)r->affine_wakes,
 					(unsigned long long)r->wake_moves, (unsigned long long)r->idle_pulls);
 			else
-				fprintf(f, ",,,,\n");
+				fprintf(f, ",,,,,\n");
 		}
 }
 

@@ -344,8 +344,9 @@ size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	if (!cfg->vm_vcpus)
 		return 0;
 	if (vm_prm.processes)
-		return (size_t)snprintf(buf, len, "the OS model's slice spread and context switch "
-					"(OS_SWITCH_PS; docs/filelock.md)");
+		return (size_t)snprintf(buf, len, "the OS model's slice spread, context switch "
+					"(OS_SWITCH_PS) and wake_affine across sockets (no NUMA "
+					"distance beyond RECLAIM_DISTANCE; docs/filelock.md)");
 	for (unsigned i = 0; i < cfg->nalgos; i++)
 		pv |= !strncmp(cfg->algos[i]->name, "pv-", 3);
 	if (!vm_prm.spread_given) /* a spread given is the user's */
@@ -604,8 +605,11 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 		if (i < n)
 			vm->pcore[v->pcpu] = sim.actors[i].core; /* placed there (sim/place.c) */
 	}
-	if (vm_prm.processes)
+	if (vm_prm.processes) {
 		vm_link_siblings(vm);
+		for (unsigned i = 0; i < vm->nv; i++)
+			vm_pelt_start(i);
+	}
 	for (unsigned p = 0; p < np; p++) {
 		first_turns(&vm->p[p]);
 		vm->p[p].slice_end_ps = vm_slice_len(&vm->p[p]); /* its queue known */

@@ -77,8 +77,10 @@
  * CPUs, docs/filelock.md): the same schedule is an OS's CFS and its
  * processes instead of a host's and its vCPUs.  The threads are processes
  * placed as vCPUs are, ll_this_cpu is the CPU a process runs on, a woken
- * process is placed as Linux's select_idle_sibling places it (on an idle
- * core of its socket when its own CPU is busy; sim/vm_procs.c), a
+ * process is placed as Linux's select_task_rq_fair places it (wake_affine
+ * may aim it at its waker's CPU by their load averages, and
+ * select_idle_sibling puts it on an idle core of that socket when the CPU
+ * aimed at is busy; sim/vm_procs.c), a
  * CPU going idle takes over a queued process as idle_balance does
  * (sim/vm_procs.c), nothing else moves one, a park is a sleep and an unpark a
  * wake-up (the

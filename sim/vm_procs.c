@@ -5,6 +5,8 @@
  * process runs (select_idle_sibling) and what a cpu going idle takes over
  * (idle_balance), as Linux 4.1's kernel/sched/fair.c does them.
  */
+#include <math.h>
+
 #include "sim.h"
 #include "vm.h"
 #include "vm_state.h"
@@ -158,7 +160,148 @@ int vm_idle_pull(struct vm_pcpu *p, uint64_t t)
 	return task;
 }
 
+/* ------------------------------------------------------------ load averages */
+
+/* Linux 4.1's per-entity load tracking (PELT, kernel/sched/fair.c,
+ * __update_entity_runnable_avg): a task's runnable time and its time, each
+ * summed with a weight that halves every 32 periods of 1024 us, and its
+ * load the ratio of the two times its weight (1024, nice 0).  The kernel
+ * sums in whole periods; the model in continuous time, the limit of the
+ * same series.  A forked task starts as runnable for its first slice
+ * (init_task_runnable_average): here CFS's minimum granularity. */
+#define PELT_HALF_LIFE_PS (32ull * 1024ull * US_PS)
+#define NICE_0_LOAD 1024.0
+
+static void pelt_decay(const struct vm_vcpu *v, bool runnable, uint64_t t, double *sum,
+		       double *period)
+{
+	double dt = t > v->pelt_ps ? (double)(t - v->pelt_ps) : 0;
+	double d = exp2(-dt / (double)PELT_HALF_LIFE_PS);
+	double grown = (1 - d) * (double)PELT_HALF_LIFE_PS / M_LN2;
+
+	*sum = v->pelt_sum_ps * d + (runnable ? grown : 0);
+	*period = v->pelt_period_ps * d + grown;
+}
+
+static void pelt_update(unsigned i, bool runnable, uint64_t t)
+{
+	struct vm_vcpu *v = &sim_vm->v[i];
+
+	pelt_decay(v, runnable, t, &v->pelt_sum_ps, &v->pelt_period_ps);
+	v->pelt_ps = t;
+}
+
+void vm_pelt_start(unsigned i)
+{
+	struct vm_vcpu *v = &sim_vm->v[i];
+
+	v->pelt_sum_ps = v->pelt_period_ps = (double)sim_vm->cfs_min_gran_ps;
+	v->pelt_ps = 0;
+	v->flips_ps = 0;
+	v->last_wakee = -1;
+}
+
+void vm_pelt_sleep(unsigned i, uint64_t t)
+{
+	pelt_update(i, true, t);
+}
+
+void vm_pelt_wake(unsigned i, uint64_t t)
+{
+	pelt_update(i, false, t);
+}
+
+/* Process j's load at t, runnable since its last update (load_avg_contrib). */
+static double runnable_load(unsigned j, uint64_t t)
+{
+	double sum, period;
+
+	pelt_decay(&sim_vm->v[j], true, t, &sum, &period);
+	return NICE_0_LOAD * sum / period;
+}
+
+/* weighted_cpuload: the loads of q's runnable processes, the running one
+ * and the queued (the cfs_rq's runnable_load_avg). */
+static double cpu_load(unsigned q, uint64_t t)
+{
+	const struct vm_pcpu *p = &sim_vm->p[q];
+	double load = p->cur >= 0 ? runnable_load((unsigned)p->cur, t) : 0;
+
+	for (int j = p->head; j >= 0; j = sim_vm->v[j].next)
+		load += runnable_load((unsigned)j, t);
+	return load;
+}
+
 /* ------------------------------------------------------------ wake-up placement */
+
+/* record_wakee (task_waking_fair): the waker counts a flip each time it
+ * wakes another process than the last one it woke, and halves its count
+ * once a second (HZ jiffies). */
+static void record_wakee(unsigned waker, unsigned i, uint64_t t)
+{
+	struct vm_vcpu *w = &sim_vm->v[waker];
+
+	if (t > w->flips_ps + 1000000ull * US_PS) {
+		w->wakee_flips >>= 1;
+		w->flips_ps = t;
+	}
+	if (w->last_wakee != (int)i) {
+		w->last_wakee = (int)i;
+		w->wakee_flips++;
+	}
+}
+
+/* The hardware threads of a socket: sd_llc_size, the span of the cache
+ * domain that wake_wide scales its flips by. */
+static unsigned llc_size(unsigned sock)
+{
+	unsigned n = 0;
+
+	for (unsigned c = 0; c < sim.topo.ncores; c++)
+		n += sim.topo.core_socket[c] == sock;
+	return n;
+}
+
+/* wake_wide (Linux 3.12 to 4.2): a wakee that wakes others often, woken by
+ * a waker that wakes many times more often, is left where it was. */
+static bool wake_wide(unsigned waker, unsigned i)
+{
+	uint64_t factor = llc_size(sim.topo.core_socket[sim_vm->pcore[sim_vm->v[waker].pcpu]]);
+	uint64_t flips = sim_vm->v[i].wakee_flips;
+
+	return flips > factor && sim_vm->v[waker].wakee_flips > factor * flips;
+}
+
+/* The imbalance_pct of the lowest domain of cpu `this` that spans `prev`
+ * (sd_init, Linux 4.1): the core's (SMT) 110, the socket's (MC) 117, a NUMA
+ * domain's 125.  Every domain wakes affine: a NUMA domain stops only beyond
+ * RECLAIM_DISTANCE (30) in the firmware's distance table, which the
+ * topology files do not give (*assumed*: no distance beyond it). */
+static unsigned imbalance_pct(unsigned this, unsigned prev)
+{
+	unsigned a = sim_vm->pcore[this], b = sim_vm->pcore[prev];
+
+	if (topo_phys(&sim.topo, a) == topo_phys(&sim.topo, b))
+		return 110;
+	return sim.topo.core_socket[a] == sim.topo.core_socket[b] ? 117 : 125;
+}
+
+/* wake_affine (Linux 4.1, not a sync wake-up; every cpu of the same
+ * capacity, no task groups): wake i on the waker's cpu `this` rather than
+ * its last, `prev`, when this cpu's load with i's full weight added is at
+ * most prev's load (i asleep, so not in it) by half the domain's
+ * imbalance_pct over 100; always when this cpu's load is 0. */
+static bool wake_affine(unsigned this, unsigned prev, uint64_t t)
+{
+	double this_load = cpu_load(this, t), load = cpu_load(prev, t);
+	double this_eff = 100, prev_eff = 100 + (imbalance_pct(this, prev) - 100) / 2;
+
+	if (this_load > 0) {
+		this_eff *= this_load + NICE_0_LOAD;
+		prev_eff *= load;
+	}
+	return this_eff <= prev_eff;
+}
 
 static bool pcpu_idle(unsigned q)
 {
@@ -183,6 +326,11 @@ static bool same_core(unsigned q, unsigned t)
 	return topo_phys(&sim.topo, sim_vm->pcore[q]) == topo_phys(&sim.topo, sim_vm->pcore[t]);
 }
 
+static bool same_socket(unsigned q, unsigned t)
+{
+	return sim.topo.core_socket[sim_vm->pcore[q]] == sim.topo.core_socket[sim_vm->pcore[t]];
+}
+
 /* The lowest-numbered pCPU on q's physical core. */
 static unsigned core_first(unsigned q)
 {
@@ -194,23 +342,20 @@ static unsigned core_first(unsigned q)
 	return first;
 }
 
-/* Where a woken process runs, as select_idle_sibling (kernel/sched/fair.c,
- * Linux 4.1) places it from its previous cpu t (wake_affine's pull toward
- * the waker's cpu is not modelled: it weighs load averages the model does
- * not keep): t if idle; else the first cpu of a wholly idle core of t's
- * socket, the cores taken in turn from t's; else an idle sibling of t;
- * else t. */
-unsigned vm_wake_cpu(unsigned t)
+/* select_idle_sibling (Linux 4.1) from target t for a process last on
+ * prev: t if idle; else prev if it shares t's socket (its cache) and is
+ * idle; else the first cpu of a wholly idle core of t's socket, the cores
+ * taken in turn from t's; else an idle sibling of t; else t. */
+static unsigned idle_sibling(unsigned prev, unsigned t)
 {
-	unsigned sock = sim.topo.core_socket[sim_vm->pcore[t]];
-
 	if (pcpu_idle(t))
 		return t;
+	if (prev != t && same_socket(prev, t) && pcpu_idle(prev))
+		return prev;
 	for (unsigned k = 1; k < sim_vm->np; k++) {
 		unsigned q = (t + k) % sim_vm->np;
 
-		if (sim.topo.core_socket[sim_vm->pcore[q]] == sock && !same_core(q, t) &&
-		    core_idle(q))
+		if (same_socket(q, t) && !same_core(q, t) && core_idle(q))
 			return core_first(q);
 	}
 	for (unsigned r = sim_vm->sib[t]; r != t; r = sim_vm->sib[r])
@@ -219,3 +364,22 @@ unsigned vm_wake_cpu(unsigned t)
 	return t;
 }
 
+/* select_task_rq_fair for a wake-up (Linux 4.1): the waker records the
+ * flip; unless wake_wide says no, wake_affine may take the waker's cpu
+ * for the target, and select_idle_sibling places i from the target. */
+unsigned vm_wake_cpu(unsigned i, int waker, uint64_t t, bool *affine)
+{
+	unsigned prev = sim_vm->v[i].pcpu, target = prev;
+
+	*affine = false;
+	if (waker >= 0 && (unsigned)waker != i) {
+		unsigned this = sim_vm->v[waker].pcpu;
+
+		record_wakee((unsigned)waker, i, t);
+		if (this != prev && !wake_wide((unsigned)waker, i) && wake_affine(this, prev, t)) {
+			target = this;
+			*affine = true;
+		}
+	}
+	return idle_sibling(prev, target);
+}

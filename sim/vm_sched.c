@@ -520,6 +520,8 @@ void vm_on_halt(struct sim_actor *a)
 
 	if (counting(sim.now_ps))
 		sim_vm->k.halts++;
+	if (vm_prm.processes)
+		vm_pelt_sleep(a->idx, sim.now_ps);
 	v->state = VC_HALTED;
 	v->off_phase = -1;
 	off_cpu(pcpu_of(a), v, sim.now_ps);
@@ -536,8 +538,14 @@ void vm_on_kick(struct sim_actor *w)
 	if (v->state != VC_HALTED)
 		return;
 	if (vm_prm.processes) {
-		unsigned q = vm_wake_cpu(v->pcpu);
+		int waker = sim.cur && sim.cur->idx < sim_vm->nv ? (int)sim.cur->idx : -1;
+		bool affine;
+		unsigned q;
 
+		vm_pelt_wake(w->idx, now);
+		q = vm_wake_cpu(w->idx, waker, now, &affine);
+		if (counting(now))
+			sim_vm->k.affine_wakes += affine;
 		if (q != v->pcpu) {
 			vm_move_to(w->idx, q);
 			if (counting(now))

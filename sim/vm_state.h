@@ -64,6 +64,14 @@ struct vm_vcpu {
 	uint64_t vr_ps;     /* CFS's virtual runtime: its time run (equal weights), placed on a wake */
 	bool ran;           /* it has had its pCPU in the measured interval */
 	uint64_t left_ps;   /* it last left its pCPU then (OS model: cache-hot since); NONE: never ran */
+	/* the OS model's load average of a process (vm_procs.c, PELT): its
+	 * decayed runnable time and decayed time, brought up to pelt_ps; and
+	 * its wake-ups of others (wake_wide's wakee_flips, halved each second
+	 * from flips_ps; the last process it woke) */
+	double pelt_sum_ps, pelt_period_ps;
+	uint64_t pelt_ps;
+	uint64_t wakee_flips, flips_ps;
+	int last_wakee;
 };
 
 struct vm_pcpu {
@@ -177,13 +185,21 @@ unsigned vm_guest_of(unsigned i);
  * pCPUs on its physical core (vm_begin, once the pCPUs' cores are known);
  * idle p given a process at t (Linux's avg_idle, its idle spell closed);
  * process i moved to pCPU q (its virtual runtime renormalized, its thread
- * on q's core); the pCPU a process woken on t runs on (select_idle_sibling);
- * the process idle p takes over at t, moved and out of its queue, or -1
+ * on q's core); the process idle p takes over at t, moved and out of its queue, or -1
  * (idle_balance). */
 void vm_link_siblings(struct vm_state *vm);
 void vm_idle_ends(struct vm_pcpu *p, uint64_t t);
 void vm_move_to(unsigned i, unsigned q);
-unsigned vm_wake_cpu(unsigned t);
 int vm_idle_pull(struct vm_pcpu *p, uint64_t t);
+/* vm_procs.c, the OS model: process i starts (its load average that of a
+ * task just forked), goes to sleep at t, is woken at t (its load average
+ * brought up to t either way); and the pCPU that process i, woken at t by
+ * the running process waker (-1: none), runs on: wake_affine's choice of
+ * the waker's cpu or its own last one, then select_idle_sibling's
+ * placement from there.  *affine: whether wake_affine chose the waker's. */
+void vm_pelt_start(unsigned i);
+void vm_pelt_sleep(unsigned i, uint64_t t);
+void vm_pelt_wake(unsigned i, uint64_t t);
+unsigned vm_wake_cpu(unsigned i, int waker, uint64_t t, bool *affine);
 
 #endif

@@ -164,8 +164,9 @@ static char *filelock_csv(const char *const *args, const char *heading)
  * shares the cpus among them (sim/vm.h, "Processes").  A process may lose
  * its cpu between its calls, never inside one (a call is not preempted:
  * with flock, whose calls are never refused, no process waiting for its
- * lock is preempted); a woken one may be placed on an idle core, and a
- * queued one taken over by a cpu that runs out of work;
+ * lock is preempted); a woken one may be aimed at its waker's cpu and
+ * placed on an idle core, and a queued one taken over by a cpu that runs
+ * out of work;
  * the shared file's lock still excludes (a violation fails the run); what
  * the OS model does not have is refused by name. */
 static void processes_beyond_the_cpus_share_them(void **state)
@@ -176,6 +177,9 @@ static void processes_beyond_the_cpus_share_them(void **state)
 	const char *shared[] = { "filelock", "--topo", "4socket-ring", "--test", "flock,posix",
 				 "--shared", "--procs", "24", "--pin", "node:1", "--iterations", "20",
 				 "--runs", "2", "--csv", tl_path("os.csv"), NULL };
+	const char *herd[] = { "filelock", "--topo", "4socket-ring", "--test", "flock", "--shared",
+			       "--procs", "48", "--pin", "node:1", "--iterations", "20", "--runs", "1",
+			       "--csv", tl_path("os.csv"), NULL };
 	const char *odd[] = { "filelock", "--topo", "4socket-ring", "--test", "flock", "--private",
 			      "--procs", "9", "--pin", "socket:0", "--iterations", "20000", "--runs",
 			      "1", "--csv", tl_path("os.csv"), NULL };
@@ -202,6 +206,13 @@ static void processes_beyond_the_cpus_share_them(void **state)
 		assert_true(csv_of(csv, r, "waiter_preemptions") == 0);
 		assert_true(csv_empty(csv, r, "idle_wakes")); /* its cpus enter no idle state */
 	}
+	free(csv);
+	/* six to a cpu: a cpu whose queue holds more load than the waker's by
+	 * a task and more has its woken process aimed at the waker's cpu
+	 * (wake_affine) */
+	csv = filelock_csv(herd, "(the OS model: 48 processes on 8 cpus,");
+	assert_true(csv_of(csv, 0, "affine_wakes") > 0);
+	assert_true(csv_of(csv, 0, "affine_wakes") <= csv_of(csv, 0, "wakeups"));
 	free(csv);
 	/* an uneven split is said; a cpu that runs out of work takes over a
 	 * process queued elsewhere */

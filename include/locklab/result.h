@@ -37,6 +37,7 @@ struct vm_counters {
 	unsigned never_ran;          /* threads whose vCPU never had its pCPU in the run */
 	uint64_t wake_moves;         /* OS model: woken processes placed on another cpu */
 	uint64_t idle_pulls;         /* OS model: queued processes an idle cpu took over */
+	uint64_t affine_wakes;       /* OS model: wake-ups wake_affine aimed at the waker's cpu */
 };
 
 /* The most idle states a machine lists (sim/topology.h, TOPO_MAX_IDLE). */
