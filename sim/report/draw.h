@@ -11,6 +11,9 @@
 
 #include <locklab/workload.h>
 
+/* A new root graph (agopen) whose named objects are numbered in the order
+ * they are made (draw_ids.c): its files are the same from run to run. */
+Agraph_t *draw_open(const char *name, Agdesc_t kind);
 void draw_set(void *obj, const char *name, const char *value);
 void draw_setf(void *obj, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -209,7 +209,7 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 		free(backs);
 		return NULL;
 	}
-	g = agopen("handoff", Agdirected, NULL);
+	g = draw_open("handoff", Agdirected);
 	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu edges", keep, n);
 	handoff_title(g, run, "who handed the lock to whom", total, local, edges);
 	handoff_nodes(g, run, tn);
@@ -303,7 +303,7 @@ static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hed
 	for (unsigned a = 0; a < nsock; a++)
 		for (unsigned b = 0; b < nsock; b++)
 			max = between[a][b] > max ? between[a][b] : max;
-	g = agopen("handoff", Agdirected, NULL);
+	g = draw_open("handoff", Agdirected);
 	handoff_title(g, run, "handoffs between sockets (a node per socket)", total, local, "");
 	socket_nodes(g, run, hs);
 	for (unsigned a = 0; a < nsock; a++)

@@ -183,7 +183,7 @@ Agraph_t *graphs_machine_graph(const struct wl_run *run)
 	const struct coh_counters *k = coh_counters(sim.model);
 	const uint64_t *msgs = sim.snapped ? sim.snap_links : k->link_msgs;
 	uint64_t acq = run_acquisitions(run);
-	Agraph_t *g = agopen("machine", Agundirected, NULL);
+	Agraph_t *g = draw_open("machine", Agundirected);
 	char text[384], cnt[16], which[32];
 
 	draw_threads_by_core(run, thread_of);

@@ -55,7 +55,7 @@ static void waits_legend(Agraph_t *g)
 
 static Agraph_t *waits_graph(const struct wl_run *run)
 {
-	Agraph_t *g = agopen("waits", Agdirected, NULL);
+	Agraph_t *g = draw_open("waits", Agdirected);
 	Agraph_t *sub[TOPO_MAX_SOCKETS] = { NULL };
 	Agnode_t **tn = calloc(wf.n ? wf.n : 1, sizeof(*tn));
 	Agnode_t *park = NULL;
