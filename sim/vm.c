@@ -343,10 +343,16 @@ size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 		*buf = 0;
 	if (!cfg->vm_vcpus)
 		return 0;
-	if (vm_prm.processes)
+	if (vm_prm.processes) {
+		bool one_socket = cfg->pin == PIN_SOCKET || cfg->pin == PIN_NODE ||
+				  sim.topo.nsockets < 2;
+
 		return (size_t)snprintf(buf, len, "the OS model's slice spread, context switch "
-					"(OS_SWITCH_PS) and wake_affine across sockets (no NUMA "
-					"distance beyond RECLAIM_DISTANCE; docs/filelock.md)");
+					"(OS_SWITCH_PS), processes in the root task group (no "
+					"autogroup) for wake_affine%s (docs/filelock.md)",
+					one_socket ? "" : ", which pulls across sockets (no "
+					"firmware distance beyond RECLAIM_DISTANCE)");
+	}
 	for (unsigned i = 0; i < cfg->nalgos; i++)
 		pv |= !strncmp(cfg->algos[i]->name, "pv-", 3);
 	if (!vm_prm.spread_given) /* a spread given is the user's */

@@ -2,8 +2,9 @@
  * sim/vm_procs.c - the OS model: the schedule of sim/vm_sched.c with an
  * OS's processes for vCPUs (sim/vm.h, "Processes"; docs/filelock.md, "More
  * processes than CPUs"): its costs, where ll_this_cpu is, where a woken
- * process runs (select_idle_sibling) and what a cpu going idle takes over
- * (idle_balance), as Linux 4.1's kernel/sched/fair.c does them.
+ * process runs (wake_affine on load averages, then select_idle_sibling)
+ * and what a cpu going idle takes over (idle_balance), as Linux 4.1's
+ * kernel/sched/fair.c does them.
  */
 #include <math.h>
 
@@ -164,23 +165,32 @@ int vm_idle_pull(struct vm_pcpu *p, uint64_t t)
 
 /* Linux 4.1's per-entity load tracking (PELT, kernel/sched/fair.c,
  * __update_entity_runnable_avg): a task's runnable time and its time, each
- * summed with a weight that halves every 32 periods of 1024 us, and its
- * load the ratio of the two times its weight (1024, nice 0).  The kernel
- * sums in whole periods; the model in continuous time, the limit of the
- * same series.  A forked task starts as runnable for its first slice
- * (init_task_runnable_average): here CFS's minimum granularity. */
-#define PELT_HALF_LIFE_PS (32ull * 1024ull * US_PS)
+ * summed with a weight that halves every 32 periods of 1024 x 1024 ns (the
+ * kernel shifts nanoseconds by 10 twice), and its load the ratio of the two
+ * times its weight (1024, nice 0).  The kernel sums in whole periods and
+ * holds a queued task's share in its cpu's load as of its last update; the
+ * model sums in continuous time, the limit of the same series, and takes
+ * every share at the instant it is asked for.  A forked task starts as
+ * runnable for its first slice (init_task_runnable_average): here CFS's
+ * minimum granularity. */
+#define PELT_HALF_LIFE_PS (32ull * 1024ull * 1024ull * NS_PS)
 #define NICE_0_LOAD 1024.0
+
+void vm_pelt_decay(double *sum, double *period, bool runnable, uint64_t dt_ps)
+{
+	double d = exp2(-(double)dt_ps / (double)PELT_HALF_LIFE_PS);
+	double grown = (1 - d) * (double)PELT_HALF_LIFE_PS / M_LN2;
+
+	*sum = *sum * d + (runnable ? grown : 0);
+	*period = *period * d + grown;
+}
 
 static void pelt_decay(const struct vm_vcpu *v, bool runnable, uint64_t t, double *sum,
 		       double *period)
 {
-	double dt = t > v->pelt_ps ? (double)(t - v->pelt_ps) : 0;
-	double d = exp2(-dt / (double)PELT_HALF_LIFE_PS);
-	double grown = (1 - d) * (double)PELT_HALF_LIFE_PS / M_LN2;
-
-	*sum = v->pelt_sum_ps * d + (runnable ? grown : 0);
-	*period = v->pelt_period_ps * d + grown;
+	*sum = v->pelt_sum_ps;
+	*period = v->pelt_period_ps;
+	vm_pelt_decay(sum, period, runnable, t > v->pelt_ps ? t - v->pelt_ps : 0);
 }
 
 static void pelt_update(unsigned i, bool runnable, uint64_t t)
@@ -286,21 +296,27 @@ static unsigned imbalance_pct(unsigned this, unsigned prev)
 	return sim.topo.core_socket[a] == sim.topo.core_socket[b] ? 117 : 125;
 }
 
-/* wake_affine (Linux 4.1, not a sync wake-up; every cpu of the same
- * capacity, no task groups): wake i on the waker's cpu `this` rather than
- * its last, `prev`, when this cpu's load with i's full weight added is at
- * most prev's load (i asleep, so not in it) by half the domain's
- * imbalance_pct over 100; always when this cpu's load is 0. */
-static bool wake_affine(unsigned this, unsigned prev, uint64_t t)
+/* wake_affine's test (Linux 4.1, not a sync wake-up; every cpu of the
+ * same capacity; the root task group, where effective_load is the weight
+ * itself): the waker's cpu's load with the woken process's full weight
+ * added, times 100, at most its last cpu's load (it asleep, so not in it)
+ * times 100 + (imbalance_pct - 100) / 2 in whole percent (105, 108, 112);
+ * always when the waker's cpu has no load. */
+bool vm_affine_balanced(double this_load, double prev_load, unsigned imbalance_pct)
 {
-	double this_load = cpu_load(this, t), load = cpu_load(prev, t);
-	double this_eff = 100, prev_eff = 100 + (imbalance_pct(this, prev) - 100) / 2;
+	double this_eff = 100, prev_eff = 100 + (imbalance_pct - 100) / 2;
 
 	if (this_load > 0) {
 		this_eff *= this_load + NICE_0_LOAD;
-		prev_eff *= load;
+		prev_eff *= prev_load;
 	}
 	return this_eff <= prev_eff;
+}
+
+/* wake_affine: wake on the waker's cpu `this` rather than the last, `prev`. */
+static bool wake_affine(unsigned this, unsigned prev, uint64_t t)
+{
+	return vm_affine_balanced(cpu_load(this, t), cpu_load(prev, t), imbalance_pct(this, prev));
 }
 
 static bool pcpu_idle(unsigned q)

@@ -200,6 +200,12 @@ int vm_idle_pull(struct vm_pcpu *p, uint64_t t);
 void vm_pelt_start(unsigned i);
 void vm_pelt_sleep(unsigned i, uint64_t t);
 void vm_pelt_wake(unsigned i, uint64_t t);
+/* vm_procs.c: PELT's two sums (runnable time, time; ps) carried dt_ps on,
+ * the process runnable or not over it; and wake_affine's test of the
+ * waker's cpu's load against the woken process's last cpu's, in the
+ * domain of that imbalance_pct. */
+void vm_pelt_decay(double *sum, double *period, bool runnable, uint64_t dt_ps);
+bool vm_affine_balanced(double this_load, double prev_load, unsigned imbalance_pct);
 unsigned vm_wake_cpu(unsigned i, int waker, uint64_t t, bool *affine);
 
 #endif

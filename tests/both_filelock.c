@@ -212,7 +212,8 @@ static void processes_beyond_the_cpus_share_them(void **state)
 	 * (wake_affine) */
 	csv = filelock_csv(herd, "(the OS model: 48 processes on 8 cpus,");
 	assert_true(csv_of(csv, 0, "affine_wakes") > 0);
-	assert_true(csv_of(csv, 0, "affine_wakes") <= csv_of(csv, 0, "wakeups"));
+	/* aimed at a busy cpu (the waker's), none stays on its last */
+	assert_true(csv_of(csv, 0, "affine_wakes") <= csv_of(csv, 0, "wake_moves"));
 	free(csv);
 	/* an uneven split is said; a cpu that runs out of work takes over a
 	 * process queued elsewhere */

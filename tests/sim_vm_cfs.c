@@ -14,12 +14,16 @@
  *     and a kicked sleeper taking the pCPU from another guest;
  *   - a PLE exit's yield within its pCPU or, KVM's directed yield, to the
  *     guest's preempted vCPUs on other pCPUs, which under CFS's slices
- *     runs the boosted holder only within the wake-up granularity.
+ *     runs the boosted holder only within the wake-up granularity;
+ *   - the OS model's load averages (vm_pelt_decay) and wake_affine's test
+ *     (vm_affine_balanced), sim/vm_procs.c.
  *
  * tests/sim_vm.c tests the whole runs' schedule (preemption, halts and
  * kicks, exclusion, co-guests, placement), tests/sim_vm_cli.c the binary's
  * --vm options and what a --vm run prints.
  */
+#include <math.h>
+
 #include "vm_testlib.h"
 
 /* ------------------------------------------------------------ picks */
@@ -440,6 +444,37 @@ static void cfs_yield_skips_only_within_the_granularity(void **state)
  * holder preempted at the end of its slice has run a slice more than the
  * co-guest now running there, so the boost changes nothing and the holder
  * waits as long as without it. */
+/* The OS model's wake-up placement (sim/vm_procs.c): PELT's sums halve in
+ * 32 periods of 1024 x 1024 ns and a process runnable all along keeps a
+ * load of its full weight; wake_affine's test as Linux 4.1's, the margin
+ * in whole percent (117 gives 108, not 108.5) and always on a waker's cpu
+ * with no load. */
+static void os_wake_affine_and_load_averages(void **state)
+{
+	const uint64_t half = 32ull * 1024 * 1024 * 1000; /* ps */
+	double sum = 1e9, period = 1e9;
+
+	(void)state;
+	vm_pelt_decay(&sum, &period, false, half);
+	assert_true(fabs(sum - 0.5e9) < 1.0);
+	assert_true(period > sum);
+	sum = period = 1e9;
+	vm_pelt_decay(&sum, &period, true, 3 * half);
+	assert_true(fabs(sum / period - 1) < 1e-12);
+	vm_pelt_decay(&sum, &period, true, 0);
+	assert_true(fabs(sum / period - 1) < 1e-12);
+	/* waker's cpu: one process at full load (1024); + the woken one's 1024 */
+	assert_true(vm_affine_balanced(1024, 1897, 117));  /* 204800 <= 108 x 1897 */
+	assert_false(vm_affine_balanced(1024, 1896, 117)); /* 204800 > 108 x 1896 */
+	assert_false(vm_affine_balanced(1024, 1890, 117)); /* 108.5 would pass it */
+	assert_true(vm_affine_balanced(1024, 1951, 110));  /* 105 x 1951 >= 204800 */
+	assert_false(vm_affine_balanced(1024, 1950, 110));
+	assert_true(vm_affine_balanced(1024, 1829, 125));  /* 112 x 1829 >= 204800 */
+	assert_false(vm_affine_balanced(1024, 1828, 125));
+	assert_true(vm_affine_balanced(0, 0, 117));
+	assert_false(vm_affine_balanced(1, 0, 117));
+}
+
 static void guest_yield_runs(struct wl_config *c, const char *slice, struct vm_counters *pcpu,
 			     struct vm_counters *guest)
 {
@@ -498,6 +533,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(cfs_yield_skips_only_within_the_granularity),
 		cmocka_unit_test(guest_yield_boosts_other_pcpus),
 		cmocka_unit_test(cfs_boosts_only_within_the_granularity),
+		cmocka_unit_test(os_wake_affine_and_load_averages),
 	};
 
 	return VM_TESTS_MAIN(argc, argv, tests);
