@@ -32,6 +32,11 @@ struct config_sum {
 	 * run, and the runs with any */
 	unsigned never_ran_min, never_ran_max, never_ran_runs;
 	uint64_t acq_fewest; /* the fewest acquisitions of a run */
+	/* the run whose thread of fewest acquisitions made the least share of
+	 * its busiest thread's (acq_min / acq_max), and how many runs fell
+	 * under UNFAIR_SHARE */
+	uint64_t worst_min, worst_max;
+	unsigned unfair_runs;
 	bool ncs_outlasts;   /* the mean time between acquisitions as long as a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
@@ -60,6 +65,12 @@ static size_t config_end(const struct output_set *o, size_t i)
 		j++;
 	return j;
 }
+
+/* A run in which some thread made fewer acquisitions than this share of
+ * its busiest thread's is called unfair under the row, starved or not
+ * (a choice: a twentieth, where Jain's index can still read 0.5 or more
+ * when a few threads of many are left behind). */
+#define UNFAIR_SHARE 0.05
 
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
@@ -96,6 +107,12 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 		c->never_ran_runs += r->vm.never_ran > 0;
 		if (i == from || r->acquisitions < c->acq_fewest)
 			c->acq_fewest = r->acquisitions;
+		if (r->acq_max && (!c->worst_max || (double)r->acq_min / (double)r->acq_max <
+						     (double)c->worst_min / (double)c->worst_max)) {
+			c->worst_min = r->acq_min;
+			c->worst_max = r->acq_max;
+		}
+		c->unfair_runs += r->acq_max && (double)r->acq_min < UNFAIR_SHARE * (double)r->acq_max;
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
 		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
 		c->oversubscribed |= r->oversubscribed;
@@ -277,6 +294,13 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
  * many, and, when no run served every socket, how many sockets it did. */
 static void table_verdict(FILE *f, const struct config_sum *c)
 {
+	if (!c->starved_max && c->unfair_runs) {
+		fprintf(f, "  ! unfair: in %u of %zu run%s a thread made under %.0f%% of the busiest "
+			   "one's acquisitions (at worst %" PRIu64 " against %" PRIu64 "; Jain %.2f)\n",
+			c->unfair_runs, c->runs, c->runs == 1 ? "" : "s", 100 * UNFAIR_SHARE,
+			c->worst_min, c->worst_max, c->jain);
+		return;
+	}
 	if (!c->starved_max)
 		return;
 	if (!c->served_max) { /* Jain's index of all zeros says nothing */
@@ -342,14 +366,15 @@ static void side_add(struct side_waits *w, double p99, double max, bool censored
 	w->censored |= censored;
 }
 
+/* A side's p99 or max in the unit that keeps it short, as the row's. */
 static const char *side_text(const struct side_waits *w, bool max, char *buf)
 {
+	bool lower = max ? w->max_censored : w->censored;
+
 	if (!w->n)
 		return "-";
-	if (max)
-		snprintf(buf, 40, "%s%.0f", w->max_censored ? ">=" : "", w->max);
-	else
-		snprintf(buf, 40, "%s%.0f", w->censored ? ">=" : "", w->p99 / w->n);
+	strcpy(buf, lower ? ">=" : "");
+	format_ns(max ? w->max : w->p99 / w->n, buf + strlen(buf), 38);
 	return buf;
 }
 
@@ -381,10 +406,10 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 	}
 	ur = rate_unit_for(rd / n); /* each side its own: writes may be rare */
 	uw = rate_unit_for(wr / n);
-	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s ns  max %12s ns  overlap at least %u\n", w,
+	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s  max %12s  overlap at least %u\n", w,
 		"    reads", NUM_W, rd / n / ur.div, ur.name, side_text(&rs, false, b[0]),
 		side_text(&rs, true, b[1]), overlap);
-	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s ns  max %12s ns\n", w, "    writes", NUM_W,
+	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s  max %12s\n", w, "    writes", NUM_W,
 		wr / n / uw.div, uw.name, side_text(&ws, false, b[2]), side_text(&ws, true, b[3]));
 }
 
@@ -492,6 +517,7 @@ struct legend_kinds {
 	bool rwlock, refcount, vm, vm_sched;
 	bool fixed_ncs_starved; /* simulated threads starved under a fixed --ncs */
 	bool pv_alone;          /* a paravirtual lock run without --vm */
+	bool ops;               /* --ops: each thread's count fixed */
 };
 
 /* The legend's sentences, each appended where it applies. */
@@ -511,7 +537,8 @@ static const char *const legend_rwlock = " reads, writes (rwlocks): each side's 
 	"above); its longest wait, of any run (>= where that wait was cut short by its run's end: "
 	"a lower bound); overlap at least: the most readers seen inside at "
 	"once in any run, from each thread's first reads.";
-static const char *const legend_vm_sched = " vm (--vm): a run's mean over the runs: vCPUs "
+static const char *const legend_vm_sched = " xN (--vm): the vCPUs a pCPU holds as --overcommit "
+	"asks (the vm line's pcpus gives the pCPUs they had). vm (--vm): a run's mean over the runs: vCPUs "
 	"descheduled while they held the lock and while they waited for it, and the time they then "
 	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
 	"exceed an acquisition's own time); pause-loop exits, halts and kicks; wake: the mean time "
@@ -528,6 +555,9 @@ static const char *const legend_pv_alone = " pv-*: paravirtual locks outside a v
 	"(no --vm): their waiters halt after their spin (natively a futex wait) and are kicked as in "
 	"a guest, so the rows show what the paravirtual code costs where no vCPU is preempted; on "
 	"bare metal Linux patches these locks back to the native ones (docs/vm.md).";
+static const char *const legend_ops = " --ops: every thread makes the same number of "
+	"acquisitions, so jain is 1 and starved 0 by construction: an unfair lock shows in the waits "
+	"and in how long the run took.";
 static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): the throughput counts "
 	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
 	"and local is - (a count is not handed from holder to holder).";
@@ -562,6 +592,7 @@ static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle
 	legend_add(text, sizeof(text), k.vm && !k.vm_sched, legend_vm_native);
 	legend_add(text, sizeof(text), k.fixed_ncs_starved, legend_fixed_ncs);
 	legend_add(text, sizeof(text), k.pv_alone, legend_pv_alone);
+	legend_add(text, sizeof(text), k.ops, legend_ops);
 	fputc('\n', f);
 	print_wrapped(f, text);
 	if (oversubscribed)
@@ -609,11 +640,12 @@ void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
-	struct legend_kinds kinds = { false, false, false, false, false, false };
+	struct legend_kinds kinds = { false, false, false, false, false, false, false };
 	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
 		output_table_settings(f, o);
+	kinds.ops = o->cfg && o->cfg->ops;
 
 	for (size_t i = 0, j; i < o->nrows; i = j) {
 		const struct run_result *r = &o->rows[i];

@@ -267,8 +267,8 @@ static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
 		printf(", each off its cpu %.1f us on average",
 		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
 	printf("; of one waiting for its lock %llu); woken ones aimed at the waker's cpu %llu; "
-	       "woken onto another cpu (those among them) %llu; taken over by a cpu going idle "
-	       "%llu\n",
+	       "woken onto a cpu other than their last (by either step) %llu; taken over by a cpu "
+	       "going idle %llu\n",
 	       (unsigned long long)c->waiter_preemptions, (unsigned long long)c->affine_wakes,
 	       (unsigned long long)c->wake_moves, (unsigned long long)c->idle_pulls);
 }

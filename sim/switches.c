@@ -133,9 +133,8 @@ size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len)
 size_t sim_idle_field(const struct wl_config *cfg, char *buf, size_t len)
 {
 	switch (idle_kind(cfg)) {
-	case IDLE_VM:
-		buf[0] = 0;
-		return 0;
+	case IDLE_VM: /* the OS model's cpus enter none */
+		return (size_t)snprintf(buf, len, "none");
 	case IDLE_OFF:
 		return (size_t)snprintf(buf, len, "off");
 	case IDLE_NONE:

@@ -42,8 +42,8 @@ int sim_switch_check(const struct wl_config *cfg, char *err, size_t len);
  * topology's)", "idle states off (...)" or "no idle states (...)"; empty
  * under --vm.  Returns its length. */
 size_t sim_idle_text(const struct wl_config *cfg, char *buf, size_t len);
-/* The same as one CSV field: "C1 C1E C3 C6", "off" or "none"; empty under
- * --vm. */
+/* The same as one CSV field: "C1 C1E C3 C6", "off" or "none" (also under
+ * a VM's schedule, the OS model's, whose cpus enter none). */
 size_t sim_idle_field(const struct wl_config *cfg, char *buf, size_t len);
 
 /* The local time a delay of d_ps starting at start_ps takes on actor a's

@@ -10,9 +10,12 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
   --list      print the entries (id, rule, published, machine) and exit
   --only      run only these entries (ids, or .sb files of the board: all
               of each file's entries)
-  --board     the directory of *.sb files (default scoreboard/)
+  --board     the directory the entries are read from, its *.sb files
+              (default scoreboard/)
   --bin       the directory of locklab-sim (default bin/)
-  --results   where scoreboard.csv and the chart go (default results/)
+  --results   where scoreboard.csv and the chart go (default results/; made
+              if missing, its parent must exist; with --only or --append the
+              files are scoreboard-only.* or scoreboard-append.*)
   --jobs      commands run at once (default: the number of CPUs)
   --seeds N   run every command with the seeds 1 .. N as well (default 1):
               the board is still seed 1's, and a column says with how many
@@ -256,6 +259,12 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         usage_error('--seeds: want a whole number from 1 to %d' % MAX_SEEDS)
+    parent = os.path.dirname(os.path.abspath(opts['results']))
+    if not os.path.isdir(parent):
+        usage_error('--results %s: its parent directory %s does not exist'
+                    % (opts['results'], parent))
+    if os.path.exists(opts['results']) and not os.path.isdir(opts['results']):
+        usage_error('--results %s: not a directory' % opts['results'])
     if opts['append'] is not None:
         opts['append_argv'] = parse_append(opts['append'])
         opts['append'] = ' '.join(shlex.quote(a) for a in opts['append_argv'])
@@ -340,13 +349,21 @@ def appended_refused(results):
     return msgs[0].split(': ', 2)[2]
 
 
+def shown_path(path):
+    """path as the user would type it: relative to the current directory when
+    inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith('..') else rel
+
+
 def list_entries(entries):
     """A line an entry, under a heading that says whose figure 'published'
     is (the seed's, not a simulated one)."""
-    print('# id  rule  published (the seed\'s figure; variance: the two sigma/means)  machine')
+    print('# id  rule  published (the seed\'s figure; variance: the two sigma/means)  machine  '
+          'metric (+ is slower in seconds, faster in throughput)')
     for e in entries:
-        print('%s  %s  %s  %s' % (e['id'], e['rule'], e['published'],
-                                  e['machine']))
+        print('%s  %s  %s  %s  %s' % (e['id'], e['rule'], e['published'],
+                                      e['machine'], e['metric']))
 
 
 def main(argv):
@@ -382,8 +399,8 @@ def main(argv):
         sys.stderr.write(PROG + ': --append %s: every command refused it: %s\n'
                          % (shlex.quote(opts['append']), refused))
         return 2
-    print_board(entries, results, opts['seeds'], opts['append'])
     write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
+    wrote = shown_path(csvpath)
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
     for e in bad:  # a typo in the board, not a failure of the model
@@ -393,7 +410,13 @@ def main(argv):
         count = count_line(entries, results, opts['append'])
         if opts['only']:  # a part of the board: its count is not the board's
             count = 'a part of the board (--only): ' + count
-        ok &= draw_chart(csvpath, os.path.join(opts['results'], name), chart_caption(count))
+        drawn = draw_chart(csvpath, os.path.join(opts['results'], name), chart_caption(count))
+        ok &= drawn
+        if drawn:
+            wrote += ' and its chart, %s.svg and .png' % shown_path(
+                os.path.join(opts['results'], name))
+    # the board last, its count the last line: the files it names are written
+    print_board(entries, results, opts['seeds'], opts['append'], wrote)
     return 2 if bad else 0 if ok else 1
 
 

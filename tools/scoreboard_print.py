@@ -49,10 +49,17 @@ def board_rows(entries, results):
     return rows
 
 
-def print_board(entries, results, seeds=1, append=None):
+LEGEND = ('published, simulated: the change from baseline to variant of the entry\'s metric '
+          '(seconds: + is slower; throughput: + is faster; variance: the two setups\' '
+          'sigma/mean); error: simulated / published for a change or a variance, the simulated '
+          'change against its band for a neutral entry')
+
+
+def print_board(entries, results, seeds=1, append=None, wrote=None):
     """The board; with seeds > 1, a column of how many seeds each entry
     passes with, and a line that counts them; with options appended to
-    every command, a first and a last line that say so."""
+    every command, a first and a last line that say so; a legend and the
+    files written (wrote) before the count."""
     if append:
         print(APPEND_NOTE % append)
     head = ('id', 'published', 'simulated', 'error', 'result')
@@ -72,6 +79,9 @@ def print_board(entries, results, seeds=1, append=None):
                       head[4]))
         for x in rows:
             print(line % (w[0], x[0], w[1], x[1], w[2], x[2], w[3], x[3], x[4]))
+    print(LEGEND)
+    if wrote:
+        print('wrote %s' % wrote)
     print(count_line(entries, results, append), flush=True)
     if seeds > 1:
         print(seeds_line(entries, results, seeds), flush=True)
