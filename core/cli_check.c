@@ -55,6 +55,7 @@ static int check_vm(struct wl_config *c, bool threads_given, char *err, size_t l
 	if (!c->novercommit) {
 		c->overcommit[0] = 1.0;
 		c->novercommit = 1;
+		c->overcommit_default = true;
 	}
 	if (!threads_given) {
 		c->threads[0] = c->vm_vcpus;

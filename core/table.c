@@ -37,6 +37,9 @@ struct config_sum {
 	 * under UNFAIR_SHARE */
 	uint64_t worst_min, worst_max;
 	unsigned unfair_runs;
+	/* the longest wait of any run and the waits' mean over the runs that
+	 * timed one (NAN: none) */
+	double wait_max, wait_mean;
 	bool ncs_outlasts;   /* the mean time between acquisitions as long as a run */
 	unsigned sockets, served_max; /* sockets with threads; most served in a run */
 	bool oversubscribed;
@@ -75,9 +78,10 @@ static size_t config_end(const struct output_set *o, size_t i)
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
 {
-	size_t nlocal = 0, np99 = 0, njain = 0;
+	size_t nlocal = 0, np99 = 0, njain = 0, nmean = 0;
 
 	memset(c, 0, sizeof(*c));
+	c->wait_max = NAN;
 	c->runs = to - from;
 	c->starved_min = UINT32_MAX;
 	c->threads = rows[from].threads;
@@ -92,6 +96,12 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 			c->p99 += r->wait_p99_ns;
 			np99++;
 		}
+		if (!isnan(r->wait_mean_ns)) {
+			c->wait_mean += r->wait_mean_ns;
+			nmean++;
+		}
+		if (!isnan(r->wait_max_ns) && !(r->wait_max_ns <= c->wait_max))
+			c->wait_max = r->wait_max_ns;
 		c->p99_censored |= r->wait_p99_censored;
 		if (!isnan(r->handoff_local_frac)) {
 			c->local += r->handoff_local_frac;
@@ -120,6 +130,7 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 	}
 	c->jain = njain ? c->jain / (double)njain : NAN;
 	c->p99 = np99 ? c->p99 / (double)np99 : NAN;
+	c->wait_mean = nmean ? c->wait_mean / (double)nmean : NAN;
 	c->local = nlocal ? c->local / (double)nlocal : NAN;
 }
 
@@ -294,6 +305,14 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
  * many, and, when no run served every socket, how many sockets it did. */
 static void table_verdict(FILE *f, const struct config_sum *c)
 {
+	if (c->oversubscribed && !isnan(c->wait_max) && c->wait_max > 10 * c->p99) {
+		char longest[32], mean[32];
+
+		format_ns(c->wait_max, longest, sizeof(longest));
+		format_ns(c->wait_mean, mean, sizeof(mean));
+		fprintf(f, "  ! longest wait %s (mean %s): with more threads than CPUs, the waits for "
+			   "a CPU lie above wait p99\n", longest, mean);
+	}
 	if (!c->starved_max && c->unfair_runs) {
 		fprintf(f, "  ! unfair: in %u of %zu run%s a thread made under %.0f%% of the busiest "
 			   "one's acquisitions (at worst %" PRIu64 " against %" PRIu64 "; Jain %.2f)\n",

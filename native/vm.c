@@ -56,8 +56,9 @@ int native_vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 			return -1;
 		if (m && p > m->npus) {
 			snprintf(err, errlen,
-				 "--overcommit %g: %u vCPUs need %u cpus; this machine has %u",
-				 cfg->overcommit[i], cfg->vm_vcpus, p, m->npus);
+				 "--overcommit %g%s: %u vCPUs need %u cpus; this machine has %u",
+				 cfg->overcommit[i], cfg->overcommit_default ? " (the default)" : "",
+				 cfg->vm_vcpus, p, m->npus);
 			return -1;
 		}
 	}

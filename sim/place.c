@@ -70,8 +70,9 @@ static int check_vm(const struct wl_config *cfg, unsigned room, char *err, size_
 			char cpus[96];
 
 			snprintf(err, errlen,
-				 "--overcommit %g: %u vCPUs need %u physical cpus; topology %s has %s%s",
-				 cfg->overcommit[i], cfg->vm_vcpus, p, sim.topo.name,
+				 "--overcommit %g%s: %u vCPUs need %u physical cpus; topology %s has %s%s",
+				 cfg->overcommit[i], cfg->overcommit_default ? " (the default)" : "",
+				 cfg->vm_vcpus, p, sim.topo.name,
 				 topo_cpus_text(&sim.topo, room, cpus, sizeof(cpus)),
 				 cfg->pin == PIN_SOCKET || cfg->pin == PIN_NODE ? " on that socket" : "");
 			return -1;

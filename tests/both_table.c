@@ -318,6 +318,38 @@ static void verdict_says_unfair(void **state)
 	output_free(&o);
 }
 
+/* Oversubscribed rows (more threads than CPUs, natively): a longest wait
+ * far above p99 is a wait for a CPU, and the row says how long it was. */
+static void oversubscribed_waits_said(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned i = 0; i < 2; i++) {
+		fake_row(&r, "ticket", 4, i);
+		r.oversubscribed = true;
+		r.wait_p99_ns = 200;
+		r.wait_mean_ns = i ? 30000 : 10000;
+		r.wait_max_ns = i ? 12e6 : 3e6;
+		output_add(&o, &r);
+	}
+	t = table_of(&o);
+	assert_non_null(strstr(t, "  ! longest wait 12.00 ms (mean 20.0 us): with more threads than "
+				  "CPUs, the waits for a CPU lie above wait p99\n"));
+	output_free(&o);
+	o = (struct output_set){ 0 };
+	fake_row(&r, "ticket", 4, 0);
+	r.oversubscribed = true;
+	r.wait_p99_ns = 200;
+	r.wait_mean_ns = 100;
+	r.wait_max_ns = 1000; /* within ten p99s: nothing to say */
+	output_add(&o, &r);
+	t = table_of(&o);
+	assert_null(strstr(t, "! longest wait"));
+	output_free(&o);
+}
+
 /* A run with fewer acquisitions than threads could not give each one: the
  * verdict says so instead of blaming the lock. */
 static void verdict_says_a_run_too_short(void **state)
@@ -690,6 +722,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(table_tells_starvation),
 		cmocka_unit_test(verdict_counts_runs),
 		cmocka_unit_test(verdict_says_unfair),
+		cmocka_unit_test(oversubscribed_waits_said),
 		cmocka_unit_test(verdict_says_a_run_too_short),
 		cmocka_unit_test(censored_p99_marked),
 		cmocka_unit_test(stopped_early_said),

@@ -139,6 +139,9 @@ static void bad_input_sim(void **state)
 	BAD(p, "filelock: --pin list: has 2 cpus but --procs asks for 3", "filelock", "--topo",
 	    "2socket", "--procs", "3", "--pin", "list:0,1");
 	BAD(p, "ccbench: --topo: unknown topology 'nosuchmachine'", "ccbench", "--topo", "nosuchmachine");
+	/* an --overcommit not given is named as the default */
+	BAD(p, "--overcommit 1 (the default): 64 vCPUs need 64 physical cpus", "run", "--topo",
+	    "4socket", "--lock", "ticket", "--vm", "64");
 	/* the warning of a short overcommitted run is not said before an error */
 	BAD(p, "--overcommit 2: 4 vCPUs need 99 physical cpus", "run", "--topo", "2socket", "--lock",
 	    "mcs", "--duration", "1", "--vm", "4", "--overcommit", "2", "--pcpus", "99", "--co-guests",

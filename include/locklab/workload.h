@@ -93,6 +93,7 @@ struct wl_config {
 	unsigned vm_vcpus;
 	double overcommit[WL_MAX_LIST];
 	unsigned novercommit;
+	bool overcommit_default; /* --overcommit not given: 1 */
 	/* > 0: threads come in groups of group_threads, group g using locks
 	 * g * group_locks .. + group_locks - 1 (--co-guests same, sim/vm.c). */
 	unsigned group_threads, group_locks;
