@@ -14,7 +14,7 @@ do for [fmt in formats] {
 	set yrange [0:1.05]
 	# Series that coincide (every fair lock at 1.0): moved sideways (dodge,
 	# common.gp), each lock with its own marker.
-	set autoscale xfix
+	if (exists("xmin")) { set xrange [xmin:xmax] } else { set autoscale xfix }
 	set offsets graph 0.03, graph 0.03, 0, 0
 	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):4 \
 		with linespoints lw 2 pt int(word(markers, i)) ps 1.2 \

@@ -73,9 +73,12 @@ def workload_text(keys):
     """The workload every series shares, for the heading ("cs 50 ns, ncs
     200 ns, 1 line, 1 lock"); where the series differ, their titles say it."""
     wls = {k[2] for k in keys}
-    if len(wls) != 1:
+    shared = {w[:5] + w[6:] for w in wls}  # the workload but a --vm sweep's overcommit
+    if len(shared) != 1:
         return 'workloads: in the titles'
     cs, ncs, lines, locks, read, x, exp = next(iter(wls))
+    if len(wls) > 1:
+        x = None  # each series' overcommit is in its title
     text = 'cs %s ns writing %s shared line%s, ncs %s%s ns, %s lock%s' % (
         cs or '?', lines or '?', '' if lines == '1' else 's',
         'exp:' if exp == 'true' else '', ncs or '?', locks or '?', '' if locks == '1' else 's')
@@ -83,6 +86,8 @@ def workload_text(keys):
         text += ', %s%% reads' % read
     if x:
         text += ', overcommit x%s' % x
+    elif len(wls) > 1:
+        text += ', the overcommit (xN) in the titles'
     return text
 
 
@@ -180,6 +185,11 @@ def display_name(name):
 # ------------------------------------------------------------ series
 
 SIDEWAYS = 'series moved sideways by at most 7%, each lock with its own colour and marker'
+SIDEWAYS_X = ('series moved sideways by at most 7%, each lock with its own colour, each '
+              'overcommit its own marker')
+# a --vm sweep's overcommit levels, lowest first: filled circle, square,
+# triangle, diamond, then open ones
+OVERCOMMIT_MARKERS = [7, 5, 9, 13, 6, 4, 8, 12]
 
 
 def series_charts(name, rows, outdir, tmp, only, env=None):
@@ -195,10 +205,19 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
     data = os.path.join(tmp, 'series-%s.dat' % name)
     write_series(data, groups)
     backends = sorted({k[0] for k in keys})
+    levels = sorted({k[2][5] for k in keys}, key=lambda x: float(x or 0))
+    by_level = len(levels) > 1  # a --vm sweep of overcommits: a marker each
     common = dict(data=data, titles=' '.join(series_titles(keys)),
                   kinds=' '.join(k[0] for k in keys),
                   colours=' '.join(lock_colour(k[1]) for k in keys),
-                  markers=' '.join(str(lock_marker(k[1])) for k in keys))
+                  markers=' '.join(str(OVERCOMMIT_MARKERS[levels.index(k[2][5]) %
+                                                          len(OVERCOMMIT_MARKERS)]
+                                       if by_level else lock_marker(k[1])) for k in keys))
+    sideways = SIDEWAYS_X if by_level else SIDEWAYS
+    counts = {t for by_t in groups.values() for t in by_t}
+    if len(counts) == 1:  # one thread count: an axis around it, not the dodge's width
+        t = next(iter(counts))
+        common.update(xmin=t / 2.0, xmax=t * 2.0)
     what = '%s (%s; %s)' % (display_name(name), ', '.join(backends), workload_text(keys))
     context = context_text(rows, env or {})
     if context:
@@ -213,12 +232,12 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
                       heading='throughput of all threads together against threads: %s\n'
                       'points: means of %s; %s; %s%s'
-                      % (what, runs_text(groups), bars_text(groups), SIDEWAYS, tnote),
+                      % (what, runs_text(groups), bars_text(groups), sideways, tnote),
                       tscale=scale, tunit=unit, starved=starved, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
                       heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
-                      "%s%s" % (what, runs_text(groups), SIDEWAYS, note),
+                      "%s%s" % (what, runs_text(groups), sideways, note),
                       starved=starved, **common)
     if 'waits' in only:
         # one unit for the three panels, so that a tick reads the same in
@@ -233,7 +252,7 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
                       '%s; an open triangle marks a figure that is only a lower bound:\n'
                       'a p99 (in some run, half or more of the waits at or above it were cut '
                       'short), a longest wait the run\'s end cut short (a thread still waited)%s'
-                      % (what, runs_text(groups), SIDEWAYS, CENSORED, wnote),
+                      % (what, runs_text(groups), sideways, CENSORED, wnote),
                       wscales=' '.join(['%d' % unit[0]] * 3), wunits=' '.join([unit[1]] * 3),
                       starved=starved, **common)
     return ok

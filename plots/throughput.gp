@@ -13,6 +13,9 @@
 #   markers  one word per block: the lock's gnuplot point type
 #   tscale, tunit   the throughput unit, chosen from the data (1e6, "Macq/s")
 #   starved  1 when some point starved threads: its cross's key entry
+#   xmin, xmax  given when every series has one thread count (a --vm
+#            overcommit sweep): the threads axis from half to twice it, so
+#            that the series' 7% dodge reads as a dodge
 #   heading  the chart's title; out: the file name without extension
 load "common.gp"
 n = words(titles)
@@ -30,7 +33,7 @@ do for [fmt in formats] {
 	# lock (column 9) has its marker blanked and crossed in the lock's
 	# colour, the acquisitions chart's mark: its throughput is only that of
 	# the threads that got it.
-	set autoscale xfix
+	if (exists("xmin")) { set xrange [xmin:xmax] } else { set autoscale xfix }
 	set offsets graph 0.03, graph 0.03, 0, 0
 	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($2 / tscale):($11 / tscale):($12 / tscale) \
 		with yerrorlines lw 2 pt int(word(markers, i)) ps 0.9 \

@@ -28,7 +28,7 @@ do for [fmt in formats] {
 	set multiplot layout 1, 3 title heading margins 0.055, 0.84, 0.1, 0.72 spacing 0.065, 0
 	set xlabel "threads"
 	set logscale x 2
-	set autoscale xfix
+	if (exists("xmin")) { set xrange [xmin:xmax] } else { set autoscale xfix }
 	set offsets graph 0.03, graph 0.03, 0, 0
 	set logscale y 10
 	set format y "%g"

@@ -299,6 +299,23 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+	# A --vm sweep of overcommits: the shared workload in the heading, the
+	# overcommit in each title.
+	python3 - "$ROOT/plots" <<'EOF' || failed=1
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import plots_charts as pc
+wl = lambda x: ('50', '200', '1', '1', '', x, 'false')
+keys = [('sim', 'ticket', wl('1.00')), ('sim', 'ticket', wl('2.00'))]
+text, titles = pc.workload_text(keys), pc.series_titles(keys)
+ok = text.startswith('cs 50 ns') and 'the overcommit (xN) in the titles' in text and \
+    titles == ['ticket:x1.00', 'ticket:x2.00']
+if not ok:
+    print('plots_check: FAIL: an overcommit sweep: heading %r, titles %r' % (text, titles))
+sys.exit(0 if ok else 1)
+EOF
+
 	# A cached sweep is reused for the same command, made again for another.
 	mkdir -p "$TMP/sweep"
 	sweep() {
