@@ -322,7 +322,19 @@ void sweep_lost(const struct wl_config *cfg, size_t i, struct run_result *res, c
 	fill_failed(res, &run);
 }
 
-/* The table of the runs that did not fail, then a line per failed run. */
+/* Where --graphs wrote, which the table does not show otherwise. */
+static void graphs_said(FILE *f)
+{
+	const char *opt, *dir = backend_output_dir(&opt);
+
+	if (dir)
+		fprintf(f, "%s %s: the graphs of each configuration's last run, "
+			   "graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-{machine,handoff}.{dot,svg,png} (docs/graphs.md)\n",
+			opt, dir);
+}
+
+/* The table of the runs that did not fail, then a line per failed run,
+ * then where the graphs went. */
 static void print_table(FILE *f, const struct output_set *out)
 {
 	struct output_set ok = *out;
@@ -352,6 +364,7 @@ static void print_table(FILE *f, const struct output_set *out)
 		fprintf(f, "%-16s t=%-4u run %-3u %s\n", r->lock, r->threads, r->run, r->failure);
 	}
 	free(rows);
+	graphs_said(f);
 }
 
 static void table_of(FILE *f, const void *out)

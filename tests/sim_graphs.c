@@ -221,9 +221,17 @@ static void test_graphs(void **state)
 
 	tl_fmt(dir, sizeof(dir), "%s/graphs", tl_tmpdir());
 	tl_fmt(again, sizeof(again), "%s/graphs-again-in-a-longer-path", tl_tmpdir());
-	for (const char *const *d = (const char *const[]){ dir, again, NULL }; *d; d++)
-		assert_int_equal(tl_sh(NULL, "%s/locklab-sim run --topo %s --lock ttas,mcs --threads "
-					     "8,32 --runs 2 --duration 1 --graphs %s", bindir, TOPO, *d), 0);
+	for (const char *const *d = (const char *const[]){ dir, again, NULL }; *d; d++) {
+		struct tl_proc p;
+		char said[400];
+
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ttas,mcs --threads "
+					   "8,32 --runs 2 --duration 1 --graphs %s", bindir, TOPO, *d), 0);
+		tl_fmt(said, sizeof(said), "--graphs %s: the graphs of each configuration's last run",
+		       *d); /* the table says where they went */
+		assert_non_null(strstr(p.out, said));
+		tl_proc_free(&p);
+	}
 	for (const char *const *l = (const char *const[]){ "ttas", "mcs", NULL }; *l; l++) {
 		tl_fmt(stem, sizeof(stem), "%s/graph-%s-%s-32", dir, TOPO, *l);
 		expect_machine(stem);
