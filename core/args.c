@@ -85,8 +85,53 @@ static bool is_option(const struct ll_args *a, const char *arg)
 	return find_opt(a->cmd, name) || (a->cmd->open && backend_knows(name));
 }
 
+const char *const ll_sim_only_run[] = {
+	"--arbitration", "--co-guests", "--graphs", "--halt-ns", "--home-agents", "--idle-states",
+	"--irq-rate-hz", "--irq-us", "--kick-ns", "--memory-model", "--migrate-us", "--pcpus",
+	"--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield", "--probes", "--sim-quantum",
+	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--switch-ns", "--topo",
+	"--wake-ns", NULL,
+};
+const char *const ll_sim_only_filelock[] = {
+	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--migrate-us", "--seed", "--topo",
+	NULL,
+};
+const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+/* The other binary's name when name is one of its options (of run or
+ * filelock) that this binary lacks, else NULL. */
+static const char *other_binary(const char *cmd, const char *name)
+{
+	bool sim = !strcmp(backend_name, "sim");
+
+	if (!strcmp(cmd, "run") && !sim && listed(ll_sim_only_run, name))
+		return "locklab-sim";
+	if (!strcmp(cmd, "filelock") && !sim && listed(ll_sim_only_filelock, name))
+		return "locklab-sim";
+	if (!strcmp(cmd, "filelock") && sim && listed(ll_native_only_filelock, name))
+		return "locklab-native";
+	return NULL;
+}
+
 static int unknown(const struct ll_args *a, const char *name, char *err, size_t len)
 {
+	const char *other = other_binary(a->cmd->name, name);
+
+	if (other)
+		return bad(err, len, "%.60s: an option of %s %s, %s (locklab-%s %s --help lists "
+			   "this one's)", name, other, a->cmd->name,
+			   strcmp(other, "locklab-sim") ? "which runs the real kernel's"
+							: "the simulator's (natively the machine is "
+							  "this one)",
+			   backend_name, a->cmd->name);
 	return bad(err, len, "%.60s: unknown option (locklab-%s %s --help lists them)", name,
 		   backend_name, a->cmd->name);
 }

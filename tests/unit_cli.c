@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <locklab/args.h>
+
 #include "testlib.h"
 
 #include <math.h>
@@ -20,6 +22,52 @@ static const char *bindir;
 		const char *const a_[] = { __VA_ARGS__, NULL };                        \
 		tl_bin_refused(bindir, prog, a_, needle);                              \
 	} while (0)
+
+/* Whether the --help of prog's cmd names the option (a whole word). */
+static bool help_names(const char *prog, const char *cmd, const char *opt)
+{
+	const char *const args[] = { cmd, "--help", NULL };
+	struct tl_proc p;
+	bool found = false;
+
+	tl_bin(&p, bindir, prog, args);
+	for (const char *at = p.out; (at = strstr(at, opt)); at += strlen(opt)) {
+		char next = at[strlen(opt)];
+
+		if (!(next >= 'a' && next <= 'z') && next != '-')
+			found = true;
+	}
+	tl_proc_free(&p);
+	return found;
+}
+
+/* An option of the other binary is named so, and the lists that say so
+ * hold exactly options one binary's --help names and the other's does not. */
+static void options_of_the_other_binary(void **state)
+{
+	static const struct {
+		const char *const *list;
+		const char *cmd, *has, *lacks;
+	} lists[] = {
+		{ ll_sim_only_run, "run", "locklab-sim", "locklab-native" },
+		{ ll_sim_only_filelock, "filelock", "locklab-sim", "locklab-native" },
+		{ ll_native_only_filelock, "filelock", "locklab-native", "locklab-sim" },
+	};
+
+	(void)state;
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++)
+		for (const char *const *o = lists[l].list; *o; o++) {
+			if (!help_names(lists[l].has, lists[l].cmd, *o) ||
+			    help_names(lists[l].lacks, lists[l].cmd, *o))
+				fail_msg("%s: listed as %s %s's only, but the --help texts disagree",
+					 *o, lists[l].has, lists[l].cmd);
+		}
+	BAD("locklab-native", "--topo: an option of locklab-sim run, the simulator's", "run",
+	    "--topo", "4socket");
+	BAD("locklab-sim", "--dir: an option of locklab-native filelock, which runs the real "
+	    "kernel's", "filelock", "--dir", "/tmp");
+	BAD("locklab-native", "--frob: unknown option", "run", "--frob");
+}
 
 static void bad_input_native(void **state)
 {
@@ -386,9 +434,9 @@ static void switch_options(void **state)
 	BAD(p, "--probes: '' is not on or off", "run", "--probes=");
 	BAD(p, "explain: --smt: 'yes' is not on or off", "explain", "--smt", "yes");
 	BAD(p, "--smt: needs a value", "run", "--smt");
-	BAD("locklab-native", "run: --smt: unknown option", "run", "--smt", "off");
+	BAD("locklab-native", "run: --smt: an option of locklab-sim run", "run", "--smt", "off");
 	BAD(p, "run: --idle-states: 'yes' is not on or off", "run", "--idle-states", "yes");
-	BAD("locklab-native", "run: --idle-states: unknown option", "run", "--idle-states", "off");
+	BAD("locklab-native", "run: --idle-states: an option of locklab-sim run", "run", "--idle-states", "off");
 	BAD(p, "--lock-home: 'near' is not same, spread or random", "run", "--lock-home", "near");
 	BAD(p, "--lock-home spread: topology 1socket has one NUMA node", "run", "--topo", "1socket",
 	    "--lock-home", "spread");
@@ -520,6 +568,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bad_input_native),
+		cmocka_unit_test(options_of_the_other_binary),
 		cmocka_unit_test(bad_input_sim),
 		cmocka_unit_test(outputs_spare_the_topology),
 		cmocka_unit_test(list_prints_catalogue),

@@ -63,6 +63,12 @@ bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv);
 __attribute__((format(printf, 2, 3)))
 int ll_bad(const char *cmd, const char *fmt, ...);
 
+/* The options of `run` and `filelock` that only one binary has, each list
+ * NULL-terminated: an option of the other binary is refused by naming it
+ * so (tests/unit_cli.c checks the lists against both binaries' --help). */
+extern const char *const ll_sim_only_run[], *const ll_sim_only_filelock[];
+extern const char *const ll_native_only_filelock[];
+
 /* The backend's own sub-commands, NULL-terminated. */
 extern const struct ll_command *const backend_commands[];
 
