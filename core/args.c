@@ -126,11 +126,9 @@ static int unknown(const struct ll_args *a, const char *name, char *err, size_t 
 	const char *other = other_binary(a->cmd->name, name);
 
 	if (other)
-		return bad(err, len, "%.60s: an option of %s %s, %s (locklab-%s %s --help lists "
-			   "this one's)", name, other, a->cmd->name,
-			   strcmp(other, "locklab-sim") ? "which runs the real kernel's"
-							: "the simulator's (natively the machine is "
-							  "this one)",
+		return bad(err, len, "%.60s: an option of %s %s (%s); locklab-%s %s --help lists "
+			   "this binary's options", name, other, a->cmd->name,
+			   strcmp(other, "locklab-sim") ? "the real kernel's" : "the simulator",
 			   backend_name, a->cmd->name);
 	return bad(err, len, "%.60s: unknown option (locklab-%s %s --help lists them)", name,
 		   backend_name, a->cmd->name);

@@ -13,6 +13,7 @@
  * configurations runs, and PATH.order beside each CSV says where its rows
  * stand in the whole sweep (core/merge.c).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -326,11 +327,23 @@ void sweep_lost(const struct wl_config *cfg, size_t i, struct run_result *res, c
 static void graphs_said(FILE *f)
 {
 	const char *opt, *dir = backend_output_dir(&opt);
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *d;
 
-	if (dir)
-		fprintf(f, "%s %s: the graphs of each configuration's last run, "
-			   "graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-{machine,handoff}.{dot,svg,png} (docs/graphs.md)\n",
-			opt, dir);
+	if (!dir || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) { /* the graphs there, each a .dot, an .svg and a .png */
+		size_t len = strlen(e->d_name);
+
+		n += !strncmp(e->d_name, "graph-", 6) && len > 4 &&
+		     !strcmp(e->d_name + len - 4, ".svg");
+	}
+	closedir(d);
+	if (n)
+		fprintf(f, "%s %s: holds %u graph%s (.dot, .svg, .png), a configuration's last run "
+			   "each, graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-KIND (docs/graphs.md)\n",
+			opt, dir, n, n == 1 ? "" : "s");
 }
 
 /* The table of the runs that did not fail, then a line per failed run,

@@ -36,7 +36,9 @@ struct config_sum {
 	 * its busiest thread's (acq_min / acq_max), and how many runs fell
 	 * under UNFAIR_SHARE */
 	uint64_t worst_min, worst_max;
+	double worst_jain;
 	unsigned unfair_runs;
+	bool shared_cpus; /* threads that may wait for a cpu: --vm overcommitted */
 	/* the longest wait of any run and the waits' mean over the runs that
 	 * timed one (NAN: none) */
 	double wait_max, wait_mean;
@@ -74,6 +76,9 @@ static size_t config_end(const struct output_set *o, size_t i)
  * (a choice: a twentieth, where Jain's index can still read 0.5 or more
  * when a few threads of many are left behind). */
 #define UNFAIR_SHARE 0.05
+/* An oversubscribed row's longest wait is said when it is this long (a
+ * scheduler's slice is milliseconds) and over ten times its p99. */
+#define LONG_WAIT_NS 100e3
 
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
@@ -121,7 +126,9 @@ static void summarize_config(const struct run_result *rows, size_t from, size_t 
 						     (double)c->worst_min / (double)c->worst_max)) {
 			c->worst_min = r->acq_min;
 			c->worst_max = r->acq_max;
+			c->worst_jain = r->jain;
 		}
+		c->shared_cpus |= r->vm.has_vm && r->vm.overcommit > 1;
 		c->unfair_runs += r->acq_max && (double)r->acq_min < UNFAIR_SHARE * (double)r->acq_max;
 		c->sockets = r->sockets > c->sockets ? r->sockets : c->sockets;
 		c->served_max = r->sockets_served > c->served_max ? r->sockets_served : c->served_max;
@@ -305,19 +312,25 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
  * many, and, when no run served every socket, how many sockets it did. */
 static void table_verdict(FILE *f, const struct config_sum *c)
 {
-	if (c->oversubscribed && !isnan(c->wait_max) && c->wait_max > 10 * c->p99) {
+	if (c->oversubscribed && !isnan(c->wait_max) && c->wait_max > 10 * c->p99 &&
+	    c->wait_max >= LONG_WAIT_NS) {
 		char longest[32], mean[32];
 
 		format_ns(c->wait_max, longest, sizeof(longest));
 		format_ns(c->wait_mean, mean, sizeof(mean));
-		fprintf(f, "  ! longest wait %s (mean %s): with more threads than CPUs, the waits for "
-			   "a CPU lie above wait p99\n", longest, mean);
+		fprintf(f, "  ! longest wait %s (the waits' mean %s): with more threads than CPUs, "
+			   "the waits for a CPU lie above wait p99\n", longest, mean);
 	}
 	if (!c->starved_max && c->unfair_runs) {
 		fprintf(f, "  ! unfair: in %u of %zu run%s a thread made under %.0f%% of the busiest "
-			   "one's acquisitions (at worst %" PRIu64 " against %" PRIu64 "; Jain %.2f)\n",
+			   "one's acquisitions (at worst %" PRIu64 " against %" PRIu64 ", that run's "
+			   "Jain %.2f)%s\n",
 			c->unfair_runs, c->runs, c->runs == 1 ? "" : "s", 100 * UNFAIR_SHARE,
-			c->worst_min, c->worst_max, c->jain);
+			c->worst_min, c->worst_max, c->worst_jain,
+			c->shared_cpus || c->oversubscribed
+				? "; threads also waited for a cpu, the lock's share of it told by a "
+				  "longer --duration"
+				: "");
 		return;
 	}
 	if (!c->starved_max)
@@ -562,7 +575,8 @@ static const char *const legend_vm_sched = " xN (--vm): the vCPUs a pCPU holds a
 	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
 	"exceed an acquisition's own time); pause-loop exits, halts and kicks; wake: the mean time "
 	"from a kick until the kicked vCPU ran.";
-static const char *const legend_vm_native = " vm (--vm, natively): a run's mean over the runs: "
+static const char *const legend_vm_native = " xN (--vm, natively): the vCPU threads a cpu holds "
+	"as --overcommit asks. vm (--vm, natively): a run's mean over the runs: "
 	"the threads' involuntary context switches, parks that slept in the futex (halts) and "
 	"unparks that woke a sleeper (kicks); wake: the mean time from such an unpark until the "
 	"sleeper ran.";

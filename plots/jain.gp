@@ -5,6 +5,7 @@
 load "common.gp"
 n = words(titles)
 if (!exists("starved")) starved = 0
+if (!exists("keepmarker")) keepmarker = 0
 do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
@@ -20,7 +21,7 @@ do for [fmt in formats] {
 		with linespoints lw 2 pt int(word(markers, i)) ps 1.2 \
 		lc rgb word(colours, i) \
 		dt dash(word(kinds, i)) title word(titles, i), \
-	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $4 : NaN) \
+	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 && !keepmarker ? $4 : NaN) \
 		with points pt 7 ps 1.4 lc rgb "white" notitle, \
 	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $4 : NaN) \
 		with points pt 2 ps 2.4 lw 2.5 lc rgb word(colours, i) notitle, \

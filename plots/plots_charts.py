@@ -214,6 +214,7 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
                                                           len(OVERCOMMIT_MARKERS)]
                                        if by_level else lock_marker(k[1])) for k in keys))
     sideways = SIDEWAYS_X if by_level else SIDEWAYS
+    common['keepmarker'] = int(by_level)  # the marker tells the overcommit, starved or not
     counts = {t for by_t in groups.values() for t in by_t}
     if len(counts) == 1:  # one thread count: an axis around it, not the dodge's width
         t = next(iter(counts))

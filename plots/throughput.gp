@@ -13,6 +13,8 @@
 #   markers  one word per block: the lock's gnuplot point type
 #   tscale, tunit   the throughput unit, chosen from the data (1e6, "Macq/s")
 #   starved  1 when some point starved threads: its cross's key entry
+#   keepmarker  1 (a --vm sweep, each overcommit its own marker): a starved
+#            point keeps its marker under the cross, as in waits.gp
 #   xmin, xmax  given when every series has one thread count (a --vm
 #            overcommit sweep): the threads axis from half to twice it, so
 #            that the series' 7% dodge reads as a dodge
@@ -20,6 +22,7 @@
 load "common.gp"
 n = words(titles)
 if (!exists("starved")) starved = 0
+if (!exists("keepmarker")) keepmarker = 0
 do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
@@ -38,7 +41,7 @@ do for [fmt in formats] {
 	plot for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($2 / tscale):($11 / tscale):($12 / tscale) \
 		with yerrorlines lw 2 pt int(word(markers, i)) ps 0.9 \
 		lc rgb word(colours, i) dt dash(word(kinds, i)) title word(titles, i), \
-	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $2 / tscale : NaN) \
+	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 && !keepmarker ? $2 / tscale : NaN) \
 		with points pt 7 ps 1.2 lc rgb "white" notitle, \
 	     for [i=1:n] data index (i - 1) using ($1 * dodge(i)):($9 > 0 ? $2 / tscale : NaN) \
 		with points pt 2 ps 2.4 lw 2.5 lc rgb word(colours, i) notitle, \

@@ -62,10 +62,10 @@ static void options_of_the_other_binary(void **state)
 				fail_msg("%s: listed as %s %s's only, but the --help texts disagree",
 					 *o, lists[l].has, lists[l].cmd);
 		}
-	BAD("locklab-native", "--topo: an option of locklab-sim run, the simulator's", "run",
-	    "--topo", "4socket");
-	BAD("locklab-sim", "--dir: an option of locklab-native filelock, which runs the real "
-	    "kernel's", "filelock", "--dir", "/tmp");
+	BAD("locklab-native", "--topo: an option of locklab-sim run (the simulator); "
+	    "locklab-native run --help lists this binary's options", "run", "--topo", "4socket");
+	BAD("locklab-sim", "--dir: an option of locklab-native filelock (the real kernel's)",
+	    "filelock", "--dir", "/tmp");
 	BAD("locklab-native", "--frob: unknown option", "run", "--frob");
 }
 

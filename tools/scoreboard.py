@@ -7,7 +7,7 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
                      [--results DIR] [--jobs N] [--seeds N] [--append 'OPTIONS']
                      [--no-chart]
 
-  --list      print the entries (id, rule, published, machine) and exit
+  --list      print the entries (id, rule, published, machine, metric) and exit
   --only      run only these entries (ids, or .sb files of the board: all
               of each file's entries)
   --board     the directory the entries are read from, its *.sb files
@@ -26,9 +26,12 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
               says what was added
   --no-chart  write no chart
 
-Prints one row per entry (id, published, simulated, error, pass/fail), then
-"N of M pass" (with --seeds, then how many pass with every seed and with some). Exit status 0 when every entry ran, 1 when a command failed
-or the chart could not be drawn, 2 on a malformed entry or bad arguments.
+Prints one row per entry (id, published, simulated, error, pass/fail), a
+line that says what the columns' signs and ratios mean, one that names the
+files written, then "N of M pass" (with --seeds, then how many pass with
+every seed and with some). Exit status 0 when every entry ran, 1 when a
+command failed or a file could not be written, 2 on a malformed entry or
+bad arguments.
 
 This file holds the command line and the run loop (each command of the
 board run once, the entries judged); the entries and their parser are in
@@ -242,7 +245,7 @@ def parse_args(argv):
             i += 1
             opts[a[2:]] = argv[i]
         elif a in ('-h', '--help'):
-            print(__doc__.split('\n\n')[1])
+            print('\n\n'.join(__doc__.split('\n\n')[1:4]))  # usage, options, output
             sys.exit(0)
         else:
             usage_error('unknown argument %r' % a)
@@ -260,11 +263,16 @@ def parse_args(argv):
     except ValueError:
         usage_error('--seeds: want a whole number from 1 to %d' % MAX_SEEDS)
     parent = os.path.dirname(os.path.abspath(opts['results']))
-    if not os.path.isdir(parent):
+    if opts['list']:
+        pass  # --list writes nothing
+    elif not os.path.isdir(parent):
         usage_error('--results %s: its parent directory %s does not exist'
                     % (opts['results'], parent))
-    if os.path.exists(opts['results']) and not os.path.isdir(opts['results']):
+    elif os.path.exists(opts['results']) and not os.path.isdir(opts['results']):
         usage_error('--results %s: not a directory' % opts['results'])
+    elif not os.access(opts['results'] if os.path.isdir(opts['results']) else parent,
+                       os.W_OK | os.X_OK):
+        usage_error('--results %s: not writable' % opts['results'])
     if opts['append'] is not None:
         opts['append_argv'] = parse_append(opts['append'])
         opts['append'] = ' '.join(shlex.quote(a) for a in opts['append_argv'])
@@ -399,7 +407,12 @@ def main(argv):
         sys.stderr.write(PROG + ': --append %s: every command refused it: %s\n'
                          % (shlex.quote(opts['append']), refused))
         return 2
-    write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
+    try:
+        write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
+    except OSError as e:  # the board is still printed, its file not written
+        sys.stderr.write(PROG + ': %s: %s\n' % (csvpath, e.strerror or e))
+        print_board(entries, results, opts['seeds'], opts['append'])
+        return 1
     wrote = shown_path(csvpath)
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
