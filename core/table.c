@@ -7,7 +7,9 @@
  * standard error of the mean as a share of the mean.  Next to them what says
  * whether the throughput is the whole machine's: Jain's index, the threads
  * that never acquired, the share of handoffs inside one socket, the p99 wait.
- * A configuration that starves threads gets a line saying so under its row.
+ * A configuration that starves threads, or is unfair without starving
+ * them, gets a line saying so under its row; the legend under the table is
+ * core/table_legend.c's.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -18,6 +20,8 @@
 #include <locklab/result.h>
 #include <locklab/stats.h>
 #include <locklab/workload.h>
+
+#include "table_legend.h"
 
 #define MAX_RUNS 4096
 #define NUM_W 9
@@ -516,120 +520,11 @@ static bool table_idle_line(FILE *f, const struct run_result *rows, size_t from,
 	return true;
 }
 
-/* text on f in lines of at most LEGEND_W columns, broken at spaces. */
-#define LEGEND_W 104
-static void print_wrapped(FILE *f, const char *text)
-{
-	while (*text) {
-		size_t n = strlen(text), cut = n;
-
-		if (n > LEGEND_W) {
-			cut = LEGEND_W;
-			while (cut > 0 && text[cut] != ' ')
-				cut--;
-			if (!cut)
-				cut = LEGEND_W;
-		}
-		fprintf(f, "%.*s\n", (int)cut, text);
-		text += cut;
-		while (*text == ' ')
-			text++;
-	}
-}
-
 static bool is_refcount(const struct run_result *r)
 {
 	const struct lock_algo *a = lock_find(r->lock);
 
 	return a && a->kind == LOCK_REFCOUNT;
-}
-
-/* What a table's rows hold beyond plain mutexes (its legend's extra parts). */
-struct legend_kinds {
-	bool rwlock, refcount, vm, vm_sched;
-	bool fixed_ncs_starved; /* simulated threads starved under a fixed --ncs */
-	bool pv_alone;          /* a paravirtual lock run without --vm */
-	bool ops;               /* --ops: each thread's count fixed */
-};
-
-/* The legend's sentences, each appended where it applies. */
-static const char *const legend_runs = "+-: standard error of the mean (sigma/sqrt(runs)); "
-				       "variance in the heading's unit squared. ";
-static const char *const legend_native_runs = "Natively the runs of one command follow each "
-	"other: +- leaves out what changes between commands (other load, the clock's speed); "
-	"run the command again to see it. ";
-static const char *const legend_censored = " starved: threads that never acquired the lock, "
-	"the most in one run. A wait the run's end cut short counts in wait p99 at its length so "
-	"far; >= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
-	"more were cut short).";
-static const char *const legend_idle = " idle: wake-ups of sleeping threads from an idle state "
-	"(C-state; settings: line), a run's mean over the runs, and their mean exit latency.";
-static const char *const legend_rwlock = " reads, writes (rwlocks): each side's rate; its wait "
-	"p99, the mean of the runs that timed a wait of that side (- where none did; >= as "
-	"above); its longest wait, of any run (>= where that wait was cut short by its run's end: "
-	"a lower bound); overlap at least: the most readers seen inside at "
-	"once in any run, from each thread's first reads.";
-static const char *const legend_vm_sched = " xN (--vm): the vCPUs a pCPU holds as --overcommit "
-	"asks (the vm line's pcpus gives the pCPUs they had). vm (--vm): a run's mean over the runs: vCPUs "
-	"descheduled while they held the lock and while they waited for it, and the time they then "
-	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
-	"exceed an acquisition's own time); pause-loop exits, halts and kicks; wake: the mean time "
-	"from a kick until the kicked vCPU ran.";
-static const char *const legend_vm_native = " xN (--vm, natively): the vCPU threads a cpu holds "
-	"as --overcommit asks. vm (--vm, natively): a run's mean over the runs: "
-	"the threads' involuntary context switches, parks that slept in the futex (halts) and "
-	"unparks that woke a sleeper (kicks); wake: the mean time from such an unpark until the "
-	"sleeper ran.";
-static const char *const legend_fixed_ncs = " Starved under a fixed --ncs: every thread waits "
-	"the same time between acquisitions, so the simulated threads can fall into one race that "
-	"the same threads lose at every round; --ncs exp:N draws that time and tells whether the "
-	"starvation outlives the jitter of a real machine.";
-static const char *const legend_pv_alone = " pv-*: paravirtual locks outside a virtual machine "
-	"(no --vm): their waiters halt after their spin (natively a futex wait) and are kicked as in "
-	"a guest, so the rows show what the paravirtual code costs where no vCPU is preempted; on "
-	"bare metal Linux patches these locks back to the native ones (docs/vm.md).";
-static const char *const legend_ops = " --ops: every thread makes the same number of "
-	"acquisitions, so jain is 1 and starved 0 by construction: an unfair lock shows in the waits "
-	"and in how long the run took.";
-static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): the throughput counts "
-	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
-	"and local is - (a count is not handed from holder to holder).";
-
-static void legend_add(char *text, size_t len, bool when, const char *sentence)
-{
-	size_t n = strlen(text);
-
-	if (when)
-		snprintf(text + n, len - n, "%s", sentence);
-}
-
-static void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
-			 struct legend_kinds k)
-{
-	char text[4096] = "";
-	size_t n;
-
-	legend_add(text, sizeof(text), many_runs, legend_runs);
-	legend_add(text, sizeof(text), many_runs && !strcmp(backend_name, "native"),
-		   legend_native_runs);
-	n = strlen(text);
-	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
-		 "whenever every thread sits on one socket%s), wait p99: means over the runs that "
-		 "timed a wait (- where none did);",
-		 strcmp(backend_name, "native") ? "; explain gives the fair share" : "");
-	legend_add(text, sizeof(text), true, legend_censored);
-	legend_add(text, sizeof(text), idle, legend_idle);
-	legend_add(text, sizeof(text), k.rwlock, legend_rwlock);
-	legend_add(text, sizeof(text), k.refcount, legend_refcount);
-	legend_add(text, sizeof(text), k.vm && k.vm_sched, legend_vm_sched);
-	legend_add(text, sizeof(text), k.vm && !k.vm_sched, legend_vm_native);
-	legend_add(text, sizeof(text), k.fixed_ncs_starved, legend_fixed_ncs);
-	legend_add(text, sizeof(text), k.pv_alone, legend_pv_alone);
-	legend_add(text, sizeof(text), k.ops, legend_ops);
-	fputc('\n', f);
-	print_wrapped(f, text);
-	if (oversubscribed)
-		fprintf(f, "*: more threads than CPUs (oversubscribed): threads also waited for a CPU.\n");
 }
 
 /* What the figures depend on beyond the headings and the rows; a shard
