@@ -581,7 +581,8 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->last_boosted = calloc((vm->nv + vcpus - 1) / vcpus, sizeof(*vm->last_boosted));
 	vm->pcore = calloc(np, sizeof(*vm->pcore));
 	vm->sib = calloc(np, sizeof(*vm->sib));
-	if (!vm->v || !vm->p || !vm->last_boosted || !vm->pcore || !vm->sib)
+	vm->llc = calloc(np, sizeof(*vm->llc));
+	if (!vm->v || !vm->p || !vm->last_boosted || !vm->pcore || !vm->sib || !vm->llc)
 		goto fail;
 	vm->run = run;
 	vm->nthreads = n;
@@ -633,6 +634,7 @@ fail:
 		free(vm->last_boosted);
 		free(vm->pcore);
 		free(vm->sib);
+		free(vm->llc);
 	}
 	free(vm);
 	return -1;
@@ -652,6 +654,7 @@ void vm_end(struct vm_counters *k)
 	free(vm->last_boosted);
 	free(vm->pcore);
 	free(vm->sib);
+	free(vm->llc);
 	free(vm);
 	sim_vm = NULL;
 }

@@ -39,12 +39,18 @@ unsigned vm_cpu_of(unsigned i)
 }
 
 /* Each pCPU's ring of the pCPUs on its physical core (the OS model's
- * wake-up placement asks whether a whole core is idle). */
+ * wake-up placement asks whether a whole core is idle), and the hardware
+ * threads of its socket (sd_llc_size, the span of the cache domain that
+ * wake_wide scales its flips by). */
 void vm_link_siblings(struct vm_state *vm)
 {
 	for (unsigned q = 0; q < vm->np; q++) {
 		unsigned phys = topo_phys(&sim.topo, vm->pcore[q]);
+		unsigned sock = sim.topo.core_socket[vm->pcore[q]];
 
+		vm->llc[q] = 0;
+		for (unsigned c = 0; c < sim.topo.ncores; c++)
+			vm->llc[q] += sim.topo.core_socket[c] == sock;
 		vm->sib[q] = q;
 		for (unsigned k = 1; k < vm->np; k++) {
 			unsigned r = (q + k) % vm->np;
@@ -55,6 +61,47 @@ void vm_link_siblings(struct vm_state *vm)
 			}
 		}
 	}
+}
+
+/* ------------------------------------------------------------ the pCPUs */
+
+static bool pcpu_idle(unsigned q)
+{
+	return sim_vm->p[q].cur < 0 && !sim_vm->p[q].queued;
+}
+
+/* Is every pCPU on q's physical core idle? */
+static bool core_idle(unsigned q)
+{
+	unsigned r = q;
+
+	do {
+		if (!pcpu_idle(r))
+			return false;
+		r = sim_vm->sib[r];
+	} while (r != q);
+	return true;
+}
+
+static bool same_core(unsigned q, unsigned t)
+{
+	return topo_phys(&sim.topo, sim_vm->pcore[q]) == topo_phys(&sim.topo, sim_vm->pcore[t]);
+}
+
+static bool same_socket(unsigned q, unsigned t)
+{
+	return sim.topo.core_socket[sim_vm->pcore[q]] == sim.topo.core_socket[sim_vm->pcore[t]];
+}
+
+/* The lowest-numbered pCPU on q's physical core. */
+static unsigned core_first(unsigned q)
+{
+	unsigned r = sim_vm->sib[q], first = q;
+
+	for (; r != q; r = sim_vm->sib[r])
+		if (r < first)
+			first = r;
+	return first;
 }
 
 /* ------------------------------------------------------------ idle spells */
@@ -117,15 +164,12 @@ static int cold_queued(const struct vm_pcpu *q, uint64_t t)
  * has a process queued. */
 static int busiest_in(unsigned p, int level, uint64_t t, int *task)
 {
-	unsigned pc = sim_vm->pcore[p], best_n = 0;
+	unsigned best_n = 0;
 	int best = -1;
 
 	for (unsigned q = 0; q < sim_vm->np; q++) {
-		unsigned qc = sim_vm->pcore[q];
-
-		if (q == p || sim_vm->p[q].queued <= best_n ||
-		    (level == 0 && topo_phys(&sim.topo, qc) != topo_phys(&sim.topo, pc)) ||
-		    (level == 1 && sim.topo.core_socket[qc] != sim.topo.core_socket[pc]))
+		if (q == p || sim_vm->p[q].queued <= best_n || (level == 0 && !same_core(q, p)) ||
+		    (level == 1 && !same_socket(q, p)))
 			continue;
 		best = (int)q;
 		best_n = sim_vm->p[q].queued;
@@ -261,22 +305,11 @@ static void record_wakee(unsigned waker, unsigned i, uint64_t t)
 	}
 }
 
-/* The hardware threads of a socket: sd_llc_size, the span of the cache
- * domain that wake_wide scales its flips by. */
-static unsigned llc_size(unsigned sock)
-{
-	unsigned n = 0;
-
-	for (unsigned c = 0; c < sim.topo.ncores; c++)
-		n += sim.topo.core_socket[c] == sock;
-	return n;
-}
-
 /* wake_wide (Linux 3.12 to 4.2): a wakee that wakes others often, woken by
  * a waker that wakes many times more often, is left where it was. */
 static bool wake_wide(unsigned waker, unsigned i)
 {
-	uint64_t factor = llc_size(sim.topo.core_socket[sim_vm->pcore[sim_vm->v[waker].pcpu]]);
+	uint64_t factor = sim_vm->llc[sim_vm->v[waker].pcpu];
 	uint64_t flips = sim_vm->v[i].wakee_flips;
 
 	return flips > factor && sim_vm->v[waker].wakee_flips > factor * flips;
@@ -289,11 +322,9 @@ static bool wake_wide(unsigned waker, unsigned i)
  * topology files do not give (*assumed*: no distance beyond it). */
 static unsigned imbalance_pct(unsigned this, unsigned prev)
 {
-	unsigned a = sim_vm->pcore[this], b = sim_vm->pcore[prev];
-
-	if (topo_phys(&sim.topo, a) == topo_phys(&sim.topo, b))
+	if (same_core(this, prev))
 		return 110;
-	return sim.topo.core_socket[a] == sim.topo.core_socket[b] ? 117 : 125;
+	return same_socket(this, prev) ? 117 : 125;
 }
 
 /* wake_affine's test (Linux 4.1, not a sync wake-up; every cpu of the
@@ -317,45 +348,6 @@ bool vm_affine_balanced(double this_load, double prev_load, unsigned imbalance_p
 static bool wake_affine(unsigned this, unsigned prev, uint64_t t)
 {
 	return vm_affine_balanced(cpu_load(this, t), cpu_load(prev, t), imbalance_pct(this, prev));
-}
-
-static bool pcpu_idle(unsigned q)
-{
-	return sim_vm->p[q].cur < 0 && !sim_vm->p[q].queued;
-}
-
-/* Is every pCPU on q's physical core idle? */
-static bool core_idle(unsigned q)
-{
-	unsigned r = q;
-
-	do {
-		if (!pcpu_idle(r))
-			return false;
-		r = sim_vm->sib[r];
-	} while (r != q);
-	return true;
-}
-
-static bool same_core(unsigned q, unsigned t)
-{
-	return topo_phys(&sim.topo, sim_vm->pcore[q]) == topo_phys(&sim.topo, sim_vm->pcore[t]);
-}
-
-static bool same_socket(unsigned q, unsigned t)
-{
-	return sim.topo.core_socket[sim_vm->pcore[q]] == sim.topo.core_socket[sim_vm->pcore[t]];
-}
-
-/* The lowest-numbered pCPU on q's physical core. */
-static unsigned core_first(unsigned q)
-{
-	unsigned r = sim_vm->sib[q], first = q;
-
-	for (; r != q; r = sim_vm->sib[r])
-		if (r < first)
-			first = r;
-	return first;
 }
 
 /* select_idle_sibling (Linux 4.1) from target t for a process last on

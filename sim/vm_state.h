@@ -109,6 +109,7 @@ struct vm_state {
 	struct vm_pcpu *p;
 	unsigned *pcore; /* each pCPU's core of the topology */
 	unsigned *sib;   /* the next pCPU on the same physical core (a ring; itself: none) */
+	unsigned *llc;   /* the OS model: the hardware threads of each pCPU's socket */
 	struct vm_counters k;
 };
 
@@ -182,7 +183,8 @@ bool vm_is_other(unsigned i);
 unsigned vm_guest_of(unsigned i);
 
 /* vm_procs.c, the OS model (vm_prm.processes): each pCPU's ring of the
- * pCPUs on its physical core (vm_begin, once the pCPUs' cores are known);
+ * pCPUs on its physical core and its socket's thread count (vm_begin, once
+ * the pCPUs' cores are known);
  * idle p given a process at t (Linux's avg_idle, its idle spell closed);
  * process i moved to pCPU q (its virtual runtime renormalized, its thread
  * on q's core); the process idle p takes over at t, moved and out of its queue, or -1
