@@ -68,10 +68,10 @@ static const struct col cols[] = {
 	COL("wait_p50_ns", C_F2, wait_p50_ns),
 	COL("wait_p99_ns", C_F2, wait_p99_ns),
 	COL("wait_max_ns", C_F2, wait_max_ns),
-	COL("jain", C_F4, jain),
+	COL("jain", C_F9, jain), /* to 1e-9: a mean of the rows rounds as the table's does */
 	COL("acq_min", C_U64, acq_min),
 	COL("acq_max", C_U64, acq_max),
-	COL("handoff_local_frac", C_F4, handoff_local_frac),
+	COL("handoff_local_frac", C_F9, handoff_local_frac),
 	SIMCOL("misses_per_acq", misses_per_acq),
 	SIMCOL("invalidations_per_release", invalidations_per_release),
 	SIMCOL("remote_transfers_per_acq", remote_transfers_per_acq),

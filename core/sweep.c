@@ -323,8 +323,9 @@ void sweep_lost(const struct wl_config *cfg, size_t i, struct run_result *res, c
 	fill_failed(res, &run);
 }
 
-/* Where --graphs wrote, which the table does not show otherwise. */
-static void graphs_said(FILE *f)
+/* Where --graphs wrote, which the table does not show otherwise; `which`
+ * says which run of a configuration its graphs draw. */
+void output_graphs_line(FILE *f, const char *which)
 {
 	const char *opt, *dir = backend_output_dir(&opt);
 	unsigned n = 0;
@@ -341,9 +342,9 @@ static void graphs_said(FILE *f)
 	}
 	closedir(d);
 	if (n)
-		fprintf(f, "%s %s: holds %u graph%s (.dot, .svg, .png), a configuration's last run "
-			   "each, graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-KIND (docs/graphs.md)\n",
-			opt, dir, n, n == 1 ? "" : "s");
+		fprintf(f, "%s %s: holds %u graph%s (.dot, .svg, .png), %s, "
+			   "graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-KIND (docs/graphs.md)\n",
+			opt, dir, n, n == 1 ? "" : "s", which);
 }
 
 /* The table of the runs that did not fail, then a line per failed run,
@@ -377,7 +378,7 @@ static void print_table(FILE *f, const struct output_set *out)
 		fprintf(f, "%-16s t=%-4u run %-3u %s\n", r->lock, r->threads, r->run, r->failure);
 	}
 	free(rows);
-	graphs_said(f);
+	output_graphs_line(f, "a configuration's last run each");
 }
 
 static void table_of(FILE *f, const void *out)

@@ -138,7 +138,10 @@ void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 
 void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 {
-	*buf = 0; /* the timing's sampling has a line of its own under the table */
+	/* the rows name the machine by its host name, which can read like
+	 * something else (a host called "vm" is not a --vm run); the timing's
+	 * sampling has a line of its own under the table */
+	snprintf(buf, len, ", on host %s (the rows' name for this machine)", backend_topo_name(cfg));
 }
 
 void backend_env_json(FILE *f, const struct wl_config *cfg)

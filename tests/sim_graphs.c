@@ -247,7 +247,7 @@ static void test_graphs(void **state)
 }
 
 /* The graph files are outputs like the others: one an overcommit sweep
- * writes per overcommit, a symbolic link or a directory in a graph's place
+ * writes per overcommit, explain's named under its report, a symbolic link or a directory in a graph's place
  * refused before the run (the link's target untouched), as a --graphs that
  * is a file or empty; a directory made for a refused command is removed. */
 static void test_graph_files(void **state)
@@ -261,6 +261,17 @@ static void test_graph_files(void **state)
 	for (const char *const *x = (const char *const[]){ "x1", "x2", NULL }; *x; x++) {
 		tl_fmt(path, sizeof(path), "%s/graph-%s-ticket-8-%s-handoff.dot", dir, TOPO, *x);
 		assert_int_equal(access(path, R_OK), 0);
+	}
+	tl_fmt(dir, sizeof(dir), "%s/graphs-explain", tl_tmpdir());
+	{ /* explain says where its graphs went, as run does */
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock ticket --threads 4 "
+					   "--runs 1 --duration 1 --graphs %s", bindir, TOPO, dir), 0);
+		tl_fmt(arg, sizeof(arg), "--graphs %s: holds 2 graphs (.dot, .svg, .png), the last "
+					 "run's", dir);
+		assert_non_null(strstr(p.out, arg));
+		tl_proc_free(&p);
 	}
 	tl_fmt(path, sizeof(path), "%s/target.txt", tl_tmpdir());
 	f = fopen(path, "w");

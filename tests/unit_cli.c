@@ -242,7 +242,8 @@ static void outputs_spare_the_topology(void **state)
 
 /* What a run's figures depend on beyond its rows is on the table's
  * settings line and in the JSON environment: a table of sc and one of tso
- * must not read alike. */
+ * must not read alike, nor a native row named after its host like a
+ * --vm one. */
 static void settings_are_shown(void **state)
 {
 	const char *const dflt[] = { "run", "--topo", "2socket", "--lock", "mcs", "--threads", "2",
@@ -277,6 +278,12 @@ static void settings_are_shown(void **state)
 	tl_proc_free(&o);
 	assert_int_equal(tl_bin(&o, bindir, "locklab-sim", idle_off), 0);
 	assert_non_null(strstr(o.out, ", idle states off (--idle-states off)\n"));
+	tl_proc_free(&o);
+	/* natively the rows' second word is the host's name: the line says so */
+	assert_int_equal(tl_bin(&o, bindir, "locklab-native", (const char *const[]){
+		"run", "--lock", "mcs", "--threads", "1", "--ops", "20", "--runs", "1", NULL }), 0);
+	assert_non_null(strstr(o.out, "1 run of 20 acquisitions a thread, on host "));
+	assert_non_null(strstr(o.out, " (the rows' name for this machine)\n"));
 	tl_proc_free(&o);
 	/* a topology given by its path: the settings say which file */
 	{

@@ -174,6 +174,10 @@ const char *output_rate_text(double rate, char *buf, size_t len);
 /* The table's opening lines alone (settings:, assumed, shard, stopped
  * early): what a run that failed was run with, where no row is left. */
 void output_table_settings(FILE *f, const struct output_set *o);
+/* After the table: how many graphs --graphs's directory holds and how they
+ * are named (nothing without --graphs, or where it holds none); `which`
+ * says which run of a configuration they draw. */
+void output_graphs_line(FILE *f, const char *which);
 int output_csv_file(const char *path, const struct output_set *o);
 int output_json_file(const char *path, const struct output_set *o);
 void output_csv(FILE *f, const struct output_set *o);

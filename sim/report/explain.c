@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <locklab/backend.h>
+#include <locklab/result.h>
 #include <locklab/rng.h>
 
 #include "../sim.h"
@@ -241,6 +242,7 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
 	print_line_misses(f, r);
 	verdict(f, r);
+	output_graphs_line(f, "the last run's");
 }
 
 /* "key,value" with prec decimals; an empty value where there is none (NaN:
