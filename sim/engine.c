@@ -476,7 +476,7 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 	if (n < len && sim_idle_text(cfg, idle, sizeof(idle))) /* nothing under --vm */
 		n += (size_t)snprintf(buf + n, len - n, ", %s", idle);
 	if (cfg && cfg->vm_vcpus && n < len)
-		n += vm_settings_text(buf + n, len - n);
+		n += vm_settings_text(cfg, buf + n, len - n);
 	if (n < len)
 		noise_text(cfg, buf + n, len - n);
 }

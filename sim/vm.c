@@ -222,16 +222,40 @@ static unsigned longest_slices(const struct wl_config *cfg)
 	return best;
 }
 
-static void warn_short_run(const struct wl_config *cfg)
+/* An overcommitted --duration of fewer than FEW_SLICES host slices: the
+ * vCPUs a pCPU holds where its slices are the longest, or 0. */
+static unsigned short_run_slices(const struct wl_config *cfg)
 {
 	uint64_t run_ps = cfg->duration_ms * 1000000000ull;
-	unsigned n = longest_slices(cfg);
+	unsigned n = cfg->vm_vcpus ? longest_slices(cfg) : 0;
+
+	return cfg->ops || !n || run_ps >= FEW_SLICES * mean_slice_ps(n) ? 0 : n;
+}
+
+static void warn_short_run(const struct wl_config *cfg)
+{
+	unsigned n = short_run_slices(cfg);
 	char what[64];
 
-	if (cfg->ops || !n || run_ps >= FEW_SLICES * mean_slice_ps(n))
+	if (!n)
 		return;
 	snprintf(what, sizeof(what), "a run of %llu ms", (unsigned long long)cfg->duration_ms);
-	say_short_run(what, run_ps, n, false);
+	say_short_run(what, cfg->duration_ms * 1000000000ull, n, false);
+}
+
+/* The warning's gist on the settings line, which a table written to a
+ * file keeps where stderr is gone. */
+static size_t short_run_text(const struct wl_config *cfg, char *buf, size_t len)
+{
+	unsigned n = cfg ? short_run_slices(cfg) : 0;
+	double slices;
+
+	if (!n)
+		return 0;
+	slices = (double)(cfg->duration_ms * 1000000000ull) / (double)mean_slice_ps(n);
+	return (size_t)snprintf(buf, len, "; a run is %.*f of the host's %llu us slices: too short "
+				"overcommitted (%u or more advised, docs/vm.md)", slices < 0.1 ? 2 : 1, slices,
+				(unsigned long long)(mean_slice_ps(n) / US_PS), ADVISED_SLICES);
 }
 
 /* The host a layout makes must be the overcommit X asked for, which labels
@@ -405,11 +429,12 @@ void vm_env_json(FILE *f)
 
 /* The hypervisor a --vm run had, for the table's settings line: whose
  * slices, the PLE window and whether it grows, whom a PLE exit yields to,
- * and who the co-guests are (docs/vm.md). */
-size_t vm_settings_text(char *buf, size_t len)
+ * who the co-guests are (docs/vm.md), and a run too short for them. */
+size_t vm_settings_text(const struct wl_config *cfg, char *buf, size_t len)
 {
 	uint64_t w = base_window_ps(sim.topo.freq_ghz);
 	char slices[48], ple[96];
+	size_t n;
 
 	if (vm_cfs())
 		snprintf(slices, sizeof(slices), "CFS's slices +-%llu%%",
@@ -425,8 +450,9 @@ size_t vm_settings_text(char *buf, size_t len)
 			 vm_prm.ple_grow > 1 ? "growing" : "fixed",
 			 vm_prm.guest_yield ? "to its guest's vCPUs (--ple-yield guest)"
 					    : "within its pCPU (--ple-yield pcpu)");
-	return (size_t)snprintf(buf, len, ", hypervisor: %s, %s, co-guests %s", slices, ple,
-				co_guests_name());
+	n = (size_t)snprintf(buf, len, ", hypervisor: %s, %s, co-guests %s", slices, ple,
+			     co_guests_name());
+	return n < len ? n + short_run_text(cfg, buf + n, len - n) : n;
 }
 
 /* ------------------------------------------------------------ a run */

@@ -136,7 +136,7 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o);
 /* The parameters as JSON members (no braces), for the environment. */
 void vm_env_json(FILE *f);
 /* ", hypervisor: ...": the slices, PLE and co-guests, for the settings line. */
-size_t vm_settings_text(char *buf, size_t len);
+size_t vm_settings_text(const struct wl_config *cfg, char *buf, size_t len);
 /* The defaults a --vm run of cfg rests on that no source gives ("the
  * hypervisor's slice spread, the PLE window's 2 GHz clock ..."), or
  * nothing (0) without --vm. */

@@ -129,11 +129,13 @@ static void columns_only_with_vm(void **state)
 	do {                                                                                  \
 		RUN_OK(o, __VA_ARGS__);                                                       \
 		assert_null(strstr((o)->err, "warning"));                                     \
+		assert_null(strstr((o)->out, "too short"));                                   \
 		tl_proc_free(o);                                                              \
 	} while (0)
 
-/* An overcommitted run of fewer slices than a few is said to be one, once;
- * a long one, or one at 1x, is not. */
+/* An overcommitted run of fewer slices than a few is said to be one, once
+ * on stderr and on the table's settings line; a long one, or one at 1x, is
+ * not. */
 static void short_overcommitted_run_warned(void **state)
 {
 	struct tl_proc o;
@@ -150,6 +152,9 @@ static void short_overcommitted_run_warned(void **state)
 	RUN(&o, "--lock", "ticket", "--vm", "8", "--overcommit", "2,4", "--duration", "30",
 	    "--runs", "1");
 	assert_non_null(strstr(o.err, "a run of 30 ms is 2.5 slices of 12000 us (CFS's with 2 vCPUs"));
+	/* and the table's settings line says so, for a table kept without stderr */
+	assert_non_null(strstr(o.out, "; a run is 2.5 of the host's 12000 us slices: too short "
+				      "overcommitted (10 or more advised, docs/vm.md)\n"));
 	tl_proc_free(&o);
 	RUN_WITHOUT_WARNING(&o, "--lock", "ticket", "--vm", "4", "--overcommit", "2",
 			    "--duration", "36", "--runs", "1");
