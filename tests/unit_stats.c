@@ -14,6 +14,7 @@
 
 #include <locklab/result.h>
 #include <locklab/stats.h>
+#include <locklab/workload.h>
 
 static void summary_of_five_runs(void **state)
 {
@@ -51,6 +52,41 @@ static void jain_index(void **state)
 	assert_true(fabs(ll_jain(one, 4) - 0.25) < 1e-12);
 	assert_true(fabs(ll_jain(ramp, 3) - 6.0 / 7.0) < 1e-12);
 	assert_true(ll_jain(NULL, 0) == 1.0);
+}
+
+/* A run's spread of acquisitions over its threads; of guests on locks of
+ * their own (--co-guests same), each guest's: two guests of four threads,
+ * one fair and slower (its vCPUs had less of the host), one with a thread
+ * left behind.  Over all eight, the slow guest's threads would read as
+ * the lock's unfairness. */
+static void spread_within_guests(void **state)
+{
+	static const uint64_t acq[] = { 10, 10, 10, 10, 100, 100, 100, 40 };
+	struct wl_thread t[8];
+	struct wl_config cfg;
+	struct wl_run run;
+	struct wl_spread s;
+	const double fair = 1.0, left = 340.0 * 340.0 / (4 * 3.16e4); /* (sum)^2 / (n sum x^2) */
+
+	memset(t, 0, sizeof(t));
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&run, 0, sizeof(run));
+	for (unsigned i = 0; i < 8; i++)
+		t[i].acquisitions = acq[i];
+	run.cfg = &cfg;
+	run.threads = t;
+	run.nthreads = 8;
+	assert_int_equal(wl_thread_spread(&run, &s), 0); /* one machine, one lock */
+	assert_int_equal(s.min, 10);
+	assert_int_equal(s.max, 100);
+	cfg.group_threads = 4;
+	cfg.group_locks = 1;
+	assert_int_equal(wl_thread_spread(&run, &s), 0);
+	assert_int_equal(s.min, 40); /* the second guest's: 40 of 100 */
+	assert_int_equal(s.max, 100);
+	assert_true(fabs(s.jain - (fair + left) / 2) < 1e-12);
+	assert_int_equal(s.starved, 0);
+	assert_true(fabs(s.mean - 47.5) < 1e-12); /* the rest stays over every thread */
 }
 
 static void hist_exact_below_1024(void **state)
@@ -127,6 +163,7 @@ int main(void)
 		cmocka_unit_test(summary_of_five_runs),
 		cmocka_unit_test(summary_of_one_run_has_no_variance),
 		cmocka_unit_test(jain_index),
+		cmocka_unit_test(spread_within_guests),
 		cmocka_unit_test(hist_exact_below_1024),
 		cmocka_unit_test(hist_relative_error_above_1024),
 		cmocka_unit_test(hist_merge_adds_counts),
