@@ -1,15 +1,19 @@
 # plots/jain.gp - Jain's fairness index over per-thread acquisitions against
-# threads (1 = every thread got the same share); a cross where some run
-# left threads without the lock (an index of 0.5 is then half the threads
-# starved, not an uneven share).  Variables as plots/throughput.gp.
+# threads, or overcommit as in throughput.gp (1 = every thread got the same
+# share); a cross where some run left threads without the lock (an index of
+# 0.5 is then half the threads starved, not an uneven share).  Variables as
+# plots/throughput.gp.
 load "common.gp"
 n = words(titles)
 if (!exists("starved")) starved = 0
+if (!exists("xname")) xname = "threads"
+if (!exists("xtic")) xtic = ""
 if (!exists("keepmarker")) keepmarker = 0
 do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
-	set xlabel "threads"
+	set xlabel xname
+	if (xtic ne "") { eval "set xtics " . xtic }
 	set ylabel "Jain's fairness index"
 	set logscale x 2
 	set yrange [0:1.05]

@@ -24,6 +24,9 @@ sweep are not charted twice):
                     gets charts of its own (NAME native-HOST).  A cross
                     marks a point where some run starved threads (the CSV's
                     starved: threads that never got the lock).
+                    A --vm sweep whose series of a lock share one thread
+                    count is drawn against its overcommit (vCPUs per
+                    pCPU), as are its jain and waits charts.
   jain-NAME         Jain's fairness index against threads, crossed as well
   waits-NAME        wait median, 99th percentile and maximum against threads;
                     a thread still waiting at the end counts with its wait

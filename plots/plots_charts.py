@@ -71,7 +71,10 @@ def gnuplot(script, out, **vars):
 
 def workload_text(keys):
     """The workload every series shares, for the heading ("cs 50 ns, ncs
-    200 ns, 1 line, 1 lock"); where the series differ, their titles say it."""
+    200 ns, 1 line, 1 lock"); where the series differ, their titles say it:
+    a --vm sweep's overcommit there when it is drawn against threads (xN in
+    each title); drawn against overcommit (overcommit_groups) the keys carry
+    none, and the x axis gives it."""
     wls = {k[2] for k in keys}
     shared = {w[:5] + w[6:] for w in wls}  # the workload but a --vm sweep's overcommit
     if len(shared) != 1:
@@ -187,9 +190,36 @@ def display_name(name):
 SIDEWAYS = 'series moved sideways by at most 7%, each lock with its own colour and marker'
 SIDEWAYS_X = ('series moved sideways by at most 7%, each lock with its own colour, each '
               'overcommit its own marker')
-# a --vm sweep's overcommit levels, lowest first: filled circle, square,
-# triangle, diamond, then open ones
+# a --vm sweep's overcommit levels, lowest first, drawn against threads
+# (several thread counts a lock): filled circle, square, triangle, diamond,
+# then open ones
 OVERCOMMIT_MARKERS = [7, 5, 9, 13, 6, 4, 8, 12]
+OVERCOMMIT_AXIS = 'overcommit (vCPUs per pCPU)'
+
+
+def overcommit_groups(groups):
+    """A --vm sweep of several overcommits whose series of a lock share one
+    thread count, as series against the overcommit, the effect measured:
+    ({(backend, lock, workload but its overcommit): {overcommit: [rows]}},
+    the thread counts of those series in order); None for any other file
+    (several thread counts a lock, no overcommit, a single level), drawn
+    against threads."""
+    levels = {k[2][5] for k in groups}
+    if len(levels) < 2 or '' in levels:
+        return None
+    out, counts = {}, {}
+    for (backend, lock, wl), by_t in groups.items():
+        base = (backend, lock, wl[:5] + ('',) + wl[6:])
+        try:
+            x = float(wl[5])
+        except ValueError:
+            return None
+        counts.setdefault(base, set()).update(by_t)
+        for rs in by_t.values():
+            out.setdefault(base, {}).setdefault(x, []).extend(rs)
+    if any(len(c) > 1 for c in counts.values()):
+        return None
+    return out, [next(iter(c)) for c in counts.values()]
 
 
 def series_charts(name, rows, outdir, tmp, only, env=None):
@@ -201,13 +231,19 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
                          'drawn\n' % (name, len(lost)))
     if not groups:
         return True
+    by_x = overcommit_groups(groups)
+    if by_x:  # overcommit on the x axis, one series a lock as on a threads axis
+        groups, threads = by_x
     keys = list(groups)
     data = os.path.join(tmp, 'series-%s.dat' % name)
-    write_series(data, groups)
+    write_series(data, groups, 'overcommit' if by_x else 'threads')
     backends = sorted({k[0] for k in keys})
     levels = sorted({k[2][5] for k in keys}, key=lambda x: float(x or 0))
-    by_level = len(levels) > 1  # a --vm sweep of overcommits: a marker each
-    common = dict(data=data, titles=' '.join(series_titles(keys)),
+    by_level = len(levels) > 1  # against threads, a --vm sweep's overcommits: a marker each
+    titles = series_titles(keys)
+    if by_x and len(set(threads)) > 1:  # the locks at other thread counts: each says its own
+        titles = ['%s:t%d' % (t, n) for t, n in zip(titles, threads)]
+    common = dict(data=data, titles=' '.join(titles),
                   kinds=' '.join(k[0] for k in keys),
                   colours=' '.join(lock_colour(k[1]) for k in keys),
                   markers=' '.join(str(OVERCOMMIT_MARKERS[levels.index(k[2][5]) %
@@ -215,10 +251,18 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
                                        if by_level else lock_marker(k[1])) for k in keys))
     sideways = SIDEWAYS_X if by_level else SIDEWAYS
     common['keepmarker'] = int(by_level)  # the marker tells the overcommit, starved or not
-    counts = {t for by_t in groups.values() for t in by_t}
-    if len(counts) == 1:  # one thread count: an axis around it, not the dodge's width
-        t = next(iter(counts))
-        common.update(xmin=t / 2.0, xmax=t * 2.0)
+    against = 'threads'
+    if by_x:
+        xs = sorted({x for by_o in groups.values() for x in by_o})
+        common.update(xname=OVERCOMMIT_AXIS,
+                      xtic='(%s)' % ', '.join('"%s" %s' % (fmt(x), fmt(x)) for x in xs))
+        against = '%s, %s' % (OVERCOMMIT_AXIS, '%d threads (vCPUs)' % threads[0]
+                              if len(set(threads)) == 1 else 'the threads (vCPUs) in the titles')
+    else:
+        counts = {t for by_t in groups.values() for t in by_t}
+        if len(counts) == 1:  # one thread count: an axis around it, not the dodge's width
+            t = next(iter(counts))
+            common.update(xmin=t / 2.0, xmax=t * 2.0)
     what = '%s (%s; %s)' % (display_name(name), ', '.join(backends), workload_text(keys))
     context = context_text(rows, env or {})
     if context:
@@ -231,14 +275,14 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
     if 'throughput' in only:
         scale, unit = scaled_unit(series_values(groups, 'throughput_per_s'), RATE_UNITS)
         ok &= gnuplot('throughput.gp', os.path.join(outdir, 'throughput-' + name),
-                      heading='throughput of all threads together against threads: %s\n'
+                      heading='throughput of all threads together against %s: %s\n'
                       'points: means of %s; %s; %s%s'
-                      % (what, runs_text(groups), bars_text(groups), sideways, tnote),
+                      % (against, what, runs_text(groups), bars_text(groups), sideways, tnote),
                       tscale=scale, tunit=unit, starved=starved, **common)
     if 'jain' in only:
         ok &= gnuplot('jain.gp', os.path.join(outdir, 'jain-' + name),
-                      heading="fairness (Jain's index) against threads: %s\npoints: means of %s; "
-                      "%s%s" % (what, runs_text(groups), sideways, note),
+                      heading="fairness (Jain's index) against %s: %s\npoints: means of %s; "
+                      "%s%s" % (against, what, runs_text(groups), sideways, note),
                       starved=starved, **common)
     if 'waits' in only:
         # one unit for the three panels, so that a tick reads the same in
@@ -248,12 +292,12 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
         wnote = note and note + ': the waits are those of the threads that got it (and one '\
             'wait each, cut short by the end, of those that did not)'
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
-                      heading='wait times against threads: %s\nmedian and p99: means of %s; '
+                      heading='wait times against %s: %s\nmedian and p99: means of %s; '
                       'longest: the largest of any run, at most the run\'s length; %s\n'
                       '%s; an open triangle marks a figure that is only a lower bound:\n'
                       'a p99 (in some run, half or more of the waits at or above it were cut '
                       'short), a longest wait the run\'s end cut short (a thread still waited)%s'
-                      % (what, runs_text(groups), sideways, CENSORED, wnote),
+                      % (against, what, runs_text(groups), sideways, CENSORED, wnote),
                       wscales=' '.join(['%d' % unit[0]] * 3), wunits=' '.join([unit[1]] * 3),
                       starved=starved, **common)
     return ok

@@ -145,9 +145,10 @@ def write_blocks(path, head, blocks):
 
 
 def series_line(t, rs):
-    """The line of a series' table for its runs rs at t threads."""
+    """The line of a series' table for its runs rs at t threads (or, drawn
+    against overcommit, at overcommit t)."""
     tp = [num(r, 'throughput_per_s') for r in rs]
-    return ' '.join([str(t), fmt(mean(tp)), fmt(sd(tp)),
+    return ' '.join([fmt(t), fmt(mean(tp)), fmt(sd(tp)),
                      fmt(mean([num(r, 'jain') for r in rs])),
                      fmt(mean([num(r, 'wait_p50_ns') for r in rs])),
                      fmt(mean([num(r, 'wait_p99_ns') for r in rs])),
@@ -158,9 +159,11 @@ def series_line(t, rs):
                      fmt(min(tp)), fmt(max(tp))]) + '\n'
 
 
-def write_series(path, groups):
-    write_blocks(path, '# threads throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max '
-                 'p99_lower_bound starved max_lower_bound throughput_min throughput_max\n',
+def write_series(path, groups, x='threads'):
+    """The series' table, a block each, its first column x: the threads, or
+    a --vm sweep's overcommit (plots_charts.py's overcommit_groups)."""
+    write_blocks(path, '# %s throughput_mean throughput_sd jain wait_p50 wait_p99 wait_max '
+                 'p99_lower_bound starved max_lower_bound throughput_min throughput_max\n' % x,
                  ([series_line(t, by_t[t]) for t in sorted(by_t)] for by_t in groups.values()))
 
 

@@ -1,9 +1,10 @@
-# plots/throughput.gp - throughput against threads, one line per lock and
-# backend: simulated lines solid, native ones dashed, one colour per lock.
+# plots/throughput.gp - throughput against threads (a --vm sweep of one
+# thread count a lock: against overcommit), one line per lock and backend:
+# simulated lines solid, native ones dashed, one colour per lock.
 #
 # Variables (gnuplot -e), written by plots/plots.py:
 #   data     blocks separated by two blank lines, one per series, columns
-#            threads, throughput mean, sd, jain, wait p50, p99, max (ns),
+#            threads (or overcommit), throughput mean, sd, jain, wait p50, p99, max (ns),
 #            p99 a lower bound (1/0), the most threads starved in a run,
 #            max a lower bound (1/0), throughput of the lowest and the
 #            highest run
@@ -13,20 +14,28 @@
 #   markers  one word per block: the lock's gnuplot point type
 #   tscale, tunit   the throughput unit, chosen from the data (1e6, "Macq/s")
 #   starved  1 when some point starved threads: its cross's key entry
-#   keepmarker  1 (a --vm sweep, each overcommit its own marker): a starved
-#            point keeps its marker under the cross, as in waits.gp
-#   xmin, xmax  given when every series has one thread count (a --vm
-#            overcommit sweep): the threads axis from half to twice it, so
+#   keepmarker  1 (a --vm sweep against threads, each overcommit its own
+#            marker): a starved point keeps its marker under the cross, as
+#            in waits.gp
+#   xmin, xmax  given when every series has one thread count (and one
+#            overcommit, if any): the threads axis from half to twice it, so
 #            that the series' 7% dodge reads as a dodge
+#   xname, xtic  given for a --vm sweep whose series of a lock share one
+#            thread count, drawn against its overcommit levels: the axis'
+#            label ("overcommit (vCPUs per pCPU)") and its tics, one a level
+#            ('("1" 1, "2" 2, "3" 3)'); default "threads" and gnuplot's tics
 #   heading  the chart's title; out: the file name without extension
 load "common.gp"
 n = words(titles)
 if (!exists("starved")) starved = 0
+if (!exists("xname")) xname = "threads"
+if (!exists("xtic")) xtic = ""
 if (!exists("keepmarker")) keepmarker = 0
 do for [fmt in formats] {
 	eval begin(fmt)
 	set title heading
-	set xlabel "threads"
+	set xlabel xname
+	if (xtic ne "") { eval "set xtics " . xtic }
 	set ylabel sprintf("throughput, all threads together (%s)", tunit)
 	set logscale x 2
 	set yrange [0:*]

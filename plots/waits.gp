@@ -1,10 +1,11 @@
-# plots/waits.gp - wait-time percentiles against threads: three panels,
-# median, 99th percentile and maximum, logarithmic.  A thread still waiting
-# at the end of a run counts with its wait so far (censored); the heading
-# says so, and an open triangle marks a figure that is only a lower bound:
-# a p99 (column 8 of the data, from the CSV's wait_p99_censored) and a
-# longest wait the run's end cut short (column 10, from the CSV's
-# wait_max_censored; plots_data.py's max_cut_short).  Variables as plots/throughput.gp, and
+# plots/waits.gp - wait-time percentiles against threads (or overcommit, as
+# in throughput.gp): three panels, median, 99th percentile and maximum,
+# logarithmic.  A thread still waiting at the end of a run counts with its
+# wait so far (censored); the heading says so, and an open triangle marks a
+# figure that is only a lower bound: a p99 (column 8 of the data, from the
+# CSV's wait_p99_censored) and a longest wait the run's end cut short
+# (column 10, from the CSV's wait_max_censored; plots_data.py's
+# max_cut_short).  Variables as plots/throughput.gp, and
 #   wscales, wunits   one word per panel: the time unit chosen from the data
 #                     ("1000 1000 1000000", "us us ms")
 load "common.gp"
@@ -21,12 +22,15 @@ bound(p) = p == 2 && column(8) > 0 ? pos(column(6)) : \
 # threads without the lock (column 9) is crossed, as in throughput.gp: its
 # waits are those of the threads that got it, and one each of the others
 if (!exists("starved")) starved = 0
+if (!exists("xname")) xname = "threads"
+if (!exists("xtic")) xtic = ""
 do for [fmt in formats] {
 	eval begin(fmt)
 	# Fixed margins, the key in the room right of them: the third panel,
 	# the one with the key, is as wide as the others.
 	set multiplot layout 1, 3 title heading margins 0.055, 0.84, 0.1, 0.72 spacing 0.065, 0
-	set xlabel "threads"
+	set xlabel xname
+	if (xtic ne "") { eval "set xtics " . xtic }
 	set logscale x 2
 	if (exists("xmin")) { set xrange [xmin:xmax] } else { set autoscale xfix }
 	set offsets graph 0.03, graph 0.03, 0, 0

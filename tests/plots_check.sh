@@ -6,9 +6,11 @@
 # one; the crossover chart is vector cells, no bitmap; waits say they are
 # censored and mark a p99 or a longest wait that is only a lower bound; a
 # point whose runs starved threads is crossed, and such a lock wins no
-# crossover cell; units are scaled.  With the directory of locklab-sim (first
-# argument, default bin), also: the colour table covers every lock of both
-# binaries, and a cached sweep CSV is made again when its command changes.
+# crossover cell; units are scaled; a --vm sweep of one thread count a lock
+# is drawn against its overcommit, one of several against threads.  With
+# the directory of locklab-sim (first argument, default bin), also: the
+# colour table covers every lock of both binaries, and a cached sweep CSV
+# is made again when its command changes.
 #
 #   sh tests/plots_check.sh [BIN]        exit 0 when every check passed
 
@@ -132,6 +134,62 @@ if n != 1:
     print('plots_check: FAIL: waits chart with one wait_max_censored run: %d open triangles, '
           'expected 1' % n)
     sys.exit(1)
+EOF
+
+# A --vm sweep of overcommits 1, 2, 3 at 16 threads a lock (sim-4socket-vm.csv,
+# made by locklab-sim run --topo 4socket --lock ticket,pv-ticket --threads 16
+# --vm 16 --overcommit 1,2,3 --co-guests busy --duration 24 --runs 2): its
+# throughput, jain and waits charts have the overcommit on the x axis, a tic
+# a level and a series a lock (no xN in the titles), its starved points
+# crossed (pv-ticket at 2x and 3x).  The same sweep with the 1x rows at 8
+# threads, two thread counts a lock, stays against threads, a series an
+# overcommit.
+mkdir -p "$TMP/vm2" "$TMP/vm2-out"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "overcommit") c = i }
+	NR > 1 && $c == "1.00" { $4 = 8 } { print }' \
+	"$FIX/sim-4socket-vm.csv" >"$TMP/vm2/sim-4socket-vm.csv"
+plots --results "$TMP/vm2" --out "$TMP/vm2-out" --no-sweeps --only throughput
+python3 - "$TMP/out" "$TMP/vm2-out" <<'EOF' || failed=1
+import os
+import re
+import sys
+bad = []
+AXIS = 'overcommit (vCPUs per pCPU)'
+
+
+def texts(d, chart):
+    path = os.path.join(d, chart + '-4socket-vm.svg')
+    if not os.path.exists(path):
+        bad.append('%s: missing' % path)
+        return '', []
+    t = open(path).read()
+    return t, [x.strip() for x in re.findall(r'<text>([^<]*)</text>', t)]
+
+
+for chart, panels in (('throughput', 1), ('jain', 1), ('waits', 3)):
+    t, xs = texts(sys.argv[1], chart)
+    if xs.count(AXIS) != panels or 'threads' in xs:
+        bad.append('%s-4socket-vm: x axis label %r %d times, expected %d, and no "threads": %s'
+                   % (chart, AXIS, xs.count(AXIS), panels, xs))
+    if not all(xs.count(v) >= panels for v in ('1', '2', '3')):
+        bad.append('%s-4socket-vm: not a tic at each overcommit 1, 2, 3: %s' % (chart, xs))
+    titles = [x for x in xs if x in ('ticket', 'pv-ticket') or ':x' in x]
+    if titles != ['ticket', 'pv-ticket']:
+        bad.append('%s-4socket-vm: series %s, expected one a lock' % (chart, titles))
+    if 'against %s, 16 threads (vCPUs)' % AXIS not in t or 'in the titles' in t:
+        bad.append('%s-4socket-vm: the heading does not say against overcommit at 16 threads, '
+                   'or sends to the titles' % chart)
+    crosses = len(re.findall(r"xlink:href='#gpPt1' transform=", t))
+    if crosses != 2 * panels + 1:  # pt 2, a cross
+        bad.append('%s-4socket-vm: %d crosses, expected %d (pv-ticket at 2x and 3x in each '
+                   'panel, the key)' % (chart, crosses, 2 * panels + 1))
+t, xs = texts(sys.argv[2], 'throughput')
+if 'threads' not in xs or AXIS in xs or 'ticket:x2.00' not in xs:
+    bad.append('throughput-4socket-vm, 8 and 16 threads a lock: not against threads with a '
+               'series an overcommit: %s' % xs)
+for b in bad:
+    print('plots_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
 EOF
 
 python3 - "$TMP/out" "$TMP/overlay" <<'EOF' || failed=1
