@@ -592,6 +592,21 @@ int vm_expand_run(struct wl_run *run)
 	return 0;
 }
 
+/* A run's hypervisor state, whole or as far as vm_begin made it. */
+static void vm_free(struct vm_state *vm)
+{
+	sim_vm = NULL;
+	if (!vm)
+		return;
+	free(vm->v);
+	free(vm->p);
+	free(vm->last_boosted);
+	free(vm->pcore);
+	free(vm->sib);
+	free(vm->llc);
+	free(vm);
+}
+
 int vm_begin(struct wl_run *run, double freq_ghz)
 {
 	struct vm_state *vm = calloc(1, sizeof(*vm));
@@ -653,16 +668,7 @@ int vm_begin(struct wl_run *run, double freq_ghz)
 	vm->k.pcpus = np;
 	return 0;
 fail:
-	sim_vm = NULL;
-	if (vm) {
-		free(vm->v);
-		free(vm->p);
-		free(vm->last_boosted);
-		free(vm->pcore);
-		free(vm->sib);
-		free(vm->llc);
-	}
-	free(vm);
+	vm_free(vm);
 	return -1;
 }
 
@@ -675,14 +681,7 @@ void vm_end(struct vm_counters *k)
 	for (unsigned i = 0; i < vm->nthreads; i++)
 		vm->k.never_ran += !vm->v[i].ran;
 	*k = vm->k;
-	free(vm->v);
-	free(vm->p);
-	free(vm->last_boosted);
-	free(vm->pcore);
-	free(vm->sib);
-	free(vm->llc);
-	free(vm);
-	sim_vm = NULL;
+	vm_free(vm);
 }
 
 uint64_t vm_progress_bound(uint64_t bound_ps)
