@@ -97,6 +97,8 @@ const char *const ll_sim_only_filelock[] = {
 	NULL,
 };
 const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };
+const char *const ll_sim_only_commands[] = { "explain", "ccbench", "check", "scoreboard", NULL };
+const char *const ll_native_only_commands[] = { "calibrate", "validate-report", NULL };
 
 static bool listed(const char *const *list, const char *name)
 {
@@ -104,6 +106,15 @@ static bool listed(const char *const *list, const char *name)
 		if (!strcmp(*list, name))
 			return true;
 	return false;
+}
+
+const char *ll_other_binary_command(const char *name)
+{
+	bool sim = !strcmp(backend_name, "sim");
+
+	if (listed(sim ? ll_native_only_commands : ll_sim_only_commands, name))
+		return sim ? "locklab-native" : "locklab-sim";
+	return NULL;
 }
 
 /* The other binary's name when name is one of its options (of run or

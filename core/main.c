@@ -198,11 +198,17 @@ static int cmd_version(int argc, char **argv)
 static int unknown_command(const char *name)
 {
 	const struct ll_command *c;
+	const char *other = ll_other_binary_command(name);
 
-	fprintf(stderr, "locklab-%s: unknown command '%.60s' (commands:", backend_name, name);
+	if (other)
+		fprintf(stderr, "locklab-%s: %s: a command of %s (%s); this binary's commands:",
+			backend_name, name, other,
+			strcmp(other, "locklab-sim") ? "the real machine's" : "the simulator");
+	else
+		fprintf(stderr, "locklab-%s: unknown command '%.60s' (commands:", backend_name, name);
 	for (size_t i = 0; (c = command_at(i)); i++)
 		fprintf(stderr, "%s %s", i ? "," : "", c->name);
-	fprintf(stderr, ")\n");
+	fprintf(stderr, "%s\n", other ? "" : ")");
 	return 2;
 }
 

@@ -97,7 +97,7 @@ void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
 	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
 		 "whenever every thread sits on one socket%s), wait p99: means over the runs that "
 		 "timed a wait (- where none did);",
-		 strcmp(backend_name, "native") ? "; explain gives the fair share" : "");
+		 strcmp(backend_name, "native") ? "; explain gives a random next holder's" : "");
 	legend_add(text, sizeof(text), true, legend_censored);
 	legend_add(text, sizeof(text), idle, legend_idle);
 	legend_add(text, sizeof(text), k.rwlock, legend_rwlock);

@@ -212,13 +212,15 @@ static const char *mode_name(const struct flw_config *fc)
 
 static void table_heading(const struct flc_opts *o, enum flw_test t)
 {
-	char noise[160];
+	char noise[256];
 
 	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
 	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
-		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, CFS; "
+		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, %s, CFS; "
 			 "woken ones placed, idle balance only; sc memory, no idle states, no scheduler noise",
-			 o->procs, o->cpus);
+			 o->procs, o->cpus, strcmp(o->cfg.pin_text, "none")
+						    ? "each process on any of them, not bound to one"
+						    : "the machine's");
 	printf("\n%s  procs=%u iterations=%llu pin=%s%s%s%s global=%s   (time per run, simulated ms; "
 	       "variance in ms^2)\n",
 	       flw_test_names[t], o->procs, (unsigned long long)o->iterations, o->cfg.pin_text,
@@ -257,12 +259,16 @@ static void idle_row(const struct flc_opts *o, const struct flw_counters *c)
 	printf("\n");
 }
 
-/* The OS model's preemptions, where the processes outnumber their cpus. */
-static void sched_row(const struct flc_opts *o, const struct flw_counters *c)
+/* The OS model's preemptions, where the processes outnumber their cpus; a
+ * holder of a private file's lock or lease kept no one waiting. */
+static void sched_row(const struct flc_opts *o, const struct flc_result *r)
 {
-	printf("%-*s the OS model: %spreemptions %llu (of a process holding its lock %llu",
+	const struct flw_counters *c = &r->cnt;
+
+	printf("%-*s the OS model: %spreemptions %llu (of a process holding its lock %llu%s",
 	       FLW_LABEL_W, "", o->runs > 1 ? "all runs: " : "", (unsigned long long)c->preemptions,
-	       (unsigned long long)c->holder_preemptions);
+	       (unsigned long long)c->holder_preemptions,
+	       r->fc.shared || !c->holder_preemptions ? "" : ", its own file's: no one waited for it");
 	if (c->holder_preemptions)
 		printf(", each off its cpu %.1f us on average",
 		       (double)c->holder_lost_ns / 1e3 / (double)c->holder_preemptions);
@@ -297,7 +303,7 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
 	       (unsigned long long)c->resleeps);
 	if (c->has_sched)
-		sched_row(o, c);
+		sched_row(o, r);
 	else
 		idle_row(o, c);
 }

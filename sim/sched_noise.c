@@ -138,9 +138,10 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 		}
 	}
 	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && !os_placed(cfg->pin)) {
-		snprintf(err, errlen, "--migrate-us %llu: threads pinned by --pin %s do not migrate "
+		snprintf(err, errlen, "--migrate-us %llu: %s pinned by --pin %s do not migrate "
 			 "(migrations are --pin none's and node:N's)",
-			 (unsigned long long)opts[OPT_MIGRATE].val, cfg->pin_text);
+			 (unsigned long long)opts[OPT_MIGRATE].val,
+			 !strcmp(wl_count_opt(cfg), "--procs") ? "processes" : "threads", cfg->pin_text);
 		return -1;
 	}
 	return 0;

@@ -52,7 +52,8 @@ static void both_modes(const char *test)
 	}
 	if (rc)
 		fail_msg("filelock --test %s: %d: %s", test, rc, log);
-	assert_non_null(strstr(log, "procs=3 iterations=200 pin=compact   (time per run, ms; "
+	assert_non_null(strstr(log, "procs=3 iterations=200 pin=compact on host "));
+	assert_non_null(strstr(log, " (the rows' name for this machine)   (time per run, ms; "
 				  "variance in ms^2)"));
 	assert_int_equal(count(log, "lock+unlock pairs/s"), 2);
 	assert_int_equal(count(log, "( sigma/mean "), 2);

@@ -8,7 +8,7 @@
  *      release sends every waiter to re-read the owner field, and the next
  *      ticket holder's read queues behind theirs), mcs's does not;
  *   3. socket capture: test-and-set keeps the lock on one socket far more
- *      often than a fair lock would;
+ *      often than a random next holder would;
  *   4. the runs behind these figures are deterministic.
  *
  * Every run goes through the real workload (backend_run) on 4socket-ring for

@@ -41,8 +41,9 @@ static bool help_names(const char *prog, const char *cmd, const char *opt)
 	return found;
 }
 
-/* An option of the other binary is named so, and the lists that say so
- * hold exactly options one binary's --help names and the other's does not. */
+/* An option or a command of the other binary is named so, and the lists
+ * that say so hold exactly options one binary's --help names and the
+ * other's does not, and commands one binary has and the other lacks. */
 static void options_of_the_other_binary(void **state)
 {
 	static const struct {
@@ -67,6 +68,24 @@ static void options_of_the_other_binary(void **state)
 	BAD("locklab-sim", "--dir: an option of locklab-native filelock (the real kernel's)",
 	    "filelock", "--dir", "/tmp");
 	BAD("locklab-native", "--frob: unknown option", "run", "--frob");
+	/* a command of the other binary: one line naming that binary; each
+	 * listed command is the one binary's and not the other's */
+	for (int l = 0; l < 2; l++)
+		for (const char *const *c = l ? ll_native_only_commands : ll_sim_only_commands; *c;
+		     c++) {
+			const char *has = l ? "locklab-native" : "locklab-sim";
+			const char *lacks = l ? "locklab-sim" : "locklab-native";
+			const char *const help[] = { "help", *c, NULL };
+			const char *const cmd[] = { *c, NULL };
+			char said[160];
+			struct tl_proc p;
+
+			assert_int_equal(tl_bin(&p, bindir, has, help), 0);
+			tl_proc_free(&p);
+			tl_fmt(said, sizeof(said), "%s: a command of %s (", *c, has);
+			tl_bin_refused(bindir, lacks, cmd, said);
+		}
+	BAD("locklab-native", "unknown command 'frob'", "frob");
 }
 
 static void bad_input_native(void **state)
@@ -176,6 +195,8 @@ static void bad_input_sim(void **state)
 	    "--lock", "mcs", "--vm", "2", "--pin", "none", "--migrate-us", "10");
 	BAD(p, "--migrate-us 10: threads pinned by --pin compact do not migrate", "run", "--topo",
 	    "2socket", "--lock", "mcs", "--migrate-us", "10");
+	BAD(p, "filelock: --migrate-us 10: processes pinned by --pin compact do not migrate",
+	    "filelock", "--topo", "2socket", "--migrate-us", "10");
 	BAD(p, "merge: --out: given twice", "merge", "--out", "a.csv", "--out", "b.csv", "s.csv");
 	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
 	BAD(p, "check: --topo: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");

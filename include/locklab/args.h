@@ -68,6 +68,10 @@ int ll_bad(const char *cmd, const char *fmt, ...);
  * so (tests/unit_cli.c checks the lists against both binaries' --help). */
 extern const char *const ll_sim_only_run[], *const ll_sim_only_filelock[];
 extern const char *const ll_native_only_filelock[];
+/* The same for commands: the other binary's name when `name` is a command
+ * of it alone, else NULL. */
+extern const char *const ll_sim_only_commands[], *const ll_native_only_commands[];
+const char *ll_other_binary_command(const char *name);
 
 /* The backend's own sub-commands, NULL-terminated. */
 extern const struct ll_command *const backend_commands[];

@@ -360,6 +360,7 @@ static void measure_class(struct cal *x, unsigned k, int a, int b)
 	void *block;
 	uint64_t *line;
 
+	x->c->s_by_eviction[k] = cpus[1] < 0;
 	progress(x, "measuring", k, a, b);
 	if (native_pin_self((unsigned)a)) {
 		x->failed = 1;

@@ -189,6 +189,10 @@ static void print_class(const struct calib *c, unsigned k)
 			print_cell(&c->cell[op][s][k]);
 		putchar('\n');
 	}
+	if (c->s_by_eviction[k])
+		printf("note: S here is the requester's copy evicted by a walk of its caches, not a "
+		       "third cpu's load (no third cpu in cpu %d's socket; docs/validate.md)\n",
+		       ref->cpu_b);
 	if (k == 0 && c->cell[CAL_LOAD][CAL_S][0].median < 2 * c->hit[CAL_LOAD].median + 2)
 		printf("note: load of S costs about a hit: the requester's copy survived\n");
 	s_above_memory(c, k);
@@ -341,8 +345,8 @@ static void clock_step_note(double ticks_per_ns)
 
 	if (step >= 2.0)
 		printf("note: the TSC advances in steps of %.1f ns here (a virtual machine's clock?): "
-		       "every figure is a multiple of it, and a spread of 0 says no more than that\n",
-		       step);
+		       "each sample is a whole number of steps, so figures less than a step apart are "
+		       "not told apart, and a spread of 0 says no more than that\n", step);
 }
 
 static int measure(struct cal_opts *o)

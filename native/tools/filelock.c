@@ -348,8 +348,9 @@ struct fl_result {
 
 static void table_heading(const struct fl_opts *o, enum fl_test t)
 {
-	printf("\n%s  procs=%u iterations=%llu pin=%s   (time per run, ms; variance in ms^2)\n", fl_test_names[t],
-	       o->procs, (unsigned long long)o->iterations, o->pin_text);
+	printf("\n%s  procs=%u iterations=%llu pin=%s on host %s (the rows' name for this machine)   "
+	       "(time per run, ms; variance in ms^2)\n", fl_test_names[t], o->procs,
+	       (unsigned long long)o->iterations, o->pin_text, backend_topo_name(NULL));
 	printf("%-*s %12s %12s %12s %12s %12s\n", FLW_LABEL_W, "", "mean", "variance", "sigma",
 	       "max", "min");
 }

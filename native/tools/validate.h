@@ -63,6 +63,9 @@ struct calib {
 	struct calib_cell mem[CALIB_MAX_NODES]; /* load of an uncached line, by node */
 	bool inval_measured;
 	double inval_per_sharer_ns;
+	/* S measured with no third PU in the owner's socket: the requester
+	 * evicted its own copy instead (calib_measure.c; not in the CSV) */
+	bool s_by_eviction[CALIB_MAX_CLASSES];
 };
 
 /* calib_text.c */

@@ -129,9 +129,9 @@ static void verdict(FILE *f, const struct xp_report *r)
 	else
 		fprintf(f, "%s takes %.0f%% of the handoff time", part_name(bp, buf, sizeof(buf)),
 			pct(best, r->handoff_ns));
-	if (r->fair_local_frac > 0 && r->local_frac > 1.5 * r->fair_local_frac)
-		fprintf(f, "; the lock stays inside one socket %.1fx as often as a fair lock would",
-			r->local_frac / r->fair_local_frac);
+	if (r->random_local_frac > 0 && r->local_frac > 1.5 * r->random_local_frac)
+		fprintf(f, "; the lock stays inside one socket %.1fx as often as a random next holder "
+			   "would", r->local_frac / r->random_local_frac);
 	if (r->starved)
 		fprintf(f, "; %u of %u threads never got it%s", r->starved, r->threads,
 			r->runs > 1 ? " (the most in one run)" : "");
@@ -216,8 +216,8 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 			r->gap_ns, pct(r->gap_ns, r->handoff_ns));
 	fputc('\n', f);
 	fprintf(f, "unfairness\n");
-	fprintf(f, "  handoffs inside one socket  %5.1f%%  (fair share %.1f%%%s)\n", 100 * r->local_frac,
-		100 * r->fair_local_frac, r->runs > 1 ? "; of all the runs' handoffs together" : "");
+	fprintf(f, "  handoffs inside one socket  %5.1f%%  (a random next holder's share %.1f%%%s)\n",
+		100 * r->local_frac, 100 * r->random_local_frac, r->runs > 1 ? "; of all the runs' handoffs together" : "");
 	if (r->longest_socket_run)
 		fprintf(f, "  longest run inside one socket  %llu handoffs (socket %u)\n",
 			(unsigned long long)r->longest_socket_run, r->longest_run_socket);
@@ -257,7 +257,7 @@ static void csv_real(FILE *f, const char *key, int prec, double v)
 
 static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
-	char buf[64];
+	char buf[64], more[1024];
 
 	fprintf(f, "what,value\n");
 	fprintf(f, "topo,%s\nlock,%s\nthreads,%u\nruns,%u\n", sim.topo.name, cfg->algos[0]->name,
@@ -272,7 +272,11 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 		fprintf(f, "ops,%llu\n", (unsigned long long)cfg->ops);
 	else
 		fprintf(f, "duration_ms,%llu\n", (unsigned long long)cfg->duration_ms);
-	fprintf(f, "throughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
+	/* what the table's second line says: the figures rest on it */
+	fprintf(f, "lock_home,%s\nsettings,", wl_lock_home_name(cfg->lock_home));
+	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..." */
+	output_csv_field(f, more[0] ? more + 2 : "");
+	fprintf(f, "\nthroughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
 		(unsigned long long)r->handoffs);
 	csv_real(f, "handoff_ns", 2, r->handoff_ns);
 	csv_real(f, "acquire_ns", 2, r->acquire_ns);
@@ -287,7 +291,7 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	csv_real(f, "uncovered_ns", 2, r->gap_ns);
 	fprintf(f, "workload_handoffs,%llu\n", (unsigned long long)r->wl_handoffs);
 	csv_real(f, "local_frac", 4, r->local_frac);
-	csv_real(f, "fair_local_frac", 4, r->fair_local_frac);
+	csv_real(f, "random_local_frac", 4, r->random_local_frac);
 	fprintf(f, "longest_socket_run,%llu\nacq_min,%llu\nacq_max,%llu\nacq_gap_in_run,%llu\n",
 		(unsigned long long)r->longest_socket_run, (unsigned long long)r->acq_min,
 		(unsigned long long)r->acq_max, (unsigned long long)r->acq_gap);

@@ -74,7 +74,7 @@ struct xp_report {
 	/* unfairness, over all runs */
 	uint64_t local_handoffs;
 	double local_frac;         /* handoffs inside one socket / all */
-	double fair_local_frac;    /* the same if the next holder were any other thread */
+	double random_local_frac;  /* the same if the next holder were any other thread */
 	uint64_t longest_socket_run;
 	unsigned longest_run_socket;
 	/* the figures of all runs together */

@@ -81,7 +81,7 @@ struct xp_state {
 	/* sums over the runs */
 	unsigned runs;
 	uint64_t handoffs, wl_handoffs, local;
-	double fair_sum;
+	double random_sum;
 	uint64_t handoff_ps, acquire_ps;
 	uint64_t parts_ps[XP_NSLOTS];
 	uint64_t longest;
@@ -295,7 +295,7 @@ static void section_start(struct xp_state *x, unsigned b, uint64_t d, uint64_t e
 	x->handoffs++;
 	x->handoff_ps += d - e;
 	x->acquire_ps += tb->acq > e ? tb->acq - e : 0;
-	x->fair_sum += x->n > 1 ? (double)x->t[a].socket_mates / (double)(x->n - 1) : 0;
+	x->random_sum += x->n > 1 ? (double)x->t[a].socket_mates / (double)(x->n - 1) : 0;
 	count_socket_run(x, (unsigned)a, b);
 }
 
@@ -608,7 +608,7 @@ void sim_explain_report(struct xp_report *rep)
 	rep->gap_ns = per((double)x->parts_ps[XP_GAP] / 1000, x->handoffs);
 	rep->local_handoffs = x->local;
 	rep->local_frac = per((double)x->local, x->handoffs);
-	rep->fair_local_frac = per(x->fair_sum, x->handoffs);
+	rep->random_local_frac = per(x->random_sum, x->handoffs);
 	rep->longest_socket_run = x->longest;
 	rep->longest_run_socket = x->longest_socket;
 	rep->acquisitions = x->acquisitions;
