@@ -80,6 +80,13 @@ def main():
     if decimals != {'jain': 9, 'handoff_local_frac': 9}:
         failures.append('the CSV gives jain and handoff_local_frac to %s decimals, not 9'
                         % decimals)
+    # the page's note says what the CSV holds (it once said four decimals
+    # and that a mean might differ in its last digit, after the CSV gave nine)
+    words = {4: 'four', 6: 'six', 9: 'nine'}
+    said = re.findall(r'Jain index and handoff share have (\w+) decimals', report_table.TABLE_NOTES)
+    if said != [words.get(decimals.get('jain'), '?')] or 'may differ' in report_table.TABLE_NOTES:
+        failures.append('the notes say the CSV\'s Jain and handoff share have %s decimals '
+                        '(it gives %s), or that a mean may differ' % (said, decimals))
     if len(table) != 9:
         failures.append('the table gave %d of 9 configurations: %s' % (len(table), table))
     for key, cell in sorted(table.items()):

@@ -320,6 +320,6 @@ TABLE_NOTES = (
     'their pCPUs, summed over the vCPUs and divided by the acquisitions). Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
-    'Jain index and handoff share have four decimals and throughput two: a mean may differ '
-    'from the terminal table\'s, computed before rounding, in its last digit.</p>')
+    'Jain index and handoff share have nine decimals and throughput two (in acquisitions a '
+    'second): finer than any cell shows, so a mean reads as the terminal table\'s.</p>')
 
