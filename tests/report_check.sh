@@ -233,6 +233,33 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+# The heading gives the runs and their length (duration_s): one length, or
+# the shortest and longest where a --ops run's differ.  The Command section
+# tells a JSON without the command from no JSON at all.
+grep -q '<p>sim on 2socket: ttas,mcs; threads 2,4; 8 runs of 1 ms</p>' "$page" ||
+	fail "the heading does not say 8 runs of 1 ms"
+grep -q 'the JSON does not record the command (give --command)' "$page" ||
+	fail "a page with a JSON without the command does not say so"
+grep -q "no JSON of this run (--json, or the CSV's path with .json): the command is not known" \
+	"$R/report-censored.html" || fail "a page without a JSON does not say there is none"
+must "$SIM" run --topo 2socket --lock ttas --threads 2,4 --runs 1 --ops 300 --csv "$TMP/ops.csv"
+must report --csv "$TMP/ops.csv" --out "$R" --name ops
+grep -q '; 2 runs of [0-9.]* us to [0-9.]* us</p>' "$R/report-ops.html" ||
+	fail "a --ops sweep's heading does not give its runs' shortest and longest length"
+
+# No chart: the hint is the plots.py command that draws them; for a native
+# CSV, its three charts, not a simulated machine's --topo (its topo column
+# names the host).
+grep -q 'python3 plots/plots.py --results [^ ]* --topo 2socket; it charts the sim-\*.csv' \
+	"$R/report-ops.html" || fail "the charts hint of a simulated sweep is not plots.py --topo"
+cp "$ROOT/tests/fixtures/plots/native-fixture.csv" "$TMP/native-fixture.csv"
+must report --csv "$TMP/native-fixture.csv" --out "$R" --name native
+grep -q "python3 plots/plots.py --results $TMP --only throughput,jain,waits)" \
+	"$R/report-native.html" || fail "the charts hint of a native sweep is not plots.py --only"
+if grep -q -- '--topo' "$R/report-native.html"; then
+	fail "the charts hint of a native sweep names a --topo"
+fi
+
 nimg=$(grep -o '<img ' "$page" | wc -l)
 [ "$nimg" -ge 7 ] || fail "$page has $nimg images, expected at least 7"
 
@@ -270,6 +297,11 @@ bad_input --csv "$TMP/other.csv"
 bad_input --csv "$R/sim-2socket.csv" --json "$TMP/broken.json"
 bad_input --csv "$R/sim-2socket.csv" --json "$TMP/none.json"
 bad_input --csv "$R/sim-2socket.csv" --graphs "$TMP/none"
+grep -q -- "--graphs $TMP/none: does not exist" "$TMP/err" ||
+	fail "a --graphs that does not exist is not said so: $(cat "$TMP/err")"
+bad_input --csv "$R/sim-2socket.csv" --out "$TMP/other.csv"
+grep -q -- "--out $TMP/other.csv: not a directory" "$TMP/err" ||
+	fail "an --out that is a file is not said to be no directory: $(cat "$TMP/err")"
 bad_input --csv "$R/sim-2socket.csv" --charts "$TMP/other.csv"
 bad_input --csv "$R/sim-2socket.csv" --threads-csv "$TMP/none.csv"
 bad_input --csv "$R/sim-2socket.csv" --name ../escape

@@ -29,6 +29,9 @@ Outputs, in --out (default: the CSV's directory):
   report-NAME.html  NAME is the CSV's name without .csv (--name)
   report.html       the index of every report-*.html there
 
+The page's heading names the backend, the machine, the locks, the thread
+counts and the runs with their length (the CSV's duration_s: one length, or
+the shortest and longest where they differ, as a --ops run's do).
 Images are referenced by a path relative to the page (an <img> per SVG, a
 link to the PNG), so a page moves together with its directory.  Each file
 is written to a temporary name and renamed.  The command comes from the
@@ -133,7 +136,8 @@ def read_json(path):
 
 def need_dir(path, opt):
     if not os.path.isdir(path):
-        raise BadInput('%s %s: not a directory' % (opt, path))
+        raise BadInput('%s %s: %s' % (opt, path, 'not a directory' if os.path.exists(path)
+                                      else 'does not exist'))
     return path
 
 
@@ -240,6 +244,32 @@ div.charts figure img { width: 100%; }
 """
 
 
+def duration_text(s):
+    """A run's length in seconds as the unit that keeps it short: 2 ms."""
+    for scale, unit in ((1.0, 's'), (1e-3, 'ms'), (1e-6, 'us')):
+        if s >= scale:
+            break
+    return '%.3g %s' % (s / scale, unit)
+
+
+def runs_text(rows):
+    """The runs and their length, from the CSV's duration_s: "8 runs of
+    2 ms", or the shortest and longest where they differ (a --ops or --vm
+    run's length is its own); "8 runs" when the CSV gives none."""
+    lengths = []
+    for r in rows:
+        try:
+            lengths.append(float(r.get('duration_s') or 'nan'))
+        except ValueError:
+            pass
+    lengths = [x for x in lengths if x > 0]
+    n = '%d run%s' % (len(rows), '' if len(rows) == 1 else 's')
+    if not lengths:
+        return n
+    lo, hi = duration_text(min(lengths)), duration_text(max(lengths))
+    return '%s of %s' % (n, lo) if lo == hi else '%s of %s to %s' % (n, lo, hi)
+
+
 def sweep_facts(rows, doc):
     env = (doc or {}).get('environment', {})
     topo = env.get('topology', {}).get('name') if isinstance(env.get('topology'), dict) else None
@@ -252,9 +282,9 @@ def sweep_facts(rows, doc):
 
 def page_html(a, rows, doc, thread_rows, charts, graphs):
     topo, locks, threads, backends = sweep_facts(rows, doc)
-    summary = '%s on %s: %s; threads %s; %d rows' % (
+    summary = '%s on %s: %s; threads %s; %s' % (
         '/'.join(backends) or '?', topo or '?', ','.join(locks),
-        ','.join(str(t) for t in threads), len(rows))
+        ','.join(str(t) for t in threads), runs_text(rows))
     csv_mtime = os.path.getmtime(a.csv)
 
     def stale(p):
@@ -273,7 +303,10 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
             if a.json else ''),
         '<h2>Command</h2>',
         '<pre>%s</pre>' % html.escape(cmd) if cmd else
-        '<p class="note">the JSON does not record the command (give --command).</p>',
+        '<p class="note">%s (give --command).</p>' % (
+            'the JSON does not record the command' if doc is not None else
+            'no JSON of this run (--json, or the CSV\'s path with .json): the command is '
+            'not known'),
         '<h2>Environment</h2>', env_html(doc),
         '<h2>Results per lock</h2>', tables_html(rows, thread_rows), TABLE_NOTES,
         '<h2>Charts</h2>']
@@ -281,8 +314,8 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
         parts += ['<div class="charts">'] + [figure_html(CHART_TITLES[k], svg, png, a.out, stale)
                                              for k, svg, png in charts] + ['</div>']
     else:
-        parts.append('<p class="note">no chart of this sweep in %s (python3 plots/plots.py '
-                     '--results DIR --topo %s).</p>' % (html.escape(a.charts), html.escape(topo)))
+        parts.append('<p class="note">no chart of this sweep in %s (%s).</p>'
+                     % (html.escape(a.charts), html.escape(charts_hint(a, topo, backends))))
     parts.append('<h2>Contention graphs</h2>')
     if graphs:
         parts += [figure_html('%s, %d threads: %s graph (from the run that wrote it, scons graphs '
@@ -294,6 +327,25 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
                      '--graphs DIR).</p>' % html.escape(a.graphs))
     parts.append('</body></html>\n')
     return '\n'.join(parts)
+
+
+def charts_hint(a, topo, backends):
+    """The plots.py command that draws this sweep's charts where the page
+    looks for them.  plots.py charts every sim-*.csv and native-*.csv of
+    --results; a native CSV gets throughput, jain and waits (traffic,
+    acquisitions and crossover are the simulator's), named by the file
+    (KIND-native-HOST...), while --topo names a simulated machine, of the
+    acquisitions and crossover sweeps."""
+    here = os.path.dirname(a.csv) or '.'
+    cmd = 'python3 plots/plots.py --results %s' % here
+    if os.path.abspath(a.charts) != os.path.abspath(here):
+        cmd += ' --out %s' % a.charts
+    native = backends == ['native']
+    cmd += ' --only throughput,jain,waits' if native else ' --topo %s' % (topo or 'NAME')
+    base = os.path.basename(a.csv)
+    if not base.startswith('native-' if native else 'sim-'):
+        cmd += '; it charts the %s-*.csv files there only' % ('native' if native else 'sim')
+    return cmd
 
 
 # ------------------------------------------------------------ index
