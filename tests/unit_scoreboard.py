@@ -177,6 +177,8 @@ def test_malformed(tmp):
     for args, what in (((), 'no entries'), (('--only', ','), 'no entry named'),
                        (('--list', '--list'), 'given twice'), (('--jobs', '0'), '--jobs'),
                        (('--seeds', '0'), '--seeds'), (('--seeds', 'x'), '--seeds'),
+                       (('--only', '--no-chart'), '--only: needs a value'),
+                       (('--results', '--no-chart'), '--results: needs a value'),
                        (('--results', os.path.join(tmp, 'no', 'such')), 'parent directory'),
                        (('--results', os.path.join(ROOT, 'README.md')), 'not a directory')):
         p = tool(d if what == 'no entries' else os.path.join(ROOT, 'scoreboard'), *args)
@@ -188,6 +190,16 @@ def test_malformed(tmp):
     check('an id in two files: one line, status 2',
           p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and
           'given twice' in p.stderr, p.stderr)
+
+
+def test_help():
+    """--help says what is refused and what is written: the range of
+    --seeds, and the files of --only and --append given together."""
+    p = tool(os.path.join(ROOT, 'scoreboard'), '--help')
+    flat = ' '.join(p.stdout.split())
+    check('--help: the range of --seeds', 'N from 1 to %d' % sb.MAX_SEEDS in flat, p.stdout)
+    check('--help: --only with --append writes scoreboard-only-append.*',
+          'with both scoreboard-only-append.*' in flat, p.stdout)
 
 
 def test_rules():
@@ -604,6 +616,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='unit_scoreboard.') as tmp:
         test_good(tmp)
         test_malformed(tmp)
+        test_help()
         test_rules()
         test_band()
         test_error_text()

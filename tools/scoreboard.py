@@ -15,11 +15,13 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
   --bin       the directory of locklab-sim (default bin/)
   --results   where scoreboard.csv and the chart go (default results/; made
               if missing, its parent must exist; with --only or --append the
-              files are scoreboard-only.* or scoreboard-append.*)
+              files are scoreboard-only.* or scoreboard-append.*, with both
+              scoreboard-only-append.*)
   --jobs      commands run at once (default: the number of CPUs)
-  --seeds N   run every command with the seeds 1 .. N as well (default 1):
-              the board is still seed 1's, and a column says with how many
-              of the N seeds each entry passes (how robust its pass or fail is)
+  --seeds N   run every command with the seeds 1 .. N as well (N from 1 to
+              20; default 1): the board is still seed 1's, and a column says
+              with how many of the N seeds each entry passes (how robust its
+              pass or fail is)
   --append    options added to the end of every baseline and variant command
               ('--idle-states off'): what the board would be with them; not the
               board, so its files are scoreboard-append.* and every line printed
@@ -240,8 +242,11 @@ def parse_args(argv):
         elif a == '--no-chart':
             opts['chart'] = False
         elif a in ('--only', '--board', '--bin', '--results', '--jobs', '--seeds', '--append'):
-            if i + 1 >= len(argv):
-                usage_error('%s needs a value' % a)
+            # an option where the value should be (`--only --no-chart`) is
+            # not a value: --append's alone are options
+            if i + 1 >= len(argv) or (a != '--append' and argv[i + 1].startswith('--')):
+                usage_error('%s: needs a value%s' % (a, '' if i + 1 >= len(argv) else
+                            ' (the next argument, %s, is an option)' % argv[i + 1]))
             i += 1
             opts[a[2:]] = argv[i]
         elif a in ('-h', '--help'):
