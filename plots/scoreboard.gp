@@ -51,13 +51,24 @@ set xtics ("wrong sign\nor order" wrong, "-4\n1/16\n-60%%" -4, "-3" -3, "-2\n1/4
            "-1\n1/2\n-15%%" -1, "0" 0, "1\nx2\n+15%%" 1, "2\nx4\n+30%%" 2, "3" 3, "4\nx16\n+60%%" 4)
 set ytics scale 0 font ",9"
 set grid xtics
-set key outside top center horizontal
-set bmargin 8
+# the legend at the foot of the canvas, under the axis label, where
+# neither the title nor a row can meet it: the bottom margin (bottom_px,
+# fixed, as gnuplot does not count the ticks' three lines) holds the ticks,
+# the label and the legend's two rows
+bottom_px = 150
 set object 1 rect from -1, graph 0 to 1, graph 1 fc rgb "#d9f0d3" fs solid 1.0 noborder behind
 set arrow 1 from -lim - 0.65, graph 0 to -lim - 0.65, graph 1 nohead lt 0 lc rgb "#808080"
 
+# The height: the title's lines (the caption's and its own) and the space
+# below the axis, then 16 px an entry, but never less than 180 px of rows,
+# so that one or two entries still read as rows of a chart, apart.
+lines = 1 + (count ne '' ? 1 : 0)
+do for [i = 1 : strlen(count)] { if (count[i:i] eq "\n") { lines = lines + 1 } }
+rows_px = 16 * (n + 1) < 180 ? 180 : 16 * (n + 1)
 do for [fmt in "png svg"] {
-	h = 170 + 16 * n
+	h = 60 + 16 * lines + rows_px + bottom_px
+	set bmargin at screen 1.0 * bottom_px / h
+	set key at screen 0.5, screen 6.0 / h center bottom horizontal maxrows 2 width 2
 	if (fmt eq "png") {
 		set terminal pngcairo size 1100, h font ",10" noenhanced
 	} else {

@@ -408,6 +408,33 @@ def test_shared_command(tmp, bindir):
           rows[0]['baseline'] == rows[1]['baseline'] != '', str(rows))
     check('the chart is drawn', all(os.path.getsize(os.path.join(res, 'scoreboard.' + x)) > 0
                                     for x in ('png', 'svg')), str(os.listdir(res)))
+    check_chart_layout(os.path.join(res, 'scoreboard.svg'))
+
+
+def check_chart_layout(svg):
+    """A chart of two entries reads: its pass band (the plot's height) is
+    tall, its row labels apart, the title and caption above the plot and
+    the legend at the foot, under the axis label, where neither can meet it
+    (it once stood over the title, the two labels overlapped and the band
+    was 6 px tall)."""
+    with open(svg) as f:
+        text = f.read()
+    at = re.findall(r'<g transform="translate\(([-\d.]+),([-\d.]+)\)"[^>]*>\s*<text>([^<]*)</text>',
+                    text)
+    y = {t: float(ty) for _, ty, t in at}
+    band = re.search(r"fill = 'rgb\(217, 240, 211\)' points = '([^']*)'", text)
+    ys = [float(pt.split(',')[1]) for pt in band.group(1).split()] if band else [0.0]
+    top, bottom = min(ys), max(ys)
+    rows = [y.get(t, 0.0) for t in ('002-a', '002-b')]
+    heads = [y[t] for t in y if t.startswith('locklab scoreboard') or ' of 2 pass' in t]
+    xlabel = [y[t] for t in y if t.startswith('log2(simulated')]
+    detail = 'band %.0f..%.0f, rows %s, title %s, xlabel %s, legend %s' % (
+        top, bottom, rows, heads, xlabel, y.get('passes'))
+    check('chart of 2 entries: a band 150 px tall or more, rows 40 px apart',
+          bottom - top >= 150 and abs(rows[0] - rows[1]) >= 40, detail)
+    check('chart of 2 entries: title and count above the plot, the legend under the axis label',
+          len(heads) == 2 and max(heads) < top and len(xlabel) == 1 and
+          bottom < xlabel[0] < y.get('passes', 0.0), detail)
 
 
 def test_error_text():
