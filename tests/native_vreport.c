@@ -160,6 +160,7 @@ static void test_report_bad_input(void **state)
 	char *unknown[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"), "--what" };
 	char *swapped[] = { "--native", tl_path("bs.csv"), "--sim", tl_path("bn.csv") };
 	char *twice[] = { "--native", tl_path("twice.csv"), "--sim", tl_path("s.csv") };
+	char *same[] = { "--native", tl_path("n.csv"), "--sim", tl_path("./n.csv") };
 
 	(void)state;
 	tl_spit(tl_path("n.csv"), native_csv);
@@ -182,6 +183,8 @@ static void test_report_bad_input(void **state)
 	tl_spit(tl_path("bs.csv"), "backend,lock,threads,throughput_per_s,jain,topo\n"
 				"sim,tas,1,5,1,4socket\n");
 	REPORT_SAYS(2, swapped, "bs.csv:2: a row of backend 'sim' given as the native results");
+	/* one file as both sides: said so, not taken for a swap */
+	REPORT_SAYS(2, same, "n.csv: the same file given twice");
 	/* a failed run's row (empty figures, a quoted failure with a comma)
 	 * is left out and said; a file of failed runs only is refused */
 	tl_spit(tl_path("sf.csv"), "lock,threads,throughput_per_s,jain,topo,failure\n"

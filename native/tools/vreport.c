@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_sort.h>
@@ -445,6 +446,14 @@ static int vr_check_outputs(const struct vr_opts *o)
 	return outfile_check_all(name, path, 2, 4, err, sizeof(err)) ? vr_bad("%s", err) : 0;
 }
 
+/* Whether two paths name one file (a link or another spelling of it). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* 0, 1 after --help, or 2 after one line on stderr. */
 static int vr_parse(int argc, char **argv, struct vr_opts *o)
 {
@@ -477,6 +486,9 @@ static int vr_parse(int argc, char **argv, struct vr_opts *o)
 		return vr_bad("%s", err);
 	if (!o->native || !o->sim)
 		return vr_bad("--native FILE and --sim FILE are both needed");
+	if (same_file(o->native, o->sim))
+		return vr_bad("--native %s and --sim %s: the same file given twice (one sweep of "
+			      "each backend is compared)", o->native, o->sim);
 	if (o->quiet && !o->csv && !o->report)
 		return vr_bad("--quiet: with no --csv or --report the command would show nothing");
 	return vr_check_outputs(o);
