@@ -66,11 +66,13 @@ static int parse_num(const char *opt, const char *val, uint64_t lo, uint64_t hi,
 {
 	const char *unit = unit_of(opt);
 
-	if (cli_parse_u64(val, out) && (!*val || strspn(val, "0123456789") != strlen(val)))
-		return *unit ? cli_fail(err, len, "%s: '%s' is not a whole number of %s", opt, val,
-					unit)
-			     : cli_fail(err, len, "%s: '%s' is not a non-negative integer", opt, val);
-	if (cli_parse_u64(val, out) || *out < lo || *out > hi)
+	bool negative = val[0] == '-' && val[1] && strspn(val + 1, "0123456789") == strlen(val + 1);
+
+	if (!negative && cli_parse_u64(val, out) &&
+	    (!*val || strspn(val, "0123456789") != strlen(val)))
+		return cli_fail(err, len, "%s: '%s' is not a whole number%s%s", opt, val,
+				*unit ? " of " : "", unit);
+	if (negative || cli_parse_u64(val, out) || *out < lo || *out > hi)
 		return cli_fail(err, len, "%s: %s is out of range (%llu..%llu%s%s)", opt, val,
 			    (unsigned long long)lo, (unsigned long long)hi, *unit ? " " : "", unit);
 	return 0;

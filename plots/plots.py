@@ -69,7 +69,7 @@ from plots_charts import (acquisitions_chart, crossover_chart, series_charts,  #
                           traffic_chart)
 from plots_data import RUN_COLUMNS, RUN_SUFFIX, json_env, read_csv  # noqa: E402
 from plots_sweeps import (cached_sweep, crossover_argvs, make_crossover_csv,  # noqa: E402
-                          make_threads_csv, sweep_locks, threads_argv)
+                          make_threads_csv, sweep_locks, threads_argv, topology_cpus)
 # more names of those modules, as tests/plots_check.sh reads them
 from plots_charts import thread_rows  # noqa: E402,F401
 from plots_colours import (LOCK_COLOURS, LOCK_MARKERS, NEAR_COLOURS,  # noqa: E402,F401
@@ -200,7 +200,10 @@ def sweep_charts(a, outdir, tmp):
     locks = sweep_locks(binary, a.lock_list) if binary else []
     if 'acquisitions' in a.only:
         path = os.path.join(a.results, 'threads-sim-%s.csv' % topo)
-        argv = threads_argv(binary, a.topo, locks, a.thread_count or 32, path) if binary else []
+        # --threads, or 32 threads where the machine has as many, else all it has
+        cpus = topology_cpus(binary, a.topo) if binary and not a.thread_count else None
+        count = a.thread_count or min(32, cpus or 32)
+        argv = threads_argv(binary, a.topo, locks, count, path) if binary else []
         if cached_sweep(path, binary, a.topo, [argv], lambda: make_threads_csv(argv, path)):
             rows = read_csv(path, ('lock', 'threads', 'tid', 'acquisitions'))
             ok &= rows is not None and acquisitions_chart(topo, rows, outdir, tmp,

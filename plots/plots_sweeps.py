@@ -112,20 +112,25 @@ def make_threads_csv(argv, path):
     return True
 
 
-def topology_cores(binary, topo):
-    """The cores of topo, from ccbench's first line ("... 16 cores, ..."); None
-    if it cannot say."""
+def topology_cpus(binary, topo):
+    """The threads topo can run, one a core or a hardware thread, from
+    ccbench's first line ("... 16 cores, ..." or "... 48 hardware threads
+    (24 cores x 2), ..."); None if it cannot say."""
     p = subprocess.run([binary, 'ccbench', '--topo', topo], stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, universal_newlines=True)
-    m = re.search(r': (\d+) cores,', p.stdout)
+    m = re.search(r': (\d+) (?:cores|hardware threads)\b', p.stdout)
     return int(m.group(1)) if p.returncode == 0 and m else None
+
+
+def counts_that_fit(counts, cpus):
+    """The thread counts a machine of cpus can run (all, if cpus is None)."""
+    return [t for t in counts if cpus is None or t <= cpus]
 
 
 def crossover_argvs(binary, topo, locks):
     """The sweep's thread counts, those the machine has cores for (2socket's
     16 stop at 16)."""
-    cores = topology_cores(binary, topo)
-    threads = [t for t in SWEEP_THREADS if cores is None or t <= cores]
+    threads = counts_that_fit(SWEEP_THREADS, topology_cpus(binary, topo))
     return [[binary, 'run', '--topo', topo, '--lock', ','.join(locks), '--threads',
              ','.join(str(t) for t in threads), '--cs', str(cs), '--runs', '1',
              '--duration', SWEEP_DURATION_MS, '--format', 'csv', '--csv', 'crossover-cs%d.csv' % cs]

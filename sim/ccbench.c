@@ -159,15 +159,16 @@ static double cc_print_table(const struct cc_bench *b)
 	double maxerr = 0;
 	char cpus[96], assumed[sizeof(t->assumed) * 2]; /* ", " for " " */
 
-	printf("ccbench on %s: %s, %u sockets; requester core %u; latency in %s", t->name,
-	       topo_cpus_text(t, t->ncores, cpus, sizeof(cpus)), t->nsockets, b->req,
-	       in_cycles() ? "cycles" : "ns");
+	printf("ccbench on %s: %s, %u socket%s; requester core %u; latency in %s", t->name,
+	       topo_cpus_text(t, t->ncores, cpus, sizeof(cpus)), t->nsockets,
+	       t->nsockets == 1 ? "" : "s", b->req, in_cycles() ? "cycles" : "ns");
 	if (in_cycles())
 		printf(" (%.2f GHz)", t->freq_ghz);
 	/* a "socket" is the file's zone, a NUMA node: on some machines a die */
 	if (t->description[0])
-		printf("\nthe machine: %s; a socket here is one of its %u zones (NUMA nodes)",
-		       t->description, t->nsockets);
+		printf("\nthe machine: %s; a socket here is %s %u zone%s (NUMA node%s)",
+		       t->description, t->nsockets == 1 ? "its" : "one of its", t->nsockets,
+		       t->nsockets == 1 ? "" : "s", t->nsockets == 1 ? "" : "s");
 	if (sim_assumed_list(NULL, ", ", "", assumed, sizeof(assumed)))
 		printf("\nassumed in %s (no source; topologies/README.md says why): %s", t->name, assumed);
 	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"
@@ -217,7 +218,7 @@ static double cc_print_csv(const struct cc_bench *b)
 	const struct topo *t = &sim.topo;
 	double maxerr = 0;
 
-	printf("topo,op,state,class,measured,expected,unit,error_pct\n");
+	printf("topo,op,state,class,simulated,described,unit,error_pct\n");
 	for (unsigned op = 0; op < CC_NOPS; op++)
 		for (unsigned st = 0; st < TOPO_NSTATES; st++)
 			for (unsigned c = 0; c < t->nclasses; c++) {

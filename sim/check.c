@@ -17,16 +17,42 @@
 #include "sim.h"
 #include "storebuf.h"
 
-#define CHECK_THREADS 4
+/*
+ * Each seed runs the lock in two placements.  Four threads on one socket
+ * (--pin compact) hand the lock over fast, inside a few store delays: the
+ * placement that catches a release reordered past the data it protects.
+ * Six threads spread over the sockets round-robin (--pin scatter): on two
+ * or more sockets some share one and some do not, so a NUMA-aware lock
+ * takes its paths inside a socket and across (cohort's global lock, cna's
+ * queue of other-socket waiters).  Either has fewer threads where the
+ * machine has fewer cpus.
+ */
+static const struct check_placement {
+	unsigned threads;
+	enum pin_policy pin;
+	const char *name;
+} placements[] = {
+	{ 4, PIN_COMPACT, "compact" },
+	{ 6, PIN_SCATTER, "scatter" },
+};
+#define NPLACEMENTS (sizeof(placements) / sizeof(placements[0]))
 #define CHECK_OPS 40
 #define CHECK_SEEDS 20
 #define CHECK_SEEDS_MAX 100000ull
 #define CHECK_DELAY_PS 2000000ull /* up to 2 us before a store may drain */
 
-static void check_config(struct wl_config *c, const struct lock_algo *a, uint64_t seed)
+static unsigned check_threads(const struct check_placement *p)
+{
+	return sim.topo.ncores < p->threads ? sim.topo.ncores : p->threads;
+}
+
+static void check_config(struct wl_config *c, const struct lock_algo *a,
+			 const struct check_placement *p, uint64_t seed)
 {
 	wl_config_defaults(c);
-	wl_config_only(c, a, CHECK_THREADS);
+	wl_config_only(c, a, check_threads(p));
+	c->pin = p->pin;
+	c->pin_text = p->name;
 	c->cs_ns = 20;
 	c->ncs_ns = 50;
 	c->ncs_exp = true;
@@ -38,24 +64,25 @@ static void check_config(struct wl_config *c, const struct lock_algo *a, uint64_
 	c->count_opt = "check's thread count"; /* it has no --threads to name */
 }
 
-int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t seed, char *why,
-		  size_t len)
+/* One run of seed in placement p: 0, 1 (a violation, said in why) or -1. */
+static int check_placed(const struct lock_algo *a, enum topo_memory_model m,
+			const struct check_placement *p, uint64_t seed, char *why, size_t len)
 {
 	static struct wl_config c;
 	struct wl_run run;
 	struct run_counters cnt;
 	int rc;
 
-	check_config(&c, a, seed);
+	check_config(&c, a, p, seed);
 	if (backend_check(&c, why, len))
 		return -1;
 	memset(&run, 0, sizeof(run));
 	memset(&cnt, 0, sizeof(cnt));
 	run.cfg = &c;
 	run.algo = a;
-	run.nthreads = CHECK_THREADS;
+	run.nthreads = check_threads(p);
 	run.seed = run_seed(seed, 0);
-	run.threads = calloc(CHECK_THREADS, sizeof(*run.threads));
+	run.threads = calloc(run.nthreads, sizeof(*run.threads));
 	if (!run.threads) {
 		snprintf(why, len, "out of memory");
 		return -1;
@@ -66,10 +93,41 @@ int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t 
 	sb_set_adversary(0, 0);
 	sb_set_model(-1);
 	if (rc)
-		snprintf(why, len, "%s", run.failure[0] ? run.failure : "run failed");
+		snprintf(why, len, "%u threads, --pin %s: %s", run.nthreads, p->name,
+			 run.failure[0] ? run.failure : "run failed");
 	wl_teardown(&run);
 	free(run.threads);
 	return rc ? 1 : 0;
+}
+
+int sim_check_one(const struct lock_algo *a, enum topo_memory_model m, uint64_t seed, char *why,
+		  size_t len)
+{
+	for (size_t i = 0; i < NPLACEMENTS; i++) {
+		int rc = check_placed(a, m, &placements[i], seed, why, len);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The placements, as the first line says them. */
+static void say_placements(void)
+{
+	printf("check on %s (%u socket%s): each seed runs", sim.topo.name, sim.topo.nsockets,
+	       sim.topo.nsockets == 1 ? "" : "s");
+	for (size_t i = 0; i < NPLACEMENTS; i++) {
+		const struct check_placement *p = &placements[i];
+
+		printf("%s %u threads --pin %s%s", i ? " and" : "", check_threads(p), p->name,
+		       p->pin == PIN_COMPACT ? " (on one socket where it has the cpus)"
+		       : sim.topo.nsockets > 1 && check_threads(p) > sim.topo.nsockets
+			       ? " (handoffs inside sockets and across them)"
+			       : "");
+	}
+	printf(", %u acquisitions a thread; every store held up to %llu us before it drains\n",
+	       CHECK_OPS, CHECK_DELAY_PS / 1000000ull);
 }
 
 struct check_opts {
@@ -159,7 +217,8 @@ static unsigned check_lock(const struct lock_algo *a, enum topo_memory_model m,
 	if (o->one_seed)
 		printf("ok %s %s (seed %llu)\n", a->name, sb_model_name(m), (unsigned long long)first);
 	else
-		printf("ok %s %s (%llu seeds)\n", a->name, sb_model_name(m), (unsigned long long)n);
+		printf("ok %s %s (%llu seed%s)\n", a->name, sb_model_name(m), (unsigned long long)n,
+		       n == 1 ? "" : "s");
 	return 0;
 }
 
@@ -180,6 +239,7 @@ static int sim_check(int argc, char **argv)
 		return ll_bad("check", "--lock: no lock '%s'", o.lock);
 	if (sim_load_topo(sim_topo_of(NULL), err, sizeof(err)))
 		return ll_bad("check", "%s", err);
+	say_placements();
 	for (size_t i = 0; i < lock_catalogue_size(); i++) {
 		const struct lock_algo *a = lock_catalogue_get(i);
 

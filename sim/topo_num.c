@@ -68,6 +68,8 @@ int topo_decimal(struct topo_ctx *x, const char *what, const char *s, double *ou
 	size_t len;
 	double d = leading_decimal(s, &len);
 
+	if (!len && decimal_span(s) && !s[decimal_span(s)])
+		return topo_fail(x, "%s: '%s' is out of range", what, s);
 	if (!len || s[len])
 		return topo_fail(x, "%s: '%s' is not a number", what, s);
 	*out = d;

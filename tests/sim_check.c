@@ -182,7 +182,8 @@ static void pso_breaks_the_relaxed_release(void **state)
 	assert_int_equal(first_violation(&counted_algo, TOPO_MM_PSO), 0);
 }
 
-/* The command line: a catalogue lock passes; a bad option is refused. */
+/* The command line: a catalogue lock passes, its placements said; a bad
+ * option is refused. */
 static void check_command_passes_ticket(void **state)
 {
 	const char *ok[] = { "check", "--lock", "ticket", "--seeds", "3", NULL };
@@ -194,6 +195,10 @@ static void check_command_passes_ticket(void **state)
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", ok), 0);
 	assert_non_null(strstr(p.out, "ok ticket tso (3 seeds)"));
 	assert_non_null(strstr(p.out, "ok ticket pso (3 seeds)"));
+	/* where the threads were: one socket, and across the machine's four */
+	assert_non_null(strstr(p.out, "check on 4socket (4 sockets): each seed runs 4 threads --pin "
+				      "compact (on one socket where it has the cpus) and 6 threads "
+				      "--pin scatter (handoffs inside sockets and across them)"));
 	tl_proc_free(&p);
 	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", one), 0);
 	assert_non_null(strstr(p.out, "ok ticket tso (seed 5)\n")); /* the one replayed */

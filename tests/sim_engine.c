@@ -601,7 +601,7 @@ static void expect_ccbench(const char *topo)
 	assert_non_null(strstr(p.out, "\nassumed in "));
 	tl_proc_free(&p);
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim ccbench --topo %s --format csv", bindir, topo), 0);
-	assert_non_null(strstr(p.out, "topo,op,state,class,measured,expected,unit,error_pct\n"));
+	assert_non_null(strstr(p.out, "topo,op,state,class,simulated,described,unit,error_pct\n"));
 	tl_proc_free(&p);
 }
 

@@ -420,6 +420,7 @@ static const struct {
 	{ "\"81 119\"", "\"81 1000000001\"", "is longer than 1 s" },
 	{ "\"81 119\"", "\"0x12 119\"", "lat.load.I: '0x12' is not a number" },
 	{ "\"81 119\"", "\"81 inf\"", "lat.load.I: 'inf' is not a number" },
+	{ "\"81 119\"", "\"81 1e400\"", "lat.load.I: '1e400' is out of range" },
 	{ "id=\"hit.load\" value=\"1.4\"", "id=\"hit.load\" value=\"0.0001\"", "hit.load: 0.0001 ns rounds to 0 ps" },
 	{ "latency=\"40ns\"", "latency=\"2s\"", "<link id=\"upi01\"> latency: 2s is longer than 1 s" },
 	{ "latency=\"40ns\"", "latency=\"0.1ps\"", "0.1ps rounds to 0 ps" },

@@ -93,7 +93,8 @@ static void bad_input_native(void **state)
 	const char *p = "locklab-native";
 
 	BAD(p, "unknown lock 'nosuchlock'", "run", "--lock", "nosuchlock");
-	BAD(p, "--duration", "run", "--lock", "ticket", "--duration", "-5");
+	BAD(p, "--duration: -5 is out of range (1..", "run", "--lock", "ticket", "--duration", "-5");
+	BAD(p, "--threads: 'abc' is not a whole number", "run", "--lock", "ticket", "--threads", "abc");
 	BAD(p, "--duration: 'abc' is not a whole number of milliseconds", "run", "--lock", "ticket",
 	    "--duration", "abc");
 	BAD(p, "unknown lock 'tiket'; did you mean ticket?", "run", "--lock", "tiket");

@@ -168,6 +168,19 @@ def scons_refuses_unknown_variables():
           'scons sim TOPO=: %d, %r' % (p.returncode, p.stderr))
 
 
+def sim_threads_fit_the_machine(binary):
+    """`scons sim` without THREADS= runs the counts of 1..32 the machine has
+    cpus for (cores, or hardware threads with SMT), as plots' own sweeps do:
+    2socket's 16 cores stop at 16, where --threads 32 was refused."""
+    sys.path.insert(0, os.path.join(ROOT, 'plots'))
+    from plots_sweeps import counts_that_fit, topology_cpus
+    cpus = {t: topology_cpus(binary, t) for t in ('1socket', '2socket', 'e5-4610-ht')}
+    check(cpus == {'1socket': 8, '2socket': 16, 'e5-4610-ht': 48}, 'topology cpus: %r' % cpus)
+    check(topology_cpus(binary, 'nosuchmachine') is None, 'an unknown topology has no cpus')
+    fit = counts_that_fit([1, 2, 4, 8, 16, 32], cpus['2socket'])
+    check(fit == [1, 2, 4, 8, 16], '2socket runs %r' % fit)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__)
@@ -182,6 +195,7 @@ def main(argv):
         command_is_found(res)
     bad_arguments_one_line()
     scons_refuses_unknown_variables()
+    sim_threads_fit_the_machine(binary)
     print('unit_results: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'all passed'))
     return 1 if failures else 0
 
