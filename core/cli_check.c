@@ -146,6 +146,10 @@ int cli_check_meaning(const struct cli_opts *o, bool read_pct_given, bool cs_lin
 	if (read_pct_given && !rwlock)
 		return cli_fail(err, len, "--read-pct: no rwlock among the locks (it is the share of "
 			    "an rwlock's acquisitions that read)");
+	if (o->threads_csv && o->nshards > 1) /* merge joins run's CSVs by their PATH.order */
+		return cli_fail(err, len, "--threads-csv with --shard %u/%u: merge joins the shards' "
+			    "run CSVs, not their per-thread ones; run the configurations you want "
+			    "per thread without --shard", o->shard, o->nshards);
 	if ((uint64_t)c->locks * c->cs_lines > WL_MAX_DATA_LINES)
 		return cli_fail(err, len, "--locks %u --cs-lines %u: %llu lines of protected data "
 			    "(%.4f GiB); at most %u lines (1 GiB) in all", c->locks, c->cs_lines,

@@ -172,7 +172,11 @@ static int read_order(struct shard *sh)
 				      "(edited?)", sh->path, i + 1, lock, threads, run, path);
 		}
 	}
-	ok = ok && sh->order && fscanf(f, "%31s", magic) == EOF;
+	if (ok && sh->order && fscanf(f, "%31s", magic) != EOF) { /* more rows than the CSV */
+		fclose(f);
+		return ll_bad("merge", "%s: %zu rows, fewer than %s lists (a CSV cut short, or "
+			      "another run's)", sh->path, sh->nrows, path);
+	}
 	fclose(f);
 	if (!ok)
 		return ll_bad("merge", "%s: not the order of %s's %zu rows (as run --shard of this "

@@ -429,6 +429,19 @@ static int write_order(const char *csv, const struct sweep_sink *s)
 	return write_one(path, order_of, (const void *)s);
 }
 
+/* PATH.order of a CSV now written whole, unsharded: removed if there is
+ * one, so that merge cannot take the new rows for the old shard's. */
+static void drop_order(const char *csv)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s.order", csv);
+	if (unlink(path) && errno != ENOENT)
+		fprintf(stderr, "locklab-%s: warning: %s describes an earlier shard, not the rows "
+				"just written, and cannot be removed: %s\n", backend_name, path,
+			strerror(errno));
+}
+
 static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
 {
 	const struct output_set *out = &s->out;
@@ -440,6 +453,8 @@ static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
 
 		if (!e && o->nshards)
 			e = write_order(sf->csv[i], s);
+		else if (!e) /* a shard's order left beside it describes it no more */
+			drop_order(sf->csv[i]);
 
 		journal_close(&sf->j[i], !e);
 		if (e)

@@ -343,6 +343,22 @@ static void merge_refuses_what_does_not_fit(void **state)
 			       "clh,9,/' shard-1.csv > edit-1.csv && cp shard-1.csv.order "
 			       "edit-1.csv.order", tl_tmpdir()), 0);
 	refused(merge, "--out m.csv shard-0.csv edit-1.csv shard-2.csv");
+	/* a shard cut short: the CSV is named as short, not its order */
+	{
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(NULL, "cd '%s' && head -n -1 shard-1.csv > short-1.csv && "
+				       "cp shard-1.csv.order short-1.csv.order", tl_tmpdir()), 0);
+		assert_int_equal(tl_sh(&p, "cd '%s' && '%s/locklab-sim' merge --out m.csv shard-0.csv "
+					   "short-1.csv shard-2.csv", tl_tmpdir(), bindir), 2);
+		assert_non_null(strstr(p.err, "short-1.csv: "));
+		assert_non_null(strstr(p.err, " rows, fewer than "));
+		tl_proc_free(&p);
+	}
+	/* a shard's CSV written again without --shard loses its order */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && cp shard-1.csv re.csv && cp shard-1.csv.order "
+			       "re.csv.order && '%s/locklab-sim' run " SWEEP " --csv re.csv >/dev/null "
+			       "&& test ! -e re.csv.order", tl_tmpdir(), bindir), 0);
 }
 
 static void write_file(const char *name, const char *text)

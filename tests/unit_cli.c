@@ -199,6 +199,8 @@ static void bad_input_sim(void **state)
 	BAD(p, "filelock: --migrate-us 10: processes pinned by --pin compact do not migrate",
 	    "filelock", "--topo", "2socket", "--migrate-us", "10");
 	BAD(p, "merge: --out: given twice", "merge", "--out", "a.csv", "--out", "b.csv", "s.csv");
+	BAD(p, "--threads-csv with --shard 0/2: merge joins the shards' run CSVs", "run", "--topo",
+	    "2socket", "--lock", "mcs", "--shard", "0/2", "--threads-csv", "t.csv");
 	BAD(p, "check: --lock: no lock 'nosuch'", "check", "--lock", "nosuch");
 	BAD(p, "check: --topo: unknown topology 'nosuchmachine'", "check", "--topo", "nosuchmachine");
 	BAD(p, "check: --lock: one lock ('ttas,mcs' is a list", "check", "--lock", "ttas,mcs");
