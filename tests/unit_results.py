@@ -10,7 +10,9 @@ exit status 2.
 usage: unit_results.py BIN  (the directory holding locklab-sim)
 """
 
+import contextlib
 import csv
+import io
 import os
 import shutil
 import signal
@@ -117,6 +119,31 @@ def signal_to_the_recorder(binary, res):
           'recorder interrupted: %s' % last)
 
 
+def killed_rows_are_found(binary, res):
+    """A sweep killed before it recorded anything (SIGKILL) leaves a
+    .csv.partial no index line names: the next sweep of the same options
+    says so, records it as killed, and writes beside it, not over it."""
+    argv = sweep(binary, 'clh')
+    stem = results.free_stem(res, 'sim-2socket', argv[2:])
+    with open(stem + '.csv.partial', 'w') as f:
+        f.write('backend,topo,lock\nsim,2socket,clh\n')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = results.run_sweep(res, 'sim', '2socket', argv)
+    check(rc == 0, 'the sweep after a killed one ran')
+    check('%s.csv.partial: 1 row of an earlier sweep of these options, killed' % stem
+          in out.getvalue(), 'the killed rows said: %r' % out.getvalue())
+    rows = index(res)
+    check(rows[-2]['status'] == 'killed' and rows[-2]['files'] == stem + '.csv.partial'
+          and rows[-1]['status'] == 'ok' and stem + '.csv.partial' not in rows[-1]['files'],
+          'index lines of the killed sweep and the next: %s' % rows[-2:])
+    check(os.path.exists(stem + '.csv.partial'), 'the killed rows kept')
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        results.run_sweep(res, 'sim', '2socket', argv)
+    check('killed' not in out.getvalue(), 'said once: %r' % out.getvalue())
+
+
 def command_is_found(res):
     """command_of: the command index.csv recorded for a sweep's CSV, by
     its path as written or absolute, from here or elsewhere."""
@@ -192,6 +219,7 @@ def main(argv):
         former_file_is_kept(binary, res)
         interrupted_keeps_rows(binary, res)
         signal_to_the_recorder(binary, res)
+        killed_rows_are_found(binary, res)
         command_is_found(res)
     bad_arguments_one_line()
     scons_refuses_unknown_variables()

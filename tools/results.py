@@ -19,6 +19,7 @@ Used by SConstruct; by hand (what a SCons action does):
 """
 
 import csv
+import glob
 import hashlib
 import io
 import os
@@ -168,6 +169,16 @@ def wait_forwarding(full):
             signal.signal(sig, handler)
 
 
+def orphans(results, prefix, args):
+    """The .csv.partial files of earlier sweeps of these options that no
+    line of results/index.csv names: a sweep killed (SIGKILL, a lost
+    machine) before it could record its rows."""
+    base = os.path.join(results, '%s-%s' % (prefix, args_hash(args)))
+    found = [base + '.csv.partial'] + sorted(
+        glob.glob(glob.escape(base) + '-[0-9]*.csv.partial'))
+    return [p for p in found if os.path.exists(p) and command_of(results, p) is None]
+
+
 def run_sweep(results, kind, name, argv):
     """Run ARGV (a `run` command without output files) writing
     results/KIND-NAME-HASH.{csv,json}; record it; its exit status."""
@@ -180,6 +191,12 @@ def run_sweep(results, kind, name, argv):
         sys.stderr.write('results.py: %s: not a directory of results (%s)\n' % (results, e.strerror))
         return 2
     prefix = '%s-%s' % (kind, name)
+    for path in orphans(results, prefix, argv[2:]):  # recorded, said, kept
+        rows = csv_rows(path)
+        append_index(results, ' '.join(argv), [path], rows, 'killed')
+        print('locklab: %s: %d row%s of an earlier sweep of these options, killed before it '
+              'recorded them (kept; now in results/index.csv)' % (path, rows,
+                                                                  '' if rows == 1 else 's'))
     stem = free_stem(results, prefix, argv[2:])
     files = [stem + '.csv', stem + '.json']
     full = argv + ['--csv', files[0], '--json', files[1]]
