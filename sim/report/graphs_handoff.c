@@ -136,7 +136,7 @@ static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t tot
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges)
 {
-	char text[320], cnt[16], share[48], which[32];
+	char text[640], cnt[16], share[48], which[256];
 
 	share_text(share, sizeof(share), local, total);
 	snprintf(text, sizeof(text), "%s on %s, %u threads (%s): %s\n%s handoffs, %s inside one "

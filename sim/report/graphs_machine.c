@@ -77,14 +77,24 @@ void graphs_wait_legend(Agraph_t *g, const char *title, const char *edge1, const
 	draw_legend(g, title, k, edge2 ? 6 : 5);
 }
 
-/* Which run a graph draws: "run 3 of 3" (the table beside it gives means
- * over the runs), "one run" when there was one. */
+/* Which run a graph draws, and of what workload, since the file's name
+ * gives only the lock and the thread count: "run 3 of 3; cs 50 ns, ncs
+ * 200 ns, cs-lines 1, pin compact, seed 1" (the table beside it gives
+ * means over the runs), "one run; ..." when there was one. */
 const char *graphs_which_run(const struct wl_run *run, char *buf, size_t len)
 {
-	if (run->cfg->runs > 1)
-		snprintf(buf, len, "run %u of %u", run->run_index + 1, run->cfg->runs);
+	const struct wl_config *c = run->cfg;
+	size_t n;
+
+	if (c->runs > 1)
+		n = (size_t)snprintf(buf, len, "run %u of %u", run->run_index + 1, c->runs);
 	else
-		snprintf(buf, len, "one run");
+		n = (size_t)snprintf(buf, len, "one run");
+	if (n < len)
+		snprintf(buf + n, len - n, "; cs %llu ns, ncs %s%llu ns, cs-lines %u, pin %s, seed %llu",
+			 (unsigned long long)c->cs_ns, c->ncs_exp ? "exp:" : "",
+			 (unsigned long long)c->ncs_ns, c->cs_lines, c->pin_text,
+			 (unsigned long long)c->seed);
 	return buf;
 }
 
@@ -184,7 +194,7 @@ Agraph_t *graphs_machine_graph(const struct wl_run *run)
 	const uint64_t *msgs = sim.snapped ? sim.snap_links : k->link_msgs;
 	uint64_t acq = run_acquisitions(run);
 	Agraph_t *g = draw_open("machine", Agundirected);
-	char text[384], cnt[16], which[32];
+	char text[640], cnt[16], which[256];
 
 	draw_threads_by_core(run, thread_of);
 	snprintf(text, sizeof(text),
