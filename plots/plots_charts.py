@@ -100,8 +100,9 @@ PIN_SAYS = {'compact': 'threads fill socket 0, then socket 1, ...',
 
 def context_text(rows, env):
     """What a chart's numbers rest on, for its heading: simulated or
-    measured, the machine's shape and placement, the runs' length, and the
-    model's assumed constants ("" where the CSV and its JSON say nothing)."""
+    measured, the machine's shape and placement, the runs' length, a sweep
+    stopped early or a shard of one, and the model's assumed constants (""
+    where the CSV and its JSON say nothing)."""
     parts = []
     backends = sorted({r.get('backend', '') for r in rows} - {''})
     topo = env.get('topology') if isinstance(env.get('topology'), dict) else {}
@@ -121,6 +122,13 @@ def context_text(rows, env):
     if lengths:
         parts.append('runs of %s' % fmt_seconds(lengths[0]) if len(lengths) == 1 else
                      'runs of %s to %s' % (fmt_seconds(lengths[0]), fmt_seconds(lengths[-1])))
+    stopped = env.get('stopped_early')
+    if isinstance(stopped, dict) and stopped.get('runs_planned'):
+        parts.append('STOPPED EARLY: %s of %s runs done, the missing points were never run'
+                     % (stopped.get('runs_done', '?'), stopped['runs_planned']))
+    shard = env.get('shard')
+    if shard:
+        parts.append('shard %s of the sweep only' % shard)
     text = ', '.join(parts)
     assumed = topo.get('assumed')
     if assumed:
@@ -222,6 +230,12 @@ def overcommit_groups(groups):
     return out, [next(iter(c)) for c in counts.values()]
 
 
+# Up to this many thread counts, the threads axis has a tic at each (a
+# dodged point at 8 would read as 7 between gnuplot's own tics); more, and
+# gnuplot's powers of two.
+MAX_THREAD_TICS = 12
+
+
 def series_charts(name, rows, outdir, tmp, only, env=None):
     groups = series_of(rows)
     lost = {(r.get('backend'), r.get('lock'), workload_of(r), r.get('threads')) for r in rows}
@@ -263,6 +277,10 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
         if len(counts) == 1:  # one thread count: an axis around it, not the dodge's width
             t = next(iter(counts))
             common.update(xmin=t / 2.0, xmax=t * 2.0)
+        else:  # past the dodge's 7% at both ends, so that the last count's tic is drawn
+            common.update(xmin=min(counts) / 2 ** 0.15, xmax=max(counts) * 2 ** 0.15)
+        if len(counts) <= MAX_THREAD_TICS:  # a tic at each count drawn, none between
+            common.update(xtic='(%s)' % ', '.join('"%d" %d' % (t, t) for t in sorted(counts)))
     what = '%s (%s; %s)' % (display_name(name), ', '.join(backends), workload_text(keys))
     context = context_text(rows, env or {})
     if context:

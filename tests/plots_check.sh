@@ -7,7 +7,8 @@
 # censored and mark a p99 or a longest wait that is only a lower bound; a
 # point whose runs starved threads is crossed, and such a lock wins no
 # crossover cell; units are scaled; a --vm sweep of one thread count a lock
-# is drawn against its overcommit, one of several against threads.  With
+# is drawn against its overcommit, one of several against threads; a sweep
+# stopped early says so, and every thread count drawn has its tic.  With
 # the directory of locklab-sim (first argument, default bin), also: the
 # colour table covers every lock of both binaries, and a cached sweep CSV
 # is made again when its command changes.
@@ -187,6 +188,27 @@ t, xs = texts(sys.argv[2], 'throughput')
 if 'threads' not in xs or AXIS in xs or 'ticket:x2.00' not in xs:
     bad.append('throughput-4socket-vm, 8 and 16 threads a lock: not against threads with a '
                'series an overcommit: %s' % xs)
+for b in bad:
+    print('plots_check: FAIL: ' + b)
+sys.exit(1 if bad else 0)
+EOF
+
+# A sweep stopped early (sim-2socket-stopped.csv and its JSON: locklab-sim
+# run --topo 2socket --lock ticket,mcs,tas,clh --threads 1,2,4,8 --duration
+# 20, interrupted after 20 of its 48 runs): its heading says so, and its
+# threads axis has a tic at each count drawn, 8 included, where the dodged
+# last point was left past gnuplot's own tics.
+python3 - "$TMP/out" <<'EOF' || failed=1
+import os
+import re
+import sys
+t = open(os.path.join(sys.argv[1], 'throughput-2socket-stopped.svg')).read()
+xs = [x.strip() for x in re.findall(r'<text>([^<]*)</text>', t)]
+bad = []
+if 'STOPPED EARLY: 20 of 48 runs done' not in t:
+    bad.append('throughput-2socket-stopped: the heading does not say the sweep stopped early')
+if not all(v in xs for v in ('1', '2', '4', '8')):
+    bad.append('throughput-2socket-stopped: not a tic at each of 1, 2, 4, 8 threads: %s' % xs)
 for b in bad:
     print('plots_check: FAIL: ' + b)
 sys.exit(1 if bad else 0)
