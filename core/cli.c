@@ -539,6 +539,32 @@ static void name_sweep(struct cli_opts *o, const char *cmd, char **sorted, unsig
 	o->sweep_key = h;
 }
 
+/* Whether an option of the workload gives what the defaults (after the
+ * preset) already hold: `--runs 3` is no other sweep than no --runs, for
+ * merge as for the rows.  Only options that set plain numbers of the
+ * configuration are judged so; any other counts as given. */
+static bool default_valued(const char *name, const char *val, const char *preset)
+{
+	static const char *const plain[] = { "--runs", "--duration", "--seed", "--cs", "--ncs",
+					     "--cs-lines", "--locks", "--read-pct", NULL };
+	static struct cli_opts def, one; /* large: off the stack */
+	char err[256];
+	size_t i;
+
+	for (i = 0; plain[i] && strcmp(plain[i], name); i++)
+		;
+	if (!plain[i] || !val)
+		return false;
+	set_defaults(&def);
+	if (preset && apply_preset(preset, &def.cfg, err, sizeof(err)))
+		return false;
+	if (!def.cfg.ops) /* as cli_check_config fills it in when not given */
+		def.cfg.duration_ms = backend_default_duration_ms;
+	one = def;
+	return !parse_one(name, val, &one, err, sizeof(err)) &&
+	       !memcmp(&one.cfg, &def.cfg, sizeof(def.cfg));
+}
+
 int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cli_opts *o,
 		  char *err, size_t len)
 {
@@ -563,7 +589,7 @@ int cli_parse_cmd(const struct ll_command *cmd, int argc, char **argv, struct cl
 
 		if (!o->runner_opt && outside >= 0 && outside_sweep[outside].runner)
 			o->runner_opt = outside_sweep[outside].name;
-		if (outside < 0 && nsweep < LL_ARGS_SEEN &&
+		if (outside < 0 && nsweep < LL_ARGS_SEEN && !default_valued(a.name, a.val, preset) &&
 		    asprintf(&sweep_opts[nsweep], "%s%s%s", a.name, a.val ? " " : "",
 			     a.val ? a.val : "") >= 0)
 			nsweep++;

@@ -322,6 +322,12 @@ static void merge_refuses_what_does_not_fit(void **state)
 			       "--graphs g1 --watchdog 500 --csv again-1.csv >/dev/null && '%s/locklab-sim' merge --out "
 			       "again.csv shard-0.csv again-1.csv shard-2.csv && cmp -s again.csv "
 			       "plain.csv", tl_tmpdir(), bindir, bindir), 0);
+	/* and with a default spelt out (--seed 1, --cs 50, --cs-lines 1) */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run " SWEEP " --seed 1 --cs 50 "
+			       "--cs-lines 1 --shard 1/3 --csv dflt-1.csv >/dev/null && "
+			       "'%s/locklab-sim' merge --out dflt.csv shard-0.csv dflt-1.csv "
+			       "shard-2.csv && cmp -s dflt.csv plain.csv", tl_tmpdir(), bindir, bindir),
+			 0);
 	refused(merge, "--out shard-1.csv shard-0.csv shard-1.csv shard-2.csv"); /* over a shard */
 	refused(merge, "--out shard-1.csv.order shard-0.csv shard-1.csv shard-2.csv"); /* its order */
 	/* a shard's PATH.order is an output: no other output may be it */
