@@ -208,6 +208,21 @@ def sim_threads_fit_the_machine(binary):
     check(fit == [1, 2, 4, 8, 16], '2socket runs %r' % fit)
 
 
+def own_file_named_like_a_machine():
+    """TOPO=path/2socket.xml of one's own writes sim-2socket-file-*, not over
+    the shipped 2socket's link; a shipped machine by name or path, or a file
+    named like none, keeps its name."""
+    shipped = os.path.join(ROOT, 'topologies')
+    with tempfile.TemporaryDirectory() as tmp:
+        own = os.path.join(tmp, '2socket.xml')
+        other = os.path.join(tmp, 'mybox.xml')
+        for path in (own, other):
+            shutil.copy(os.path.join(shipped, '2socket.xml'), path)
+        got = [results.machine_name(t, shipped) for t in
+               (own, other, '2socket', os.path.join(shipped, '2socket.xml'))]
+    check(got == ['2socket-file', 'mybox', '2socket', '2socket'], 'machine names: %r' % got)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write(__doc__)
@@ -224,6 +239,7 @@ def main(argv):
     bad_arguments_one_line()
     scons_refuses_unknown_variables()
     sim_threads_fit_the_machine(binary)
+    own_file_named_like_a_machine()
     print('unit_results: %s' % ('FAILED: ' + '; '.join(failures) if failures else 'all passed'))
     return 1 if failures else 0
 

@@ -59,6 +59,18 @@ def free_stem(results, prefix, args):
     return stem
 
 
+def machine_name(topo, shipped):
+    """The NAME of results/sim-NAME-HASH.csv for TOPO=topo: the file's name
+    without .xml, and NAME-file for a file of one's own named like a machine
+    of the directory shipped (a copy of 2socket.xml changed is not 2socket,
+    whose link sim-2socket.csv it would move)."""
+    name = os.path.splitext(os.path.basename(topo))[0]
+    own = os.path.isfile(topo) and \
+        os.path.dirname(os.path.realpath(topo)) != os.path.realpath(shipped)
+    return name + '-file' if own and os.path.isfile(os.path.join(shipped, name + '.xml')) \
+        else name
+
+
 def csv_rows(path):
     try:
         with open(path, newline='') as f:
