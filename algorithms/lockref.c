@@ -28,6 +28,11 @@
 
 #define LOCKREF_RETRIES 100
 
+/* What a run counts (ll_count): the cmpxchgs tried and those that failed,
+ * the gets and puts that took the lock, and of those the ones that gave
+ * up after LOCKREF_RETRIES failures (the rest found it held). */
+enum { EV_CMPXCHG, EV_CMPXCHG_FAILED, EV_LOCKED, EV_LOCKED_RETRIES };
+
 static void lref_init(void *obj, unsigned ncpus)
 {
 	lockref_object_init(obj);
@@ -51,25 +56,33 @@ static bool lref_cmpxchg_add(struct lockref *r, int32_t d, int32_t min_count)
 		 * returns the fresh word, so the retry needs no extra read.
 		 */
 		found = ll_cas(&r->lock_count, old, nv, LL_RELAXED);
+		ll_count(EV_CMPXCHG);
 		if (found == old)
 			return true;
+		ll_count(EV_CMPXCHG_FAILED);
 		old = found;
-		if (!--retry)
+		if (!--retry) {
+			ll_count(EV_LOCKED_RETRIES);
 			break;
+		}
 	}
 	return false;
 }
 
 static void lref_get(void *obj, void *ctx)
 {
-	if (!lref_cmpxchg_add(obj, 1, 0))
+	if (!lref_cmpxchg_add(obj, 1, 0)) {
+		ll_count(EV_LOCKED);
 		lockref_locked_add(obj, 1);
+	}
 }
 
 static void lref_put(void *obj, void *ctx)
 {
-	if (!lref_cmpxchg_add(obj, -1, 2))
+	if (!lref_cmpxchg_add(obj, -1, 2)) {
+		ll_count(EV_LOCKED);
 		lockref_locked_add(obj, -1);
+	}
 }
 
 const struct lock_algo lock_lockref = {
@@ -81,4 +94,5 @@ const struct lock_algo lock_lockref = {
 	.get = lref_get,
 	.put = lref_put,
 	.count = lockref_read_count,
+	.counts = { "cmpxchg", "cmpxchg_failed", "locked", "locked_after_retries" },
 };

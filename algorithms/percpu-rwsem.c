@@ -94,6 +94,11 @@ static void rss_finish_exit(struct pcpu_rwsem *s)
 		(void)ll_cas(&s->rss, RSS_EXIT, RSS_IDLE, LL_ACQ_REL); /* (EXIT, 0) -> (IDLE, 0) */
 }
 
+/* What a run counts (ll_count): reads that took the fast path, reads that
+ * withdrew their count on finding block set (each time), and the grace
+ * periods writers waited. */
+enum { EV_FAST_READ, EV_WITHDRAWN, EV_GRACE_PERIOD };
+
 static void pcpu_read_lock_slow(struct pcpu_rwsem *s, uint32_t *mine)
 {
 	rss_finish_exit(s);
@@ -106,6 +111,7 @@ static void pcpu_read_lock_slow(struct pcpu_rwsem *s, uint32_t *mine)
 		if (ll_load(&s->block, LL_ACQUIRE) == 0)
 			return;
 		pcpu_count_dec(mine); /* block set: withdraw, wait, count again */
+		ll_count(EV_WITHDRAWN);
 		ll_wait_until(&s->block, VAL == 0);
 		pcpu_count_inc(mine);
 	}
@@ -119,8 +125,10 @@ static void pcpu_read_lock(void *lock, void *ctx)
 	/* count before looking: a preempted reader is already counted */
 	pcpu_count_inc(mine);
 	/* IDLE: in, the fast path; a writer reads counts a grace period later */
-	if (ll_load(&s->rss, LL_ACQUIRE) == RSS_IDLE)
+	if (ll_load(&s->rss, LL_ACQUIRE) == RSS_IDLE) {
+		ll_count(EV_FAST_READ);
 		return;
+	}
 	pcpu_read_lock_slow(s, mine);
 }
 
@@ -147,6 +155,7 @@ static void rss_enter(struct pcpu_rwsem *s)
 			if (ll_cas(&s->rss, v, RSS_PENDING | RSS_WRITER, LL_ACQ_REL) != v)
 				continue;
 			ll_delay_ns(PCPU_RWSEM_GP_NS); /* synchronize_rcu() */
+			ll_count(EV_GRACE_PERIOD);
 			/* (PENDING, n) -> (PASSED, n) */
 			(void)ll_fetch_add(&s->rss, RSS_PASSED - RSS_PENDING, LL_ACQ_REL);
 			return;
@@ -221,4 +230,5 @@ const struct lock_algo lock_percpu_rwsem = {
 	.read_unlock = pcpu_read_unlock,
 	.write_lock = pcpu_write_lock,
 	.write_unlock = pcpu_write_unlock,
+	.counts = { "fast_read", "withdrawn", "grace_period" },
 };

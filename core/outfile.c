@@ -297,7 +297,8 @@ int journal_sync(struct journal *j, const struct output_set *o)
 
 	if (j->fd < 0)
 		return -1;
-	if (sh.vm == j->sh.vm && sh.noise == j->sh.noise && sh.failed == j->sh.failed) {
+	if (sh.vm == j->sh.vm && sh.noise == j->sh.noise && sh.failed == j->sh.failed &&
+	    sh.counts == j->sh.counts) {
 		if (append_rows(j, o, j->rows, false))
 			return -1;
 	} else {

@@ -16,6 +16,7 @@ struct out_shape {
 	bool vm;     /* the --vm columns */
 	bool noise;  /* the scheduler-noise columns (docs/variance.md) */
 	bool failed; /* the failure column */
+	bool counts; /* the lock_counts column (a lock's own counts) */
 };
 
 struct out_shape output_shape(const struct output_set *o);

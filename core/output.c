@@ -31,6 +31,7 @@ enum col_vm {
 	VM_ANY = 1,   /* --vm: either backend */
 	VM_SCHED = 2, /* --vm: the simulator's hypervisor */
 	NOISE = 3,    /* scheduler noise (docs/variance.md) */
+	COUNTS = 4,   /* a lock's own counts (ll_count, core/counts.c) */
 };
 
 struct col {
@@ -122,6 +123,8 @@ static const struct col cols[] = {
 	COL("sockets_served", C_UINT, sockets_served),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
+	/* only in output of a sweep with a lock that keeps counts */
+	{ "lock_counts", C_STR, offsetof(struct run_result, counts_text), false, COUNTS, false },
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
@@ -160,13 +163,17 @@ static bool is_rwlock_col(const struct col *c)
 
 struct out_shape output_shape(const struct output_set *o)
 {
-	struct out_shape sh = { false, false, false };
+	struct out_shape sh = { false, false, false, false };
 
 	for (size_t i = 0; i < o->nrows; i++) {
 		sh.vm |= o->rows[i].vm.has_vm;
 		sh.noise |= o->rows[i].sim.has_noise;
 		sh.failed |= o->rows[i].failure[0] != 0;
+		sh.counts |= o->rows[i].ncounts > 0;
 	}
+	/* from the sweep's locks as well: every shard of it has the column */
+	for (unsigned i = 0; o->cfg && i < o->cfg->nalgos; i++)
+		sh.counts |= o->cfg->algos[i]->counts[0] != NULL;
 	return sh;
 }
 
@@ -194,6 +201,8 @@ static bool shown(const struct col *c, struct out_shape sh)
 		return sh.failed;
 	if (c->vm == NOISE)
 		return sh.noise;
+	if (c->vm == COUNTS)
+		return sh.counts;
 	return c->vm == VM_NO || sh.vm;
 }
 
@@ -211,6 +220,8 @@ static bool cell(const struct run_result *r, const struct col *c, char *buf, siz
 		return false;
 	if (c->vm == NOISE && !r->sim.has_noise)
 		return false;
+	if (c->vm == COUNTS)
+		return r->ncounts && snprintf(buf, len, "%s", r->counts_text) > 0;
 	if (c->vm != VM_NO && c->vm != NOISE && !r->vm.has_vm)
 		return false;
 	if (c->vm == VM_SCHED && !r->vm.has_sched)

@@ -163,6 +163,18 @@ static void fill_identity(struct run_result *r, const struct wl_run *run)
 	r->run = run->run_index;
 }
 
+/* The lock's own counts (core/counts.c), and the CSV's text of them. */
+static void fill_counts(struct run_result *r, const struct wl_run *run)
+{
+	size_t n = 0;
+
+	r->ncounts = wl_counts_sum(r->counts);
+	for (unsigned k = 0; k < r->ncounts && n < sizeof(r->counts_text); k++)
+		n += (size_t)snprintf(r->counts_text + n, sizeof(r->counts_text) - n, "%s%s=%llu",
+				      k ? ";" : "", run->algo->counts[k],
+				      (unsigned long long)r->counts[k]);
+}
+
 static void fill_result(struct run_result *r, const struct wl_run *run,
 			const struct run_counters *c)
 {
@@ -197,6 +209,7 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	fill_sim(r, &c->sim);
 	fill_vm(r, &c->vm);
 	r->oversubscribed = c->oversubscribed;
+	fill_counts(r, run);
 }
 
 static void progress(const struct cli_opts *o, size_t done, size_t total, const char *lock,

@@ -520,6 +520,31 @@ static bool table_idle_line(FILE *f, const struct run_result *rows, size_t from,
 	return true;
 }
 
+/* A lock that counts its own paths (ll_count): each count per acquisition,
+ * the mean over the runs that acquired; true when it printed the line. */
+static bool table_counts_line(FILE *f, const struct run_result *rows, size_t from, size_t to,
+			      int w)
+{
+	const struct lock_algo *a = lock_find(rows[from].lock);
+	unsigned n = rows[from].ncounts, runs = 0;
+	double per[LL_MAX_COUNTS] = { 0 };
+
+	for (size_t i = from; a && n && i < to; i++) {
+		if (!rows[i].acquisitions || rows[i].ncounts != n)
+			continue;
+		for (unsigned k = 0; k < n; k++)
+			per[k] += (double)rows[i].counts[k] / (double)rows[i].acquisitions;
+		runs++;
+	}
+	if (!runs)
+		return false;
+	fprintf(f, "%-*s per acquisition:", w, "    counts");
+	for (unsigned k = 0; k < n; k++)
+		fprintf(f, "%s %s %.3g", k ? "," : "", a->counts[k], per[k] / runs);
+	fputc('\n', f);
+	return true;
+}
+
 static bool is_refcount(const struct run_result *r)
 {
 	const struct lock_algo *a = lock_find(r->lock);
@@ -568,7 +593,7 @@ void output_table(FILE *f, const struct output_set *o)
 {
 	int w = label_width(o);
 	bool over = false, many = false, idle = false;
-	struct legend_kinds kinds = { false, false, false, false, false, false, false };
+	struct legend_kinds kinds = { false, false, false, false, false, false, false, false };
 	struct rate_unit u = { 1e6, "Macq/s" };
 
 	if (o->nrows && o->cfg)
@@ -598,6 +623,7 @@ void output_table(FILE *f, const struct output_set *o)
 			table_vm_line(f, o->rows, i, j, w);
 		else if (r->sim.has_sim)
 			idle |= table_idle_line(f, o->rows, i, j, w);
+		kinds.counts |= table_counts_line(f, o->rows, i, j, w);
 		table_runs_left(f, j - i, o->cfg ? o->cfg->runs : 1);
 		table_verdict(f, &c);
 		kinds.fixed_ncs_starved |= r->sim.has_sim && !r->ncs_exp && c.starved_max &&

@@ -76,6 +76,10 @@ static const char *const legend_refcount = " Refcounts (lockref, spinlock-ref): 
 	"get and put pairs, wait p99 is the get's, starved counts threads that completed no get, "
 	"and local is - (a count is not handed from holder to holder).";
 
+static const char *const legend_counts = " counts: the lock's own counts of its paths "
+	"(its source says what each is), each over the run's acquisitions (a get and put pair for "
+	"a refcount), the mean over the runs; counted until the run's end, as the acquisitions are.";
+
 static void legend_add(char *text, size_t len, bool when, const char *sentence)
 {
 	size_t n = strlen(text);
@@ -102,6 +106,7 @@ void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
 	legend_add(text, sizeof(text), idle, legend_idle);
 	legend_add(text, sizeof(text), k.rwlock, legend_rwlock);
 	legend_add(text, sizeof(text), k.refcount, legend_refcount);
+	legend_add(text, sizeof(text), k.counts, legend_counts);
 	legend_add(text, sizeof(text), k.vm && k.vm_sched, legend_vm_sched);
 	legend_add(text, sizeof(text), k.vm && !k.vm_sched, legend_vm_native);
 	legend_add(text, sizeof(text), k.fixed_ncs_starved, legend_fixed_ncs);

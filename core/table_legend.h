@@ -14,6 +14,7 @@ struct legend_kinds {
 	bool fixed_ncs_starved; /* simulated threads starved under a fixed --ncs */
 	bool pv_alone;          /* a paravirtual lock run without --vm */
 	bool ops;               /* --ops: each thread's count fixed */
+	bool counts;            /* a lock's own counts (ll_count) */
 };
 
 /* The legend: the sentences that apply to the table's rows, wrapped, and

@@ -123,7 +123,7 @@ int wl_setup(struct wl_run *run)
 	for (unsigned i = 0; i < run->nthreads; i++)
 		if (setup_thread(run, &run->threads[i], i))
 			return -1;
-	return 0;
+	return wl_counts_begin(run);
 }
 
 void wl_teardown(struct wl_run *run)
@@ -134,6 +134,7 @@ void wl_teardown(struct wl_run *run)
 		run->custom->teardown(run);
 		return;
 	}
+	wl_counts_end();
 	if (run->slots) {
 		for (unsigned l = 0; l < cfg->locks; l++) {
 			struct wl_lock_slot *s = &run->slots[l];

@@ -46,6 +46,8 @@ struct outcome {
 	unsigned max_readers;
 	bool counts_back; /* refcounts: every object at its initial count */
 	double write_p99_ns, write_max_ns;
+	uint64_t counts[LL_MAX_COUNTS]; /* the lock's own counts (ll_count) */
+	unsigned ncounts;
 };
 
 static void collect(const struct wl_run *run, int rc, struct outcome *o)
@@ -72,6 +74,7 @@ static void collect(const struct wl_run *run, int rc, struct outcome *o)
 	o->write_p99_ns = ll_hist_quantile(&wr, 0.99);
 	o->write_max_ns = (double)wr.max;
 	ll_hist_free(&wr);
+	o->ncounts = wl_counts_sum(o->counts);
 }
 
 static void run_once(struct wl_config *c, const struct lock_algo *a, unsigned n, unsigned idx,
@@ -407,6 +410,45 @@ static void refcounts_never_lost(void **state)
 	every_lock_of_kind(LOCK_REFCOUNT, ref_shape, ref_check);
 }
 
+/*
+ * A lock's own counts (ll_count, core/counts.c) add up: every get or put
+ * of lockref either succeeds by cmpxchg or takes the lock, so over an
+ * --ops run (counted whole) the cmpxchgs less the failed ones, plus the
+ * lockings, are its gets and puts; 32 threads on one lockref make
+ * cmpxchgs fail, and at most all of the lockings gave up after retries.
+ * percpu-rwsem's fast reads are some of its reads; a lock that keeps no
+ * counts reports none.
+ */
+static void locks_count_their_paths(void **state)
+{
+	struct wl_config c;
+	struct outcome o;
+	const struct lock_algo *lref = lock_find("lockref"), *pcpu = lock_find("percpu-rwsem");
+
+	base_config(&c);
+	ref_shape(&c, 0);
+	c.ops = tl_is_sim() ? 200 : 20000;
+	run_once(&c, lref, 32, 0, &o);
+	assert_false(o.failed);
+	assert_int_equal(o.ncounts, 4); /* cmpxchg, failed, locked, after retries */
+	print_message("    lockref, 32 threads: %llu get/put pairs, %llu cmpxchg, %llu failed, "
+		      "%llu locked (%llu after retries)\n", (unsigned long long)o.acq,
+		      (unsigned long long)o.counts[0], (unsigned long long)o.counts[1],
+		      (unsigned long long)o.counts[2], (unsigned long long)o.counts[3]);
+	assert_true(o.counts[0] - o.counts[1] + o.counts[2] == 2 * o.acq);
+	assert_true(o.counts[3] <= o.counts[2]);
+	if (tl_is_sim()) /* natively the cores at hand may not collide */
+		assert_true(o.counts[1] > 0);
+	base_config(&c);
+	rw_shape(&c, 0);
+	run_once(&c, pcpu, 8, 0, &o);
+	assert_false(o.failed);
+	assert_int_equal(o.ncounts, 3);
+	assert_true(o.counts[0] <= o.reads);
+	run_once(&c, lock_find("qrwlock"), 8, 0, &o);
+	assert_int_equal(o.ncounts, 0);
+}
+
 /* ------------------------------------------------------------ presets */
 
 static int parse(struct cli_opts *o, char *err, size_t len, const char **args)
@@ -464,6 +506,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(readers_run_concurrently),
 		cmocka_unit_test(fair_rwlock_bounds_writer_wait),
 		cmocka_unit_test(refcounts_never_lost),
+		cmocka_unit_test(locks_count_their_paths),
 		cmocka_unit_test(presets_set_the_workload),
 	};
 	if (tl_backend_start(argv[0], "4socket"))

@@ -25,6 +25,10 @@ enum lock_kind {
 	LOCK_REFCOUNT = 2,
 };
 
+/* The most counts a lock may keep of its own paths (struct lock_algo's
+ * counts, ll_count). */
+#define LL_MAX_COUNTS 4
+
 struct lock_algo {
 	const char *name; /* as typed after --lock */
 	const char *desc; /* one line for `list` */
@@ -57,6 +61,11 @@ struct lock_algo {
 	void (*get)(void *obj, void *ctx);
 	void (*put)(void *obj, void *ctx);
 	int64_t (*count)(void *obj);
+
+	/* Optional: names of the paths the lock counts with ll_count(k), k
+	 * the index here ("cmpxchg", "cmpxchg_failed", ...): a run reports
+	 * each count (the table's counts line, the CSV's lock_counts column). */
+	const char *counts[LL_MAX_COUNTS + 1];
 };
 
 static inline const char *lock_kind_name(enum lock_kind k)

@@ -97,6 +97,13 @@
  *                                (the real kernel's own paths are so) and
  *                                nothing to a hypervisor (--vm preempts a
  *                                vCPU anywhere, docs/vm.md).
+ *   ll_count(k)                  count one of the lock's own paths, named by
+ *                                its lock_algo.counts[k] (a cmpxchg that
+ *                                failed, a fall back to the slow path):
+ *                                the run's total is reported; no modelled
+ *                                memory and no simulated time (natively a
+ *                                relaxed add to a counter line of the
+ *                                caller's cpu)
  *   ll_mem_tag(p, size, tag)     tells the simulator what a range holds
  *                                (LL_TAG_LOCK, LL_TAG_DATA, LL_TAG_CTX) so
  *                                that its counters can speak of "the lock's
@@ -147,6 +154,7 @@ void ll_park(void);
 void ll_unpark(unsigned cpu);
 void ll_preempt_disable(void);
 void ll_preempt_enable(void);
+void ll_count(unsigned k); /* core/counts.c, the same in both backends */
 
 #include <ll_backend_mem.h>
 

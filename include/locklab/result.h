@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <locklab/lock.h>
 
 /* Distance classes with a CSV column each (transfers_classK_per_acq). */
 #define SIM_CSV_CLASSES 4
@@ -144,6 +145,11 @@ struct run_result {
 	double idle_wakes_per_acq, idle_exit_ns_per_acq;
 	/* --vm: per acquisition / per wake, from vm */
 	double holder_lost_ns_per_acq, waiter_lost_ns_per_acq, wake_latency_ns;
+	/* The lock's own counts (ll_count) until the run's end, in the order
+	 * of its lock_algo.counts; ncounts of them (0: it keeps none). */
+	uint64_t counts[LL_MAX_COUNTS];
+	unsigned ncounts;
+	char counts_text[160]; /* "name=count;..." for the CSV, "" if none */
 	/* A run that failed (mutual exclusion violated, deadlock, no
 	 * progress): why; empty when it did not.  Only the columns naming
 	 * what was run are kept in its row. */

@@ -310,6 +310,12 @@ struct wl_run {
 /* Allocate locks, data and contexts (with ll_alloc_on, so in the simulator
  * they get home nodes) once thread placement is known. */
 int wl_setup(struct wl_run *run);
+/* core/counts.c: the lock's own counts (ll_count) of a run, started by
+ * wl_setup and stopped by wl_teardown; wl_counts_sum gives the totals so
+ * far and how many the lock keeps. */
+int wl_counts_begin(const struct wl_run *run);
+unsigned wl_counts_sum(uint64_t out[LL_MAX_COUNTS]);
+void wl_counts_end(void);
 /* The loop of thread tid; the backend calls it on the thread or actor. */
 void wl_thread_main(struct wl_run *run, unsigned tid);
 void wl_teardown(struct wl_run *run);
