@@ -87,6 +87,11 @@ static void qspin_init(void *lock, unsigned ncpus)
 	l->w.val = 0;
 }
 
+/* What a run counts (ll_count): the acquisitions that found the word
+ * (0,0,0) and took it by one cmpxchg, those that waited as the pending
+ * waiter, and those that went to the MCS queue; together, every one. */
+enum { QS_COUNT_FAST, QS_COUNT_PENDING, QS_COUNT_QUEUED };
+
 /* The MCS queue, for a third contender and beyond. */
 static void qspin_queue(struct qspin_lock *l)
 {
@@ -132,6 +137,7 @@ static void qspin_queue(struct qspin_lock *l)
 	ll_store(&next->locked, 1, LL_RELEASE);
 release:
 	ll_store(&base->count, idx, LL_RELAXED);
+	ll_count(QS_COUNT_QUEUED); /* counted as it takes the lock, as the others */
 }
 
 static void qspin_lock_slowpath(struct qspin_lock *l, uint32_t val)
@@ -164,6 +170,7 @@ static void qspin_lock_slowpath(struct qspin_lock *l, uint32_t val)
 		ll_wait_until(&l->w.locked, VAL == 0);
 	/* clear_pending_set_locked: (*,1,0) -> (*,0,1) */
 	ll_store(&l->w.locked_pending, (uint16_t)QS_LOCKED_VAL, LL_RELAXED);
+	ll_count(QS_COUNT_PENDING);
 }
 
 static void qspin_lock(void *lock, void *ctx)
@@ -174,6 +181,8 @@ static void qspin_lock(void *lock, void *ctx)
 
 	if (val != 0)
 		qspin_lock_slowpath(l, val);
+	else
+		ll_count(QS_COUNT_FAST);
 }
 
 static bool qspin_trylock(void *lock, void *ctx)
@@ -198,6 +207,7 @@ const struct lock_algo lock_qspinlock = {
 	.lock_size = sizeof(struct qspin_lock),
 	.lock_size_per_cpu = sizeof(struct qspin_cpu),
 	.init = qspin_init,
+	.counts = { "fast", "pending", "queued" },
 	.lock = qspin_lock,
 	.unlock = qspin_unlock,
 	.trylock = qspin_trylock,

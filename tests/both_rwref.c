@@ -417,7 +417,8 @@ static void refcounts_never_lost(void **state)
  * lockings, are its gets and puts; 32 threads on one lockref make
  * cmpxchgs fail, and at most all of the lockings gave up after retries.
  * percpu-rwsem's fast reads are some of its reads; a lock that keeps no
- * counts reports none.
+ * counts reports none; qspinlock takes each acquisition by one of its
+ * three paths.
  */
 static void locks_count_their_paths(void **state)
 {
@@ -447,6 +448,13 @@ static void locks_count_their_paths(void **state)
 	assert_true(o.counts[0] <= o.reads);
 	run_once(&c, lock_find("qrwlock"), 8, 0, &o);
 	assert_int_equal(o.ncounts, 0);
+	/* qspinlock: each acquisition by one path, fast, pending or queued */
+	base_config(&c);
+	c.ops = tl_is_sim() ? 50 : 20000; /* natively 2 threads: a queue of more on few cpus convoys */
+	run_once(&c, lock_find("qspinlock"), tl_is_sim() ? 8 : 2, 0, &o);
+	assert_false(o.failed);
+	assert_int_equal(o.ncounts, 3);
+	assert_true(o.counts[0] + o.counts[1] + o.counts[2] == o.acq);
 }
 
 /* ------------------------------------------------------------ presets */
