@@ -112,9 +112,16 @@ static bool cna_trylock(void *lock, void *ctx)
  * queue (*head: its first node or NULL, updated) and return the waiter;
  * otherwise change nothing and return NULL.
  */
+/* What a run counts (ll_count), at each unlock that finds a successor:
+ * a handoff to a waiter of the holder's socket, the waiters skipped on
+ * the way (moved to the secondary queue), a handoff that flushed the
+ * secondary queue back, and a plain MCS handoff (no secondary queue). */
+enum { CNA_COUNT_LOCAL, CNA_COUNT_SKIPPED, CNA_COUNT_FLUSHED, CNA_COUNT_MCS };
+
 static struct cna_node *cna_find_local(struct cna_node *next, uint32_t numa, struct cna_node **head)
 {
 	struct cna_node *first = next, *last = next, *cur;
+	unsigned skipped = 1;
 
 	if (ll_load(&next->numa, LL_RELAXED) == numa)
 		return next;
@@ -122,9 +129,12 @@ static struct cna_node *cna_find_local(struct cna_node *next, uint32_t numa, str
 		if (ll_load(&cur->numa, LL_RELAXED) == numa)
 			break;
 		last = cur;
+		skipped++;
 	}
 	if (!cur)
 		return NULL;
+	while (skipped--)
+		ll_count(CNA_COUNT_SKIPPED);
 	/*
 	 * Cut next..last out and append it to the secondary queue.  Only the
 	 * holder reaches these nodes (the main tail never points into the
@@ -179,13 +189,16 @@ static void cna_unlock(void *lock, void *ctx)
 	if (succ) {
 		/* W of my node: 0 -> (head, passes + 1) */
 		ll_store(&succ->spin, cna_spin(head, passes + 1), LL_RELEASE);
+		ll_count(CNA_COUNT_LOCAL);
 	} else if (head) {
 		/* flush: T.next = N, then S: 0 -> (NULL, 0) */
 		ll_store(&ll_load(&head->sec_tail, LL_RELAXED)->next, next, LL_RELAXED);
 		ll_store(&head->spin, cna_spin(NULL, 0), LL_RELEASE);
+		ll_count(CNA_COUNT_FLUSHED);
 	} else {
 		/* plain MCS: N: 0 -> (NULL, 0) */
 		ll_store(&next->spin, cna_spin(NULL, 0), LL_RELEASE);
+		ll_count(CNA_COUNT_MCS);
 	}
 }
 
@@ -198,5 +211,6 @@ const struct lock_algo lock_cna = {
 	.init = cna_init,
 	.lock = cna_lock,
 	.unlock = cna_unlock,
+	.counts = { "local_handoff", "skipped", "flushed", "mcs_handoff" },
 	.trylock = cna_trylock,
 };

@@ -418,7 +418,7 @@ static void refcounts_never_lost(void **state)
  * cmpxchgs fail, and at most all of the lockings gave up after retries.
  * percpu-rwsem's fast reads are some of its reads; a lock that keeps no
  * counts reports none; qspinlock takes each acquisition by one of its
- * three paths.
+ * three paths; cna's unlocks hand over by one of three.
  */
 static void locks_count_their_paths(void **state)
 {
@@ -455,6 +455,13 @@ static void locks_count_their_paths(void **state)
 	assert_false(o.failed);
 	assert_int_equal(o.ncounts, 3);
 	assert_true(o.counts[0] + o.counts[1] + o.counts[2] == o.acq);
+	/* cna: an unlock that finds a successor hands over one way; some do */
+	run_once(&c, lock_find("cna"), tl_is_sim() ? 8 : 2, 0, &o);
+	assert_false(o.failed);
+	assert_int_equal(o.ncounts, 4);
+	assert_true(o.counts[0] + o.counts[2] + o.counts[3] <= o.acq);
+	if (tl_is_sim()) /* eight on a 4socket's socket 0 queue: every unlock finds one */
+		assert_true(o.counts[0] + o.counts[2] + o.counts[3] > 0);
 }
 
 /* ------------------------------------------------------------ presets */
