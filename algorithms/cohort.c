@@ -122,6 +122,11 @@ static void cohort_local_release(struct cohort_local *loc, struct cohort_qnode *
 	ll_store(&next->status, COHORT_ACQUIRE_GLOBAL, LL_RELEASE);
 }
 
+/* What a run counts (ll_count), at each unlock: the lock passed to a
+ * waiter of the same node with the global lock kept, or the global lock
+ * released (the cohort's turn over, or nobody of the node waiting). */
+enum { COHORT_COUNT_LOCAL, COHORT_COUNT_GLOBAL };
+
 static void cohort_unlock(void *lock, void *ctx)
 {
 	struct cohort_lock *l = lock;
@@ -133,10 +138,12 @@ static void cohort_unlock(void *lock, void *ctx)
 	if (k < COHORT_LOCAL_PASSES && (next = cohort_local_successor(loc, me))) {
 		/* next.status: WAIT -> PASS0 + k + 1, global kept on the node */
 		ll_store(&next->status, COHORT_PASS0 + k + 1, LL_RELEASE);
+		ll_count(COHORT_COUNT_LOCAL);
 		return;
 	}
 	/* global: 1 -> 0; pairs with the acquiring xchg in cohort_global_acquire */
 	ll_store(&l->global, 0, LL_RELEASE);
+	ll_count(COHORT_COUNT_GLOBAL);
 	cohort_local_release(loc, me);
 }
 
@@ -149,4 +156,5 @@ const struct lock_algo lock_cohort = {
 	.init = cohort_init,
 	.lock = cohort_lock,
 	.unlock = cohort_unlock,
+	.counts = { "local_pass", "global_release" },
 };

@@ -418,7 +418,8 @@ static void refcounts_never_lost(void **state)
  * cmpxchgs fail, and at most all of the lockings gave up after retries.
  * percpu-rwsem's fast reads are some of its reads; a lock that keeps no
  * counts reports none; qspinlock takes each acquisition by one of its
- * three paths; cna's unlocks hand over by one of three.
+ * three paths; cna's unlocks hand over by one of three; each of cohort's
+ * passes the lock within the node or releases the global one.
  */
 static void locks_count_their_paths(void **state)
 {
@@ -462,6 +463,11 @@ static void locks_count_their_paths(void **state)
 	assert_true(o.counts[0] + o.counts[2] + o.counts[3] <= o.acq);
 	if (tl_is_sim()) /* eight on a 4socket's socket 0 queue: every unlock finds one */
 		assert_true(o.counts[0] + o.counts[2] + o.counts[3] > 0);
+	/* cohort: every unlock passes locally or releases the global lock */
+	run_once(&c, lock_find("cohort"), tl_is_sim() ? 8 : 2, 0, &o);
+	assert_false(o.failed);
+	assert_int_equal(o.ncounts, 2);
+	assert_true(o.counts[0] + o.counts[1] == o.acq);
 }
 
 /* ------------------------------------------------------------ presets */
