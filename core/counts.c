@@ -25,6 +25,8 @@
 #include <locklab/mem.h>
 #include <locklab/workload.h>
 
+#include "run_end.h"
+
 struct count_line {
 	uint64_t n[LL_MAX_COUNTS];
 } __attribute__((aligned(64)));
@@ -70,12 +72,7 @@ static bool past_end(void)
 {
 	const struct wl_run *run = ev.run;
 
-	if (!run->end_ns)
-		return false;
-	if (LL_CLOCK_IS_FREE)
-		return ll_now_ns() >= run->end_ns;
-	return __atomic_load_n(&run->stop, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&run->time_up, __ATOMIC_RELAXED);
+	return run->end_ns && wl_untimed_past_end(run);
 }
 
 void ll_count(unsigned k)

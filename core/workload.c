@@ -84,6 +84,8 @@
 #include <locklab/rng.h>
 #include <locklab/workload.h>
 
+#include "run_end.h"
+
 /* The seeded skew of the threads' start (see wl_thread_main): *assumed*, a
  * microsecond, about a thread's wake-up from a barrier. */
 #define START_SKEW_NS 1000
@@ -281,10 +283,7 @@ static __always_inline bool past_end(const struct wl_loop *lp, const struct wl_a
 		return false;
 	if (a->timed)
 		return a->t1 >= lp->end_ns;
-	if (LL_CLOCK_IS_FREE)
-		return ll_now_ns() >= lp->end_ns;
-	return __atomic_load_n(&lp->run->stop, __ATOMIC_RELAXED) ||
-	       __atomic_load_n(&lp->run->time_up, __ATOMIC_RELAXED);
+	return wl_untimed_past_end(lp->run);
 }
 
 static __always_inline void acquired(const struct wl_loop *lp, struct wl_acq *a)
