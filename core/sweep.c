@@ -5,7 +5,8 @@
  *
  * Nothing finished is lost: each run's row is on disk (FILE.partial, see
  * core/outfile.h) as soon as the runs before it are; a run that fails
- * leaves a row saying why and the sweep goes on (--fail-fast stops it);
+ * leaves a row saying why and the sweep goes on (--fail-fast stops it, as
+ * does a run that left threads on the cpus: backend_left_threads);
  * SIGINT or SIGTERM stops it after the runs in progress (a second one ends
  * the process at once, the journal keeping the rows), and the rows so far
  * are written as if the sweep had ended there.  With --jobs N the runs go
@@ -633,6 +634,10 @@ static void run_here(struct sweep_sink *s)
 		failed = sweep_one(&s->o->cfg, s->todo[s->done], &res, threads_csv_file());
 		if (sweep_commit(s, &res, failed, NULL, 0))
 			break;
+		if (backend_left_threads()) {
+			s->left_threads = true;
+			break;
+		}
 	}
 }
 
@@ -680,7 +685,12 @@ int sweep_run(struct cli_opts *o)
 		print_kept(o, &s.sf, s.done, s.ntodo);
 		return SWEEP_SIGNALLED + stop_signal;
 	}
-	if (s.failed && s.done < s.ntodo)
+	if (s.left_threads && s.done < s.ntodo)
+		fprintf(stderr, "locklab-%s: the watchdog gave up on a run whose threads still spin, "
+			"and a run beside them would measure them too: the sweep stopped there, "
+			"%zu of its %zu runs did not run\n",
+			backend_name, s.ntodo - s.done, s.ntodo);
+	else if (s.failed && s.done < s.ntodo)
 		fprintf(stderr, "locklab-%s: %zu of %zu runs failed; --fail-fast stopped the sweep "
 			"there: %zu of its %zu runs did not run\n", backend_name, s.failed, s.done,
 			s.ntodo - s.done, s.ntodo);

@@ -31,8 +31,9 @@
  * 5 s, or 10x --duration when that is longer; --watchdog MS, 0 = off),
  * counting only time in which the process ran (native/watch.c).  The
  * run then fails with one line naming the lock and what each thread was doing,
- * and backend_run returns without joining: the threads are stuck, and the
- * process exits.
+ * and backend_run returns without joining: the threads are stuck, and
+ * spin on.  A run beside them would measure them too, so the sweep runs no
+ * more (backend_left_threads) and the process exits.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -200,6 +201,11 @@ void backend_warn_results(const struct wl_config *cfg, const struct output_set *
 bool backend_files_failed(void)
 {
 	return false; /* native writes only what core/ writes */
+}
+
+bool backend_left_threads(void)
+{
+	return abandoned != NULL;
 }
 
 void backend_fini(void)

@@ -4,8 +4,11 @@
  * threads; a healthy run under the same watchdog is not stopped, nor is a
  * run whose process was stopped (SIGSTOP) for longer than the bound.
  *
+ * A sweep stops at a run the watchdog gave up on: its threads spin on, and
+ * a later run would share the cpus with them.
+ *
  * The stuck threads keep spinning until the process exits, so the healthy
- * run goes first and the stuck one is the last thing this program does.
+ * run goes first and the stuck ones are the last things this program does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,9 @@
 
 #include <locklab/backend.h>
 #include <locklab/mem.h>
+
+#include "../core/cli.h"
+#include "../core/sweep.h"
 
 static void t_init(void *l, unsigned n)
 {
@@ -148,11 +154,43 @@ static void stuck_run_is_named_and_ended(void **state)
 	assert_true(ns < 5000000000ull);
 }
 
+/* healthy twice, then never-released twice: the sweep runs three, the
+ * third fails, and the fourth is not run (its CSV has three rows). */
+static void sweep_stops_at_left_threads(void **state)
+{
+	static struct cli_opts o;
+	char err[512], path[] = "/tmp/locklab-watchdog-XXXXXX", csv[64], line[4096];
+	char *argv[] = { "--lock", "ticket,ttas", "--threads", "2", "--runs", "2", "--duration",
+			 "100", "--watchdog", "300", "--format", "csv", "--out", csv, NULL };
+	unsigned rows = 0, failed = 0;
+	FILE *f;
+
+	assert_non_null(mkdtemp(path));
+	snprintf(csv, sizeof(csv), "%s/sweep.csv", path);
+	if (cli_parse_run(14, argv, &o, err, sizeof(err)))
+		fail_msg("%s", err);
+	o.cfg.algos[0] = &healthy;
+	o.cfg.algos[1] = &never_released;
+	assert_int_equal(sweep_run(&o), 3); /* a run failed */
+	assert_true(backend_left_threads());
+	f = fopen(csv, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (rows++ && strstr(line, "watchdog"))
+			failed++;
+	fclose(f);
+	unlink(csv);
+	rmdir(path);
+	assert_int_equal(rows, 1 + 3);
+	assert_int_equal(failed, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_run_is_not_stopped),
 		cmocka_unit_test(stopped_process_is_not_stalled),
+		cmocka_unit_test(sweep_stops_at_left_threads),
 		cmocka_unit_test(stuck_run_is_named_and_ended),
 	};
 	char *args[] = { argv[0], NULL };

@@ -106,5 +106,9 @@ void backend_fini(void);
  * on its own (the simulator's --graphs) could not be written; the command
  * then exits 1. */
 bool backend_files_failed(void);
+/* Whether a run left threads behind that still use the cpus (natively, a
+ * run the watchdog gave up on: its threads spin on); a run after it would
+ * be measured beside them, so the process runs no more. */
+bool backend_left_threads(void);
 
 #endif
