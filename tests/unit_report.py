@@ -5,6 +5,8 @@ themselves, and each configuration's cells must read the same.  The CSV
 gives both fractions to nine decimals: at four, a local share of 45.85%
 read 45.9% in the table and 45.8% in the report, and at six this sweep's
 ttas at 12 threads read Jain 0.5704 in the table and 0.5705 in the report.
+A lock's own counts (the CSV's lock_counts) read in the report as on the
+table's counts line, and a lock without counts has no such line in either.
 
 usage: unit_report.py BIN  (the directory holding locklab-sim)
 """
@@ -26,11 +28,16 @@ SWEEP = ['run', '--topo', '4socket', '--lock', 'ttas,ticket,mcs', '--threads', '
          '--runs', '3', '--duration', '1']
 
 
-def sim(binary, extra):
-    p = subprocess.run([binary] + SWEEP + extra, stdout=subprocess.PIPE,
+# qspinlock counts its paths (the fast one at 2 threads, queued at 3), ticket none.
+COUNTS_SWEEP = ['run', '--topo', '4socket', '--lock', 'qspinlock,ticket', '--threads', '2,3',
+                '--runs', '2']
+
+
+def sim(binary, extra, sweep=SWEEP):
+    p = subprocess.run([binary] + sweep + extra, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True)
     if p.returncode:
-        sys.exit('unit_report: %s failed: %s' % (' '.join(SWEEP + extra), p.stderr.strip()))
+        sys.exit('unit_report: %s failed: %s' % (' '.join(sweep + extra), p.stderr.strip()))
     return p.stdout
 
 
@@ -63,6 +70,50 @@ def report_cells(path):
     return cells
 
 
+def table_counts(text):
+    """{(lock, threads): the text after 'per acquisition:'} of the table's
+    counts lines."""
+    out, lock, threads = {}, None, None
+    for line in text.splitlines():
+        head = re.match(r'^(\S+)\s+cs=', line)
+        row = re.match(r'^sim \S+ t=(\d+)\s', line)
+        if head:
+            lock = head.group(1)
+        elif row:
+            threads = row.group(1)
+        elif line.startswith('    counts') and 'per acquisition:' in line:
+            out[(lock, threads)] = line.split('per acquisition:', 1)[1].strip()
+    return out
+
+
+def report_counts(path):
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for by_cfg in report_table.group_configs(rows).values():
+        for runs in by_cfg.values():
+            cell = report_table.counts_row(runs)
+            if cell:
+                text = re.search(r'per acquisition: (.*)</td>', cell).group(1)
+                out[(runs[0]['lock'], runs[0]['threads'])] = text
+    return out
+
+
+def counts_failures(binary):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, 'counts.csv')
+        table = table_counts(sim(binary, [], COUNTS_SWEEP))
+        sim(binary, ['--format', 'csv', '--out', path], COUNTS_SWEEP)
+        report = report_counts(path)
+    failures = []
+    if sorted(table) != [('qspinlock', '2'), ('qspinlock', '3')]:
+        failures.append('the table\'s counts lines are of %s, not qspinlock\'s two rows'
+                        % sorted(table))
+    if report != table:
+        failures.append('counts: table %s, report %s' % (table, report))
+    return failures
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -93,12 +144,13 @@ def main():
         if report.get(key) != cell:
             failures.append('%s t=%s: table %s, report %s' % (key[0], key[1], cell,
                                                               report.get(key)))
+    failures += counts_failures(binary)
     for f in failures:
         print('FAIL: %s' % f)
     if failures:
         sys.exit(1)
     print('unit_report: the report\'s jain and local cells read as the table\'s in %d '
-          'configurations' % len(table))
+          'configurations, and its counts as the counts lines' % len(table))
 
 
 if __name__ == '__main__':

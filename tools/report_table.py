@@ -291,6 +291,40 @@ def vm_row(runs):
     return '<tr class="side"><td></td><td colspan="10">vm: %s</td></tr>' % html.escape(text)
 
 
+def run_counts(row):
+    """A row's lock_counts column ('name=count;...') as [(name, count)];
+    [] when the column is empty or absent."""
+    out = []
+    for item in (row.get('lock_counts') or '').split(';'):
+        name, _, count = item.partition('=')
+        if name and count.isdigit():
+            out.append((name, int(count)))
+    return out
+
+
+def counts_row(runs):
+    """Under the row of a lock that counts its own paths, each count over
+    the run's acquisitions, the mean over the runs (the terminal's counts
+    line); '' for other locks."""
+    per = {}
+    names = []
+    for r in runs:
+        acq = num(r, 'acquisitions')
+        counts = run_counts(r)
+        if not counts or not acq > 0:
+            continue
+        for name, count in counts:
+            if name not in per:
+                names.append(name)
+                per[name] = []
+            per[name].append(count / acq)
+    if not names:
+        return ''
+    text = ', '.join('%s %s' % (n, '%.3g' % mean(per[n])) for n in names)
+    return ('<tr class="side"><td></td><td colspan="10">counts per acquisition: %s</td></tr>'
+            % html.escape(text))
+
+
 def tables_html(rows, thread_rows):
     per_run = starved_by_run(thread_rows)
     out = []
@@ -302,6 +336,7 @@ def tables_html(rows, thread_rows):
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
             out.append(config_row(cfg, runs, per_run, scale))
             out.append(side_row(runs))
+            out.append(counts_row(runs))
             out.append(vm_row(runs))
         out.append('</tbody></table>')
     return '\n'.join(out)
@@ -317,7 +352,10 @@ TABLE_NOTES = (
     'its wait p99 (the mean of the runs that timed a wait of that side) and its longest wait, '
     'as the terminal\'s side lines; under a <code>--vm</code> row, the hypervisor\'s counters, '
     'means per run, as the terminal\'s vm line (its ns/acq: the time descheduled vCPUs spent off '
-    'their pCPUs, summed over the vCPUs and divided by the acquisitions). Starved threads: threads with no '
+    'their pCPUs, summed over the vCPUs and divided by the acquisitions); under the row of a lock that '
+    'counts its own paths (the CSV\'s <code>lock_counts</code>), each count over the run\'s '
+    'acquisitions (a get and put pair for a refcount), the mean over the runs, as the terminal\'s '
+    'counts line (the lock\'s source says what each count is). Starved threads: threads with no '
     'acquisition, the most of one run (the CSV\'s <code>starved</code>, or the per-thread '
     'CSV); &ge;1 when only acq_min = 0 is known. Every figure is computed from the CSV, whose '
     'Jain index and handoff share have nine decimals and throughput two (in acquisitions a '
