@@ -30,6 +30,15 @@
  *           | lock | node |
  *           +------+------+
  *
+ * What a run counts (ll_count) is named after the kernel's own statistics
+ * of this lock (CONFIG_QUEUED_LOCK_STAT, Linux 4.5, kernel/locking/
+ * qspinlock_stat.h): lock_stealing, the steals that took the lock;
+ * slowpath, the contenders that queued; wait_node, the halts of a queued
+ * waiter, and wait_early, those of them that came early (the predecessor
+ * halted); wait_head, the halts of the head; kick_unlock, the unlocks that
+ * kicked a halted head.  A halt here is a call to halt: a kick that came
+ * before it is remembered, and it returns at once.
+ *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
@@ -47,6 +56,16 @@
 #define PVQ_ENTRIES_PER_LINE 4u
 
 enum pvq_state { PVQ_RUNNING = 0, PVQ_HALTED = 1, PVQ_HASHED = 2 };
+
+enum {
+	PVQ_COUNT_STEALING,
+	PVQ_COUNT_SLOWPATH,
+	PVQ_COUNT_WAIT_NODE,
+	PVQ_COUNT_WAIT_EARLY,
+	PVQ_COUNT_WAIT_HEAD,
+	PVQ_COUNT_KICK_UNLOCK,
+};
+#define PVQ_COUNTS { "lock_stealing", "slowpath", "wait_node", "wait_early", "wait_head", "kick_unlock" }
 
 struct pvq_lock {
 	struct qs_word w;
@@ -161,17 +180,23 @@ static bool pvq_steal(struct pvq_lock *l)
 	if (ll_load(&l->w.val, LL_RELAXED) & QS_LOCKED_PENDING_MASK)
 		return false;
 	/* (*,0,0) -> (*,0,1); pairs with the release in pvq_unlock */
-	return ll_cas(&l->w.locked, 0, (uint8_t)QS_LOCKED_VAL, LL_ACQUIRE) == 0;
+	if (ll_cas(&l->w.locked, 0, (uint8_t)QS_LOCKED_VAL, LL_ACQUIRE) != 0)
+		return false;
+	ll_count(PVQ_COUNT_STEALING);
+	return true;
 }
 
 /* Queued behind prev: until my node's locked flag makes me the head. */
 static void pvq_wait_node(struct pvq_node *node, struct pvq_node *prev, bool wait_early)
 {
 	for (;;) {
+		bool early = false;
+
 		for (unsigned t = 0; t < PV_SPIN_NS; t += PV_PREV_CHECK_NS) {
 			if (ll_wait_until_for(&node->locked, VAL != 0, PV_PREV_CHECK_NS))
 				return;
-			if (wait_early && ll_load(&prev->state, LL_RELAXED) != PVQ_RUNNING)
+			early = wait_early && ll_load(&prev->state, LL_RELAXED) != PVQ_RUNNING;
+			if (early)
 				break; /* wait early: prev is halted */
 		}
 		/*
@@ -182,8 +207,12 @@ static void pvq_wait_node(struct pvq_node *node, struct pvq_node *prev, bool wai
 		ll_store(&node->state, PVQ_HALTED, LL_RELAXED);
 		ll_fence(LL_SEQ_CST);
 		if (!ll_load(&node->locked, LL_ACQUIRE) &&
-		    ll_load(&node->state, LL_ACQUIRE) == PVQ_HALTED)
+		    ll_load(&node->state, LL_ACQUIRE) == PVQ_HALTED) {
+			ll_count(PVQ_COUNT_WAIT_NODE);
+			if (early)
+				ll_count(PVQ_COUNT_WAIT_EARLY);
 			ll_park();
+		}
 		/* [halted] -> [running]; stays [hashed] if the holder hashed me */
 		(void)ll_cas(&node->state, PVQ_HALTED, PVQ_RUNNING, LL_ACQ_REL);
 		if (ll_load(&node->locked, LL_ACQUIRE))
@@ -240,8 +269,10 @@ static void pvq_wait_head(struct pvq_lock *l, struct pvq_node *node)
 		}
 		ll_store(&node->state, PVQ_HASHED, LL_RELAXED);
 		/* park while SLOW; pairs with the release of locked in pvq_unlock */
-		if (ll_load(&l->w.locked, LL_ACQUIRE) == PVQ_SLOW)
+		if (ll_load(&l->w.locked, LL_ACQUIRE) == PVQ_SLOW) {
+			ll_count(PVQ_COUNT_WAIT_HEAD);
 			ll_park();
+		}
 		/* kicked (or early): the lock may be stolen before I spin again */
 	}
 }
@@ -275,6 +306,7 @@ static void pvq_slowpath(struct pvq_lock *l)
 	ll_store(&node->state, PVQ_RUNNING, LL_RELAXED);
 	if (pvq_steal(l))
 		return;
+	ll_count(PVQ_COUNT_SLOWPATH);
 
 	old = qs_xchg_tail(&l->w, tail); /* (p,*,*) -> (me,*,*) */
 	if (old & QS_TAIL_MASK) {
@@ -334,8 +366,10 @@ static void pvq_unlock(void *lock, void *ctx)
 	ll_fence(LL_ACQUIRE);
 	node = pvq_unhash(l);
 	ll_store(&l->w.locked, 0, LL_RELEASE); /* (*,*,SLOW) -> (*,*,0), then kick */
-	if (node)
+	if (node) {
+		ll_count(PVQ_COUNT_KICK_UNLOCK);
 		ll_unpark(ll_load(&node->cpu, LL_RELAXED));
+	}
 }
 
 const struct lock_algo lock_pv_qspinlock = {
@@ -348,6 +382,7 @@ const struct lock_algo lock_pv_qspinlock = {
 	.lock = pvq_lock,
 	.unlock = pvq_unlock,
 	.trylock = pvq_trylock,
+	.counts = PVQ_COUNTS,
 };
 
 const struct lock_algo lock_pv_qspinlock_noearly = {
@@ -360,4 +395,5 @@ const struct lock_algo lock_pv_qspinlock_noearly = {
 	.lock = pvq_lock,
 	.unlock = pvq_unlock,
 	.trylock = pvq_trylock,
+	.counts = PVQ_COUNTS,
 };

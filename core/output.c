@@ -7,8 +7,10 @@
  * handoff share of a run without handoffs) is empty in CSV and null in JSON.
  * A run that failed keeps the columns naming what was run and leaves the
  * measured ones empty; a last column, failure, says why (it exists only in
- * output that has a failed run).
+ * output that has a failed run).  Also the line under a table that says
+ * where --graphs wrote (output_graphs_line).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -464,4 +466,28 @@ int output_csv_file(const char *path, const struct output_set *o)
 int output_json_file(const char *path, const struct output_set *o)
 {
 	return write_text_atomic(path, json_of, o);
+}
+
+/* Where --graphs wrote, which the table does not show otherwise; `which`
+ * says which run of a configuration its graphs draw. */
+void output_graphs_line(FILE *f, const char *which)
+{
+	const char *opt, *dir = backend_output_dir(&opt);
+	unsigned n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (!dir || !(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) { /* the graphs there, each a .dot, an .svg and a .png */
+		size_t len = strlen(e->d_name);
+
+		n += !strncmp(e->d_name, "graph-", 6) && len > 4 &&
+		     !strcmp(e->d_name + len - 4, ".svg");
+	}
+	closedir(d);
+	if (n)
+		fprintf(f, "%s %s: holds %u graph%s (.dot, .svg, .png), %s, "
+			   "graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-KIND (docs/graphs.md)\n",
+			opt, dir, n, n == 1 ? "" : "s", which);
 }

@@ -14,7 +14,6 @@
  * configurations runs, and PATH.order beside each CSV says where its rows
  * stand in the whole sweep (core/merge.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -335,30 +334,6 @@ void sweep_lost(const struct wl_config *cfg, size_t i, struct run_result *res, c
 	run_at(cfg, i, &run);
 	snprintf(run.failure, sizeof(run.failure), "%s", why);
 	fill_failed(res, &run);
-}
-
-/* Where --graphs wrote, which the table does not show otherwise; `which`
- * says which run of a configuration its graphs draw. */
-void output_graphs_line(FILE *f, const char *which)
-{
-	const char *opt, *dir = backend_output_dir(&opt);
-	unsigned n = 0;
-	struct dirent *e;
-	DIR *d;
-
-	if (!dir || !(d = opendir(dir)))
-		return;
-	while ((e = readdir(d))) { /* the graphs there, each a .dot, an .svg and a .png */
-		size_t len = strlen(e->d_name);
-
-		n += !strncmp(e->d_name, "graph-", 6) && len > 4 &&
-		     !strcmp(e->d_name + len - 4, ".svg");
-	}
-	closedir(d);
-	if (n)
-		fprintf(f, "%s %s: holds %u graph%s (.dot, .svg, .png), %s, "
-			   "graph-TOPO-LOCK-THREADS[-xOVERCOMMIT]-KIND (docs/graphs.md)\n",
-			opt, dir, n, n == 1 ? "" : "s", which);
 }
 
 /* The table of the runs that did not fail, then a line per failed run,

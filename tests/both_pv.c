@@ -5,6 +5,10 @@
  * acquisitions under the workload's checker (mutual exclusion), and every
  * park that slept was ended by exactly one unpark that found it asleep
  * (halts == kicks == wakes: no lost and no double wake-up).
+ * pv-qspinlock's own counts (ll_count) agree: every acquisition is by the
+ * free word, a steal or the queue; the early halts are some of the queued
+ * waiters' halts; the halts that slept are some of its calls to halt, and
+ * the kicks that woke one some of its unlocks' kicks.
  *
  * Natively the 4 threads share 1 cpu (and 8 share 2 where the machine has
  * them): the kernel time-slices them for real, so holders and waiters are
@@ -73,6 +77,8 @@ static void pv_locks_oversubscribed(void **state)
 						(unsigned long long)cnt.vm.wakes);
 					fail();
 				}
+				if (l == 1)
+					tl_pvq_counts_agree(&run, &cnt, NULL);
 				tl_done(&run);
 			}
 		}

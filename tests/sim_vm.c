@@ -104,7 +104,7 @@ static void halts_matched_by_kicks(void **state)
 	struct wl_config c;
 	struct wl_run run;
 	struct run_counters cnt;
-	uint64_t halts[2] = { 0, 0 };
+	uint64_t halts[2] = { 0, 0 }, pvq[TL_PVQ_COUNTS] = { 0 };
 
 	set_opt("--slice-us", "1000");
 	for (size_t m = 0; m < 2; m++) {
@@ -130,6 +130,8 @@ static void halts_matched_by_kicks(void **state)
 						fail();
 					}
 					assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
+					if (l == 1)
+						tl_pvq_counts_agree(&run, &cnt, pvq);
 					halts[l] += cnt.vm.halts;
 					h += cnt.vm.halts;
 					tl_done(&run);
@@ -145,9 +147,18 @@ static void halts_matched_by_kicks(void **state)
 	set_opt("--co-guests", "none");
 	set_opt("--ple-window-ns", "2048"); /* 4096 cycles at 2 GHz */
 	set_opt("--slice-us", "cfs");
-	/* not vacuous: both locks halted */
+	/* not vacuous: both locks halted; pv-qspinlock's counts saw its steals,
+	 * its halts in the queue (early ones among them) and at its head, and
+	 * its kicks */
 	assert_true(halts[0] > 0);
 	assert_true(halts[1] > 0);
+	print_message("  pv-qspinlock's counts over its runs: %llu steals, %llu queued, halts "
+		      "%llu queued (%llu early) and %llu at the head, %llu kicks\n",
+		      (unsigned long long)pvq[TL_PVQ_STEALING], (unsigned long long)pvq[TL_PVQ_SLOWPATH],
+		      (unsigned long long)pvq[TL_PVQ_WAIT_NODE], (unsigned long long)pvq[TL_PVQ_WAIT_EARLY],
+		      (unsigned long long)pvq[TL_PVQ_WAIT_HEAD], (unsigned long long)pvq[TL_PVQ_KICK_UNLOCK]);
+	for (unsigned k = 0; k < TL_PVQ_COUNTS; k++)
+		assert_true(pvq[k] > 0);
 }
 
 /* Three runs of lock at 1x; fails unless every acquisition is made (the

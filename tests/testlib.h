@@ -555,6 +555,41 @@ static inline uint64_t tl_acquisitions(const struct wl_run *run)
 	return n;
 }
 
+/* pv-qspinlock's own counts (algorithms/pv-qspinlock.c names them)
+ * against its run: every acquisition by the free word, a steal or the
+ * queue; the early halts some of the queued waiters' halts; the halts that
+ * slept (the run's) some of its calls to halt, and the kicks that woke one
+ * some of its unlocks' kicks.  Fails the test with the figures; adds the
+ * counts to sum (when not NULL). */
+enum { TL_PVQ_STEALING, TL_PVQ_SLOWPATH, TL_PVQ_WAIT_NODE, TL_PVQ_WAIT_EARLY, TL_PVQ_WAIT_HEAD,
+       TL_PVQ_KICK_UNLOCK, TL_PVQ_COUNTS };
+
+static inline void tl_pvq_counts_agree(const struct wl_run *run, const struct run_counters *cnt,
+				       uint64_t sum[TL_PVQ_COUNTS])
+{
+	uint64_t n[LL_MAX_COUNTS];
+
+	assert_int_equal(wl_counts_sum(n), TL_PVQ_COUNTS);
+	if (n[TL_PVQ_STEALING] + n[TL_PVQ_SLOWPATH] > tl_acquisitions(run) ||
+	    n[TL_PVQ_WAIT_EARLY] > n[TL_PVQ_WAIT_NODE] ||
+	    cnt->vm.halts > n[TL_PVQ_WAIT_NODE] + n[TL_PVQ_WAIT_HEAD] ||
+	    cnt->vm.kicks > n[TL_PVQ_KICK_UNLOCK]) {
+		fprintf(stderr, "pv-qspinlock: %llu acquisitions, steals %llu, queued %llu, halts "
+				"queued %llu (early %llu), at head %llu, kicks %llu; the run's halts "
+				"%llu, kicks %llu\n",
+			(unsigned long long)tl_acquisitions(run),
+			(unsigned long long)n[TL_PVQ_STEALING], (unsigned long long)n[TL_PVQ_SLOWPATH],
+			(unsigned long long)n[TL_PVQ_WAIT_NODE],
+			(unsigned long long)n[TL_PVQ_WAIT_EARLY],
+			(unsigned long long)n[TL_PVQ_WAIT_HEAD],
+			(unsigned long long)n[TL_PVQ_KICK_UNLOCK], (unsigned long long)cnt->vm.halts,
+			(unsigned long long)cnt->vm.kicks);
+		fail();
+	}
+	for (unsigned k = 0; sum && k < TL_PVQ_COUNTS; k++)
+		sum[k] += n[k];
+}
+
 /*
  * Prints (to stdout) the command (verb "run" or "explain") whose runs 0 ..
  * runs-1 are the test's repetitions 0 .. runs-1 of lock with n threads

@@ -26,8 +26,8 @@ enum lock_kind {
 };
 
 /* The most counts a lock may keep of its own paths (struct lock_algo's
- * counts, ll_count). */
-#define LL_MAX_COUNTS 4
+ * counts, ll_count): eight 64-bit counts fill a cpu's line of them. */
+#define LL_MAX_COUNTS 8
 
 struct lock_algo {
 	const char *name; /* as typed after --lock */

@@ -149,7 +149,7 @@ struct run_result {
 	 * of its lock_algo.counts; ncounts of them (0: it keeps none). */
 	uint64_t counts[LL_MAX_COUNTS];
 	unsigned ncounts;
-	char counts_text[160]; /* "name=count;..." for the CSV, "" if none */
+	char counts_text[448]; /* "name=count;..." for the CSV, "" if none */
 	/* A run that failed (mutual exclusion violated, deadlock, no
 	 * progress): why; empty when it did not.  Only the columns naming
 	 * what was run are kept in its row. */
