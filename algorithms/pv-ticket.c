@@ -37,6 +37,13 @@
  * t is released.  Two slots per cpu are allocated; nslots uses at most
  * that many.
  *
+ * What a run counts (ll_count) is named after the statistics of Linux's
+ * Xen paravirtual ticket lock (CONFIG_XEN_DEBUG_FS, arch/x86/xen/
+ * spinlock.c, 3.11): taken_slow, the waits that spun out and went to
+ * halt; taken_slow_pickup, those that found the lock theirs on the re-check
+ * and did not halt; released_slow_kicked, the unlocks that found the next
+ * ticket's waiter in its slot and kicked it.
+ *
  * init() runs before any thread starts, so it writes with plain stores.
  */
 #include <locklab/lock.h>
@@ -51,6 +58,8 @@
  * of the line, not per iteration.
  */
 #define PV_SPIN_NS (32768u * 10u)
+
+enum { PVT_COUNT_TAKEN_SLOW, PVT_COUNT_TAKEN_SLOW_PICKUP, PVT_COUNT_RELEASED_SLOW_KICKED };
 
 struct pvt_lock {
 	uint32_t next ll_cacheline_aligned;
@@ -88,6 +97,7 @@ static bool pvt_halt(struct pvt_lock *l, uint32_t me)
 	struct pvt_slot *s = pvt_slot(l, me, n);
 	bool mine;
 
+	ll_count(PVT_COUNT_TAKEN_SLOW);
 	/*
 	 * slot(t): 0 -> me + 1, then read owner.  A seq_cst RMW followed by
 	 * a plain load is no full barrier in C11: smp_mb() between them;
@@ -98,7 +108,9 @@ static bool pvt_halt(struct pvt_lock *l, uint32_t me)
 	(void)ll_xchg(&s->cpu1, ll_this_cpu() + 1, LL_SEQ_CST);
 	ll_fence(LL_SEQ_CST);
 	mine = ll_load(&l->owner, LL_ACQUIRE) == me;
-	if (!mine)
+	if (mine)
+		ll_count(PVT_COUNT_TAKEN_SLOW_PICKUP);
+	else
 		ll_park(); /* a kick before the park is remembered */
 	ll_store(&s->cpu1, 0, LL_RELAXED); /* slot(t): me + 1 -> 0 */
 	return mine;
@@ -141,8 +153,10 @@ static void pvt_unlock(void *lock, void *ctx)
 	ll_fence(LL_SEQ_CST);
 	c = ll_load(&pvt_slot(l, o, ll_load(&l->nslots, LL_RELAXED))->cpu1, LL_RELAXED);
 
-	if (c)
+	if (c) {
+		ll_count(PVT_COUNT_RELEASED_SLOW_KICKED);
 		ll_unpark(c - 1);
+	}
 }
 
 const struct lock_algo lock_pv_ticket = {
@@ -155,4 +169,5 @@ const struct lock_algo lock_pv_ticket = {
 	.lock = pvt_lock,
 	.unlock = pvt_unlock,
 	.trylock = pvt_trylock,
+	.counts = { "taken_slow", "taken_slow_pickup", "released_slow_kicked" },
 };

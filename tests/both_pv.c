@@ -5,10 +5,10 @@
  * acquisitions under the workload's checker (mutual exclusion), and every
  * park that slept was ended by exactly one unpark that found it asleep
  * (halts == kicks == wakes: no lost and no double wake-up).
- * pv-qspinlock's own counts (ll_count) agree: every acquisition is by the
- * free word, a steal or the queue; the early halts are some of the queued
- * waiters' halts; the halts that slept are some of its calls to halt, and
- * the kicks that woke one some of its unlocks' kicks.
+ * The locks' own counts (ll_count) agree: the halts that slept are some of
+ * a lock's calls to halt, and the kicks that woke one some of its unlocks'
+ * kicks; pv-qspinlock takes every acquisition by the free word, a steal or
+ * the queue, and its early halts are some of its queued waiters' halts.
  *
  * Natively the 4 threads share 1 cpu (and 8 share 2 where the machine has
  * them): the kernel time-slices them for real, so holders and waiters are
@@ -77,7 +77,9 @@ static void pv_locks_oversubscribed(void **state)
 						(unsigned long long)cnt.vm.wakes);
 					fail();
 				}
-				if (l == 1)
+				if (l == 0)
+					tl_pvt_counts_agree(&run, &cnt, NULL);
+				else
 					tl_pvq_counts_agree(&run, &cnt, NULL);
 				tl_done(&run);
 			}

@@ -104,7 +104,7 @@ static void halts_matched_by_kicks(void **state)
 	struct wl_config c;
 	struct wl_run run;
 	struct run_counters cnt;
-	uint64_t halts[2] = { 0, 0 }, pvq[TL_PVQ_COUNTS] = { 0 };
+	uint64_t halts[2] = { 0, 0 }, pvq[TL_PVQ_COUNTS] = { 0 }, pvt[TL_PVT_COUNTS] = { 0 };
 
 	set_opt("--slice-us", "1000");
 	for (size_t m = 0; m < 2; m++) {
@@ -130,7 +130,9 @@ static void halts_matched_by_kicks(void **state)
 						fail();
 					}
 					assert_int_equal(tl_acquisitions(&run), c.ops * c.vm_vcpus);
-					if (l == 1)
+					if (l == 0)
+						tl_pvt_counts_agree(&run, &cnt, pvt);
+					else
 						tl_pvq_counts_agree(&run, &cnt, pvq);
 					halts[l] += cnt.vm.halts;
 					h += cnt.vm.halts;
@@ -159,6 +161,10 @@ static void halts_matched_by_kicks(void **state)
 		      (unsigned long long)pvq[TL_PVQ_WAIT_HEAD], (unsigned long long)pvq[TL_PVQ_KICK_UNLOCK]);
 	for (unsigned k = 0; k < TL_PVQ_COUNTS; k++)
 		assert_true(pvq[k] > 0);
+	print_message("  pv-ticket's counts over its runs: %llu slow waits (%llu picked the lock "
+		      "up), %llu kicks\n", (unsigned long long)pvt[TL_PVT_TAKEN_SLOW],
+		      (unsigned long long)pvt[TL_PVT_PICKUP], (unsigned long long)pvt[TL_PVT_KICKED]);
+	assert_true(pvt[TL_PVT_TAKEN_SLOW] > 0 && pvt[TL_PVT_KICKED] > 0);
 }
 
 /* Three runs of lock at 1x; fails unless every acquisition is made (the

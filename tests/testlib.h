@@ -555,6 +555,34 @@ static inline uint64_t tl_acquisitions(const struct wl_run *run)
 	return n;
 }
 
+/* pv-ticket's own counts (algorithms/pv-ticket.c names them) against its
+ * run: its calls to halt (the slow waits less those that found the lock
+ * theirs) are at least the halts that slept, and its unlocks' kicks at
+ * least the kicks that woke one; the pickups are some of the slow waits.
+ * Fails the test with the figures; adds the counts to sum (when not NULL). */
+enum { TL_PVT_TAKEN_SLOW, TL_PVT_PICKUP, TL_PVT_KICKED, TL_PVT_COUNTS };
+
+static inline void tl_pvt_counts_agree(const struct wl_run *run, const struct run_counters *cnt,
+				       uint64_t sum[TL_PVT_COUNTS])
+{
+	uint64_t n[LL_MAX_COUNTS];
+
+	assert_int_equal(wl_counts_sum(n), TL_PVT_COUNTS);
+	if (n[TL_PVT_PICKUP] > n[TL_PVT_TAKEN_SLOW] ||
+	    cnt->vm.halts > n[TL_PVT_TAKEN_SLOW] - n[TL_PVT_PICKUP] ||
+	    cnt->vm.kicks > n[TL_PVT_KICKED]) {
+		fprintf(stderr, "pv-ticket: %llu acquisitions, slow waits %llu (%llu picked the "
+				"lock up), kicks %llu; the run's halts %llu, kicks %llu\n",
+			(unsigned long long)tl_acquisitions(run),
+			(unsigned long long)n[TL_PVT_TAKEN_SLOW], (unsigned long long)n[TL_PVT_PICKUP],
+			(unsigned long long)n[TL_PVT_KICKED], (unsigned long long)cnt->vm.halts,
+			(unsigned long long)cnt->vm.kicks);
+		fail();
+	}
+	for (unsigned k = 0; sum && k < TL_PVT_COUNTS; k++)
+		sum[k] += n[k];
+}
+
 /* pv-qspinlock's own counts (algorithms/pv-qspinlock.c names them)
  * against its run: every acquisition by the free word, a steal or the
  * queue; the early halts some of the queued waiters' halts; the halts that
