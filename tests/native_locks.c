@@ -161,6 +161,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The lock being run, for the watchdog's line (set before its threads start). */
+static const char *volatile running_lock = "none yet";
+
 static void stress_run(const struct lock_algo *a, unsigned nthreads, unsigned ops,
 		       unsigned duration_ms, bool trymix)
 {
@@ -170,6 +173,7 @@ static void stress_run(const struct lock_algo *a, unsigned nthreads, unsigned op
 	struct worker *w = zalloc(nthreads * sizeof(*w));
 	uint64_t total = 0, tries = 0;
 
+	running_lock = a->name;
 	s.ctx = zalloc(nthreads * sizeof(*s.ctx));
 	s.done = zalloc(nthreads * sizeof(*s.done));
 	s.sh = zalloc(sizeof(*s.sh));
@@ -298,10 +302,12 @@ static void catalogue_is_consistent(void **state)
 
 static void on_watchdog(int sig)
 {
-	static const char msg[] = "native_locks: watchdog: a lock hung\n";
+	static const char msg[] = "native_locks: watchdog: hung in a run of lock '";
+	const char *name = running_lock;
 
 	(void)sig;
-	if (write(2, msg, sizeof(msg) - 1) < 0)
+	if (write(2, msg, sizeof(msg) - 1) < 0 || write(2, name, strlen(name)) < 0 ||
+	    write(2, "'\n", 2) < 0)
 		_exit(1);
 	_exit(1);
 }
