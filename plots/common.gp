@@ -10,9 +10,12 @@ if (!exists("formats")) formats = "png svg"
 if (!exists("width")) width = 1000
 if (!exists("height")) height = 650
 
+# The output's name stays a variable in the command begin() gives to eval
+# (out . '.png', not out pasted in): a name with a quote in it is a name,
+# never gnuplot commands.
 begin(fmt) = (fmt eq "png") ? \
-	sprintf("set terminal pngcairo size %d,%d font 'Helvetica,11' noenhanced; set output '%s.png'", width, height, out) : \
-	sprintf("set terminal svg size %d,%d dynamic font 'Helvetica,11' noenhanced; set output '%s.svg'", width, height, out)
+	sprintf("set terminal pngcairo size %d,%d font 'Helvetica,11' noenhanced; set output out . '.png'", width, height) : \
+	sprintf("set terminal svg size %d,%d dynamic font 'Helvetica,11' noenhanced; set output out . '.svg'", width, height)
 
 # Simulated lines solid, native ones dashed.
 dash(kind) = 1 + (kind eq "native")

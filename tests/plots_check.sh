@@ -8,7 +8,8 @@
 # point whose runs starved threads is crossed, and such a lock wins no
 # crossover cell; units are scaled; a --vm sweep of one thread count a lock
 # is drawn against its overcommit, one of several against threads; a sweep
-# stopped early says so, and every thread count drawn has its tic.  With
+# stopped early says so, and every thread count drawn has its tic; a file
+# named with a quote is charted under its name, no gnuplot command run.  With
 # the directory of locklab-sim (first argument, default bin), also: the
 # colour table covers every lock of both binaries, and a cached sweep CSV
 # is made again when its command changes.
@@ -429,6 +430,19 @@ python3 "$ROOT/plots/plots.py" --results "$TMP/bad2" --no-sweeps --only throughp
 	> /dev/null 2> "$TMP/bad.err" && fail "plots.py took a per-thread CSV as a run's"
 grep -q 'not a run CSV of locklab (no column throughput_per_s)' "$TMP/bad.err" ||
 	fail "the per-thread CSV is not named: $(cat "$TMP/bad.err")"
+
+# A result file whose name holds a quote is charted under that name; the
+# quote never ends gnuplot's string (common.gp once pasted the name into a
+# command it evaluated: this name then ran `touch` in plots/).
+mkdir -p "$TMP/quote" "$TMP/quote-out"
+cp "$FIX/sim-2socket.csv" "$TMP/quote/sim-a'; system 'touch quoted-name-ran'; x='.csv"
+(cd "$TMP/quote-out" && plots --results "$TMP/quote" --out "$TMP/quote-out" --no-sweeps --only throughput)
+[ -e "$ROOT/plots/quoted-name-ran" ] || [ -e "$TMP/quote-out/quoted-name-ran" ] && {
+	rm -f "$ROOT/plots/quoted-name-ran" "$TMP/quote-out/quoted-name-ran"
+	fail "a quote in a result file's name ran a command in gnuplot"
+}
+[ -s "$TMP/quote-out/throughput-a'; system 'touch quoted-name-ran'; x='.svg" ] ||
+	fail "the chart of a file named with a quote is not under its name: $(ls "$TMP/quote-out")"
 
 [ $failed = 0 ] && echo "plots_check: ok"
 exit $failed
