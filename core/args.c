@@ -211,14 +211,34 @@ bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv)
 	return false;
 }
 
+void ll_put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
 int ll_bad(const char *cmd, const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 
-	fprintf(stderr, "locklab-%s: %s: ", backend_name, cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "locklab-%s: ", backend_name);
+	ll_put_escaped(stderr, cmd);
+	fputs(": ", stderr);
+	ll_put_escaped(stderr, msg); /* a value the user gave stays on the one line */
 	fputc('\n', stderr);
 	return 2;
 }

@@ -204,8 +204,14 @@ static int unknown_command(const char *name)
 		fprintf(stderr, "locklab-%s: %s: a command of %s (%s); this binary's commands:",
 			backend_name, name, other,
 			strcmp(other, "locklab-sim") ? "the real machine's" : "the simulator");
-	else
-		fprintf(stderr, "locklab-%s: unknown command '%.60s' (commands:", backend_name, name);
+	else {
+		char shown[64];
+
+		snprintf(shown, sizeof(shown), "%.60s", name);
+		fprintf(stderr, "locklab-%s: unknown command '", backend_name);
+		ll_put_escaped(stderr, shown);
+		fputs("' (commands:", stderr);
+	}
 	for (size_t i = 0; (c = command_at(i)); i++)
 		fprintf(stderr, "%s %s", i ? "," : "", c->name);
 	fprintf(stderr, "%s\n", other ? "" : ")");

@@ -59,7 +59,12 @@ void ll_args_unknown(const struct ll_args *a, char *err, size_t errlen);
 /* Whether `--help` or `-h` stands among the options. */
 bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv);
 
-/* One line on stderr, `locklab-BACKEND: CMD: message`; returns 2. */
+/* s on f with its control characters escaped (\\n, \\t, \\xNN), so that a
+ * value the user gave cannot break a line or reach the terminal raw. */
+void ll_put_escaped(FILE *f, const char *s);
+
+/* One line on stderr, `locklab-BACKEND: CMD: message`, its control
+ * characters escaped; returns 2. */
 __attribute__((format(printf, 2, 3)))
 int ll_bad(const char *cmd, const char *fmt, ...);
 
