@@ -166,11 +166,15 @@ def command_is_found(res):
 
 def bad_arguments_one_line():
     """A missing binary, a results path that is a file, a name that is a
-    path: one line each, exit 2, no traceback."""
+    path or holds a newline, a kind other than sim or native (it names the
+    files too): one line each, exit 2, no traceback."""
     tool = [sys.executable, os.path.join(ROOT, 'tools', 'results.py')]
     for args, want in ((['res', 'sim', 'x', '--', '/nonexistent/locklab-sim', 'run'], 'cannot run'),
                        (['/dev/null', 'sim', 'x', '--', 'true', 'run'], 'not a directory'),
-                       (['res', 'sim', '../x', '--', 'true', 'run'], 'not a path')):
+                       (['res', 'sim', '../x', '--', 'true', 'run'], 'not a path'),
+                       (['res', 'sim', 'a\nb', '--', 'true', 'run'], 'not a path'),
+                       (['res', '../out/x', 'x', '--', 'true', 'run'], 'sim or native'),
+                       (['res', '', 'x', '--', 'true', 'run'], 'sim or native')):
         p = subprocess.run(tool + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True, cwd=tempfile.gettempdir())
         lines = p.stderr.splitlines()

@@ -194,7 +194,11 @@ def orphans(results, prefix, args):
 def run_sweep(results, kind, name, argv):
     """Run ARGV (a `run` command without output files) writing
     results/KIND-NAME-HASH.{csv,json}; record it; its exit status."""
-    if not name or '/' in name or name in ('.', '..') or name.startswith('-'):
+    if kind not in ('sim', 'native'):
+        sys.stderr.write('results.py: KIND %r: sim or native\n' % kind)
+        return 2
+    if (not name or '/' in name or name in ('.', '..') or name.startswith('-')
+            or any(ord(c) < 0x20 or ord(c) == 0x7f for c in name)):
         sys.stderr.write('results.py: NAME %r: a topology or host name, not a path\n' % name)
         return 2
     try:
