@@ -119,11 +119,29 @@ def test_limits(sim, tmp):
                         (['-prop', 'smt.issue_share=0'], 'smt.issue_share'),
                         (['-prop', 'hit.load=-1'], 'hit.load'),
                         (['-prop', 'assumed=pause foo'], "'foo' is not a property"),
-                        (['-link-bw'], 'expected one argument')):
+                        (['-link-bw'], 'expected one argument'),
+                        (['-link-bw', '0GBps'], 'outside 1MBps..1PBps'),
+                        (['-cite', 'a\x01b'], 'control character')):
         rc, out = gentopo('bad', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS +
                           extra, over)
         check('%s refused, one line' % ' '.join(extra),
               rc == 2 and out.count('\n') == 1 and want in out and not os.path.exists(over), out)
+    # the file is written whole or not at all, over a regular file only
+    base = SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS
+    target = os.path.join(tmp, 'target.xml')
+    with open(target, 'w') as f:
+        f.write('kept\n')
+    link = os.path.join(tmp, 'link.xml')
+    os.symlink(target, link)
+    for out_path, want, code in ((link, 'a symbolic link', 2), (tmp, 'a directory', 2),
+                                 ('/dev/null', 'not a regular file', 2), ('', 'empty file name', 2),
+                                 (os.path.join(tmp, 'no', 'x.xml'), 'cannot write', 1)):
+        rc, out = gentopo('w', base, out_path)
+        check('-o %r refused, one line' % out_path,
+              rc == code and out.count('\n') == 1 and want in out, out)
+    with open(target) as f:
+        check('the file a link names is left alone', f.read() == 'kept\n')
+    check('no temporary file left', not [n for n in os.listdir(tmp) if n.startswith('.gentopo-')])
     # assumed takes what the loader takes: rows, families, link attributes
     rc, out = gentopo('assumed', SHAPES['full8'][2:] + ['-sockets', '2', '-cores', '2'] + COSTS +
                       ['-prop', 'assumed=lat.load.M lat.store.* pause link.latency'], path)

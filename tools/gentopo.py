@@ -21,8 +21,11 @@ usage: gentopo.py --name NAME --sockets S --cores C --shape full|ring|mesh2
 
 import argparse
 import decimal
+import os
 import re
 import shlex
+import stat
+import tempfile
 import textwrap
 import sys
 
@@ -61,6 +64,17 @@ WORDS = {'arbitration': ('fifo', 'socket-first'), 'memory_model': ('sc', 'tso', 
          'directory': ('full', 'probe-filter', 'broadcast')}  # any case, as the loader
 WHOLE = {'smt': (1, 8), 'msg.data_bytes': (1, 65536), 'msg.ctrl_bytes': (1, 65536),
          'arbitration.max_local_run': (1, 10 ** 9)}  # also 'unbounded'
+
+
+MIN_BW, MAX_BW = 1e6, 1e15  # bytes a second: the loader's 1MBps..1PBps
+BW_UNITS = {'': 1, 'k': 1e3, 'M': 1e6, 'G': 1e9, 'T': 1e12, 'P': 1e15, 'E': 1e18,
+            'ki': 2 ** 10, 'Mi': 2 ** 20, 'Gi': 2 ** 30, 'Ti': 2 ** 40, 'Pi': 2 ** 50, 'Ei': 2 ** 60}
+
+
+def bandwidth_bytes(text):
+    """A bandwidth of BW_RE in bytes a second (SimGrid: Bps bytes, bps bits)."""
+    m = re.match(r'^([0-9]+(?:\.[0-9]+)?)(.*?)([Bb])ps$', text)
+    return float(m.group(1)) * BW_UNITS[m.group(2)] / (1 if m.group(3) == 'B' else 8)
 
 
 def loader_takes(key, val):
@@ -347,11 +361,15 @@ def check_args(a):
     if not re.match(r'^[A-Za-z0-9_.-]{1,63}$', a.name):
         raise GenError('--name %r: 1 to 63 letters, digits, _ . -' % a.name)
     for t in [a.description] + a.cite + a.prop:
-        if re.search(r'[<>&"]|--', t):
-            raise GenError('%r: no < > & " or -- in text the file holds' % t)
+        if re.search(r'[<>&"\x00-\x1f\x7f]|--', t):
+            raise GenError('%r: no < > & " --, or control character, in text the file holds' % t)
     for bw in (a.link_bw, a.group_bw):
         if bw is not None and not BW_RE.match(bw):
             raise GenError('bandwidth %r: a number with a unit such as 6.7GBps' % bw)
+        if bw is not None and not MIN_BW <= bandwidth_bytes(bw) <= MAX_BW:
+            raise GenError('bandwidth %r: outside 1MBps..1PBps, what the simulator takes' % bw)
+    if a.output is not None and not a.output:
+        raise GenError('-o: an empty file name (leave -o out for standard output)')
     if a.shape == 'mesh2':
         if not a.group or a.group < 1 or a.sockets % a.group:
             raise GenError('mesh2 needs --group G dividing --sockets')
@@ -387,12 +405,49 @@ def main(argv):
     except GenError as e:
         print('gentopo.py: %s' % e, file=sys.stderr)
         return 2
-    if a.output:
-        with open(a.output, 'w') as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
+    why = unfit_output(a.output) if a.output else None
+    if why:
+        print('gentopo.py: -o %s: %s' % (a.output, why), file=sys.stderr)
+        return 2
+    try:
+        if a.output:
+            write_whole(a.output, text)
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+    except OSError as e:
+        print('gentopo.py: cannot write %s: %s' % (a.output or 'the standard output',
+                                                    e.strerror or e), file=sys.stderr)
+        return 1
     return 0
+
+
+def unfit_output(path):
+    """Why path cannot be written over (as the binaries' outputs: a link, a
+    directory, a device or a pipe is refused), or None."""
+    if not os.path.lexists(path):
+        return None
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        return 'a symbolic link (give the file it names)'
+    if not stat.S_ISREG(st.st_mode):
+        return 'a directory' if stat.S_ISDIR(st.st_mode) else 'not a regular file'
+    return None
+
+
+def write_whole(path, text):
+    """text to path whole or not at all: a file beside it, then renamed over
+    it."""
+    d = os.path.dirname(path) or '.'
+    fd, tmp = tempfile.mkstemp(dir=d, prefix='.gentopo-')
+    try:
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 if __name__ == '__main__':
