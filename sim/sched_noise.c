@@ -137,6 +137,15 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 			return -1;
 		}
 	}
+	/* a core interrupted all of the time: no thread would progress */
+	if ((opts[OPT_IRQ_HZ].given || opts[OPT_IRQ_US].given) &&
+	    (double)opts[OPT_IRQ_HZ].val * (double)opts[OPT_IRQ_US].val >= 1e6) {
+		snprintf(err, errlen, "--irq-rate-hz %llu with --irq-us %llu: interrupts would take "
+			 "the whole of a core (rate x length must stay under 1 s a second)",
+			 (unsigned long long)opts[OPT_IRQ_HZ].val,
+			 (unsigned long long)opts[OPT_IRQ_US].val);
+		return -1;
+	}
 	if (opts[OPT_MIGRATE].given && opts[OPT_MIGRATE].val && !os_placed(cfg->pin)) {
 		snprintf(err, errlen, "--migrate-us %llu: %s pinned by --pin %s do not migrate "
 			 "(migrations are --pin none's and node:N's)",

@@ -261,6 +261,11 @@ static void bad_values_are_refused(void **state)
 	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim " BASE " --irq-rate-hz 9 --irq-us 0", bindir), 0);
 	tl_expect_refused(&p, "--irq-rate-hz 9: means nothing with --irq-us 0");
 	tl_proc_free(&p);
+	/* interrupts that would hold a core all of the time (1000 x 1 ms) */
+	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim " BASE " --irq-rate-hz 1000 --irq-us 1000",
+				   bindir), 0);
+	tl_expect_refused(&p, "interrupts would take the whole of a core");
+	tl_proc_free(&p);
 
 	assert_int_not_equal(tl_sh(&p, "%s/locklab-sim run --migrate-us x --threads 2", bindir), 0);
 	tl_expect_refused(&p, "--migrate-us");
