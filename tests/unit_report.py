@@ -7,6 +7,9 @@ read 45.9% in the table and 45.8% in the report, and at six this sweep's
 ttas at 12 threads read Jain 0.5704 in the table and 0.5705 in the report.
 A lock's own counts (the CSV's lock_counts) read in the report as on the
 table's counts line, and a lock without counts has no such line in either.
+A CSV edited or cut short (a throughput that is no number, or negative, a
+Jain index over 1, a row short of fields, rows of two machines) is refused
+in one line naming its line, exit 2, not reported.
 
 usage: unit_report.py BIN  (the directory holding locklab-sim)
 """
@@ -114,6 +117,41 @@ def counts_failures(binary):
     return failures
 
 
+def corrupt_failures(path, tmp):
+    """The sweep's CSV at path, spoiled one way at a time: report.py must
+    refuse each in one line, exit 2."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    head = lines[0].split(',')
+    col = {name: i for i, name in enumerate(head)}
+
+    def with_cell(name, value):
+        cells = lines[1].split(',')
+        cells[col[name]] = value
+        return [lines[0], ','.join(cells)] + lines[2:]
+
+    other = lines[2].split(',')
+    other[col['topo']] = 'elsewhere'
+    cases = [(with_cell('throughput_per_s', 'abc'), 'throughput_per_s'),
+             (with_cell('throughput_per_s', '-1'), 'throughput_per_s'),
+             (with_cell('jain', '1.5'), 'jain'),
+             (with_cell('threads', '0'), 'threads'),
+             (lines[:2] + [lines[2][:20]], 'fewer fields'),
+             (lines[:2] + [','.join(other)], 'machines')]
+    failures = []
+    for k, (text, want) in enumerate(cases):
+        bad = os.path.join(tmp, 'bad%d.csv' % k)
+        with open(bad, 'w') as f:
+            f.write('\n'.join(text) + '\n')
+        p = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'report.py'), '--csv', bad,
+                            '--out', tmp], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if p.returncode != 2 or p.stderr.count('\n') != 1 or want not in p.stderr:
+            failures.append('report.py took a CSV spoiled at %s: exit %d, %r'
+                            % (want, p.returncode, p.stderr))
+    return failures
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -127,7 +165,8 @@ def main():
         decimals = {k: len(v.split('.')[1]) for k, v in zip(head, first)
                     if k in ('jain', 'handoff_local_frac')}
         report = report_cells(path)
-    failures = []
+        spoiled = corrupt_failures(path, tmp)
+    failures = spoiled
     if decimals != {'jain': 9, 'handoff_local_frac': 9}:
         failures.append('the CSV gives jain and handoff_local_frac to %s decimals, not 9'
                         % decimals)
