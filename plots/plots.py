@@ -225,7 +225,16 @@ def sweep_charts(a, outdir, tmp):
 def main(argv):
     a = parse_args(argv)
     outdir = a.out or a.results
-    os.makedirs(outdir, exist_ok=True)
+    if a.bin and not a.no_sweeps and not os.access(os.path.join(a.bin, 'locklab-sim'), os.X_OK):
+        sys.stderr.write('plots.py: --bin %s: no locklab-sim there (the directory of the built '
+                         'binaries, bin)\n' % a.bin)
+        return 2
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        sys.stderr.write('plots.py: --out %s: not a directory it can write charts in (%s)\n'
+                         % (outdir, e.strerror or e))
+        return 2
     with tempfile.TemporaryDirectory(prefix='locklab-plots-') as tmp:
         ok = file_charts(a, outdir, tmp)
         ok &= sweep_charts(a, outdir, tmp)

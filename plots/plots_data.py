@@ -31,7 +31,32 @@ def read_csv(path, need=()):
         sys.stderr.write('plots.py: %s: not a run CSV of locklab (no column %s): skipped\n'
                          % (path, missing[0]))
         return None
+    for i, row in enumerate(rows):
+        why = spoiled(row)
+        if why:
+            sys.stderr.write('plots.py: %s: line %d: %s: skipped\n' % (path, i + 2, why))
+            return None
     return rows
+
+
+# Columns charted as numbers, and their range (empty: a failed run's, or
+# not the row's kind): a CSV edited or cut short is skipped, not drawn.
+NUMBER_RANGES = {'throughput_per_s': (0.0, math.inf), 'jain': (0.0, 1.0),
+                 'handoff_local_frac': (0.0, 1.0), 'acquisitions': (0.0, math.inf)}
+
+
+def spoiled(row):
+    """Why row is not one locklab wrote, or None."""
+    if None in row or None in row.values():
+        return '%s fields than the header' % ('more' if None in row else 'fewer')
+    if 'threads' in row and not (row['threads'].isdigit() and int(row['threads']) > 0):
+        return 'threads %r is not a thread count' % row['threads']
+    for col, (lo, hi) in NUMBER_RANGES.items():
+        v = num(row, col)
+        if row.get(col, '') != '' and not (math.isfinite(v) and lo <= v <= hi):
+            return '%s %r is not %s' % (col, row[col], 'a finite number >= 0' if hi == math.inf
+                                        else 'a number in 0..1')
+    return None
 
 
 def num(row, key):

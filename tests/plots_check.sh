@@ -9,7 +9,8 @@
 # crossover cell; units are scaled; a --vm sweep of one thread count a lock
 # is drawn against its overcommit, one of several against threads; a sweep
 # stopped early says so, and every thread count drawn has its tic; a file
-# named with a quote is charted under its name, no gnuplot command run.  With
+# named with a quote is charted under its name, no gnuplot command run; a
+# spoiled row is named and its file skipped, and a bad --out is one line.  With
 # the directory of locklab-sim (first argument, default bin), also: the
 # colour table covers every lock of both binaries, and a cached sweep CSV
 # is made again when its command changes.
@@ -430,6 +431,16 @@ python3 "$ROOT/plots/plots.py" --results "$TMP/bad2" --no-sweeps --only throughp
 	> /dev/null 2> "$TMP/bad.err" && fail "plots.py took a per-thread CSV as a run's"
 grep -q 'not a run CSV of locklab (no column throughput_per_s)' "$TMP/bad.err" ||
 	fail "the per-thread CSV is not named: $(cat "$TMP/bad.err")"
+mkdir -p "$TMP/bad3"
+sed '2s/^\(\([^,]*,\)\{3\}\)[0-9]*/\1abc/' "$FIX/sim-2socket.csv" > "$TMP/bad3/sim-x-00000000.csv"
+python3 "$ROOT/plots/plots.py" --results "$TMP/bad3" --no-sweeps --only throughput \
+	> /dev/null 2> "$TMP/bad.err" && fail "plots.py charted a CSV whose thread count is abc"
+grep -q "line 2: threads 'abc' is not a thread count: skipped" "$TMP/bad.err" ||
+	fail "the spoiled row is not named: $(cat "$TMP/bad.err")"
+python3 "$ROOT/plots/plots.py" --results "$TMP/bad3" --out "$TMP/bad3/sim-x-00000000.csv" \
+	--no-sweeps > /dev/null 2> "$TMP/bad.err"
+[ $? = 2 ] && [ "$(wc -l < "$TMP/bad.err")" = 1 ] ||
+	fail "--out over a file is not one line, exit 2: $(cat "$TMP/bad.err")"
 
 # A result file whose name holds a quote is charted under that name; the
 # quote never ends gnuplot's string (common.gp once pasted the name into a
