@@ -179,12 +179,19 @@ def test_malformed(tmp):
                        (('--seeds', '0'), '--seeds'), (('--seeds', 'x'), '--seeds'),
                        (('--only', '--no-chart'), '--only: needs a value'),
                        (('--results', '--no-chart'), '--results: needs a value'),
+                       (('--results', ''), '--results: an empty value'),
                        (('--results', os.path.join(tmp, 'no', 'such')), 'parent directory'),
                        (('--results', os.path.join(ROOT, 'README.md')), 'not a directory')):
         p = tool(d if what == 'no entries' else os.path.join(ROOT, 'scoreboard'), *args)
         lines = p.stderr.strip().splitlines()
         check('%s: one line, status 2' % what,
               p.returncode == 2 and len(lines) == 1 and what in lines[0], p.stderr)
+    d = write_board(tmp, 'latin1', {})
+    with open(os.path.join(d, '002-x.sb'), 'wb') as f:
+        f.write(entry_text().encode('utf-8').replace(b'=', b'\xff=', 1))
+    p = tool(d, '--list')
+    check('a file not UTF-8: one line, status 2', p.returncode == 2 and
+          len(p.stderr.strip().splitlines()) == 1 and 'not UTF-8' in p.stderr, p.stderr)
     d = write_board(tmp, 'dupid', {'002-a.sb': entry_text(), '002-b.sb': entry_text()})
     p = tool(d, '--list')
     check('an id in two files: one line, status 2',

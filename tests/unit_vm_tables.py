@@ -102,6 +102,13 @@ def main():
         p = tables(busy, none)
         check('a lock missing is refused in one line',
               p.returncode == 2 and p.stderr.count('\n') == 1 and 'qspinlock' in p.stderr)
+        # a sweep without --vm has no overcommit column: named, one line
+        plain = os.path.join(tmp, 'plain.csv')
+        with open(plain, 'w') as f:
+            f.write('backend,topo,lock,threads,throughput_per_s\nsim,4socket,ticket,4,1.0\n')
+        p = tables(plain, plain)
+        check('a CSV without --vm is named as such in one line',
+              p.returncode == 2 and p.stderr.count('\n') == 1 and 'not a --vm sweep' in p.stderr)
     print('%d failed' % len(failures) if failures else 'all passed')
     return 1 if failures else 0
 

@@ -248,6 +248,8 @@ def parse_args(argv):
                 usage_error('%s: needs a value%s' % (a, '' if i + 1 >= len(argv) else
                             ' (the next argument, %s, is an option)' % argv[i + 1]))
             i += 1
+            if argv[i] == '' and a != '--append':  # --append's own check says more
+                usage_error('%s: an empty value' % a)
             opts[a[2:]] = argv[i]
         elif a in ('-h', '--help'):
             print('\n\n'.join(__doc__.split('\n\n')[1:4]))  # usage, options, output

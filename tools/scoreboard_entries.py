@@ -135,8 +135,11 @@ def check_entry(e, where, topodir):
 def parse_file(path, topodir):
     """The entries of one .sb file, in order; raises EntryError."""
     entries, cur, last = [], None, None
-    with open(path, encoding='utf-8') as f:
-        lines = f.read().split('\n')
+    try:
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().split('\n')
+    except UnicodeDecodeError as e:
+        raise EntryError('%s: not UTF-8 text (byte %d)' % (path, e.start))
     for n, raw in enumerate(lines + [''], 1):
         line = raw.rstrip()
         where = '%s:%d' % (path, n)

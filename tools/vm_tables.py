@@ -22,6 +22,7 @@ run that overcommit:
 """
 
 import csv
+import os
 import sys
 
 LOCKS = ('ticket', 'pv-ticket', 'qspinlock', 'pv-qspinlock')
@@ -142,6 +143,17 @@ def change_table(base, variant, sweeps):
     return '\n'.join(lines)
 
 
+def failed(e):
+    """One line for an input that cannot be read; status 2.  A missing
+    column is named as such (a sweep without --vm has no overcommit)."""
+    if isinstance(e, KeyError):
+        sys.stderr.write('vm_tables: a CSV has no column %s: not a --vm sweep\'s CSV of '
+                         'locklab-sim run\n' % e)
+    else:
+        sys.stderr.write('vm_tables: %s\n' % e)
+    return 2
+
+
 def change_main(argv):
     locks = argv[2].split(',') if len(argv) > 2 else []
     if len(locks) != 2 or not all(locks) or len(argv) < 4:
@@ -152,8 +164,7 @@ def change_main(argv):
         sweeps = [load(path) for path in argv[3:]]
         table = change_table(locks[0], locks[1], sweeps)
     except (OSError, KeyError, ValueError, csv.Error) as e:
-        sys.stderr.write('vm_tables: %s\n' % e)
-        return 2
+        return failed(e)
     print(table)
     return 0
 
@@ -173,11 +184,14 @@ def main(argv):
                     'exits, halts and kicks are counts over the 100 ms):\n')
         text += [counter_table(name, by) + '\n' for name, by in sweeps]
     except (OSError, KeyError, ValueError, csv.Error) as e:
-        sys.stderr.write('vm_tables: %s\n' % e)
-        return 2
+        return failed(e)
     print('\n'.join(text))
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except BrokenPipeError:  # `| head`: the reader had what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
