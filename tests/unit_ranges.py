@@ -48,11 +48,18 @@ check('a heading and a row per lock, mcs first: %r' % lines,
       len(lines) == 3 and lines[0].split() == ['setting', 'lock', 'jain', 'throughput_per_s/1e6'] and
       lines[1].split() == ['fifo', 'mcs', '1.00', '2.52-2.67'] and
       lines[2].split() == ['fifo', 'tas', '0.87-0.93', '0.38-0.39'])
-refused('an empty column', ['wait_p99_ns'], 'wait_p99_ns of tas is empty')
+refused('an empty column', ['wait_p99_ns'], 'wait_p99_ns of tas is empty or no number')
 refused('a column the CSV lacks', ['nosuch'], 'no column nosuch')
 refused('a bad spec', ['jain/0'], 'jain/0')
 refused('a bad format', ['jain:q'], 'jain:q')
 refused('two thread counts', ['jain'], 'mcs has rows of threads 16, 8: give one',
         CSV + 'mcs,16,1.0000,2000000.00,1000\n')
 refused('no rows', ['jain'], 'no rows', 'lock,threads,jain\n')
+refused('an infinite value', ['throughput_per_s'], 'throughput_per_s of tas is not finite',
+        CSV.replace('380000.00', 'inf'))
+refused('a value that is no number', ['jain'], 'jain of tas is empty or no number',
+        CSV.replace('0.8700', 'abc'))
+refused('a negative scale', ['jain/-1'], 'jain/-1')
+refused('a scale that is no number', ['jain/nan'], 'jain/nan')
+refused('a format too wide', ['jain:>99999999999'], 'jain:>99999999999')
 sys.exit(1 if failures else 0)

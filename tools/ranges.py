@@ -21,6 +21,7 @@ leaves empty, is refused (exit 2, one line).
 
 import argparse
 import csv
+import math
 import sys
 
 
@@ -42,10 +43,10 @@ def parse_column(spec):
     try:
         scale = float(scale) if scale else 1.0
         format(1.0, fmt or '.2f')
-    except ValueError:
+    except (ValueError, MemoryError, OverflowError):
         die('%s: not NAME[/SCALE][:FORMAT]' % spec)
-    if not name or scale == 0:
-        die('%s: not NAME[/SCALE][:FORMAT]' % spec)
+    if not name or not math.isfinite(scale) or scale <= 0:
+        die('%s: not NAME[/SCALE][:FORMAT] (a SCALE is a finite number above 0)' % spec)
     return name, scale, fmt or '.2f', heading
 
 
@@ -60,7 +61,12 @@ def main():
     ap.add_argument('columns', nargs='+', metavar='NAME[/SCALE][:FORMAT]')
     args = ap.parse_args()
     cols = [parse_column(c) for c in args.columns]
-    rows = list(csv.DictReader(sys.stdin))
+    if sys.stdin is None:
+        die('no standard input (the CSV comes on stdin)')
+    try:
+        rows = list(csv.DictReader(sys.stdin))
+    except (OSError, csv.Error, UnicodeDecodeError) as e:
+        die('stdin is not a CSV it can read (%s)' % (e.strerror if isinstance(e, OSError) else e))
     if not rows:
         die('no rows on stdin')
     by = {}
@@ -82,8 +88,10 @@ def main():
                 values = [float(r[name]) for r in rs]
             except KeyError:
                 die('the CSV has no column %s' % name)
-            except ValueError:
-                die('%s of %s is empty in a run' % (name, lock))
+            except (TypeError, ValueError):
+                die('%s of %s is empty or no number in a run' % (name, lock))
+            if not all(math.isfinite(v) for v in values):
+                die('%s of %s is not finite in a run' % (name, lock))
             cells.append(spread(values, scale, fmt))
         table.append(cells)
     head = (['setting'] if args.label else []) + ['lock'] + [c[3] for c in cols]
