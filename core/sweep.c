@@ -609,10 +609,8 @@ static void run_here(struct sweep_sink *s)
 		failed = sweep_one(&s->o->cfg, s->todo[s->done], &res, threads_csv_file());
 		if (sweep_commit(s, &res, failed, NULL, 0))
 			break;
-		if (backend_left_threads()) {
-			s->left_threads = true;
-			break;
-		}
+		if (backend_left_threads())
+			break; /* said at the sweep's end */
 	}
 }
 
@@ -660,7 +658,7 @@ int sweep_run(struct cli_opts *o)
 		print_kept(o, &s.sf, s.done, s.ntodo);
 		return SWEEP_SIGNALLED + stop_signal;
 	}
-	if (s.left_threads && s.done < s.ntodo)
+	if (backend_left_threads() && s.done < s.ntodo)
 		fprintf(stderr, "locklab-%s: the watchdog gave up on a run whose threads still spin, "
 			"and a run beside them would measure them too: the sweep stopped there, "
 			"%zu of its %zu runs did not run\n",

@@ -44,7 +44,6 @@ struct sweep_sink {
 	size_t done;        /* rows committed: todo[0..done) */
 	size_t failed;
 	int rc;             /* a journal could not be written */
-	bool left_threads;  /* stopped: a run left threads on the cpus (backend_left_threads) */
 	struct output_set out;
 	struct sweep_files sf;
 };

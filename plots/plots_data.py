@@ -39,14 +39,16 @@ def read_csv(path, need=()):
     return rows
 
 
-# Columns charted as numbers, and their range (empty: a failed run's, or
-# not the row's kind): a CSV edited or cut short is skipped, not drawn.
-NUMBER_RANGES = {'throughput_per_s': (0.0, math.inf), 'jain': (0.0, 1.0),
-                 'handoff_local_frac': (0.0, 1.0), 'acquisitions': (0.0, math.inf)}
+# Columns read as numbers, and their range (empty: a failed run's, or not
+# the row's kind): a CSV edited or cut short is skipped here, and refused
+# by tools/report.py, which asks the same of its rows.
+NUMBER_RANGES = {'throughput_per_s': (0.0, math.inf), 'duration_s': (0.0, math.inf),
+                 'jain': (0.0, 1.0), 'handoff_local_frac': (0.0, 1.0),
+                 'acquisitions': (0.0, math.inf)}
 
 
 def spoiled(row):
-    """Why row is not one locklab wrote, or None."""
+    """Why row (a dict of csv.DictReader) is not one locklab wrote, or None."""
     if None in row or None in row.values():
         return '%s fields than the header' % ('more' if None in row else 'fewer')
     if 'threads' in row and not (row['threads'].isdigit() and int(row['threads']) > 0):

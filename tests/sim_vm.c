@@ -104,7 +104,8 @@ static void halts_matched_by_kicks(void **state)
 	struct wl_config c;
 	struct wl_run run;
 	struct run_counters cnt;
-	uint64_t halts[2] = { 0, 0 }, pvq[TL_PVQ_COUNTS] = { 0 }, pvt[TL_PVT_COUNTS] = { 0 };
+	uint64_t halts[2] = { 0, 0 }, pvq[LL_MAX_COUNTS] = { 0 }, pvt[LL_MAX_COUNTS] = { 0 };
+	const struct lock_algo *qa = lock_find("pv-qspinlock"), *ta = lock_find("pv-ticket");
 
 	set_opt("--slice-us", "1000");
 	for (size_t m = 0; m < 2; m++) {
@@ -156,15 +157,19 @@ static void halts_matched_by_kicks(void **state)
 	assert_true(halts[1] > 0);
 	print_message("  pv-qspinlock's counts over its runs: %llu steals, %llu queued, halts "
 		      "%llu queued (%llu early) and %llu at the head, %llu kicks\n",
-		      (unsigned long long)pvq[TL_PVQ_STEALING], (unsigned long long)pvq[TL_PVQ_SLOWPATH],
-		      (unsigned long long)pvq[TL_PVQ_WAIT_NODE], (unsigned long long)pvq[TL_PVQ_WAIT_EARLY],
-		      (unsigned long long)pvq[TL_PVQ_WAIT_HEAD], (unsigned long long)pvq[TL_PVQ_KICK_UNLOCK]);
-	for (unsigned k = 0; k < TL_PVQ_COUNTS; k++)
+		      (unsigned long long)tl_count(qa, pvq, "lock_stealing"),
+		      (unsigned long long)tl_count(qa, pvq, "slowpath"),
+		      (unsigned long long)tl_count(qa, pvq, "wait_node"),
+		      (unsigned long long)tl_count(qa, pvq, "wait_early"),
+		      (unsigned long long)tl_count(qa, pvq, "wait_head"),
+		      (unsigned long long)tl_count(qa, pvq, "kick_unlock"));
+	for (unsigned k = 0; k < LL_MAX_COUNTS && qa->counts[k]; k++)
 		assert_true(pvq[k] > 0);
 	print_message("  pv-ticket's counts over its runs: %llu slow waits (%llu picked the lock "
-		      "up), %llu kicks\n", (unsigned long long)pvt[TL_PVT_TAKEN_SLOW],
-		      (unsigned long long)pvt[TL_PVT_PICKUP], (unsigned long long)pvt[TL_PVT_KICKED]);
-	assert_true(pvt[TL_PVT_TAKEN_SLOW] > 0 && pvt[TL_PVT_KICKED] > 0);
+		      "up), %llu kicks\n", (unsigned long long)tl_count(ta, pvt, "taken_slow"),
+		      (unsigned long long)tl_count(ta, pvt, "taken_slow_pickup"),
+		      (unsigned long long)tl_count(ta, pvt, "released_slow_kicked"));
+	assert_true(tl_count(ta, pvt, "taken_slow") > 0 && tl_count(ta, pvt, "released_slow_kicked") > 0);
 }
 
 /* Three runs of lock at 1x; fails unless every acquisition is made (the

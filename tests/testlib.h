@@ -555,32 +555,51 @@ static inline uint64_t tl_acquisitions(const struct wl_run *run)
 	return n;
 }
 
+/* Count `name` of a's own counts (lock_algo.counts) in n, the totals of
+ * wl_counts_sum: looked up by name, so that a test never reads one count
+ * for another.  Fails the test when a keeps no such count. */
+static inline uint64_t tl_count(const struct lock_algo *a, const uint64_t *n, const char *name)
+{
+	for (unsigned k = 0; k < LL_MAX_COUNTS && a->counts[k]; k++)
+		if (!strcmp(a->counts[k], name))
+			return n[k];
+	fail_msg("%s keeps no count '%s'", a->name, name);
+	return 0;
+}
+
+/* The run's own counts into n (and added to sum, when not NULL); how many. */
+static inline unsigned tl_counts(uint64_t n[LL_MAX_COUNTS], uint64_t sum[LL_MAX_COUNTS])
+{
+	unsigned k, nc = wl_counts_sum(n);
+
+	for (k = 0; sum && k < nc; k++)
+		sum[k] += n[k];
+	return nc;
+}
+
 /* pv-ticket's own counts (algorithms/pv-ticket.c names them) against its
  * run: its calls to halt (the slow waits less those that found the lock
  * theirs) are at least the halts that slept, and its unlocks' kicks at
  * least the kicks that woke one; the pickups are some of the slow waits.
  * Fails the test with the figures; adds the counts to sum (when not NULL). */
-enum { TL_PVT_TAKEN_SLOW, TL_PVT_PICKUP, TL_PVT_KICKED, TL_PVT_COUNTS };
-
 static inline void tl_pvt_counts_agree(const struct wl_run *run, const struct run_counters *cnt,
-				       uint64_t sum[TL_PVT_COUNTS])
+				       uint64_t sum[LL_MAX_COUNTS])
 {
 	uint64_t n[LL_MAX_COUNTS];
+	const struct lock_algo *a = run->algo;
 
-	assert_int_equal(wl_counts_sum(n), TL_PVT_COUNTS);
-	if (n[TL_PVT_PICKUP] > n[TL_PVT_TAKEN_SLOW] ||
-	    cnt->vm.halts > n[TL_PVT_TAKEN_SLOW] - n[TL_PVT_PICKUP] ||
-	    cnt->vm.kicks > n[TL_PVT_KICKED]) {
+	assert_int_equal(tl_counts(n, sum), 3);
+	uint64_t slow = tl_count(a, n, "taken_slow"), pickup = tl_count(a, n, "taken_slow_pickup");
+	uint64_t kicked = tl_count(a, n, "released_slow_kicked");
+
+	if (pickup > slow || cnt->vm.halts > slow - pickup || cnt->vm.kicks > kicked) {
 		fprintf(stderr, "pv-ticket: %llu acquisitions, slow waits %llu (%llu picked the "
 				"lock up), kicks %llu; the run's halts %llu, kicks %llu\n",
-			(unsigned long long)tl_acquisitions(run),
-			(unsigned long long)n[TL_PVT_TAKEN_SLOW], (unsigned long long)n[TL_PVT_PICKUP],
-			(unsigned long long)n[TL_PVT_KICKED], (unsigned long long)cnt->vm.halts,
-			(unsigned long long)cnt->vm.kicks);
+			(unsigned long long)tl_acquisitions(run), (unsigned long long)slow,
+			(unsigned long long)pickup, (unsigned long long)kicked,
+			(unsigned long long)cnt->vm.halts, (unsigned long long)cnt->vm.kicks);
 		fail();
 	}
-	for (unsigned k = 0; sum && k < TL_PVT_COUNTS; k++)
-		sum[k] += n[k];
 }
 
 /* pv-qspinlock's own counts (algorithms/pv-qspinlock.c names them)
@@ -589,33 +608,28 @@ static inline void tl_pvt_counts_agree(const struct wl_run *run, const struct ru
  * slept (the run's) some of its calls to halt, and the kicks that woke one
  * some of its unlocks' kicks.  Fails the test with the figures; adds the
  * counts to sum (when not NULL). */
-enum { TL_PVQ_STEALING, TL_PVQ_SLOWPATH, TL_PVQ_WAIT_NODE, TL_PVQ_WAIT_EARLY, TL_PVQ_WAIT_HEAD,
-       TL_PVQ_KICK_UNLOCK, TL_PVQ_COUNTS };
-
 static inline void tl_pvq_counts_agree(const struct wl_run *run, const struct run_counters *cnt,
-				       uint64_t sum[TL_PVQ_COUNTS])
+				       uint64_t sum[LL_MAX_COUNTS])
 {
 	uint64_t n[LL_MAX_COUNTS];
+	const struct lock_algo *a = run->algo;
 
-	assert_int_equal(wl_counts_sum(n), TL_PVQ_COUNTS);
-	if (n[TL_PVQ_STEALING] + n[TL_PVQ_SLOWPATH] > tl_acquisitions(run) ||
-	    n[TL_PVQ_WAIT_EARLY] > n[TL_PVQ_WAIT_NODE] ||
-	    cnt->vm.halts > n[TL_PVQ_WAIT_NODE] + n[TL_PVQ_WAIT_HEAD] ||
-	    cnt->vm.kicks > n[TL_PVQ_KICK_UNLOCK]) {
+	assert_int_equal(tl_counts(n, sum), 6);
+	uint64_t steals = tl_count(a, n, "lock_stealing"), queued = tl_count(a, n, "slowpath");
+	uint64_t node = tl_count(a, n, "wait_node"), early = tl_count(a, n, "wait_early");
+	uint64_t head = tl_count(a, n, "wait_head"), kicks = tl_count(a, n, "kick_unlock");
+
+	if (steals + queued > tl_acquisitions(run) || early > node ||
+	    cnt->vm.halts > node + head || cnt->vm.kicks > kicks) {
 		fprintf(stderr, "pv-qspinlock: %llu acquisitions, steals %llu, queued %llu, halts "
 				"queued %llu (early %llu), at head %llu, kicks %llu; the run's halts "
 				"%llu, kicks %llu\n",
-			(unsigned long long)tl_acquisitions(run),
-			(unsigned long long)n[TL_PVQ_STEALING], (unsigned long long)n[TL_PVQ_SLOWPATH],
-			(unsigned long long)n[TL_PVQ_WAIT_NODE],
-			(unsigned long long)n[TL_PVQ_WAIT_EARLY],
-			(unsigned long long)n[TL_PVQ_WAIT_HEAD],
-			(unsigned long long)n[TL_PVQ_KICK_UNLOCK], (unsigned long long)cnt->vm.halts,
-			(unsigned long long)cnt->vm.kicks);
+			(unsigned long long)tl_acquisitions(run), (unsigned long long)steals,
+			(unsigned long long)queued, (unsigned long long)node, (unsigned long long)early,
+			(unsigned long long)head, (unsigned long long)kicks,
+			(unsigned long long)cnt->vm.halts, (unsigned long long)cnt->vm.kicks);
 		fail();
 	}
-	for (unsigned k = 0; sum && k < TL_PVQ_COUNTS; k++)
-		sum[k] += n[k];
 }
 
 /*

@@ -47,7 +47,6 @@ import argparse
 import csv
 import html
 import json
-import math
 import os
 import re
 import sys
@@ -58,6 +57,10 @@ import urllib.parse
 # into the source tree
 sys.dont_write_bytecode = True
 from report_table import RUN_COLUMNS, TABLE_NOTES, tables_html  # noqa: E402
+# plots/plots_data.py's test of a row, the one the charts skip a file by
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'plots'))
+from plots_data import spoiled  # noqa: E402
 
 CHART_KINDS = ['throughput', 'jain', 'waits', 'traffic', 'acquisitions', 'crossover']
 CHART_TITLES = {
@@ -100,33 +103,6 @@ def read_csv_rows(path, what, head=None):
     return rows
 
 
-# Columns a run's row must hold as numbers, and their range: a CSV edited
-# or cut short is refused by its line, not reported (empty: the run failed,
-# or the column does not apply).
-NUMBER_RANGES = {'throughput_per_s': (0.0, math.inf), 'duration_s': (0.0, math.inf),
-                 'jain': (0.0, 1.0), 'handoff_local_frac': (0.0, 1.0)}
-
-
-def check_row(path, line, row):
-    """Why row (at line of path) is not a run's row of locklab, or None."""
-    if None in row or None in row.values():
-        return 'line %d has %s fields than the header' % (line, 'more' if None in row else 'fewer')
-    if not row['threads'].isdigit() or int(row['threads']) < 1:
-        return 'line %d: threads %r is not a thread count' % (line, row['threads'])
-    for col, (lo, hi) in NUMBER_RANGES.items():
-        text = row.get(col, '')
-        if text == '':
-            continue
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not (math.isfinite(v) and lo <= v <= hi):
-            return 'line %d: %s %r is not %s' % (line, col, text, 'a finite number >= 0'
-                                                 if hi == math.inf else 'a number in 0..1')
-    return None
-
-
 def read_sweep_csv(path):
     rows = read_csv_rows(path, '--csv')
     if not rows:
@@ -134,10 +110,10 @@ def read_sweep_csv(path):
     missing = [c for c in NEEDED_COLUMNS if c not in rows[0]]
     if missing:
         raise BadInput('--csv %s: no column %s: not a locklab run CSV' % (path, missing[0]))
-    for i, row in enumerate(rows):
-        why = check_row(path, i + 2, row)
+    for i, row in enumerate(rows):  # a CSV edited or cut short: refused, not reported
+        why = spoiled(row)
         if why:
-            raise BadInput('--csv %s: %s' % (path, why))
+            raise BadInput('--csv %s: line %d: %s' % (path, i + 2, why))
     machines = sorted({(r.get('backend', ''), r.get('topo', '')) for r in rows})
     if len(machines) > 1:
         raise BadInput('--csv %s: rows of %d machines (%s): one sweep\'s CSV has one'

@@ -59,7 +59,7 @@ void ll_args_unknown(const struct ll_args *a, char *err, size_t errlen);
 /* Whether `--help` or `-h` stands among the options. */
 bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv);
 
-/* s on f with its control characters escaped (\\n, \\t, \\xNN), so that a
+/* s on f with its control characters escaped (\n, \t, \xNN), so that a
  * value the user gave cannot break a line or reach the terminal raw. */
 void ll_put_escaped(FILE *f, const char *s);
 
