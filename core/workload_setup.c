@@ -126,47 +126,50 @@ int wl_setup(struct wl_run *run)
 	return wl_counts_begin(run);
 }
 
+static void teardown_slot(const struct wl_run *run, struct wl_lock_slot *s)
+{
+	if (s->data)
+		ll_free(s->data, data_bytes(run));
+	if (s->lock) {
+		if (run->algo->destroy)
+			run->algo->destroy(s->lock);
+		ll_free(s->lock, lock_bytes(run));
+	}
+	free(s->check);
+}
+
+static void teardown_thread(const struct wl_run *run, struct wl_thread *t)
+{
+	for (unsigned l = t->ctx ? run->cfg->locks : 0; l-- > 0;)
+		if (t->ctx[l])
+			ll_free(t->ctx[l], run->algo->ctx_size ? run->algo->ctx_size : 1);
+	free(t->ctx);
+	t->ctx = NULL;
+	wl_handoff_free(&t->handoff_from);
+	ll_hist_free(&t->wait);
+	ll_hist_free(&t->wait_read);
+	ll_hist_free(&t->wait_write);
+	free(t->read_spans);
+	t->read_spans = NULL;
+	if (t->rng)
+		gsl_rng_free(t->rng);
+	t->rng = NULL;
+}
+
+/* Everything goes back in the reverse order of wl_setup: threads, then locks. */
 void wl_teardown(struct wl_run *run)
 {
-	const struct wl_config *cfg = run->cfg;
-
 	if (run->custom) {
 		run->custom->teardown(run);
 		return;
 	}
 	wl_counts_end();
+	for (unsigned i = run->threads ? run->nthreads : 0; i-- > 0;)
+		teardown_thread(run, &run->threads[i]);
 	if (run->slots) {
-		for (unsigned l = 0; l < cfg->locks; l++) {
-			struct wl_lock_slot *s = &run->slots[l];
-
-			if (s->lock) {
-				if (run->algo->destroy)
-					run->algo->destroy(s->lock);
-				ll_free(s->lock, lock_bytes(run));
-			}
-			if (s->data)
-				ll_free(s->data, data_bytes(run));
-			free(s->check);
-		}
+		for (unsigned l = run->cfg->locks; l-- > 0;)
+			teardown_slot(run, &run->slots[l]);
 		free(run->slots);
 		run->slots = NULL;
-	}
-	for (unsigned i = 0; run->threads && i < run->nthreads; i++) {
-		struct wl_thread *t = &run->threads[i];
-
-		for (unsigned l = 0; t->ctx && l < cfg->locks; l++)
-			if (t->ctx[l])
-				ll_free(t->ctx[l], run->algo->ctx_size ? run->algo->ctx_size : 1);
-		free(t->ctx);
-		t->ctx = NULL;
-		wl_handoff_free(&t->handoff_from);
-		ll_hist_free(&t->wait);
-		ll_hist_free(&t->wait_read);
-		ll_hist_free(&t->wait_write);
-		free(t->read_spans);
-		t->read_spans = NULL;
-		if (t->rng)
-			gsl_rng_free(t->rng);
-		t->rng = NULL;
 	}
 }

@@ -1,10 +1,10 @@
 /*
  * sim/coh_internal.h - what the parts of the coherence model share: the
  * directory entry of a line, the model, and the calls between the line
- * table (coh_lines.c), the socket links (coh_links.c), the protocol
- * (coh_protocol.c), arbitration (coh_arbitration.c) and the home agents
- * and probes (coh_home.c).  Not for the rest
- * of the simulator: it uses coherence.h.
+ * table (coh_lines.c), the address ranges (coh_ranges.c), the socket links
+ * (coh_links.c), the protocol (coh_protocol.c), arbitration
+ * (coh_arbitration.c) and the home agents and probes (coh_home.c).  Not
+ * for the rest of the simulator: it uses coherence.h.
  *
  * The directory entry of a line:
  *
@@ -94,8 +94,8 @@ struct coh_model {
 	unsigned bits;
 	uint32_t nlive;
 
-	struct range *ranges;
-	size_t nranges, ranges_cap;
+	struct rnode *ranges; /* homes and tags (coh_ranges.c) */
+	uint64_t range_seq;
 
 	/* sockets and links (coh_links.c) */
 	struct hop *hops;         /* parallel to t->route_links */
@@ -166,6 +166,12 @@ static inline void line_invalidate_all(struct coh_model *m, struct line *l)
 }
 
 /* coh_lines.c */
+/* The ranges giving memory its home and tag (coh_ranges.c). */
+const struct range *coh_range_of_line(const struct coh_model *m, uintptr_t base);
+struct range *coh_ranges_carve(struct coh_model *m, uintptr_t lo, uintptr_t hi, size_t *ncut);
+void coh_ranges_insert(struct coh_model *m, const struct range *r, size_t n);
+void coh_ranges_free(struct coh_model *m);
+
 void coh_lines_init(struct coh_model *m);
 void coh_lines_free(struct coh_model *m);
 struct line *coh_line_lookup(const struct coh_model *m, uintptr_t addr);

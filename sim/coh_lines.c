@@ -5,7 +5,7 @@
  * Lines live in a pool of fixed-size records (they never move, so the user
  * slot's address is stable) indexed by an open-addressing hash table keyed
  * by line address (linear probing, backward-shift deletion).  Homes and tags
- * come from a sorted table of address ranges and are stamped on a line when
+ * come from the address ranges of coh_ranges.c and are stamped on a line when
  * it is created, and again when a range over it changes.
  */
 #include "coh_internal.h"
@@ -122,38 +122,11 @@ struct line *coh_line_lookup(const struct coh_model *m, uintptr_t addr)
 	return m->slots[i].idx ? line_at(m, m->slots[i].idx - 1) : NULL;
 }
 
-/* ---------------------------------------------------------------- ranges */
-
-/* First range whose end lies past addr. */
-static size_t range_first_after(const struct coh_model *m, uintptr_t addr)
-{
-	size_t lo = 0, hi = m->nranges;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (m->ranges[mid].hi > addr)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-/* The range giving a line its home and tag: the lowest one overlapping it. */
-static const struct range *range_of_line(const struct coh_model *m, uintptr_t base)
-{
-	size_t i = range_first_after(m, base);
-
-	if (i < m->nranges && m->ranges[i].lo < base + COH_LINE_SIZE)
-		return &m->ranges[i];
-	return NULL;
-}
-
 /* The home and tag a line at addr has, whether it is in the table or not. */
 void coh_addr_home_tag(const struct coh_model *m, uintptr_t addr, unsigned *home,
 		       enum coh_tag *tag)
 {
-	const struct range *r = range_of_line(m, addr & ~(uintptr_t)(COH_LINE_SIZE - 1));
+	const struct range *r = coh_range_of_line(m, addr & ~(uintptr_t)(COH_LINE_SIZE - 1));
 
 	*home = r ? r->node % m->t->nsockets : 0;
 	*tag = r ? r->tag : COH_TAG_OTHER;
@@ -167,63 +140,6 @@ static void line_stamp(const struct coh_model *m, struct line *l)
 	coh_addr_home_tag(m, l->base, &home, &tag);
 	l->home = (uint16_t)home;
 	l->tag = (uint8_t)tag;
-}
-
-static void ranges_reserve(struct coh_model *m, size_t extra)
-{
-	if (m->nranges + extra <= m->ranges_cap)
-		return;
-	while (m->nranges + extra > m->ranges_cap)
-		m->ranges_cap = m->ranges_cap ? 2 * m->ranges_cap : 16;
-	m->ranges = coh_xrealloc(m->ranges, m->ranges_cap * sizeof(*m->ranges));
-}
-
-/*
- * Take [lo, hi) out of the range table.  The parts of old ranges it covered
- * go to *cut (clipped, in address order, *ncut of them; the caller frees);
- * returns the index where ranges inside [lo, hi) belong now.
- */
-static size_t ranges_carve(struct coh_model *m, uintptr_t lo, uintptr_t hi,
-			   struct range **cut, size_t *ncut)
-{
-	size_t i = range_first_after(m, lo), j = i;
-	struct range keep[2];
-	size_t nkeep = 0;
-
-	while (j < m->nranges && m->ranges[j].lo < hi)
-		j++;
-	*ncut = j - i;
-	*cut = coh_xcalloc(*ncut, sizeof(**cut));
-	for (size_t k = i; k < j; k++) {
-		struct range r = m->ranges[k];
-		r.lo = r.lo < lo ? lo : r.lo;
-		r.hi = r.hi > hi ? hi : r.hi;
-		(*cut)[k - i] = r;
-	}
-	if (i < j && m->ranges[i].lo < lo) {
-		keep[nkeep] = m->ranges[i];
-		keep[nkeep++].hi = lo;
-	}
-	if (i < j && m->ranges[j - 1].hi > hi) {
-		keep[nkeep] = m->ranges[j - 1];
-		keep[nkeep++].lo = hi;
-	}
-	ranges_reserve(m, nkeep);
-	if (m->nranges > j)
-		memmove(&m->ranges[i + nkeep], &m->ranges[j], (m->nranges - j) * sizeof(*m->ranges));
-	m->nranges = m->nranges - (j - i) + nkeep;
-	for (size_t k = 0; k < nkeep; k++)
-		m->ranges[i + k] = keep[k];
-	return (nkeep && keep[0].hi == lo) ? i + 1 : i;
-}
-
-static void ranges_insert(struct coh_model *m, size_t at, const struct range *r, size_t n)
-{
-	ranges_reserve(m, n);
-	if (m->nranges > at)
-		memmove(&m->ranges[at + n], &m->ranges[at], (m->nranges - at) * sizeof(*m->ranges));
-	memcpy(&m->ranges[at], r, n * sizeof(*r));
-	m->nranges += n;
 }
 
 /* ---------------------------------------------------------------- lines */
@@ -314,7 +230,6 @@ static void restamp(struct coh_model *m, uintptr_t lo, uintptr_t hi)
 void coh_lines_init(struct coh_model *m)
 {
 	table_alloc(m, 10);
-	ranges_reserve(m, 16);
 }
 
 void coh_lines_free(struct coh_model *m)
@@ -327,21 +242,20 @@ void coh_lines_free(struct coh_model *m)
 	free(m->chunks);
 	free(m->free_idx);
 	free(m->slots);
-	free(m->ranges);
+	coh_ranges_free(m);
 }
 
 /* ---------------------------------------------------------------- homes, tags */
 
 void coh_set_home(struct coh_model *m, uintptr_t addr, size_t size, unsigned node, enum coh_tag tag)
 {
-	struct range *cut, r = { addr, addr + size, node, tag };
-	size_t ncut, at;
+	struct range r = { addr, addr + size, node, tag };
+	size_t ncut;
 
 	if (size == 0)
 		return;
-	at = ranges_carve(m, r.lo, r.hi, &cut, &ncut);
-	free(cut);
-	ranges_insert(m, at, &r, 1);
+	free(coh_ranges_carve(m, r.lo, r.hi, &ncut));
+	coh_ranges_insert(m, &r, 1);
 	restamp(m, r.lo, r.hi);
 }
 
@@ -349,11 +263,11 @@ void coh_set_tag(struct coh_model *m, uintptr_t addr, size_t size, enum coh_tag 
 {
 	uintptr_t lo = addr, hi = addr + size, at_addr = lo;
 	struct range *cut, *out;
-	size_t ncut, nout = 0, at;
+	size_t ncut, nout = 0;
 
 	if (size == 0)
 		return;
-	at = ranges_carve(m, lo, hi, &cut, &ncut);
+	cut = coh_ranges_carve(m, lo, hi, &ncut);
 	out = coh_xcalloc(2 * ncut + 1, sizeof(*out));
 	for (size_t k = 0; k < ncut; k++) {
 		if (cut[k].lo > at_addr)
@@ -364,7 +278,7 @@ void coh_set_tag(struct coh_model *m, uintptr_t addr, size_t size, enum coh_tag 
 	}
 	if (at_addr < hi)
 		out[nout++] = (struct range){ at_addr, hi, 0, tag };
-	ranges_insert(m, at, out, nout);
+	coh_ranges_insert(m, out, nout);
 	free(cut);
 	free(out);
 	restamp(m, lo, hi);
@@ -375,14 +289,12 @@ void coh_set_tag(struct coh_model *m, uintptr_t addr, size_t size, enum coh_tag 
 void coh_forget(struct coh_model *m, uintptr_t addr, size_t size)
 {
 	uintptr_t lo = addr, hi = addr + size;
-	struct range *cut;
 	size_t ncut, n;
 	uintptr_t *b;
 
 	if (size == 0)
 		return;
-	ranges_carve(m, lo, hi, &cut, &ncut);
-	free(cut);
+	free(coh_ranges_carve(m, lo, hi, &ncut));
 	b = lines_in(m, lo, hi, &n);
 	for (size_t k = 0; k < n; k++) {
 		struct line *l = coh_line_lookup(m, b[k]);

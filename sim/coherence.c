@@ -2,9 +2,9 @@
  * sim/coherence.c - the coherence model as a whole (coherence.h): making
  * and freeing it, and what tests and tools see of it and set in it: a
  * line's directory entry, a forced state, the counters.  Its parts: the
- * line table (coh_lines.c), the socket links (coh_links.c), the protocol
- * (coh_protocol.c), arbitration (coh_arbitration.c), and the home agents
- * and probes (coh_home.c).
+ * line table (coh_lines.c), the address ranges (coh_ranges.c), the socket
+ * links (coh_links.c), the protocol (coh_protocol.c), arbitration
+ * (coh_arbitration.c), and the home agents and probes (coh_home.c).
  */
 #include "coh_internal.h"
 

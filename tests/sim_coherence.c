@@ -425,6 +425,86 @@ static void test_homes_tags_forget(void **state)
 	coh_destroy(m);
 }
 
+/*
+ * The ranges against a map of every byte: random homes, tags and forgets of
+ * any size at any byte, and after each one every line of the window must
+ * have the home and tag of its lowest byte that has one (home 0 and
+ * "other" where none has).
+ */
+enum { WIN_LINES = 256, WIN_BYTES = WIN_LINES * COH_LINE_SIZE };
+
+struct byte_home {
+	bool set;
+	unsigned char node, tag;
+};
+
+static void map_apply(struct byte_home *map, unsigned op, unsigned lo, unsigned hi,
+		      unsigned node, unsigned tag)
+{
+	for (unsigned b = lo; b < hi; b++) {
+		if (op == 0)
+			map[b] = (struct byte_home){ true, (unsigned char)node, (unsigned char)tag };
+		else if (op == 1)
+			map[b] = (struct byte_home){ true, map[b].set ? map[b].node : 0,
+						     (unsigned char)tag };
+		else
+			map[b].set = false;
+	}
+}
+
+static void map_check(struct coh_model *m, const struct byte_home *map, unsigned step)
+{
+	struct coh_line_view v;
+
+	for (unsigned l = 0; l < WIN_LINES; l++) {
+		const struct byte_home *b = &map[l * COH_LINE_SIZE], *first = NULL;
+
+		for (unsigned k = 0; k < COH_LINE_SIZE && !first; k++)
+			if (b[k].set)
+				first = &b[k];
+		coh_line_view(m, line(l), &v);
+		if (v.home != (first ? first->node : 0u) ||
+		    v.tag != (first ? (enum coh_tag)first->tag : COH_TAG_OTHER))
+			fail_msg("step %u, line %u: home %u tag %d, the map says %u and %d", step, l,
+				 v.home, (int)v.tag, first ? first->node : 0u,
+				 first ? first->tag : (int)COH_TAG_OTHER);
+	}
+}
+
+static void test_ranges_against_a_map(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct byte_home *map = calloc(WIN_BYTES, sizeof(*map));
+	uint64_t x = 12345;
+	(void)state;
+
+	assert_non_null(map);
+	for (unsigned step = 0; step < 3000; step++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		unsigned op = (unsigned)(x >> 60) % 3, node = (unsigned)(x >> 40) % 4;
+		unsigned tag = (unsigned)(x >> 36) % COH_NTAGS;
+		bool aligned = (x >> 35) & 1; /* as ll_alloc_on's whole lines, or any bytes */
+		unsigned lo = (unsigned)(x >> 20) % WIN_BYTES, len = 1 + (unsigned)(x >> 8) % 2048;
+
+		if (aligned) {
+			lo &= ~(unsigned)(COH_LINE_SIZE - 1);
+			len = (len + COH_LINE_SIZE - 1) & ~(unsigned)(COH_LINE_SIZE - 1);
+		}
+		if (lo + len > WIN_BYTES)
+			len = WIN_BYTES - lo;
+		if (op == 0)
+			coh_set_home(m, line(0) + lo, len, node, (enum coh_tag)tag);
+		else if (op == 1)
+			coh_set_tag(m, line(0) + lo, len, (enum coh_tag)tag);
+		else
+			coh_forget(m, line(0) + lo, len);
+		map_apply(map, op, lo, lo + len, node, tag);
+		map_check(m, map, step);
+	}
+	free(map);
+	coh_destroy(m);
+}
+
 /* Many lines: slots stay put while the table grows; deletions keep the rest findable. */
 static void test_many_lines(void **state)
 {
@@ -472,6 +552,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hits),
 		cmocka_unit_test(test_homes_tags_forget),
 		cmocka_unit_test(test_many_lines),
+		cmocka_unit_test(test_ranges_against_a_map),
 	};
 	(void)argc;
 	(void)argv;
