@@ -8,10 +8,10 @@ plots/plots.py reads the files and chooses the charts.
 
 import math
 import os
-import subprocess
 import sys
 import textwrap
 
+from gnuplot_draw import draw, gp_str
 from plots_colours import (CLASS_COLOURS, NO_WINNER_COLOUR, lock_colour, lock_marker, rgb_int,
                            socket_colour, text_on)
 from plots_data import (RATE_UNITS, RUN_SUFFIX, TIME_UNITS, fmt, mean, num, ran, scaled_unit,
@@ -24,10 +24,6 @@ CENSORED = 'waits include threads still waiting at the end (censored)'
 # The cross of the throughput and jain charts, as the acquisitions chart's:
 # a lock that starves threads reports the throughput of those that got it.
 STARVED = 'x: in some run threads never got the lock (starved)'
-
-
-def gp_str(s):
-    return '"%s"' % s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
 
 
 def wrap_heading(text, width):
@@ -43,30 +39,17 @@ HEADING_WIDTH = {'waits.gp': 190, 'acquisitions.gp': 180}
 
 
 def gnuplot(script, out, **vars):
-    """Run plots/SCRIPT with the variables; True when both files exist."""
+    """Run plots/SCRIPT with the variables into OUT.png and OUT.svg, both
+    written whole or neither (gnuplot_draw.py); True when both were."""
     out = os.path.abspath(out)
     if 'heading' in vars:
         vars['heading'] = wrap_heading(vars['heading'], HEADING_WIDTH.get(script, 96))
-    assigns = ['out=%s' % gp_str(out)]
-    for k, v in vars.items():
-        assigns.append('%s=%s' % (k, gp_str(v) if isinstance(v, str) else repr(v)))
-    argv = ['gnuplot', '-e', '; '.join(assigns), os.path.join(HERE, script)]
-    try:
-        p = subprocess.run(argv, cwd=HERE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           universal_newlines=True)
-    except OSError as e:
-        sys.stderr.write('plots.py: cannot run gnuplot: %s\n' % e)
+    why = draw(os.path.join(HERE, script), out, vars, cwd=HERE)
+    if why:
+        sys.stderr.write('plots.py: %s\n' % why)
         return False
-    if p.returncode != 0:
-        sys.stderr.write('plots.py: gnuplot %s failed:\n%s' % (script, p.stderr))
-        return False
-    ok = all(os.path.exists(out + ext) and os.path.getsize(out + ext) > 0
-             for ext in ('.png', '.svg'))
-    if not ok:
-        sys.stderr.write('plots.py: gnuplot %s wrote no %s.png/.svg\n' % (script, out))
-    else:
-        print('wrote %s.png and %s.svg' % (out, out))
-    return ok
+    print('wrote %s.png and %s.svg' % (out, out))
+    return True
 
 
 def workload_text(keys):

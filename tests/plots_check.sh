@@ -10,7 +10,8 @@
 # is drawn against its overcommit, one of several against threads; a sweep
 # stopped early says so, and every thread count drawn has its tic; a file
 # named with a quote is charted under its name, no gnuplot command run; a
-# spoiled row is named and its file skipped, and a bad --out is one line.  With
+# spoiled row is named and its file skipped, and a bad --out is one line; a
+# failed gnuplot leaves the chart before it whole and says so in one line.  With
 # the directory of locklab-sim (first argument, default bin), also: the
 # colour table covers every lock of both binaries, and a cached sweep CSV
 # is made again when its command changes.
@@ -454,6 +455,30 @@ cp "$FIX/sim-2socket.csv" "$TMP/quote/sim-a'; system 'touch quoted-name-ran'; x=
 }
 [ -s "$TMP/quote-out/throughput-a'; system 'touch quoted-name-ran'; x='.svg" ] ||
 	fail "the chart of a file named with a quote is not under its name: $(ls "$TMP/quote-out")"
+
+# A gnuplot that fails half-way through a chart: the chart drawn before
+# stays whole, no temporary file is left, and the failure is one line with
+# gnuplot's own message (plots/gnuplot_draw.py; plots.py once left a 0-byte
+# PNG and printed gnuplot's lines above its message).
+mkdir -p "$TMP/fakegp"
+cat > "$TMP/fakegp/gnuplot" <<'EOF'
+#!/bin/sh
+out=$(printf '%s\n' "$2" | sed -n 's/.*out="\([^"]*\)".*/\1/p')
+printf half > "$out.png"
+printf '         plot x\n              ^\n"throughput.gp" line 35: undefined variable: x\n' >&2
+exit 1
+EOF
+chmod +x "$TMP/fakegp/gnuplot"
+cp "$TMP/out/throughput-2socket.png" "$TMP/before.png"
+PATH="$TMP/fakegp:$PATH" python3 "$ROOT/plots/plots.py" --results "$TMP/results" --out "$TMP/out" \
+	--topo 2socket --no-sweeps --only throughput > /dev/null 2> "$TMP/gp.err" &&
+	fail "plots.py said a failed gnuplot drew its chart"
+grep -qx 'plots.py: gnuplot throughput.gp failed: "throughput.gp" line 35: undefined variable: x' \
+	"$TMP/gp.err" || fail "gnuplot's failure is not one line with its message: $(cat "$TMP/gp.err")"
+grep -q '\^' "$TMP/gp.err" && fail "gnuplot's caret line was printed: $(cat "$TMP/gp.err")"
+cmp -s "$TMP/before.png" "$TMP/out/throughput-2socket.png" ||
+	fail "a failed gnuplot changed the chart drawn before it"
+ls -a "$TMP/out" | grep -q '\.tmp' && fail "a failed gnuplot left a temporary file: $(ls -a "$TMP/out")"
 
 [ $failed = 0 ] && echo "plots_check: ok"
 exit $failed

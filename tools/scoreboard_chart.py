@@ -5,11 +5,13 @@ line as its caption.  tools/scoreboard.py runs the board.
 """
 
 import os
-import subprocess
 import sys
 import textwrap
 
 from scoreboard_entries import PROG, ROOT
+
+sys.path.insert(0, os.path.join(ROOT, 'plots'))
+from gnuplot_draw import draw  # noqa: E402  (plots/gnuplot_draw.py)
 
 
 def chart_caption(text, width=96):
@@ -21,17 +23,11 @@ def chart_caption(text, width=96):
 
 def draw_chart(csvpath, out, count):
     """plots/scoreboard.gp: each entry against its pass band, the count line
-    under the title; False on failure."""
-    script = os.path.join(ROOT, 'plots', 'scoreboard.gp')
-    argv = ['gnuplot', '-e', "datafile='%s'; out='%s'; count='%s'"
-            % (csvpath, out, count.replace("'", "''")), script]
-    try:
-        p = subprocess.run(argv, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-    except OSError as e:
-        sys.stderr.write(PROG + ': cannot run gnuplot: %s\n' % e)
-        return False
-    if p.returncode != 0:
-        sys.stderr.write(PROG + ': gnuplot failed:\n%s' % p.stderr)
+    under the title, into OUT.png and OUT.svg written whole
+    (plots/gnuplot_draw.py); False on failure."""
+    why = draw(os.path.join(ROOT, 'plots', 'scoreboard.gp'), out,
+               {'datafile': csvpath, 'count': count})
+    if why:
+        sys.stderr.write(PROG + ': %s\n' % why)
         return False
     return True
