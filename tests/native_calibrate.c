@@ -176,6 +176,9 @@ static void test_calib_refused(void **state)
 	refuse(text, "cell,0,load,M,0,1,40.000,38.000", "cell,0,load,M,0,1,40.000,-1",
 	       "a negative time");
 	refuse(text, "tsc_ghz,2.5", "tsc_ghz,0", "tsc_ghz 0");
+	refuse(text, "host,", "host,\nbogus,", "host is empty");
+	refuse(text, "host,", "#host,", "no 'host' record");
+	refuse(text, ",1.500,100,2\n", ",1.500,0,0\n", "samples 0");
 	/* figures of what the file does not have, and more samples than reps */
 	refuse(text, "socket_pus,4 4", "socket_pus,4 100000000", "100000004 PUs in all");
 	refuse(text, "socket_pus,4 4", "socket_pus,4 8189", "8193 PUs in all");

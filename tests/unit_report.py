@@ -118,8 +118,8 @@ def counts_failures(binary):
 
 
 def corrupt_failures(path, tmp):
-    """The sweep's CSV at path, spoiled one way at a time: report.py must
-    refuse each in one line, exit 2."""
+    """The sweep's CSV at path, spoiled one way at a time, and an option
+    given empty: report.py must refuse each in one line, exit 2."""
     with open(path) as f:
         lines = f.read().splitlines()
     head = lines[0].split(',')
@@ -138,17 +138,25 @@ def corrupt_failures(path, tmp):
              (with_cell('threads', '0'), 'threads'),
              (lines[:2] + [lines[2][:20]], 'fewer fields'),
              (lines[:2] + [','.join(other)], 'machines')]
+    # and the sound CSV with an option given empty (--out '' once wrote
+    # beside the CSV, as if it had not been given)
+    cases += [(None, '--%s is empty' % opt, ['--' + opt, ''])
+              for opt in ('out', 'charts', 'graphs', 'name', 'json')]
     failures = []
-    for k, (text, want) in enumerate(cases):
-        bad = os.path.join(tmp, 'bad%d.csv' % k)
-        with open(bad, 'w') as f:
-            f.write('\n'.join(text) + '\n')
-        p = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'report.py'), '--csv', bad,
-                            '--out', tmp], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    for k, case in enumerate(cases):
+        text, want, args = case if len(case) == 3 else case + (['--out', tmp],)
+        bad = path
+        if text is not None:
+            bad = os.path.join(tmp, 'bad%d.csv' % k)
+            with open(bad, 'w') as f:
+                f.write('\n'.join(text) + '\n')
+        p = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'report.py'), '--csv', bad]
+                           + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True)
         if p.returncode != 2 or p.stderr.count('\n') != 1 or want not in p.stderr:
-            failures.append('report.py took a CSV spoiled at %s: exit %d, %r'
-                            % (want, p.returncode, p.stderr))
+            failures.append('report.py took %s: exit %d, %r'
+                            % ('a CSV spoiled at ' + want if text else ' '.join(args) + "''",
+                               p.returncode, p.stderr))
     return failures
 
 

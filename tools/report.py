@@ -423,6 +423,9 @@ def parse_args(argv):
     if a.json is None:
         guess = os.path.splitext(a.csv)[0] + '.json'
         a.json = guess if os.path.isfile(guess) else None
+    for opt in ('charts', 'graphs', 'out', 'name', 'json', 'threads_csv', 'command'):
+        if getattr(a, opt) == '':  # given, but empty: never the default in its place
+            raise BadInput('--%s is empty' % opt.replace('_', '-'))
     a.charts = need_dir(a.charts or here, '--charts')
     a.graphs = need_dir(a.graphs or here, '--graphs')
     a.out = need_dir(a.out or here, '--out')

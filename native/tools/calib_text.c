@@ -233,7 +233,9 @@ static int parse_stats(struct pctx *p, char **f, struct calib_cell *x)
 	if (x->median < 0 || x->p10 < 0 || x->p90 < 0 || x->mad < 0)
 		return perr(p, "median_ns %g, p10_ns %g, p90_ns %g, mad_ns %g: a negative time",
 			    x->median, x->p10, x->p90, x->mad);
-	if (x->samples && !(x->p10 <= x->median && x->median <= x->p90))
+	if (!x->samples)
+		return perr(p, "samples 0: a figure with no sample behind it");
+	if (!(x->p10 <= x->median && x->median <= x->p90))
 		return perr(p, "p10_ns %g, median_ns %g, p90_ns %g: percentiles out of order",
 			    x->p10, x->median, x->p90);
 	/* A cache's latency is nanoseconds; a second is no latency at all, and
@@ -308,6 +310,8 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 			return -1;
 		return u == 1 ? 0 : perr(p, "calibration format version %u (this locklab reads 1)", u);
 	case 1:
+		if (!*v)
+			return perr(p, "host is empty: a calibration names the machine it measured");
 		copy_text(c->host, sizeof(c->host), v);
 		return 0;
 	case 2:
@@ -432,6 +436,9 @@ int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 	free(buf);
 	if (!rc && !(seen & 1u)) {
 		snprintf(err, errlen, "no 'version' record: not a locklab calibration");
+		rc = -1;
+	} else if (!rc && !(seen & 2u)) {
+		snprintf(err, errlen, "no 'host' record: a calibration names the machine it measured");
 		rc = -1;
 	}
 	return rc ? -1 : calib_check(c, err, errlen);
