@@ -41,7 +41,7 @@ static int grow(struct wl_handoff_map *m)
 	return 0;
 }
 
-int wl_handoff_add(struct wl_handoff_map *m, unsigned from)
+int wl_handoff_add(struct wl_handoff_map *m, unsigned from, bool local)
 {
 	unsigned key = from + 1;
 	struct wl_handoff_pair *p;
@@ -54,6 +54,7 @@ int wl_handoff_add(struct wl_handoff_map *m, unsigned from)
 		m->used++;
 	}
 	p->n++;
+	p->local += local;
 	return 0;
 }
 

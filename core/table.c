@@ -372,6 +372,9 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	else if (c->served_max < c->sockets)
 		fprintf(f, "; in each run the threads of at most %u of the %u sockets got it: the "
 			   "throughput is theirs", c->served_max, c->sockets);
+	else if (c->shared_cpus || c->oversubscribed)
+		fprintf(f, "; threads also waited for a cpu, the lock's share of it told by a longer "
+			   "--duration");
 	fputc('\n', f);
 }
 

@@ -40,9 +40,11 @@ static const char *const legend_native_runs = "Natively the runs of one command 
 	"other: +- leaves out what changes between commands (other load, the clock's speed); "
 	"run the command again to see it. ";
 static const char *const legend_censored = " starved: threads that never acquired the lock, "
-	"the most in one run. A wait the run's end cut short counts in wait p99 at its length so "
-	"far; >= marks a p99 that is a lower bound (in a run, half of the waits at or above it or "
-	"more were cut short).";
+	"the most in one run. wait p99 is of all the run's waits, so the threads that acquire most "
+	"weigh most: a thread starved all run is one wait among them. A wait the run's end cut "
+	"short counts in wait p99 at its length so far; >= marks a p99 that is a lower bound (in a "
+	"run, half of the waits at or above it or more were cut short). Waits above 1024 ns are "
+	"kept to 1/128 of their size: a percentile reads up to 0.8% low.";
 static const char *const legend_idle = " idle: wake-ups of sleeping threads from an idle state "
 	"(C-state; settings: line), a run's mean over the runs, and their mean exit latency.";
 static const char *const legend_rwlock = " reads, writes (rwlocks): each side's rate; its wait "

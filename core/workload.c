@@ -155,10 +155,11 @@ static __always_inline void record_handoff(struct wl_run *run, struct wl_thread 
 	if (prev == (int64_t)t->tid)
 		return;
 	if (counted && prev >= 0) {
+		bool local = run->threads[prev].node == t->node;
+
 		t->handoffs++;
-		(void)wl_handoff_add(&t->handoff_from, (unsigned)prev);
-		if (run->threads[prev].node == t->node)
-			t->handoffs_local++;
+		t->handoffs_local += local;
+		(void)wl_handoff_add(&t->handoff_from, (unsigned)prev, local);
 	}
 	poke(&c->last_holder, (int64_t)t->tid);
 }

@@ -204,6 +204,7 @@ void sim_set_core(struct sim_actor *a, unsigned c)
 {
 	a->core = c;
 	a->node = sim.topo.core_socket[c];
+	sim.moves++;
 	if (sim.run) {
 		sim.run->threads[a->idx].cpu = c;
 		sim.run->threads[a->idx].node = a->node;

@@ -186,6 +186,11 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 			 (unsigned long long)irq);
 }
 
+bool noise_migrates(const struct wl_config *cfg)
+{
+	return opt_value(OPT_MIGRATE, os_placed(cfg->pin) && !cfg->vm_vcpus) != 0;
+}
+
 size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;

@@ -34,6 +34,8 @@ int noise_begin(struct wl_run *run);
  * migrations due by its own clock happen now; with tell, an interrupt's time
  * is told to the observer (sim/observe.h). */
 void sched_noise_point(struct sim_actor *a, bool tell);
+/* Do the threads of a run of cfg migrate? */
+bool noise_migrates(const struct wl_config *cfg);
 /* Does the current run have scheduler noise? */
 bool sched_noise_on(void);
 /* The run's counts into c; the state goes. */

@@ -215,6 +215,7 @@ struct sim_state {
 	unsigned nahead; /* actors due to park at a completion (park_ahead) or whose
 			    access is due to be carried on (acc.ahead): sim/turns.c
 			    looks for them only while there are some */
+	uint64_t moves; /* sim_set_core calls so far: a placement changed when it did */
 	bool raw_contexts;  /* SimGrid's raw contexts, not threads */
 	size_t stack_bytes; /* an actor's stack (contexts/stack-size) */
 

@@ -11,7 +11,8 @@
  *      socket, mcs's is not and does not; an idle lock's handoff is idle;
  *   3. `locklab-sim explain` prints its report, as a table and as CSV (its
  *      unfairness over every run, as `run` counts it; interrupts a part of
- *      their own, under tso and sc alike), and
+ *      their own, under tso and sc alike; its share of handoffs inside one
+ *      socket as run's, where threads migrate), and
  *      refuses what it cannot explain (exit 2, one line).
  *
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
@@ -281,6 +282,29 @@ static void test_explain_spread_over_runs(void **state)
 	tl_proc_free(&r);
 }
 
+/* Threads that migrate (--pin none): explain's share of handoffs inside one
+ * socket is taken where the threads were at each handoff, as run's table
+ * takes it; it once used where they were placed (72.9% where the table
+ * said 96.6%). */
+static void test_explain_local_under_migration(void **state)
+{
+	struct tl_proc x, r;
+	double xl, rl;
+
+	assert_int_equal(tl_sh(&x, "%s/locklab-sim explain --topo %s --lock ttas --threads 8 "
+			       "--pin none --runs 5 --format csv", bindir, TOPO), 0);
+	assert_int_equal(tl_sh(&r, "%s/locklab-sim run --topo %s --lock ttas --threads 8 --pin none "
+			       "--runs 5 --format csv", bindir, TOPO), 0);
+	xl = csv_value(x.out, "local_frac");
+	rl = run_column(r.out, "handoff_local_frac", false);
+	print_message("  --pin none: explain's local_frac %.4f, run's mean handoff_local_frac "
+		      "%.4f\n", xl, rl);
+	if (fabs(xl - rl) > 0.03)
+		fail_msg("explain says %.4f of handoffs inside one socket, run %.4f", xl, rl);
+	tl_proc_free(&x);
+	tl_proc_free(&r);
+}
+
 static void test_explain_bad_input(void **state)
 {
 	tl_sim_refused(bindir, "explain --topo 4socket-ring --threads 8", "give one lock");
@@ -304,6 +328,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_explain_command),
 		cmocka_unit_test(test_explain_interrupts),
 		cmocka_unit_test(test_explain_spread_over_runs),
+		cmocka_unit_test(test_explain_local_under_migration),
 		cmocka_unit_test(test_explain_bad_input),
 	};
 

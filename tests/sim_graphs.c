@@ -339,6 +339,41 @@ static void test_socket_graph(void **state)
 	free(svg);
 }
 
+/* Threads that migrate (--pin none): the handoff graph's share inside one
+ * socket is the run's own (its CSV's handoff_local_frac), each handoff
+ * counted where its threads were when it happened; it was once taken from
+ * the sockets the threads ended on (62% where the run had 84%). */
+static void test_graph_share_under_migration(void **state)
+{
+	char dir[300], path[512], want[32];
+	struct tl_proc p;
+	const char *last;
+	char *dot;
+
+	tl_fmt(dir, sizeof(dir), "%s/graphs-moved", tl_tmpdir());
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ttas --threads 8 --pin none "
+				   "--runs 5 --graphs %s --format csv", bindir, TOPO, dir), 0);
+	last = strrchr(p.out, '\n');
+	while (last > p.out && last[-1] != '\n')
+		last--;
+	assert_true(last > p.out);
+	/* the last run's handoff_local_frac (column 21), as the title writes it */
+	{
+		const char *f = last;
+
+		for (int k = 0; k < 20; k++)
+			f = strchr(f, ',') + 1;
+		snprintf(want, sizeof(want), "%.1f%% inside one socket", 100 * strtod(f, NULL));
+	}
+	tl_fmt(path, sizeof(path), "%s/graph-%s-ttas-8-handoff.dot", dir, TOPO);
+	dot = tl_slurp_ok(path, NULL);
+	if (!strstr(dot, want))
+		fail_msg("the handoff graph does not say the run's '%s'", want);
+	assert_non_null(strstr(dot, "threads migrate"));
+	free(dot);
+	tl_proc_free(&p);
+}
+
 static void test_waits_graph(void **state)
 {
 	char dir[300], path[512], err[256];
@@ -453,6 +488,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_graphs),
 		cmocka_unit_test(test_graph_files),
 		cmocka_unit_test(test_socket_graph),
+		cmocka_unit_test(test_graph_share_under_migration),
 		cmocka_unit_test(test_waits_graph),
 		cmocka_unit_test(test_threads_csv),
 		cmocka_unit_test(test_charts),

@@ -1,6 +1,7 @@
 /*
  * tests/unit_handoff.c - the per-thread handoff map (core/handoff.c): every
- * giver's count comes back, whatever the order and however far it grew,
+ * giver's count, and how many of them were inside one socket, come back,
+ * whatever the order and however far it grew,
  * and an empty histogram merges as nothing.
  */
 #include <setjmp.h>
@@ -13,12 +14,19 @@
 #include <locklab/stats.h>
 #include <locklab/workload.h>
 
-static uint64_t count_of(const struct wl_handoff_map *m, unsigned from)
+static const struct wl_handoff_pair *pair_of(const struct wl_handoff_map *m, unsigned from)
 {
 	for (unsigned i = 0; i < m->cap; i++)
 		if (m->slot[i].from == from + 1)
-			return m->slot[i].n;
-	return 0;
+			return &m->slot[i];
+	return NULL;
+}
+
+static uint64_t count_of(const struct wl_handoff_map *m, unsigned from)
+{
+	const struct wl_handoff_pair *p = pair_of(m, from);
+
+	return p ? p->n : 0;
 }
 
 static void counts_by_giver(void **state)
@@ -26,17 +34,20 @@ static void counts_by_giver(void **state)
 	struct wl_handoff_map m = { 0 };
 	uint64_t total = 0;
 
-	/* giver g hands over g % 7 + 1 times, givers interleaved */
+	/* giver g hands over g % 7 + 1 times, givers interleaved, every
+	 * other handoff inside one socket */
 	for (unsigned round = 0; round < 7; round++)
 		for (unsigned g = 0; g < 8192; g += 3)
 			if (round < g % 7 + 1)
-				assert_int_equal(wl_handoff_add(&m, g), 0);
+				assert_int_equal(wl_handoff_add(&m, g, round % 2 == 0), 0);
 	assert_int_equal(m.used, (8192 + 2) / 3);
 	assert_true(2 * m.used <= m.cap);
 	for (unsigned g = 0; g < 8192; g++) {
 		uint64_t n = count_of(&m, g);
 
 		assert_int_equal(n, g % 3 ? 0 : g % 7 + 1);
+		if (n)
+			assert_int_equal(pair_of(&m, g)->local, (n + 1) / 2);
 		total += n;
 	}
 	for (unsigned i = 0; i < m.cap; i++)

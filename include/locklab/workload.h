@@ -229,6 +229,7 @@ enum wl_phase { PH_OUTSIDE = 0, PH_ACQUIRING = 1, PH_HOLDING = 2 };
 struct wl_handoff_pair {
 	unsigned from; /* giver's tid + 1; 0 marks a free slot */
 	uint64_t n;
+	uint64_t local; /* of those, the giver and taker on one socket then */
 };
 
 struct wl_handoff_map {
@@ -236,8 +237,9 @@ struct wl_handoff_map {
 	unsigned cap, used; /* cap: 0 or a power of two */
 };
 
-/* Count one handoff from tid `from`; -1 when out of memory (not counted). */
-int wl_handoff_add(struct wl_handoff_map *m, unsigned from);
+/* Count one handoff from tid `from`, inside one socket or not; -1 when
+ * out of memory (not counted). */
+int wl_handoff_add(struct wl_handoff_map *m, unsigned from, bool local);
 void wl_handoff_free(struct wl_handoff_map *m);
 
 /* Per-thread record; written only by its thread, read after the run. */

@@ -238,7 +238,7 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	fprintf(f, "  threads that never got it  %u of %u%s\n", r->starved, r->threads,
 		r->runs > 1 ? "  (the most in one run)" : "");
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
-		   "messages\n\n",
+		   "messages (both ways)\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
 	print_line_misses(f, r);
 	verdict(f, r);

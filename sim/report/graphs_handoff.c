@@ -4,7 +4,9 @@
  * handoff_from counts.
  *
  *   node fill: waiting, as in the machine graph; edges blue inside a
- *   socket, purple across sockets, wider by count relative to the
+ *   socket, purple across sockets (a pair's handoffs mostly inside or
+ *   across one when they happened: threads may migrate), wider by count
+ *   relative to the
  *   heaviest edge.  Up to GRAPH_MAX_THREADS threads a node is a thread,
  *   and only the 4 x threads heaviest edges are drawn (the title says how
  *   many there were); above, a node is a socket, its self-loop the
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sched_noise.h"
 #include "../sim.h"
 #include "draw.h"
 #include "graphs_draw.h"
@@ -27,7 +30,7 @@
 
 struct hedge {
 	unsigned from, to;
-	uint64_t n;
+	uint64_t n, local; /* handoffs; of them, inside one socket when they happened */
 };
 
 static int cmp_hedge(const void *a, const void *b)
@@ -56,10 +59,9 @@ static size_t collect_handoffs(const struct wl_run *run, struct hedge *e, uint64
 
 			if (!m->slot[i].from || !c)
 				continue;
-			e[n++] = (struct hedge){ .from = a, .to = b, .n = c };
+			e[n++] = (struct hedge){ .from = a, .to = b, .n = c, .local = m->slot[i].local };
 			*total += c;
-			if (run->threads[a].node == run->threads[b].node)
-				*local += c;
+			*local += m->slot[i].local;
 		}
 	}
 	qsort(e, n, sizeof(*e), cmp_hedge);
@@ -133,16 +135,19 @@ static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t tot
 	return buf;
 }
 
+/* moved: what the graph shows of threads that migrate, said only where
+ * they may have (the share of the title counts a handoff where it was). */
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
-			  uint64_t local, const char *edges)
+			  uint64_t local, const char *edges, const char *moved)
 {
 	char text[640], cnt[16], share[48], which[256];
 
 	share_text(share, sizeof(share), local, total);
 	snprintf(text, sizeof(text), "%s on %s, %u threads (%s): %s\n%s handoffs, %s inside one "
-		 "socket%s", run->algo->name, sim.topo.name, run->nthreads,
+		 "socket%s%s", run->algo->name, sim.topo.name, run->nthreads,
 		 graphs_which_run(run, which, sizeof(which)), what,
-		 draw_count(cnt, sizeof(cnt), (double)total), share, edges);
+		 draw_count(cnt, sizeof(cnt), (double)total), share, edges,
+		 noise_migrates(run->cfg) ? moved : "");
 	draw_title(g, text);
 }
 
@@ -211,10 +216,12 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 	}
 	g = draw_open("handoff", Agdirected);
 	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu edges", keep, n);
-	handoff_title(g, run, "who handed the lock to whom", total, local, edges);
+	handoff_title(g, run, "who handed the lock to whom", total, local, edges,
+		      "\nthreads migrate: each is drawn on its last core, an edge blue if most of "
+		      "its handoffs were inside a socket when they happened");
 	handoff_nodes(g, run, tn);
 	for (size_t i = 0; i < keep; i++) {
-		bool same = run->threads[e[i].from].node == run->threads[e[i].to].node;
+		bool same = 2 * e[i].local >= e[i].n; /* mostly inside a socket */
 		size_t back = backs[i];
 		Agedge_t *ed;
 
@@ -304,7 +311,9 @@ static Agraph_t *socket_handoff_graph(const struct wl_run *run, const struct hed
 		for (unsigned b = 0; b < nsock; b++)
 			max = between[a][b] > max ? between[a][b] : max;
 	g = draw_open("handoff", Agdirected);
-	handoff_title(g, run, "handoffs between sockets (a node per socket)", total, local, "");
+	handoff_title(g, run, "handoffs between sockets (a node per socket)", total, local, "",
+		      "\nthreads migrate: an edge joins the sockets its threads were on last, the "
+		      "share above counts each handoff where it happened");
 	socket_nodes(g, run, hs);
 	for (unsigned a = 0; a < nsock; a++)
 		for (unsigned b = 0; b < nsock; b++) {

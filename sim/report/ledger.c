@@ -63,8 +63,6 @@ struct xp_thread {
 	unsigned open_part;
 	uint64_t wait_ps;      /* time spent acquiring, within the measured interval */
 	int waker;
-	unsigned node;
-	unsigned socket_mates; /* other threads of the run on its socket */
 };
 
 struct xp_state {
@@ -77,6 +75,11 @@ struct xp_state {
 	uint64_t holder_end;        /* e: the end of its critical delay */
 	unsigned run_socket;
 	uint64_t run_len;
+	/* the run's threads on each socket, as of sim.moves == placed_at: a
+	 * handoff's sockets are the threads' sockets when it happens, which
+	 * migrations (--pin none, node:N) change during a run */
+	unsigned *on_socket;
+	uint64_t placed_at;
 
 	/* sums over the runs */
 	unsigned runs;
@@ -106,6 +109,8 @@ static void free_run(struct xp_state *x)
 	for (unsigned i = 0; x->t && i < x->n; i++)
 		free(x->t[i].ring);
 	free(x->t);
+	free(x->on_socket);
+	x->on_socket = NULL;
 	x->t = NULL;
 	x->n = 0;
 	x->run = NULL;
@@ -115,8 +120,12 @@ static int begin_run(struct xp_state *x, const struct wl_run *run)
 {
 	free_run(x);
 	x->t = calloc(run->nthreads, sizeof(*x->t));
-	if (!x->t)
+	x->on_socket = calloc(sim.topo.nsockets ? sim.topo.nsockets : 1, sizeof(*x->on_socket));
+	if (!x->t || !x->on_socket) {
+		free_run(x);
 		return -1;
+	}
+	x->placed_at = sim.moves - 1; /* counted at the first handoff */
 	x->n = run->nthreads;
 	for (unsigned i = 0; i < x->n; i++) {
 		struct xp_thread *t = &x->t[i];
@@ -128,9 +137,6 @@ static int begin_run(struct xp_state *x, const struct wl_run *run)
 		}
 		t->parked_since = t->open_since = UINT64_MAX;
 		t->waker = -1;
-		t->node = run->threads[i].node;
-		for (unsigned j = 0; j < x->n; j++)
-			t->socket_mates += j != i && run->threads[j].node == t->node;
 	}
 	x->data_lo = x->data_hi = 0;
 	if (run->slots && run->slots[0].data) {
@@ -245,9 +251,30 @@ static int oldest_waiter(const struct xp_state *x, unsigned b, uint64_t e)
 	return best;
 }
 
+/* Thread i's socket now. */
+static unsigned socket_of(const struct xp_state *x, unsigned i)
+{
+	unsigned s = x->run->threads[i].node;
+
+	return s < sim.topo.nsockets ? s : 0;
+}
+
+/* The other threads on thread a's socket now: what a random next holder
+ * would share it with. */
+static unsigned socket_mates(struct xp_state *x, unsigned a)
+{
+	if (x->placed_at != sim.moves) {
+		memset(x->on_socket, 0, sim.topo.nsockets * sizeof(*x->on_socket));
+		for (unsigned i = 0; i < x->n; i++)
+			x->on_socket[socket_of(x, i)]++;
+		x->placed_at = sim.moves;
+	}
+	return x->on_socket[socket_of(x, a)] - 1;
+}
+
 static void count_socket_run(struct xp_state *x, unsigned a, unsigned b)
 {
-	unsigned na = x->t[a].node, nb = x->t[b].node;
+	unsigned na = socket_of(x, a), nb = socket_of(x, b);
 
 	if (na != nb) {
 		x->run_len = 0;
@@ -295,7 +322,7 @@ static void section_start(struct xp_state *x, unsigned b, uint64_t d, uint64_t e
 	x->handoffs++;
 	x->handoff_ps += d - e;
 	x->acquire_ps += tb->acq > e ? tb->acq - e : 0;
-	x->random_sum += x->n > 1 ? (double)x->t[a].socket_mates / (double)(x->n - 1) : 0;
+	x->random_sum += x->n > 1 ? (double)socket_mates(x, (unsigned)a) / (double)(x->n - 1) : 0;
 	count_socket_run(x, (unsigned)a, b);
 }
 
