@@ -7,6 +7,8 @@ read 45.9% in the table and 45.8% in the report, and at six this sweep's
 ttas at 12 threads read Jain 0.5704 in the table and 0.5705 in the report.
 A lock's own counts (the CSV's lock_counts) read in the report as on the
 table's counts line, and a lock without counts has no such line in either.
+Each configuration's verdict reads as the table's '!' line: starved or
+unfair, in a guest whose threads also waited for a cpu too.
 A CSV edited or cut short (a throughput that is no number, or negative, a
 Jain index over 1, a row short of fields, rows of two machines) is refused
 in one line naming its line, exit 2, not reported.
@@ -15,6 +17,7 @@ usage: unit_report.py BIN  (the directory holding locklab-sim)
 """
 
 import csv
+import html
 import os
 import re
 import subprocess
@@ -73,10 +76,9 @@ def report_cells(path):
     return cells
 
 
-def table_counts(text):
-    """{(lock, threads): the text after 'per acquisition:'} of the table's
-    counts lines."""
-    out, lock, threads = {}, None, None
+def lines_under_rows(text):
+    """(lock, threads, line) for each line of the table under a row."""
+    lock, threads = None, None
     for line in text.splitlines():
         head = re.match(r'^(\S+)\s+cs=', line)
         row = re.match(r'^sim \S+ t=(\d+)\s', line)
@@ -84,9 +86,16 @@ def table_counts(text):
             lock = head.group(1)
         elif row:
             threads = row.group(1)
-        elif line.startswith('    counts') and 'per acquisition:' in line:
-            out[(lock, threads)] = line.split('per acquisition:', 1)[1].strip()
-    return out
+        elif lock and threads:
+            yield lock, threads, line
+
+
+def table_counts(text):
+    """{(lock, threads): the text after 'per acquisition:'} of the table's
+    counts lines."""
+    return {(lock, threads): line.split('per acquisition:', 1)[1].strip()
+            for lock, threads, line in lines_under_rows(text)
+            if line.startswith('    counts') and 'per acquisition:' in line}
 
 
 def report_counts(path):
@@ -100,6 +109,68 @@ def report_counts(path):
                 text = re.search(r'per acquisition: (.*)</td>', cell).group(1)
                 out[(runs[0]['lock'], runs[0]['threads'])] = text
     return out
+
+
+# A guest at 2x beside busy co-guests: ticket unfair, pv-ticket starving,
+# both with threads that waited for a cpu.
+VM_SWEEP = ['run', '--topo', '4socket', '--vm', '16', '--overcommit', '2', '--co-guests', 'busy',
+            '--lock', 'ticket,pv-ticket', '--duration', '20', '--runs', '2']
+
+
+def table_verdicts(text):
+    """{(lock, threads): the text of the '!' line} under the table's rows
+    that have one (the verdict: starved or unfair, not the longest wait)."""
+    return {(lock, threads): line[4:] for lock, threads, line in lines_under_rows(text)
+            if line.startswith('  ! ') and not line.startswith('  ! longest wait')}
+
+
+def report_verdicts(path):
+    """The same from the report's rows: its verdict cells that say something."""
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    out = {}
+    for by_cfg in report_table.group_configs(rows).values():
+        for cfg, runs in by_cfg.items():
+            cell = re.findall(r'<td>(.*?)</td>', report_table.config_row(cfg, runs, {}))[-1]
+            if cell:
+                out[(runs[0]['lock'], runs[0]['threads'])] = html.unescape(cell)
+    return out
+
+
+def verdict_failures(binary):
+    """The report's verdict of every configuration reads as the table's '!'
+    line, starved or unfair, with and without a guest's cpu waits (the
+    report once left the unfair ones out)."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for sweep in (SWEEP, VM_SWEEP):
+            path = os.path.join(tmp, 'verdicts.csv')
+            table = table_verdicts(sim(binary, [], sweep))
+            sim(binary, ['--format', 'csv', '--out', path], sweep)
+            report = report_verdicts(path)
+            if not table:
+                failures.append('%s: the table gave no verdict to compare' % ' '.join(sweep))
+            for key in sorted(set(table) | set(report)):
+                # the table says starved threads "never acquired the lock", the report
+                # "never got the lock"; the rest must read the same
+                t = table.get(key, '').replace('never acquired the lock', 'never got the lock')
+                r = report.get(key, '')
+                if norm(t) != norm(r):
+                    failures.append('%s t=%s: table %r, report %r' % (key[0], key[1], t, r))
+                else:
+                    VERDICTS.append('%s t=%s: %s' % (key[0], key[1], r))
+    return failures
+
+
+VERDICTS = []  # those that read the same, printed
+
+
+def norm(text):
+    """A verdict without what only one side gives: the table's Jain in
+    parentheses, and its 'in K of N runs; ' beside the report's
+    '(in K of N runs)'."""
+    text = re.sub(r' \((in \d+ of \d+ runs)(; Jain [0-9.]+)?\)', r' (\1)', text)
+    return re.sub(r' \(Jain [0-9.]+\)', '', text)
 
 
 def counts_failures(binary):
@@ -192,12 +263,16 @@ def main():
             failures.append('%s t=%s: table %s, report %s' % (key[0], key[1], cell,
                                                               report.get(key)))
     failures += counts_failures(binary)
+    failures += verdict_failures(binary)
     for f in failures:
         print('FAIL: %s' % f)
     if failures:
         sys.exit(1)
     print('unit_report: the report\'s jain and local cells read as the table\'s in %d '
-          'configurations, and its counts as the counts lines' % len(table))
+          'configurations, its counts as the counts lines, and its verdicts as the table\'s '
+          '! lines:' % len(table))
+    for v in VERDICTS:
+        print('  ' + v)
 
 
 if __name__ == '__main__':

@@ -247,6 +247,7 @@ table.lock td:last-child { text-align: left; }
 table.lock caption, table.env th { text-align: left; }
 table.lock th[scope=row] { white-space: nowrap; }
 tr.starved { background: #fde8e8; }
+tr.unfair { background: #fdf3e0; }
 tr.side td { color: #444; font-size: 90%; }
 div.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(540px, 1fr)); }
 figure { margin: .5em; }

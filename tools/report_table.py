@@ -175,6 +175,35 @@ def sockets_said(ok):
     return ''
 
 
+# A thread with under this share of the busiest one's acquisitions makes a
+# run unfair, as the terminal's table says it (UNFAIR_SHARE, core/table.c).
+UNFAIR_SHARE = 0.05
+CPU_WAIT = "; threads also waited for a cpu, the lock's share of it told by a longer --duration"
+
+
+def waited_for_cpu(ok):
+    """The runs shared their cpus: a guest overcommitted, or more threads
+    than cpus (the terminal's 'threads also waited for a cpu')."""
+    return any(num(r, 'overcommit') > 1 or r.get('oversubscribed') == 'true' for r in ok)
+
+
+def unfair_said(ok):
+    """As the terminal's '! unfair' line, for a configuration that starved
+    no thread: in how many runs a thread made under 5% of the busiest one's
+    acquisitions, and the worst such run; '' when none did."""
+    runs = [(num(r, 'acq_min'), num(r, 'acq_max'), num(r, 'jain')) for r in ok]
+    runs = [x for x in runs if x[1] > 0 and not math.isnan(x[0])]
+    unfair = [x for x in runs if x[0] < UNFAIR_SHARE * x[1]]
+    if not unfair:
+        return ''
+    lo, hi, jain = min(runs, key=lambda x: x[0] / x[1])
+    text = ('unfair: in %d of %d run%s a thread made under %.0f%% of the busiest one\'s '
+            'acquisitions (at worst %d against %d, that run\'s Jain %.2f)'
+            % (len(unfair), len(ok), '' if len(ok) == 1 else 's', 100 * UNFAIR_SHARE, lo, hi,
+               jain))
+    return text + (CPU_WAIT if waited_for_cpu(ok) else '')
+
+
 def p99_cell(ok):
     """The mean p99 over the runs, marked &ge; where some run's is only a
     lower bound (the CSV's wait_p99_censored; the terminal's >=)."""
@@ -214,11 +243,25 @@ def config_row(cfg, runs, per_run, scale=1e6):
     says = verdict(stext, starved, cfg[2], counts)
     acq = [num(r, 'acquisitions') for r in ok]
     fewest = min(acq, default=math.nan)
-    if says and max(acq, default=0) > 0 and fewest < num(ok[0], 'threads'):
+    never = [num(r, 'vcpus_never_ran') for r in ok]
+    never = [int(x) for x in never if not math.isnan(x)]
+    if says and max(never, default=0) and min(never) == max(never):  # the host's doing
+        says += ('; %d of them never ran (their vCPUs waited for a pCPU all run): a longer '
+                 '--duration tells, and the throughput is the others\'' % max(never))
+    elif says and max(never, default=0):  # some runs' starvation the host's, some the lock's
+        says += ('; in %d of %d runs up to %d of them never ran (their vCPUs waited for a pCPU '
+                 'all run): a longer --duration tells'
+                 % (sum(1 for x in never if x), len(ok), max(never)))
+    elif says and max(acq, default=0) > 0 and fewest < num(ok[0], 'threads'):
         says += ('; but a run made %d acquisitions for %s threads: too short to give each '
                  'one, whatever the lock (a longer --duration tells)' % (fewest, cfg[2]))
     elif says and max(acq, default=0) > 0:
-        says += sockets_said(ok)
+        said = sockets_said(ok)
+        if not said and waited_for_cpu(ok):
+            said = CPU_WAIT
+        says += said
+    elif not says and ok:
+        says = unfair_said(ok)
     spec = row_spec(m)
     cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
@@ -229,7 +272,8 @@ def config_row(cfg, runs, per_run, scale=1e6):
         cells[-1] = html.escape('%d of %d runs failed' % (len(runs) - len(ok), len(runs)))
         cells[-1] += ('; ' + html.escape(says)
                       if starved or starved is None else '')
-    cls = ' class="starved"' if starved or starved is None else ''
+    cls = (' class="starved"' if starved or starved is None
+           else ' class="unfair"' if says.startswith('unfair') else '')
     return '<tr%s><th scope="row">%s</th>%s</tr>' % (
         cls, html.escape(cells[0]), ''.join('<td>%s</td>' % c for c in cells[1:]))
 
