@@ -271,6 +271,7 @@ const struct lock_algo lock_kmutex = {
 	.init = kmutex_tkt_init,
 	.lock = kmutex_tkt_lock,
 	.unlock = kmutex_tkt_unlock,
+	.parks = true,
 };
 
 const struct lock_algo lock_kmutex_pv = {
@@ -282,4 +283,6 @@ const struct lock_algo lock_kmutex_pv = {
 	.init = kmutex_pv_init,
 	.lock = kmutex_pv_lock,
 	.unlock = kmutex_pv_unlock,
+	.assumed = "10 ns a spin iteration before a halt", /* its pv-ticket wait_lock */
+	.parks = true,
 };

@@ -231,4 +231,5 @@ const struct lock_algo lock_percpu_rwsem = {
 	.write_lock = pcpu_write_lock,
 	.write_unlock = pcpu_write_unlock,
 	.counts = { "fast_read", "withdrawn", "grace_period" },
+	.assumed = "a writer's 10 us grace period", /* PCPU_RWSEM_GP_NS */
 };

@@ -383,6 +383,8 @@ const struct lock_algo lock_pv_qspinlock = {
 	.unlock = pvq_unlock,
 	.trylock = pvq_trylock,
 	.counts = PVQ_COUNTS,
+	.assumed = "10 ns a spin iteration before a halt", /* PV_SPIN_NS */
+	.parks = true,
 };
 
 const struct lock_algo lock_pv_qspinlock_noearly = {
@@ -396,4 +398,6 @@ const struct lock_algo lock_pv_qspinlock_noearly = {
 	.unlock = pvq_unlock,
 	.trylock = pvq_trylock,
 	.counts = PVQ_COUNTS,
+	.assumed = "10 ns a spin iteration before a halt", /* PV_SPIN_NS */
+	.parks = true,
 };

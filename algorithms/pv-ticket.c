@@ -170,4 +170,6 @@ const struct lock_algo lock_pv_ticket = {
 	.unlock = pvt_unlock,
 	.trylock = pvt_trylock,
 	.counts = { "taken_slow", "taken_slow_pickup", "released_slow_kicked" },
+	.assumed = "10 ns a spin iteration before a halt", /* PV_SPIN_NS */
+	.parks = true,
 };

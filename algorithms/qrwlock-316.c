@@ -270,4 +270,5 @@ const struct lock_algo lock_qrwlock_42 = {
 	.read_unlock = q316_read_unlock,
 	.write_lock = q42_write_lock,
 	.write_unlock = q316_write_unlock,
+	.assumed = "a 500 ns bounded wait for a pending waiter's handover", /* its qspinlock's QS_PENDING_WAIT_NS */
 };

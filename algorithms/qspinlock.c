@@ -211,4 +211,5 @@ const struct lock_algo lock_qspinlock = {
 	.lock = qspin_lock,
 	.unlock = qspin_unlock,
 	.trylock = qspin_trylock,
+	.assumed = "a 500 ns bounded wait for a pending waiter's handover", /* QS_PENDING_WAIT_NS */
 };

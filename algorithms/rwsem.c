@@ -356,6 +356,7 @@ const struct lock_algo lock_rwsem = {
 	.read_unlock = rwsem_tkt_read_unlock,
 	.write_lock = rwsem_tkt_write_lock,
 	.write_unlock = rwsem_tkt_write_unlock,
+	.parks = true,
 };
 
 const struct lock_algo lock_rwsem_pv = {
@@ -369,4 +370,6 @@ const struct lock_algo lock_rwsem_pv = {
 	.read_unlock = rwsem_pv_read_unlock,
 	.write_lock = rwsem_pv_write_lock,
 	.write_unlock = rwsem_pv_write_unlock,
+	.assumed = "10 ns a spin iteration before a halt", /* its pv-ticket wait_lock */
+	.parks = true,
 };

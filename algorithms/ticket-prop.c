@@ -75,4 +75,5 @@ const struct lock_algo lock_ticket_prop = {
 	.lock = ticket_prop_lock,
 	.unlock = ticket_prop_unlock,
 	.trylock = ticket_prop_trylock,
+	.assumed = "128 ns of backoff a ticket ahead", /* PROP_BASE_NS */
 };

@@ -316,6 +316,7 @@ static int apply_preset(const char *val, struct wl_config *c, char *err, size_t 
 		c->cs_ns = p->cs_ns;
 		c->ncs_ns = p->ncs_ns;
 		c->ncs_exp = p->ncs_exp;
+		c->preset = p->name;
 		return parse_locks(p->locks, c, err, len);
 	}
 	return cli_fail(err, len, "--preset: unknown preset '%s' (fserver, stat, ebizzy, dbench)", val);

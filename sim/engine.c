@@ -481,9 +481,52 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 		noise_text(cfg, buf + n, len - n);
 }
 
+/* The run's locks' own assumed constants (lock_algo.assumed), each phrase
+ * once with the locks that have it, the preset's lengths (--preset), and,
+ * outside --vm, the costs of a parked
+ * waiter where a lock parks them: "the locks' own (algorithms/): backoff
+ * from 128 ns to 8.2 us (ttas-backoff, cohort), ...".  Returns the length
+ * it wanted. */
+static size_t workload_assumed(const struct wl_config *cfg, char *buf, size_t len)
+{
+	size_t n = 0;
+	bool parks = false;
+
+#define PUT(...) (n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__))
+	if (len)
+		*buf = 0;
+	for (unsigned i = 0; cfg && i < cfg->nalgos; i++) {
+		const struct lock_algo *a = cfg->algos[i];
+		bool first = true;
+
+		parks |= a->parks;
+		if (!a->assumed)
+			continue;
+		for (unsigned j = 0; j < i && first; j++) /* said with an earlier lock */
+			first = !cfg->algos[j]->assumed || strcmp(cfg->algos[j]->assumed, a->assumed);
+		if (!first)
+			continue;
+		PUT("%s%s (%s", n ? ", " : "the locks' own (algorithms/): ", a->assumed, a->name);
+		for (unsigned j = i + 1; j < cfg->nalgos; j++)
+			if (cfg->algos[j]->assumed && !strcmp(cfg->algos[j]->assumed, a->assumed))
+				PUT(", %s", cfg->algos[j]->name);
+		PUT(")");
+	}
+	if (cfg && cfg->preset)
+		PUT("%s--preset %s's lengths, where no option replaced them (core/cli.c; docs/%s.md)",
+		    n ? "; and " : "", cfg->preset,
+		    !strcmp(cfg->preset, "ebizzy") || !strcmp(cfg->preset, "dbench") ? "vm" : "rwlocks");
+	if (parks && !cfg->vm_vcpus)
+		PUT("%sa parked waiter's halt, kick and wake, %.1f, %.1f and %.0f us (sim/sim.h)",
+		    n ? "; and " : "", SIM_HALT_PS / 1e6, SIM_KICK_PS / 1e6, SIM_WAKE_PS / 1e6);
+#undef PUT
+	return n;
+}
+
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	char list[sizeof(sim.topo.assumed) * 2], vm[160], noise[160]; /* ", " for " " */
+	char locks[1024];
 	size_t n = 0;
 
 	if (len)
@@ -494,7 +537,9 @@ void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	if (vm_assumed(cfg, vm, sizeof(vm)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", vm);
 	if (noise_assumed(cfg, noise, sizeof(noise)) && n < len)
-		snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", noise);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", noise);
+	if (workload_assumed(cfg, locks, sizeof(locks)) && n < len)
+		snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", locks);
 }
 
 const char *backend_topo_name(const struct wl_config *cfg)

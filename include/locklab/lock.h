@@ -66,6 +66,14 @@ struct lock_algo {
 	 * the index here ("cmpxchg", "cmpxchg_failed", ...): a run reports
 	 * each count (the table's counts line, the CSV's lock_counts column). */
 	const char *counts[LL_MAX_COUNTS + 1];
+
+	/* Optional: the lock's own constants that no source gives, marked
+	 * *assumed* where its file defines them, as a phrase for the table's
+	 * "assumed" line ("a writer's 10 us grace period"). */
+	const char *assumed;
+	/* Its waiters park (ll_park): outside --vm a halt, kick and wake cost
+	 * the simulator's assumed SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS. */
+	bool parks;
 };
 
 static inline const char *lock_kind_name(enum lock_kind k)

@@ -83,6 +83,7 @@ struct wl_config {
 
 	const char *topo;      /* sim: name or path; native: NULL */
 	const char *pin_text;  /* as typed, for the output */
+	const char *preset;    /* --preset's name, or NULL: its lengths are assumed */
 	/* The option that set the thread counts, as refusals name it
 	 * (wl_count_opt): NULL for run's --threads; filelock's --procs. */
 	const char *count_opt;

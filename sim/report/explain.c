@@ -257,7 +257,7 @@ static void csv_real(FILE *f, const char *key, int prec, double v)
 
 static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_report *r)
 {
-	char buf[64], more[1024];
+	char buf[64], more[2048];
 
 	fprintf(f, "what,value\n");
 	fprintf(f, "topo,%s\nlock,%s\nthreads,%u\nruns,%u\n", sim.topo.name, cfg->algos[0]->name,
@@ -276,6 +276,10 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	fprintf(f, "lock_home,%s\nsettings,", wl_lock_home_name(cfg->lock_home));
 	backend_settings(cfg, more, sizeof(more)); /* ", memory model ..." */
 	output_csv_field(f, more[0] ? more + 2 : "");
+	/* and what the text's "assumed in ..." line says: the figures rest on it too */
+	fprintf(f, "\nassumed,");
+	backend_assumed(cfg, more, sizeof(more));
+	output_csv_field(f, more);
 	fprintf(f, "\nthroughput_per_s,%.2f\nhandoffs,%llu\n", r->throughput_per_s,
 		(unsigned long long)r->handoffs);
 	csv_real(f, "handoff_ns", 2, r->handoff_ns);
@@ -296,8 +300,8 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 		(unsigned long long)r->longest_socket_run, (unsigned long long)r->acq_min,
 		(unsigned long long)r->acq_max, (unsigned long long)r->acq_gap);
 	csv_real(f, "acq_cv", 4, r->acq_cv);
-	csv_real(f, "jain", 4, r->jain);
-	fprintf(f, "starved,%u\n", r->starved);
+	csv_real(f, "jain_mean_of_runs", 4, r->jain);
+	fprintf(f, "starved_most_in_a_run,%u\n", r->starved);
 	for (unsigned i = 0; i < XP_NLINES; i++) {
 		char key[64];
 
