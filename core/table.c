@@ -83,6 +83,10 @@ static size_t config_end(const struct output_set *o, size_t i)
 /* An oversubscribed row's longest wait is said when it is this long (a
  * scheduler's slice is milliseconds) and over ten times its p99. */
 #define LONG_WAIT_NS 100e3
+/* A wait this long, oversubscribed, is a wait for a CPU: of the order of
+ * CFS's minimum granularity (sched_min_granularity_ns: 0.75 ms times
+ * 1 + log2 of the CPUs, at most 8 of them; 1.5 ms on 2 CPUs), taken as 1 ms. */
+#define CPU_WAIT_NS 1e6
 
 static void summarize_config(const struct run_result *rows, size_t from, size_t to,
 			     struct config_sum *c)
@@ -324,6 +328,12 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 		format_ns(c->wait_mean, mean, sizeof(mean));
 		fprintf(f, "  ! longest wait %s (the waits' mean %s): with more threads than CPUs, "
 			   "the waits for a CPU lie above wait p99\n", longest, mean);
+	} else if (c->oversubscribed && !isnan(c->p99) && c->p99 >= CPU_WAIT_NS) {
+		char p99[32];
+
+		format_ns(c->p99, p99, sizeof(p99));
+		fprintf(f, "  ! wait p99 %s: with more threads than CPUs, a scheduler's time slice "
+			   "or more: the p99 is a wait for a CPU, not for the lock alone\n", p99);
 	}
 	if (!c->starved_max && c->unfair_runs) {
 		fprintf(f, "  ! unfair: in %u of %zu run%s a thread made under %.0f%% of the busiest "
@@ -499,8 +509,12 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 		fprintf(f, "%-*s cpus %-3u per run: involuntary switches %s  halts %s  kicks %s", w,
 			"    vm", v0->pcpus, count_text(pre / n, c[0]), count_text(halts / n, c[1]),
 			count_text(kicks / n, c[2]));
-	if (nwake)
-		fprintf(f, "  wake %.0f ns", wake / (double)nwake);
+	if (nwake) {
+		char mean[32];
+
+		format_ns(wake / (double)nwake, mean, sizeof(mean));
+		fprintf(f, "  wake %s", mean);
+	}
 	fputc('\n', f);
 }
 
@@ -636,6 +650,7 @@ void output_table(FILE *f, const struct output_set *o)
 	if (o->nrows)
 		table_legend(f, over, many, idle, kinds);
 	if (o->nrows && o->cfg && o->cfg->time_every > 1)
-		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every).\n",
+		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every); a "
+			   "thread starved all run\ncounts only if its one wait was timed.\n",
 			o->cfg->time_every);
 }

@@ -89,22 +89,37 @@ def context_text(rows, env):
     parts = []
     backends = sorted({r.get('backend', '') for r in rows} - {''})
     topo = env.get('topology') if isinstance(env.get('topology'), dict) else {}
-    if topo.get('cores') and topo.get('sockets'):
+    hosts = sorted({r.get('topo', '?') for r in rows if r.get('backend') == 'native'})
+    if 'sim' in backends and topo.get('cores') and topo.get('sockets'):
         smt = topo.get('smt', 1)
         shape = '%d sockets x %d cores%s' % (topo['sockets'], topo['cores'] // topo['sockets'],
                                              ' x %d threads' % smt if smt > 1 else '')
-        parts.append('%s %s (%s)' % ('simulated' if backends == ['sim'] else '+'.join(backends),
-                                     topo.get('name', '?'), shape))
-    elif backends:
-        parts.append(' and '.join({'sim': 'simulated', 'native': 'measured natively'}.get(b, b)
-                                  for b in backends))
+        parts.append('simulated %s (%s)' % (topo.get('name', '?'), shape))
+    elif 'sim' in backends:
+        parts.append('simulated')
+    if hosts:  # a native row's machine is its host, never the simulated one beside it
+        parts.append('measured natively on %s' % ', '.join(hosts)
+                     + (' (%s CPUs)' % env['pus'] if backends == ['native'] and env.get('pus')
+                        else ''))
     pin = env.get('pinning')
     if pin:
         parts.append('pinning %s' % pin + (' (%s)' % PIN_SAYS[pin] if pin in PIN_SAYS else ''))
-    lengths = sorted({num(r, 'duration_s') for r in rows if not math.isnan(num(r, 'duration_s'))})
-    if lengths:
-        parts.append('runs of %s' % fmt_seconds(lengths[0]) if len(lengths) == 1 else
-                     'runs of %s to %s' % (fmt_seconds(lengths[0]), fmt_seconds(lengths[-1])))
+    for b in backends:  # a simulated run's length is simulated time, a native one's wall time
+        lengths = sorted({num(r, 'duration_s') for r in rows
+                          if r.get('backend') == b and not math.isnan(num(r, 'duration_s'))})
+        if lengths:
+            span = fmt_seconds(lengths[0]) if len(lengths) == 1 else '%s to %s' % (
+                fmt_seconds(lengths[0]), fmt_seconds(lengths[-1]))
+            parts.append('runs of %s%s' % (span, '' if len(backends) == 1 else
+                                            ' simulated' if b == 'sim' else ' natively'))
+    over = sorted({int(num(r, 'threads')) for r in rows if r.get('oversubscribed') == 'true'})
+    if over:
+        parts.append('OVERSUBSCRIBED at %s threads (more threads than CPUs): their threads also '
+                     'waited for a CPU, in their rates, fairness and waits alike'
+                     % ', '.join(str(t) for t in over))
+    if 'native' in backends and env.get('time_every', 2) != 1:
+        parts.append('native waits: a sample, one acquisition in %s timed (--time-every)'
+                     % env.get('time_every', 'K'))
     stopped = env.get('stopped_early')
     if isinstance(stopped, dict) and stopped.get('runs_planned'):
         parts.append('STOPPED EARLY: %s of %s runs done, the missing points were never run'
@@ -271,6 +286,8 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
     # the cross and its key entry only on a chart that has one
     starved = int(any(starves(rs) for by_t in groups.values() for rs in by_t.values()))
     note = '\n' + STARVED if starved else ''
+    if starved and any(r.get('oversubscribed') == 'true' for r in rows):
+        note += ' or, oversubscribed, never got a CPU'
     tnote = note and note + ": its throughput is only the others'"
     ok = True
     if 'throughput' in only:
@@ -291,7 +308,7 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
         # give as 1e-06
         unit = scaled_unit(series_values(groups, 'wait_p50_ns'), TIME_UNITS)
         wnote = note and note + ': the waits are those of the threads that got it (and one '\
-            'wait each, cut short by the end, of those that did not)'
+            'wait each, cut short by the end, of those that did not, where that wait was timed)'
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
                       heading='wait times against %s: %s\nmedian and p99: means of %s; '
                       'longest: the largest of any run, at most the run\'s length; %s\n'

@@ -4,7 +4,7 @@
 # simulation.  Reads the CSV of `locklab-native validate-report`; writes
 # OUT.png and OUT.svg.
 #
-#   gnuplot -e "datafile='results/validate-HOST.csv'; out='results/validate-HOST'; host='HOST'" \
+#   gnuplot -e "datafile='results/validate-HOST.csv'; out='results/validate-HOST'; host='HOST'; note='...'" \
 #           plots/validate.gp
 #
 # Columns used: 1 lock, 2 threads, 4 native_throughput_per_s,
@@ -13,6 +13,9 @@
 if (!exists("datafile")) datafile = 'results/validate.csv'
 if (!exists("out")) out = 'results/validate'
 if (!exists("host")) host = 'this machine'
+# what the report says beside the bars: the load, the median error, the rows
+# within the native runs' own noise (SConstruct's validate_note)
+if (!exists("note")) note = ""
 
 set datafile separator ","
 set datafile missing ""
@@ -27,7 +30,7 @@ do for [fmt in "png svg"] {
 		set terminal svg size 1100,850 dynamic font ",10"
 	}
 	set output out . "." . fmt
-	set multiplot layout 2,1 title sprintf("locklab validate on %s: native against simulated (calibrated topology)", host)
+	set multiplot layout 2,1 title sprintf("locklab validate on %s: native against simulated (calibrated topology)%s", host, note eq "" ? "" : "\n" . note)
 
 	set style data histograms
 	set style histogram errorbars gap 1 lw 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tools/report_table.py against the table: the HTML report computes its
-Jain and socket-local cells from a sweep's CSV, the table from the runs
+Jain, socket-local and p99 cells from a sweep's CSV, the table from the runs
 themselves, and each configuration's cells must read the same.  The CSV
 gives both fractions to nine decimals: at four, a local share of 45.85%
 read 45.9% in the table and 45.8% in the report, and at six this sweep's
@@ -48,7 +48,7 @@ def sim(binary, extra, sweep=SWEEP):
 
 
 def table_cells(text):
-    """{(lock, threads): (jain, local)} from the table's rows."""
+    """{(lock, threads): (jain, local, p99)} from the table's rows."""
     cells, lock = {}, None
     for line in text.splitlines():
         head = re.match(r'^(\S+)\s+cs=', line)
@@ -58,8 +58,9 @@ def table_cells(text):
         row = re.match(r'^sim \S+ t=(\d+)\s', line)
         if row and lock:
             nums = re.findall(r'(\d\.\d{4})\s+\S+\s+(\d+\.\d%)', line)
-            if nums:
-                cells[(lock, row.group(1))] = nums[0]
+            p99 = re.search(r'((?:>=)?[0-9.]+ (?:ns|us|ms|s)|-)\s*$', line)
+            if nums and p99:
+                cells[(lock, row.group(1))] = nums[0] + (p99.group(1),)
     return cells
 
 
@@ -72,7 +73,8 @@ def report_cells(path):
         jain = report_table.fmt(report_table.mean([report_table.num(r, 'jain') for r in runs]))
         local = report_table.fmt(100.0 * report_table.mean(
             [report_table.num(r, 'handoff_local_frac') for r in runs]), '%.1f%%')
-        cells[(runs[0]['lock'], runs[0]['threads'])] = (jain, local)
+        p99 = html.unescape(report_table.p99_cell(runs)).replace('\u2265', '>=')
+        cells[(runs[0]['lock'], runs[0]['threads'])] = (jain, local, p99)
     return cells
 
 
@@ -81,7 +83,7 @@ def lines_under_rows(text):
     lock, threads = None, None
     for line in text.splitlines():
         head = re.match(r'^(\S+)\s+cs=', line)
-        row = re.match(r'^sim \S+ t=(\d+)\s', line)
+        row = re.match(r'^(?:sim|native) \S+ t=(\d+)', line)
         if head:
             lock = head.group(1)
         elif row:
@@ -118,10 +120,14 @@ VM_SWEEP = ['run', '--topo', '4socket', '--vm', '16', '--overcommit', '2', '--co
 
 
 def table_verdicts(text):
-    """{(lock, threads): the text of the '!' line} under the table's rows
-    that have one (the verdict: starved or unfair, not the longest wait)."""
-    return {(lock, threads): line[4:] for lock, threads, line in lines_under_rows(text)
-            if line.startswith('  ! ') and not line.startswith('  ! longest wait')}
+    """{(lock, threads): the text of the '!' lines} under the table's rows
+    that have one (a wait for a CPU, starved, unfair), joined by '; '."""
+    out = {}
+    for lock, threads, line in lines_under_rows(text):
+        if line.startswith('  ! '):
+            key = (lock, threads)
+            out[key] = out[key] + '; ' + line[4:] if key in out else line[4:]
+    return out
 
 
 def report_verdicts(path):
@@ -137,18 +143,28 @@ def report_verdicts(path):
     return out
 
 
+# Natively, 4 threads on this machine's CPUs (oversubscribed where it has
+# fewer than 4): the table and the CSV of one command, whatever they say.
+NATIVE_SWEEP = ['run', '--lock', 'ticket,tas', '--threads', '1,4', '--runs', '2',
+                '--duration', '20']
+
+
 def verdict_failures(binary):
     """The report's verdict of every configuration reads as the table's '!'
-    line, starved or unfair, with and without a guest's cpu waits (the
-    report once left the unfair ones out)."""
+    line, starved, unfair or a wait for a CPU, with and without a guest's
+    cpu waits, and natively (the report once left the unfair ones out)."""
     failures = []
+    native = os.path.join(os.path.dirname(binary), 'locklab-native')
     with tempfile.TemporaryDirectory() as tmp:
-        for sweep in (SWEEP, VM_SWEEP):
+        for prog, sweep in ((binary, SWEEP), (binary, VM_SWEEP), (native, NATIVE_SWEEP)):
             path = os.path.join(tmp, 'verdicts.csv')
-            table = table_verdicts(sim(binary, [], sweep))
-            sim(binary, ['--format', 'csv', '--out', path], sweep)
+            if prog == binary:
+                table = table_verdicts(sim(prog, [], sweep))
+                sim(prog, ['--format', 'csv', '--out', path], sweep)
+            else:  # native runs differ: the table and the CSV of one command
+                table = table_verdicts(sim(prog, ['--csv', path], sweep))
             report = report_verdicts(path)
-            if not table:
+            if not table and prog == binary:
                 failures.append('%s: the table gave no verdict to compare' % ' '.join(sweep))
             for key in sorted(set(table) | set(report)):
                 # the table says starved threads "never acquired the lock", the report
@@ -268,7 +284,7 @@ def main():
         print('FAIL: %s' % f)
     if failures:
         sys.exit(1)
-    print('unit_report: the report\'s jain and local cells read as the table\'s in %d '
+    print('unit_report: the report\'s jain, local and p99 cells read as the table\'s in %d '
           'configurations, its counts as the counts lines, and its verdicts as the table\'s '
           '! lines:' % len(table))
     for v in VERDICTS:

@@ -56,7 +56,7 @@ import urllib.parse
 # the module beside this file, read and not cached: nothing is written
 # into the source tree
 sys.dont_write_bytecode = True
-from report_table import RUN_COLUMNS, TABLE_NOTES, tables_html  # noqa: E402
+from report_table import RUN_COLUMNS, TABLE_NOTES, conditional_notes, tables_html  # noqa: E402
 # plots/plots_data.py's test of a row, the one the charts skip a file by
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'plots'))
@@ -322,6 +322,7 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
             'not known'),
         '<h2>Environment</h2>', env_html(doc),
         '<h2>Results per lock</h2>', tables_html(rows, thread_rows), TABLE_NOTES,
+        conditional_notes(rows, (doc or {}).get('environment', {}).get('time_every')),
         '<h2>Charts</h2>']
     if charts:
         parts += ['<div class="charts">'] + [figure_html(CHART_TITLES[k], svg, png, a.out, stale)

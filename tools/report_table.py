@@ -10,7 +10,6 @@ page.
 import html
 import math
 
-TIME_UNITS = [(1.0, 'ns'), (1e3, 'us'), (1e6, 'ms'), (1e9, 's')]
 
 
 def num(row, key):
@@ -134,13 +133,14 @@ def row_spec(mean_in_unit):
 
 
 def fmt_time(ns):
+    """A wait as the terminal's table gives it (format_ns, core/table.c)."""
     if math.isnan(ns):
         return '-'
-    scale, unit = TIME_UNITS[0]
-    for s, u in TIME_UNITS:
-        if ns >= s:
-            scale, unit = s, u
-    return '%.4g %s' % (ns / scale, unit)
+    if ns < 1e4:
+        return '%.0f ns' % ns
+    if ns < 1e6:
+        return '%.1f us' % (ns / 1e3)
+    return '%.2f ms' % (ns / 1e6) if ns < 1e9 else '%.2f s' % (ns / 1e9)
 
 
 def verdict(starved_text, starved, threads, counts=None):
@@ -179,12 +179,30 @@ def sockets_said(ok):
 # run unfair, as the terminal's table says it (UNFAIR_SHARE, core/table.c).
 UNFAIR_SHARE = 0.05
 CPU_WAIT = "; threads also waited for a cpu, the lock's share of it told by a longer --duration"
+CPU_WAIT_NS = 1e6  # an oversubscribed p99 this long is a wait for a CPU (CPU_WAIT_NS, core/table.c)
+LONG_WAIT_NS = 100e3  # an oversubscribed longest wait this long, over 10 p99s, too (core/table.c)
 
 
 def waited_for_cpu(ok):
     """The runs shared their cpus: a guest overcommitted, or more threads
     than cpus (the terminal's 'threads also waited for a cpu')."""
     return any(num(r, 'overcommit') > 1 or r.get('oversubscribed') == 'true' for r in ok)
+
+
+def cpu_wait_said(ok):
+    """As the terminal's first '!' line of an oversubscribed configuration:
+    a longest wait far above the p99, or a p99 as long as a scheduler's
+    slice, is a wait for a CPU ('' when neither)."""
+    p99 = mean([num(r, 'wait_p99_ns') for r in ok])
+    longest = max(finite([num(r, 'wait_max_ns') for r in ok]), default=math.nan)
+    if longest > 10 * p99 and longest >= LONG_WAIT_NS:
+        return ("longest wait %s (the waits' mean %s): with more threads than CPUs, the waits "
+                "for a CPU lie above wait p99"
+                % (fmt_time(longest), fmt_time(mean([num(r, 'wait_mean_ns') for r in ok]))))
+    if p99 >= CPU_WAIT_NS:
+        return ("wait p99 %s: with more threads than CPUs, a scheduler's time slice or more: "
+                "the p99 is a wait for a CPU, not for the lock alone" % fmt_time(p99))
+    return ''
 
 
 def unfair_said(ok):
@@ -233,6 +251,7 @@ def unit_for(rate):
 
 def config_row(cfg, runs, per_run, scale=1e6):
     ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
+    oversub = any(r.get('oversubscribed') == 'true' for r in runs)
     tp = [num(r, 'throughput_per_s') / scale for r in ok]
     m, s = mean(tp), sigma(tp)
     sem = s / math.sqrt(len(tp)) if tp else math.nan
@@ -262,8 +281,11 @@ def config_row(cfg, runs, per_run, scale=1e6):
         says += said
     elif not says and ok:
         says = unfair_said(ok)
+    cpu = cpu_wait_said(ok) if oversub else ''
+    says = '; '.join(x for x in (cpu, says) if x)
     spec = row_spec(m)
-    cells = [config_label(cfg), '%d' % len(ok), fmt(m, spec), fmt(s, spec), fmt(sem, spec),
+    cells = [config_label(cfg) + ('*' if oversub else ''), '%d' % len(ok), fmt(m, spec),
+             fmt(s, spec), fmt(sem, spec),
              '&plusmn; %s%%' % fmt(pct, '%.2f'), fmt(mean([num(r, 'jain') for r in ok])),
              stext, fmt(100.0 * mean([num(r, 'handoff_local_frac') for r in ok]), '%.1f%%'),
              p99_cell(ok),
@@ -384,6 +406,28 @@ def tables_html(rows, thread_rows):
             out.append(vm_row(runs))
         out.append('</tbody></table>')
     return '\n'.join(out)
+
+
+def conditional_notes(rows, time_every=None):
+    """The terminal legend's sentences that hold for these rows only, as a
+    note under the tables ('' when none): oversubscribed rows (*), native
+    runs (their order, their sampled waits), one socket's 100% local share."""
+    said = []
+    if any(r.get('oversubscribed') == 'true' for r in rows):
+        said.append('*: more threads than CPUs (oversubscribed): threads also waited for a CPU, '
+                    'in their waits and their rates alike.')
+    if any(r.get('backend') == 'native' for r in rows):
+        said.append('Natively the runs of one command follow each other: &plusmn; leaves out '
+                    'what changes between commands.')
+        if time_every and time_every > 1:
+            said.append('Natively one acquisition in %d is timed (--time-every): the waits are '
+                        'a sample, and a thread that waited all run counts only if that wait '
+                        'was one of them.' % time_every)
+    if any(num(r, 'sockets') == 1 for r in rows):
+        said.append('Socket-local handoffs are 100% whenever every thread sits on one socket.')
+    said.append('p99 wait is of all the waits, so the threads that acquire most weigh most: a '
+                'thread starved all run is one wait among them.')
+    return '<p class="note">%s</p>' % ' '.join(said)
 
 
 TABLE_NOTES = (
