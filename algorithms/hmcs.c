@@ -107,6 +107,11 @@ static void hmcs_lock(void *lock, void *ctx)
 	hmcs_enqueue(&l->root_tail, &leaf->at_root);
 }
 
+/* What a run counts (ll_count), at each unlock, as cohort does: the lock
+ * passed to a waiter of the same node with the root kept, or the root
+ * released (the node's turn over, or nobody of the node waiting). */
+enum { HMCS_COUNT_LOCAL, HMCS_COUNT_GLOBAL };
+
 static void hmcs_unlock(void *lock, void *ctx)
 {
 	struct hmcs_lock *l = lock;
@@ -120,6 +125,7 @@ static void hmcs_unlock(void *lock, void *ctx)
 		if (next) {
 			/* next.status: WAIT -> c + 1, root kept */
 			ll_store(&next->status, c + 1, LL_RELEASE);
+			ll_count(HMCS_COUNT_LOCAL);
 			return;
 		}
 	}
@@ -129,6 +135,7 @@ static void hmcs_unlock(void *lock, void *ctx)
 	 */
 	hmcs_dequeue(&l->root_tail, &leaf->at_root, HMCS_UNLOCKED);
 	hmcs_dequeue(&leaf->tail, me, HMCS_ACQUIRE_PARENT);
+	ll_count(HMCS_COUNT_GLOBAL);
 }
 
 const struct lock_algo lock_hmcs = {
@@ -140,4 +147,5 @@ const struct lock_algo lock_hmcs = {
 	.init = hmcs_init,
 	.lock = hmcs_lock,
 	.unlock = hmcs_unlock,
+	.counts = { "local_pass", "global_release" },
 };

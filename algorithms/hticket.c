@@ -82,6 +82,11 @@ static void hticket_lock(void *lock, void *ctx)
 	ll_wait_until(&l->owner, VAL == g);
 }
 
+/* What a run counts (ll_count), at each unlock, as cohort does: the lock
+ * passed to a waiter of the same node with the global lock kept, or the
+ * global lock released (the node's turn over, or nobody of it waiting). */
+enum { HTICKET_COUNT_LOCAL, HTICKET_COUNT_GLOBAL };
+
 static void hticket_unlock(void *lock, void *ctx)
 {
 	struct hticket_lock *l = lock;
@@ -98,6 +103,7 @@ static void hticket_unlock(void *lock, void *ctx)
 	if (k < HTICKET_LOCAL_PASSES && ll_load(&loc->next, LL_RELAXED) != o + 1) {
 		/* serving: (k, o) -> (k+1, o+1), global kept */
 		ll_store(&loc->serving, hticket_serving(k + 1, o + 1), LL_RELEASE);
+		ll_count(HTICKET_COUNT_LOCAL);
 		return;
 	}
 	g = ll_load(&l->owner, LL_RELAXED);
@@ -105,6 +111,7 @@ static void hticket_unlock(void *lock, void *ctx)
 	ll_store(&l->owner, g + 1, LL_RELEASE);
 	/* serving: (k, o) -> (0, o+1), local freed */
 	ll_store(&loc->serving, hticket_serving(0, o + 1), LL_RELEASE);
+	ll_count(HTICKET_COUNT_GLOBAL);
 }
 
 const struct lock_algo lock_hticket = {
@@ -116,4 +123,5 @@ const struct lock_algo lock_hticket = {
 	.init = hticket_init,
 	.lock = hticket_lock,
 	.unlock = hticket_unlock,
+	.counts = { "local_pass", "global_release" },
 };

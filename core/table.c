@@ -650,7 +650,6 @@ void output_table(FILE *f, const struct output_set *o)
 	if (o->nrows)
 		table_legend(f, over, many, idle, kinds);
 	if (o->nrows && o->cfg && o->cfg->time_every > 1)
-		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every); a "
-			   "thread starved all run\ncounts only if its one wait was timed.\n",
-			o->cfg->time_every);
+		fprintf(f, "waits: estimates from one acquisition in %u, timed (--time-every), and "
+			   "each thread's first.\n", o->cfg->time_every);
 }

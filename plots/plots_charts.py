@@ -118,8 +118,8 @@ def context_text(rows, env):
                      'waited for a CPU, in their rates, fairness and waits alike'
                      % ', '.join(str(t) for t in over))
     if 'native' in backends and env.get('time_every', 2) != 1:
-        parts.append('native waits: a sample, one acquisition in %s timed (--time-every)'
-                     % env.get('time_every', 'K'))
+        parts.append('native waits: a sample, one acquisition in %s timed (--time-every) and '
+                     'each thread\'s first' % env.get('time_every', 'K'))
     stopped = env.get('stopped_early')
     if isinstance(stopped, dict) and stopped.get('runs_planned'):
         parts.append('STOPPED EARLY: %s of %s runs done, the missing points were never run'
@@ -308,7 +308,7 @@ def series_charts(name, rows, outdir, tmp, only, env=None):
         # give as 1e-06
         unit = scaled_unit(series_values(groups, 'wait_p50_ns'), TIME_UNITS)
         wnote = note and note + ': the waits are those of the threads that got it (and one '\
-            'wait each, cut short by the end, of those that did not, where that wait was timed)'
+            'wait each, cut short by the end, of those that did not)'
         ok &= gnuplot('waits.gp', os.path.join(outdir, 'waits-' + name),
                       heading='wait times against %s: %s\nmedian and p99: means of %s; '
                       'longest: the largest of any run, at most the run\'s length; %s\n'

@@ -149,8 +149,9 @@ def starves(rows):
 
 def max_cut_short(row):
     """True when the run's longest wait was cut short by its end: the CSV's
-    wait_max_censored (also where a thread never got the lock and its wait,
-    untimed under --time-every, is not the maximum shown); a CSV without it
+    wait_max_censored (also where a thread never got the lock and its wait
+    is not the maximum shown: natively, one that never had a CPU to begin
+    it); a CSV without it
     (made before the column): a thread never got the lock, so its wait ran
     until the end, and the longest wait is that long, the run's length."""
     if row.get('wait_max_censored') in ('true', 'false'):

@@ -16,6 +16,8 @@
  *     nothing else: a duration run of a mutex, a rwlock and a refcount
  *     makes the same acquisitions, thread by thread, at K = 1 and K = 1000
  *     (an untimed acquisition reads the simulated clock to stop on time);
+ *   - a thread starved all run has its wait counted at any K (its first
+ *     acquisition is timed);
  *   - the user sees it: the CSV's misses per acquisition by line
  *     (lock_, node_, data_, other_misses_per_acq) and explain's section
  *     "misses per acquisition by line" show misses on the lock's and queue
@@ -301,6 +303,25 @@ static double csv_field(const char *out, const char *lock, const char *name)
 	return 0;
 }
 
+/* A thread starved all run has its wait counted whatever K: its first
+ * acquisition is always timed (core/workload.c).  ttas at 12 threads on
+ * 4socket leaves one without the lock; at K = 1000 its one wait was timed
+ * once in a thousand runs, and the longest wait was some other thread's. */
+static void a_starved_wait_is_counted_at_any_k(void **state)
+{
+	struct tl_proc p;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas --threads 12 "
+				   "--runs 1 --duration 1 --time-every 1000 --format csv", bindir), 0);
+	print_message("    ttas t=12, --time-every 1000: %.0f starved, longest wait %.0f ns\n",
+		      csv_field(p.out, "ttas", "starved"), csv_field(p.out, "ttas", "wait_max_ns"));
+	assert_true(csv_field(p.out, "ttas", "starved") >= 1);
+	/* the starved thread's wait, cut short by the end of a 1 ms run */
+	assert_true(csv_field(p.out, "ttas", "wait_max_ns") > 0.9e6);
+	assert_non_null(strstr(p.out, ",true,"));
+	tl_proc_free(&p);
+}
+
 static void bare_lock_loop_in_both_binaries(void **state)
 {
 	struct tl_proc p;
@@ -401,6 +422,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_section_costs_its_data_only),
 		cmocka_unit_test(a_lock_that_excludes_nothing_is_caught),
 		cmocka_unit_test(bare_lock_loop_in_both_binaries),
+		cmocka_unit_test(a_starved_wait_is_counted_at_any_k),
 		cmocka_unit_test(only_lock_lines_miss_says_the_cli),
 		cmocka_unit_test(sampling_changes_only_the_timing),
 	};

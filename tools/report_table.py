@@ -420,9 +420,8 @@ def conditional_notes(rows, time_every=None):
         said.append('Natively the runs of one command follow each other: &plusmn; leaves out '
                     'what changes between commands.')
         if time_every and time_every > 1:
-            said.append('Natively one acquisition in %d is timed (--time-every): the waits are '
-                        'a sample, and a thread that waited all run counts only if that wait '
-                        'was one of them.' % time_every)
+            said.append('Natively one acquisition in %d is timed (--time-every), and each '
+                        'thread\'s first: the waits are a sample.' % time_every)
     if any(num(r, 'sockets') == 1 for r in rows):
         said.append('Socket-local handoffs are 100% whenever every thread sits on one socket.')
     said.append('p99 wait is of all the waits, so the threads that acquire most weigh most: a '
