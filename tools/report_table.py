@@ -422,6 +422,12 @@ def conditional_notes(rows, time_every=None):
         if time_every and time_every > 1:
             said.append('Natively one acquisition in %d is timed (--time-every), and each '
                         'thread\'s first: the waits are a sample.' % time_every)
+    if any(r.get('backend') == 'sim' and r.get('ncs_exp') == 'false' and num(r, 'starved') > 0
+           for r in rows):
+        said.append('Starved under a fixed --ncs: every thread waits the same time between '
+                    'acquisitions, so the simulated threads can fall into one race that the same '
+                    'threads lose at every round; --ncs exp:N draws that time and tells whether '
+                    'the starvation outlives the jitter of a real machine.')
     if any(num(r, 'sockets') == 1 for r in rows):
         said.append('Socket-local handoffs are 100% whenever every thread sits on one socket.')
     said.append('p99 wait is of all the waits, so the threads that acquire most weigh most: a '
