@@ -512,10 +512,9 @@ static size_t workload_assumed(const struct wl_config *cfg, char *buf, size_t le
 				PUT(", %s", cfg->algos[j]->name);
 		PUT(")");
 	}
-	if (cfg && cfg->preset)
-		PUT("%s--preset %s's lengths, where no option replaced them (core/cli.c; docs/%s.md)",
-		    n ? "; and " : "", cfg->preset,
-		    !strcmp(cfg->preset, "ebizzy") || !strcmp(cfg->preset, "dbench") ? "vm" : "rwlocks");
+	if (cfg && cfg->preset) /* core/cli.c's presets[] names the docs of each */
+		PUT("%s--preset %s's lengths, where no option replaced them (core/cli.c)",
+		    n ? "; and " : "", cfg->preset);
 	if (parks && !cfg->vm_vcpus)
 		PUT("%sa parked waiter's halt, kick and wake, %.1f, %.1f and %.0f us (sim/sim.h)",
 		    n ? "; and " : "", SIM_HALT_PS / 1e6, SIM_KICK_PS / 1e6, SIM_WAKE_PS / 1e6);

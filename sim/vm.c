@@ -359,7 +359,7 @@ static uint64_t base_window_ps(double freq_ghz)
 size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	bool ple_clock = vm_prm.ple_window_ps == NONE && sim.topo.freq_ghz <= 0;
-	const char *part[3];
+	const char *part[2];
 	unsigned n = 0;
 	size_t used = 0;
 
@@ -381,7 +381,6 @@ size_t vm_assumed(const struct wl_config *cfg, char *buf, size_t len)
 		part[n++] = "the hypervisor's slice spread";
 	if (ple_clock)
 		part[n++] = "the PLE window's 2 GHz clock";
-	/* the paravirtual locks' 10 ns a spin iteration: their lock_algo.assumed */
 	for (unsigned i = 0; i < n; i++)
 		used += (size_t)snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
 					 "%s%s%s", i ? ", " : "", part[i],
