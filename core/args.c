@@ -87,18 +87,19 @@ static bool is_option(const struct ll_args *a, const char *arg)
 
 const char *const ll_sim_only_run[] = {
 	"--arbitration", "--co-guests", "--graphs", "--halt-ns", "--home-agents", "--idle-states",
-	"--irq-rate-hz", "--irq-us", "--kick-ns", "--memory-model", "--migrate-us", "--pcpus",
+	"--irq-rate-hz", "--irq-us", "--kick-ns", "--memory-model", "--migrate-us", "--noise-from",
+	"--pcpus",
 	"--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield", "--probes", "--sim-quantum",
 	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--switch-ns", "--topo",
 	"--wake-ns", NULL,
 };
 const char *const ll_sim_only_filelock[] = {
-	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--migrate-us", "--seed", "--topo",
-	NULL,
+	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--migrate-us", "--noise-from",
+	"--seed", "--topo", NULL,
 };
 const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };
 const char *const ll_sim_only_commands[] = { "explain", "ccbench", "check", "scoreboard", NULL };
-const char *const ll_native_only_commands[] = { "calibrate", "validate-report", NULL };
+const char *const ll_native_only_commands[] = { "calibrate", "validate-report", "noise", NULL };
 
 static bool listed(const char *const *list, const char *name)
 {

@@ -50,7 +50,8 @@ static const struct ll_opt flc_opts_table[] = {
 	LL_VALUE("--test"), LL_VALUE("--procs"),   LL_FLAG("--shared"), LL_FLAG("--private"),
 	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--csv"),
 	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_VALUE("--idle-states"),
-	LL_VALUE("--migrate-us"), LL_VALUE("--irq-rate-hz"), LL_VALUE("--irq-us"), LL_OPTS_END,
+	LL_VALUE("--migrate-us"), LL_VALUE("--irq-rate-hz"), LL_VALUE("--irq-us"),
+	LL_VALUE("--noise-from"), LL_OPTS_END,
 };
 
 static void flc_usage(FILE *f)
@@ -59,6 +60,7 @@ static void flc_usage(FILE *f)
 		   "              [--iterations N] [--runs R] [--pin POLICY] [--csv FILE]\n"
 		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
 		   "              [--idle-states on|off] [--migrate-us N] [--irq-rate-hz R] [--irq-us L]\n"
+		   "              [--noise-from FILE]\n"
 		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
 		   "              defaults: --test flock,posix,lease, --procs 8, both --shared and\n"
 		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"

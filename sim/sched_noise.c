@@ -33,6 +33,8 @@
  * thread on it makes no progress meanwhile (owes L us of local time, as a
  * preempted vCPU).  One that came while the thread waited (a miss in
  * flight, a park) costs only what is left of it once the thread resumes.
+ * --noise-from FILE gives up to four such classes instead, each with its
+ * own rate and length, as a machine's CPUs met them (sim/noise_file.c).
  *
  * Off unless --pin none or node:N (or an option here is given).
  * Everything is drawn from the run's seed: one seed, one run.
@@ -75,15 +77,20 @@ static struct noise_opt opts[] = {
 };
 enum { OPT_MIGRATE, OPT_IRQ_HZ, OPT_IRQ_US, NR_OPTS };
 
+/* --noise-from's measurement; measured.n 0: not given */
+static struct noise_measured measured;
+
 struct noise_thread {
 	uint64_t rng;
-	uint64_t next_mig_ps, next_irq_ps;
+	uint64_t next_mig_ps, next_irq_ps[NOISE_CLASSES];
 };
 
 static struct {
 	bool on;
 	int socket; /* migrations stay on this socket's cores; -1: any core */
-	uint64_t mig_mean_ps, irq_mean_ps, irq_ps;
+	uint64_t mig_mean_ps;
+	unsigned nirq; /* classes of interrupts: each its mean gap and length */
+	uint64_t irq_mean_ps[NOISE_CLASSES], irq_ps[NOISE_CLASSES];
 	struct noise_thread *t;
 	bool *busy; /* [ncores]: a thread is on it */
 	uint64_t migrations, irqs, irq_lost_ps;
@@ -91,6 +98,13 @@ static struct {
 
 int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen)
 {
+	if (!strcmp(opt, "--noise-from")) {
+		if (measured.path[0]) {
+			snprintf(err, errlen, "--noise-from: given twice");
+			return -1;
+		}
+		return noise_file_read(val, &measured, err, errlen) ? -1 : 1;
+	}
 	for (unsigned i = 0; i < NR_OPTS; i++) {
 		uint64_t v;
 
@@ -128,6 +142,19 @@ int noise_check(const struct wl_config *cfg, char *err, size_t errlen)
 					 opts[i].name);
 			return -1;
 		}
+	if (measured.path[0] && cfg->vm_vcpus) {
+		snprintf(err, errlen, "--noise-from: %s", vm_are_processes()
+			 ? "processes that outnumber their cpus have no scheduler noise of their own "
+			   "(the OS model's schedule: docs/filelock.md)"
+			 : "a run under --vm has no scheduler noise of its own (the hypervisor's "
+			   "schedule is the model: docs/vm.md)");
+		return -1;
+	}
+	if (measured.path[0] && (opts[OPT_IRQ_HZ].given || opts[OPT_IRQ_US].given)) {
+		snprintf(err, errlen, "--noise-from with %s: two models of the interrupts; give one",
+			 opts[OPT_IRQ_HZ].given ? "--irq-rate-hz" : "--irq-us");
+		return -1;
+	}
 	for (unsigned i = OPT_IRQ_HZ; i <= OPT_IRQ_US; i++) {
 		unsigned j = i == OPT_IRQ_HZ ? OPT_IRQ_US : OPT_IRQ_HZ;
 
@@ -170,6 +197,27 @@ static uint64_t opt_value(unsigned i, bool unpinned)
 	return unpinned || irq ? opts[i].val : 0;
 }
 
+/* The interrupts of a run of cfg outside a VM: --noise-from's, when given,
+ * on pinned threads too; else --irq-rate-hz and --irq-us's, the defaults
+ * unpinned.  The number of classes, each its mean gap and length (ps). */
+static unsigned irq_classes(bool unpinned, uint64_t *mean_ps, uint64_t *len_ps)
+{
+	uint64_t hz = opt_value(OPT_IRQ_HZ, unpinned), us = opt_value(OPT_IRQ_US, unpinned);
+
+	if (measured.path[0]) {
+		for (unsigned k = 0; k < measured.n; k++) {
+			mean_ps[k] = (uint64_t)(1e12 / measured.rate_hz[k]);
+			len_ps[k] = measured.len_ps[k];
+		}
+		return measured.n;
+	}
+	if (!hz || !us)
+		return 0;
+	mean_ps[0] = 1000000000000ull / hz;
+	len_ps[0] = us * PS_PER_US;
+	return 1;
+}
+
 void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 {
 	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
@@ -181,6 +229,16 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 	if (mig)
 		n = (size_t)snprintf(buf, len, ", migrations every %llu us on average",
 				     (unsigned long long)mig);
+	if (measured.path[0] && n < len) {
+		double hz_all = 0;
+
+		for (unsigned k = 0; k < measured.n; k++)
+			hz_all += measured.rate_hz[k];
+		snprintf(buf + n, len - n, ", interrupts as measured in %s (%.0f Hz, %.2f%% of a "
+			 "core's time, %u length%s)", measured.path, hz_all, 100 * measured.lost_share,
+			 measured.n, measured.n == 1 ? "" : "s");
+		return;
+	}
 	if (hz && irq && n < len)
 		snprintf(buf + n, len - n, ", interrupts %llu Hz x %llu us", (unsigned long long)hz,
 			 (unsigned long long)irq);
@@ -196,7 +254,7 @@ size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
 	bool mig = opt_value(OPT_MIGRATE, unpinned) && !opts[OPT_MIGRATE].given;
 	bool irq = opt_value(OPT_IRQ_US, unpinned) && opt_value(OPT_IRQ_HZ, unpinned) &&
-		   !opts[OPT_IRQ_US].given;
+		   !opts[OPT_IRQ_US].given && !measured.path[0];
 
 	if (len)
 		*buf = 0;
@@ -266,11 +324,8 @@ int noise_begin(struct wl_run *run)
 
 	noise_end(NULL);
 	nz.mig_mean_ps = opt_value(OPT_MIGRATE, unpinned) * PS_PER_US;
-	nz.irq_ps = opt_value(OPT_IRQ_US, unpinned) * PS_PER_US;
-	nz.irq_mean_ps = opt_value(OPT_IRQ_HZ, unpinned) && nz.irq_ps
-				 ? 1000000000000ull / opt_value(OPT_IRQ_HZ, unpinned)
-				 : 0;
-	if (run->vm_pcpus || (!nz.mig_mean_ps && !nz.irq_mean_ps))
+	nz.nirq = irq_classes(unpinned, nz.irq_mean_ps, nz.irq_ps);
+	if (run->vm_pcpus || (!nz.mig_mean_ps && !nz.nirq))
 		return 0;
 	nz.socket = run->cfg->pin == PIN_NODE ? (int)run->cfg->pin_socket : -1;
 	nz.t = calloc(sim.nactors, sizeof(*nz.t));
@@ -283,7 +338,9 @@ int noise_begin(struct wl_run *run)
 		nz.busy[sim.actors[i].core] = true;
 		t->rng = mix64(run->seed ^ mix64(0x6e6f697365ull + i));
 		t->next_mig_ps = nz.mig_mean_ps ? draw_exp(&t->rng, nz.mig_mean_ps) : UINT64_MAX;
-		t->next_irq_ps = nz.irq_mean_ps ? draw_exp(&t->rng, nz.irq_mean_ps) : UINT64_MAX;
+		for (unsigned k = 0; k < NOISE_CLASSES; k++)
+			t->next_irq_ps[k] = k < nz.nirq ? draw_exp(&t->rng, nz.irq_mean_ps[k])
+							: UINT64_MAX;
 	}
 	nz.on = true;
 	return 0;
@@ -359,11 +416,22 @@ static void migrate(struct sim_actor *a, struct noise_thread *t, uint64_t now)
 /* What interrupt [s, s + L) costs a thread that last resumed at base: all
  * of it when it came while the thread computed, the rest of it when it
  * came while the thread waited (a miss in flight or a park overlap it). */
-static uint64_t irq_cost(uint64_t s, uint64_t base)
+static uint64_t irq_cost(uint64_t s, uint64_t len, uint64_t base)
 {
 	if (s >= base)
-		return nz.irq_ps;
-	return s + nz.irq_ps > base ? s + nz.irq_ps - base : 0;
+		return len;
+	return s + len > base ? s + len - base : 0;
+}
+
+/* The class whose next interrupt comes first by now, or -1. */
+static int irq_due(const struct noise_thread *t, uint64_t now)
+{
+	int first = -1;
+
+	for (unsigned k = 0; k < nz.nirq; k++)
+		if (t->next_irq_ps[k] <= now && (first < 0 || t->next_irq_ps[k] < t->next_irq_ps[first]))
+			first = (int)k;
+	return first;
 }
 
 bool sched_noise_on(void)
@@ -380,17 +448,17 @@ void sched_noise_point(struct sim_actor *a, bool tell)
 		return;
 	t = &nz.t[a->idx];
 	now = sim.now_ps + a->owed_ps;
-	while (t->next_irq_ps <= now) {
-		cost = irq_cost(t->next_irq_ps, sim.now_ps);
+	for (int k; (k = irq_due(t, now)) >= 0;) {
+		cost = irq_cost(t->next_irq_ps[k], nz.irq_ps[k], sim.now_ps);
 		if (cost && tell) /* a drain's time overlaps the core's (sim/memops.c) */
 			SIM_OBSERVE(local, a->idx, now, now + cost, SIM_OBS_IRQ);
 		a->owed_ps += cost;
 		now += cost;
-		if (counting(t->next_irq_ps)) {
+		if (counting(t->next_irq_ps[k])) {
 			nz.irqs++;
 			nz.irq_lost_ps += cost;
 		}
-		t->next_irq_ps += nz.irq_ps + draw_exp(&t->rng, nz.irq_mean_ps);
+		t->next_irq_ps[k] += nz.irq_ps[k] + draw_exp(&t->rng, nz.irq_mean_ps[k]);
 	}
 	if (t->next_mig_ps <= now && counting(now)) { /* none after the measured end: */
 		migrate(a, t, now);			  /* where a thread sat stays said */

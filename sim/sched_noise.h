@@ -18,9 +18,29 @@ struct sim_actor;
 #define NOISE_USAGE                                                                                \
 	"              [--migrate-us MEAN] [--irq-rate-hz R] [--irq-us L]: scheduler noise\n"       \
 	"                          (default: on with --pin none and node:N only; 0 = off;\n"     \
-	"                          docs/variance.md)\n"
+	"                          docs/variance.md)\n"                                          \
+	"              [--noise-from FILE]  interrupts as a machine's CPUs met them: the CSV\n"  \
+	"                          of `locklab-native noise --csv FILE` (instead of --irq-*)\n"
 
-/* --migrate-us, --irq-rate-hz, --irq-us: 1 taken, 0 not ours, -1 bad. */
+/* Interrupts measured on a machine (--noise-from, sim/noise_file.c): a class
+ * per decade of detour length that had a detour, each at its rate per CPU
+ * and of its mean length. */
+#define NOISE_CLASSES 4
+struct noise_measured {
+	char path[512];
+	unsigned n;
+	double rate_hz[NOISE_CLASSES];
+	uint64_t len_ps[NOISE_CLASSES];
+	double seconds, lost_share; /* CPU-seconds measured; the share they lost */
+	uint64_t detours;
+};
+
+/* The `all` row of a `locklab-native noise --csv` file: 0, or -1 with one
+ * line in err naming the file and the problem. */
+int noise_file_read(const char *path, struct noise_measured *m, char *err, size_t errlen);
+
+/* --migrate-us, --irq-rate-hz, --irq-us, --noise-from: 1 taken, 0 not ours,
+ * -1 bad. */
 int noise_parse_option(const char *opt, const char *val, char *err, size_t errlen);
 /* A noise option that cannot apply to cfg (migrations of pinned threads):
  * -1 with one line in err. */

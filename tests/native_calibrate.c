@@ -2,7 +2,8 @@
  * tests/native_calibrate.c - the validation tools of the native backend:
  * the calibration's text form read back exactly and refused when wrong,
  * the platform file written from a fixed calibration, a real (small)
- * calibration of this machine, and an end-to-end validate run (calibrate, the same sweep
+ * calibration of this machine, the noise command's accounting and its
+ * refusals, and an end-to-end validate run (calibrate, the same sweep
  * natively and simulated, the report, the chart) small enough for CI.
  *
  * The end-to-end run executes bin/locklab-native and bin/locklab-sim from
@@ -506,6 +507,101 @@ static void test_end_to_end(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ noise */
+
+/* The CSV's rows: every CPU's and the pooled one's figures add up. */
+static void check_noise_csv(const char *path, unsigned cpus, uint64_t thresh_ns, double *lost_share)
+{
+	char *csv = tl_slurp_ok(path, NULL), *hdr = csv, *row = strchr(csv, '\n') + 1;
+	double sum[3] = { 0, 0, 0 }; /* seconds, detours, lost */
+	static const char *const dec[] = { "under_10us", "under_100us", "under_1ms", "1ms_or_more" };
+
+	assert_int_equal(count_lines(csv), cpus + 2);
+	for (unsigned i = 0; i <= cpus; i++, row = strchr(row, '\n') + 1) {
+		double secs = tl_csv_value(hdr, row, "seconds"), n = tl_csv_value(hdr, row, "detours");
+		double lost = tl_csv_value(hdr, row, "lost_ns"), in_decades[2] = { 0, 0 };
+
+		assert_true(i < cpus || !strncmp(row, "all,", 4));
+		for (unsigned k = 0; k < 4; k++) {
+			char name[2][40];
+
+			snprintf(name[0], sizeof(name[0]), "detours_%s", dec[k]);
+			snprintf(name[1], sizeof(name[1]), "lost_ns_%s", dec[k]);
+			in_decades[0] += tl_csv_value(hdr, row, name[0]);
+			in_decades[1] += tl_csv_value(hdr, row, name[1]);
+		}
+		assert_true(in_decades[0] == n && in_decades[1] == lost);
+		assert_true(lost >= n * (double)thresh_ns);
+		assert_true(lost <= secs * 1e9 * 1.01);
+		if (n > 0) {
+			double p50 = tl_csv_value(hdr, row, "p50_ns"), p99 = tl_csv_value(hdr, row, "p99_ns");
+
+			assert_true(p50 >= (double)thresh_ns && p50 <= p99);
+			assert_true(p99 <= tl_csv_value(hdr, row, "max_ns"));
+			assert_true(fabs(tl_csv_value(hdr, row, "mean_ns") - lost / n) <= 0.1 + lost / n * 1e-6);
+		}
+		if (i == cpus) {
+			assert_true(fabs(secs - sum[0]) < 1e-5 && n == sum[1] && lost == sum[2]);
+			*lost_share = lost / (secs * 1e9);
+		} else {
+			assert_true(secs >= 0.049 && secs < 1.0);
+			sum[0] += secs;
+			sum[1] += n;
+			sum[2] += lost;
+		}
+	}
+	free(csv);
+}
+
+static void test_noise(void **state)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN) < 2 ? 1 : 2;
+	char threads[16], *csv = tl_path("noise.csv");
+	double share;
+
+	(void)state;
+	snprintf(threads, sizeof(threads), "%ld", cpus);
+	{
+		char *argv[] = { "--threads", threads, "--duration", "50", "--csv", csv };
+
+		assert_int_equal(tl_call_quiet(native_noise_main, 6, argv), 0);
+		check_noise_csv(csv, (unsigned)cpus, 1000, &share);
+		assert_true(share < 0.9);
+	}
+	{ /* every gap between two reads a detour: the loop's whole time is lost */
+		char *argv[] = { "--threads", "1", "--duration", "50", "--threshold", "1", "--csv", csv };
+
+		assert_int_equal(tl_call_quiet(native_noise_main, 8, argv), 0);
+		check_noise_csv(csv, 1, 1, &share);
+		assert_true(share > 0.95);
+	}
+}
+
+static void test_noise_bad_input(void **state)
+{
+	char over[32];
+	const struct {
+		const char *opt, *val, *says;
+	} bad[] = {
+		{ "--threads", over, "more than this machine's" },
+		{ "--threads", "100001", "--threads: '100001' is not a whole number from 1 to 100000" },
+		{ "--duration", "0", "--duration: '0'" },
+		{ "--threshold", "-5", "--threshold: '-5'" },
+		{ "--csv", tl_tmpdir(), "a directory" },
+		{ "--pin", "none", "--pin: unknown option" },
+		{ "--csv", "", "its value is empty" },
+	};
+
+	(void)state;
+	snprintf(over, sizeof(over), "%ld", sysconf(_SC_NPROCESSORS_CONF) + 1);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[] = { (char *)bad[i].opt, (char *)bad[i].val };
+
+		assert_int_equal(tl_call_quiet(native_noise_main, 2, argv), 2);
+		tl_expect_log(bad[i].says);
+	}
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char **argv)
@@ -518,6 +614,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_out_path),
 		cmocka_unit_test(test_calibrate_small),
 		cmocka_unit_test(test_calibrate_bad_input),
+		cmocka_unit_test(test_noise),
+		cmocka_unit_test(test_noise_bad_input),
 		cmocka_unit_test(test_end_to_end),
 	};
 

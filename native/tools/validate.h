@@ -3,8 +3,9 @@
  * simulator against this machine: the calibration (calibrate.c and
  * calib_measure.c measure, calib_text.c reads and writes it,
  * calib_platform.c turns it into a platform file), the comparison of a
- * native and a simulated sweep (vreport.c), and the kernel file-lock
- * benchmarks (filelock.c).  Shared with the test programs; commands.c
+ * native and a simulated sweep (vreport.c), the kernel file-lock
+ * benchmarks (filelock.c), and the noise a spinning thread meets on each CPU
+ * (noise.c).  Shared with the test programs; commands.c
  * hands them backend_command's arguments.
  *
  * Each sub-command is a function taking the arguments after its name and
@@ -121,9 +122,13 @@ double vreport_spearman(const double *x, const double *y, size_t n);
 /* filelock.c */
 int native_filelock_main(int argc, char **argv);
 
+/* noise.c: detours of a spinning thread on each CPU (docs/variance.md) */
+int native_noise_main(int argc, char **argv);
+
 /* The sub-commands (their options and usage: calibrate.c, vreport.c,
  * filelock_opts.c) */
 struct ll_command;
-extern const struct ll_command native_calibrate_cmd, native_vreport_cmd, native_filelock_cmd;
+extern const struct ll_command native_calibrate_cmd, native_vreport_cmd, native_filelock_cmd,
+	native_noise_cmd;
 
 #endif

@@ -1,0 +1,165 @@
+/*
+ * tests/sim_noise_file.c - `locklab-sim run --noise-from FILE`: interrupts
+ * as a machine's CPUs met them, from the CSV of `locklab-native noise`
+ * (sim/noise_file.c, docs/variance.md).
+ *
+ * A file whose detours all fall in one decade is the same model as
+ * --irq-rate-hz and --irq-us at that rate and mean length: the two runs
+ * must give the same figures.  A file with a short and a long class loses
+ * the time of both, on pinned threads too, and its long class shows as
+ * waits no lock has without it.  A file that is not such a CSV, or that
+ * says the CPUs were never free, is refused with one line; so is
+ * --noise-from beside --irq-* or under --vm.
+ *
+ * argv[1]: the bin/ directory of locklab-sim.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#define RUN "run --topo 2socket --lock ticket --threads 8 --duration 2 --runs 3 --format csv"
+#define HEAD "cpu,seconds,detours,lost_ns,mean_ns,p50_ns,p99_ns,max_ns,"                   \
+	     "detours_under_10us,lost_ns_under_10us,detours_under_100us,lost_ns_under_100us," \
+	     "detours_under_1ms,lost_ns_under_1ms,detours_1ms_or_more,lost_ns_1ms_or_more\n"
+
+static const char *bindir;
+
+static char *noise_file(const char *name, const char *text)
+{
+	static char path[2][512];
+	static int k;
+
+	k ^= 1;
+	snprintf(path[k], sizeof(path[k]), "%s/%s", tl_tmpdir(), name);
+	tl_spit(path[k], text);
+	return path[k];
+}
+
+/* what a run prints, the settings' lines left out (they name the model) */
+static char *run_csv(const char *extra)
+{
+	struct tl_proc p;
+	char *out;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim " RUN " %s", bindir, extra), 0);
+	out = p.out;
+	p.out = NULL;
+	tl_proc_free(&p);
+	return out;
+}
+
+static double column_sum(const char *csv, const char *name)
+{
+	int c = tl_csv_column(csv, name);
+	double sum = 0;
+
+	assert_true(c >= 0);
+	for (const char *l = strchr(csv, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+		sum += tl_csv_field(l + 1, c);
+	return sum;
+}
+
+/* 500 detours a CPU-second of 5 us each, all under 10 us: the options'
+ * 500 Hz x 5 us, figure for figure. */
+static void one_class_is_the_options(void **state)
+{
+	char *f = noise_file("one.csv", HEAD "0,2.0,1000,5000000,5000,5000,5000,5000,"
+					  "1000,5000000,0,0,0,0,0,0\n"
+					  "all,2.0,1000,5000000,5000,5000,5000,5000,"
+					  "1000,5000000,0,0,0,0,0,0\n");
+	char opt[600];
+	char *a, *b;
+
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	a = run_csv(opt);
+	b = run_csv("--irq-rate-hz 500 --irq-us 5");
+	assert_true(column_sum(a, "irqs") > 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* Short detours often and 2 ms ones rarely: more interrupts than the short
+ * class alone, and waits of milliseconds that neither the short class nor
+ * a quiet machine gives a pinned ticket lock of 8 threads. */
+static void a_long_class_stalls_the_queue(void **state)
+{
+	char *both = noise_file("both.csv", HEAD "all,1.0,2100,12000000,5714,5000,5000,2000000,"
+						 "2000,10000000,0,0,0,0,100,200000000\n");
+	char *shrt = noise_file("short.csv", HEAD "all,1.0,2000,10000000,5000,5000,5000,5000,"
+						  "2000,10000000,0,0,0,0,0,0\n");
+	char opt[2][600];
+	char *q, *s, *l;
+
+	snprintf(opt[0], sizeof(opt[0]), "--noise-from %s", shrt);
+	snprintf(opt[1], sizeof(opt[1]), "--noise-from %s", both);
+	q = run_csv("");
+	s = run_csv(opt[0]);
+	l = run_csv(opt[1]);
+	assert_true(column_sum(l, "irqs") > column_sum(s, "irqs"));
+	assert_true(column_sum(q, "wait_max_ns") < 3 * 100000.0);
+	assert_true(column_sum(s, "wait_max_ns") < 3 * 100000.0);
+	assert_true(column_sum(l, "wait_max_ns") > 1000000.0);
+	assert_true(column_sum(l, "throughput_per_s") < column_sum(s, "throughput_per_s"));
+	free(q);
+	free(s);
+	free(l);
+}
+
+static void refused(const char *extra, const char *needle)
+{
+	struct tl_proc p;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim " RUN " %s", bindir, extra), 2);
+	tl_expect_refused(&p, needle);
+	tl_proc_free(&p);
+}
+
+static void bad_files_are_refused(void **state)
+{
+	char opt[700];
+	char *f;
+
+	refused("--noise-from /nonexistent/noise.csv", "--noise-from /nonexistent/noise.csv: ");
+	snprintf(opt, sizeof(opt), "--noise-from %s", tl_tmpdir());
+	refused(opt, "a directory");
+	snprintf(opt, sizeof(opt), "--noise-from %s", noise_file("empty.csv", ""));
+	refused(opt, "empty");
+	f = noise_file("noall.csv", HEAD "0,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	refused(opt, "no row named all");
+	f = noise_file("nocol.csv", "cpu,seconds,detours\nall,1.0,5\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	refused(opt, "no column detours_under_10us");
+	f = noise_file("neg.csv", HEAD "all,1.0,1,1,1,1,1,1,-1,1,0,0,0,0,0,0\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	refused(opt, "detours_under_10us, '-1', is not a number >= 0");
+	f = noise_file("zero.csv", HEAD "all,0,1,1,1,1,1,1,1,1,0,0,0,0,0,0\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	refused(opt, "measured no time");
+	f = noise_file("full.csv", HEAD "all,1.0,10,1000000000,1e8,1e8,1e8,1e8,"
+					"0,0,0,0,0,0,10,1000000000\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	refused(opt, "take 100% of the time");
+	f = noise_file("ok.csv", HEAD "all,1.0,10,10000,1000,1000,1000,1000,10,10000,0,0,0,0,0,0\n");
+	snprintf(opt, sizeof(opt), "--noise-from %s --irq-us 3", f);
+	refused(opt, "--noise-from with --irq-us: two models of the interrupts");
+	snprintf(opt, sizeof(opt), "--noise-from %s --noise-from %s", f, f);
+	refused(opt, "--noise-from");
+	snprintf(opt, sizeof(opt), "--noise-from %s --vm 8 --overcommit 1", f);
+	refused(opt, "--noise-from: a run under --vm has no scheduler noise of its own");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(one_class_is_the_options),
+		cmocka_unit_test(a_long_class_stalls_the_queue),
+		cmocka_unit_test(bad_files_are_refused),
+	};
+
+	bindir = tl_bindir(argc, argv);
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
+}
