@@ -68,6 +68,8 @@ static void fixed_calib(struct calib *c)
 	c->mem[1] = (struct calib_cell){ true, 120, 110, 130, 4, 100, 0, 0, -1 };
 	c->inval_measured = true;
 	c->inval_per_sharer_ns = 2;
+	c->wake = (struct calib_cell){ true, 12000, 9000, 30000, 800, 100, 4, 0, 1 };
+	c->kick = (struct calib_cell){ true, 1500, 1200, 2500, 100, 100, 4, 0, 1 };
 }
 
 static char *calib_text(const struct calib *c)
@@ -124,6 +126,8 @@ static void test_calib_roundtrip(void **state)
 				same_cell(&back.cell[op][st][k], &c.cell[op][st][k]);
 	}
 	same_cell(&back.pause, &c.pause);
+	same_cell(&back.wake, &c.wake);
+	same_cell(&back.kick, &c.kick);
 	same_cell(&back.mem[1], &c.mem[1]);
 	assert_true(back.inval_measured);
 	assert_true(fabs(back.inval_per_sharer_ns - 2) < 1e-3);
@@ -191,6 +195,10 @@ static void test_calib_refused(void **state)
 	refuse(text, "inval_per_sharer_ns,2.000", "inval_per_sharer_ns,-5", "inval_per_sharer_ns -5");
 	refuse(text, "pause,", "mem,5,load,I,0,-1,90.000,85.000,95.000,1.000,100,0\npause,",
 	       "mem: node 5, where numa_nodes is");
+	/* the wake figures go together, each once */
+	refuse(text, "kick,", "#kick,", "a wake figure without a kick one");
+	refuse(text, "wake,", "#wake,", "a kick figure without a wake one");
+	refuse(text, "kick,", "wake,-,-,-,0,1,1.000,1.000,1.000,0.000,100,0\nkick,", "given twice");
 	free(text);
 }
 
@@ -232,6 +240,20 @@ static void test_topology_text(void **state)
 	assert_non_null(strstr(buf, "radical=\"0-3\""));
 	assert_non_null(strstr(buf, "<link id=\"link0_1\" bandwidth=\"20.8GBps\" latency=\"38.500ns\"/>"));
 	assert_non_null(strstr(buf, "<zoneRoute src=\"socket0\" dst=\"socket1\""));
+	/* a wake of 12 us: the 2 us of the model's scheduler path and an idle
+	 * state's exit of 10 */
+	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"wake 10.00 10.00\"/>"));
+	free(buf);
+	/* a wake within the scheduler path's 2 us, or none: no idle state */
+	c.wake.median = c.wake.p10 = 1500;
+	buf = topology_text(&c, "host-testbox");
+	assert_null(strstr(buf, "idle.states\" value"));
+	assert_non_null(strstr(buf, "no idle state"));
+	free(buf);
+	c.wake.measured = c.kick.measured = false;
+	buf = topology_text(&c, "host-testbox");
+	assert_null(strstr(buf, "idle.states\" value"));
+	assert_non_null(strstr(buf, "no wake measured"));
 	free(buf);
 
 	/* a comment never holds "--": a host name with one is mended */
@@ -379,6 +401,15 @@ static void test_calibrate_small(void **state)
 	}
 	assert_true(most > 0);
 	assert_true(c.mem[0].measured);
+	/* a sleeper woken by another cpu: a system call and a wake-up at the
+	 * least, and it waited 1 ms before it, which a wake never counts */
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		assert_true(c.wake.measured && c.kick.measured);
+		assert_int_equal(c.wake.samples, 12);
+		assert_true(c.wake.median > 100 && c.wake.median < 1000000);
+		assert_true(c.kick.median > 10 && c.kick.median <= c.wake.p90);
+		assert_int_not_equal(c.wake.cpu_a, c.wake.cpu_b);
+	}
 	/* the platform file beside it names the zone after the file */
 	char *xml = tl_slurp(tl_path("host-small.xml"), NULL);
 

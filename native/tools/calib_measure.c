@@ -42,6 +42,7 @@
  * NUMA node; the I row of each class uses memory on the owner's node.
  * The directory fan-out (inval_per_sharer) is the slope of a store on a
  * line shared by 1..k PUs of A's socket, when the socket has three PUs.
+ * Last, the wake of a sleeping thread (calib_wake.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,7 +63,7 @@
 
 /* Sorts x[0..n), drops the values beyond 3 x IQR from the quartiles, and
  * fills the robust figures of what is left. */
-static void summarize(double *x, unsigned n, struct calib_cell *out)
+void cal_summarize(double *x, unsigned n, struct calib_cell *out)
 {
 	double q1, q3, iqr, lo, hi;
 	unsigned a = 0, b = n;
@@ -238,7 +239,7 @@ static void measure_cell(struct cal *x, enum calib_op op, enum calib_state st, u
 		return;
 	for (unsigned r = 0; r < reps; r++)
 		x->samples[r] = elapsed_ns(x, 0, (uint64_t)x->samples[r]);
-	summarize(x->samples, reps, out);
+	cal_summarize(x->samples, reps, out);
 }
 
 /* Operations on a line the requester holds Modified (per operation, from
@@ -263,7 +264,7 @@ static void measure_local(struct cal *x, int cpu)
 
 			x->samples[r] = elapsed_ns(x, t0, t1) / CAL_BATCH;
 		}
-		summarize(x->samples, x->o->reps, &x->c->hit[op]);
+		cal_summarize(x->samples, x->o->reps, &x->c->hit[op]);
 		x->c->hit[op].cpu_a = cpu;
 		x->c->hit[op].cpu_b = -1;
 	}
@@ -276,7 +277,7 @@ static void measure_local(struct cal *x, int cpu)
 
 		x->samples[r] = elapsed_ns(x, t0, t1) / CAL_PAUSES;
 	}
-	summarize(x->samples, x->o->reps, &x->c->pause);
+	cal_summarize(x->samples, x->o->reps, &x->c->pause);
 	x->c->pause.cpu_a = cpu;
 	x->c->pause.cpu_b = -1;
 	ll_free(block, CAL_BLOCK);
@@ -483,7 +484,7 @@ static void measure_fanout(struct cal *x)
 			do_op(CAL_STORE, line);
 			x->samples[r] = elapsed_ns(x, t0, tsc_fenced());
 		}
-		summarize(x->samples, x->o->reps, &cell);
+		cal_summarize(x->samples, x->o->reps, &cell);
 		xs[n - 1] = n;
 		ys[n - 1] = cell.median;
 	}
@@ -494,6 +495,16 @@ static void measure_fanout(struct cal *x)
 	gsl_fit_linear(xs, 1, ys, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
 	x->c->inval_measured = true;
 	x->c->inval_per_sharer_ns = c1 > 0 ? c1 : 0;
+}
+
+/* The sleeper of the wake figures: the second PU of socket 0 (where the
+ * class-0 figures are taken), else the first of socket 1; -1 on a machine
+ * of one PU. */
+static int wake_partner(const struct native_machine *m)
+{
+	if (m->sockets[0].npus > 1)
+		return (int)m->sockets[0].pus[1];
+	return m->nsockets > 1 && m->sockets[1].npus ? (int)m->sockets[1].pus[0] : -1;
 }
 
 void *cal_measure_all(void *arg)
@@ -515,6 +526,12 @@ void *cal_measure_all(void *arg)
 		measure_classes(x);
 	if (!x->failed)
 		measure_fanout(x);
+	if (!x->failed && wake_partner(x->m) >= 0) {
+		if (x->o->progress)
+			fprintf(stderr, "calibrate: wake of a sleeper on cpu %d from cpu %d\n",
+				wake_partner(x->m), a);
+		cal_measure_wake(x, a, wake_partner(x->m));
+	}
 	return NULL;
 }
 

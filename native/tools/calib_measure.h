@@ -126,6 +126,12 @@ double cal_ticks_per_ns(void);
  * metal, whole nanoseconds where a hypervisor scales or traps it. */
 double cal_tsc_step_ns(double ticks_per_ns);
 void *cal_measure_all(void *arg);
+/* Sorts x[0..n), drops the values beyond 3 x IQR from the quartiles, and
+ * fills out with the robust figures of the rest. */
+void cal_summarize(double *x, unsigned n, struct calib_cell *out);
+/* calib_wake.c: the wake and kick figures, a sleeper on cpu b woken from
+ * cpu a, the calling thread (x->failed on failure). */
+void cal_measure_wake(struct cal *x, int a, int b);
 
 #endif /* CAL_X86 */
 #endif

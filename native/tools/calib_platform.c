@@ -100,6 +100,9 @@ static int check_samples(const struct calib *c, char *err, size_t errlen)
 		if (check_one(&c->mem[n], c->reps, what, err, errlen))
 			return -1;
 	}
+	if (c->wake.measured && (check_one(&c->wake, c->reps, "wake", err, errlen) ||
+				 check_one(&c->kick, c->reps, "kick", err, errlen)))
+		return -1;
 	return check_one(&c->pause, c->reps, "pause", err, errlen);
 }
 
@@ -148,6 +151,11 @@ int calib_check(const struct calib *c, char *err, size_t errlen)
 		}
 	if (!c->pause.measured) {
 		snprintf(err, errlen, "no pause figure");
+		return -1;
+	}
+	if (c->wake.measured != c->kick.measured) {
+		snprintf(err, errlen, "a %s figure without a %s one: they are measured together",
+			 c->wake.measured ? "wake" : "kick", c->wake.measured ? "kick" : "wake");
 		return -1;
 	}
 	return check_samples(c, err, errlen);
@@ -393,6 +401,33 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
 	fprintf(f, "\"/>\n");
 }
 
+/* The model's own part of a wake: the scheduler's path that runs a woken
+ * thread (SIM_WAKE_PS of sim/sim.h, 2 us, assumed).  The rest of the
+ * measured wake is written as the exit from one idle state, "wake", which
+ * a sleeper's CPU enters as the model's governor chooses (sim/idle.c). */
+#define CAL_SCHED_WAKE_NS 2000.0
+
+static void write_wake(FILE *f, const struct calib *c)
+{
+	double exit_us = (c->wake.median - CAL_SCHED_WAKE_NS) / 1000.0;
+
+	if (!c->wake.measured) {
+		fprintf(f, "    <!-- idle.states: no wake measured (one PU, or an older calibration): "
+			   "a sleeper's CPU polls -->\n");
+		return;
+	}
+	fprintf(f, "    <!-- wake: a sleeper in futex_wait on cpu %d woken from cpu %d: median %.1f, "
+		   "p10 %.1f, p90 %.1f ns (the futex_wake call: median %.1f ns); less the model's "
+		   "2 us scheduler path (sim/sim.h SIM_WAKE_PS, assumed), the exit of one idle state "
+		   "-->\n", c->wake.cpu_b, c->wake.cpu_a, c->wake.median, c->wake.p10, c->wake.p90,
+		c->kick.median);
+	if (exit_us < 0.01) {
+		fprintf(f, "    <!-- no more than the scheduler path: no idle state -->\n");
+		return;
+	}
+	fprintf(f, "    <prop id=\"idle.states\" value=\"wake %.2f %.2f\"/>\n", exit_us, exit_us);
+}
+
 static void write_costs(FILE *f, const struct calib *c)
 {
 	static const char *const hits[] = { "hit.load", "hit.store", "hit.atomic" };
@@ -403,6 +438,7 @@ static void write_costs(FILE *f, const struct calib *c)
 	for (int op = 0; op < 3; op++)
 		fprintf(f, "    <prop id=\"%s\" value=\"%.2f\"/>\n", hits[op], fmax(0.0, hit_value(c, op)));
 	fprintf(f, "    <prop id=\"pause\" value=\"%.2f\"/>\n", fmax(0.0, c->pause.median));
+	write_wake(f, c);
 	if (c->inval_measured)
 		fprintf(f, "    <!-- inval_per_sharer: slope of a store on S against the number of sharers -->\n");
 	else

@@ -15,6 +15,7 @@
  *   inval_per_sharer_ns,X  (or '-' when it could not be measured)
  *   cell,CLASS,OP,STATE,CPU_A,CPU_B,MEDIAN,P10,P90,MAD,SAMPLES,TRIMMED
  *   hit,-,OP,-,CPU,-1,...  pause,-,-,-,CPU,-1,...  mem,NODE,load,I,CPU,-1,...
+ *   wake,-,-,-,CPU_A,CPU_B,...  kick,-,-,-,CPU_A,CPU_B,...  (where measured)
  *
  * Times are ns.  calib_platform.c turns it into a platform file.
  */
@@ -91,6 +92,10 @@ void calib_write(FILE *f, const struct calib *c)
 	for (int op = 0; op < CAL_NOPS; op++)
 		write_cell(f, "hit", "-", calib_op_names[op], "-", &c->hit[op]);
 	write_cell(f, "pause", "-", "-", "-", &c->pause);
+	if (c->wake.measured && c->kick.measured) {
+		write_cell(f, "wake", "-", "-", "-", &c->wake);
+		write_cell(f, "kick", "-", "-", "-", &c->kick);
+	}
 	for (unsigned n = 0; n < c->nnodes && n < CALIB_MAX_NODES; n++) {
 		snprintf(where, sizeof(where), "%u", n);
 		write_cell(f, "mem", where, "load", "I", &c->mem[n]);
@@ -262,7 +267,7 @@ static int parse_cellrec(struct pctx *p, struct calib *c, char *rest, const char
 	if (!strcmp(what, "cell") || !strcmp(what, "mem"))
 		if (parse_uint(p, f[1], &idx, !strcmp(what, "cell") ? "class" : "node"))
 			return -1;
-	if (strcmp(what, "pause")) {
+	if (!strcmp(what, "cell") || !strcmp(what, "hit") || !strcmp(what, "mem")) {
 		op = find_name(f[2], calib_op_names, CAL_NOPS);
 		if (op < 0)
 			return perr(p, "unknown operation '%s'", f[2]);
@@ -279,6 +284,8 @@ static int parse_cellrec(struct pctx *p, struct calib *c, char *rest, const char
 		return parse_stats(p, f, &c->hit[op]);
 	if (!strcmp(what, "pause"))
 		return parse_stats(p, f, &c->pause);
+	if (!strcmp(what, "wake") || !strcmp(what, "kick"))
+		return parse_stats(p, f, what[0] == 'w' ? &c->wake : &c->kick);
 	if (idx >= CALIB_MAX_NODES)
 		return perr(p, "node %u: at most %d nodes", idx, CALIB_MAX_NODES);
 	return parse_stats(p, f, &c->mem[idx]);
@@ -405,7 +412,7 @@ static int parse_line(struct pctx *p, struct calib *c, char *line, unsigned *see
 	if (rc <= 0)
 		return rc;
 	if (!strcmp(line, "cell") || !strcmp(line, "hit") || !strcmp(line, "pause") ||
-	    !strcmp(line, "mem"))
+	    !strcmp(line, "mem") || !strcmp(line, "wake") || !strcmp(line, "kick"))
 		return parse_cellrec(p, c, comma + 1, line);
 	return perr(p, "unknown record '%.40s'", line);
 }

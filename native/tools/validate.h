@@ -62,6 +62,10 @@ struct calib {
 	struct calib_cell hit[CAL_NOPS]; /* the requester's own line */
 	struct calib_cell pause;         /* one cpu_relax */
 	struct calib_cell mem[CALIB_MAX_NODES]; /* load of an uncached line, by node */
+	/* a thread asleep in futex_wait on cpu_b woken from cpu_a: until it
+	 * runs (wake), and the futex_wake call's own time (kick); calib_wake.c.
+	 * Not measured on a machine of one PU, nor in a file older than them. */
+	struct calib_cell wake, kick;
 	bool inval_measured;
 	double inval_per_sharer_ns;
 	/* S measured with no third PU in the owner's socket: the requester

@@ -1,0 +1,143 @@
+/*
+ * native/tools/calib_wake.c - the wake figures of `locklab-native
+ * calibrate`: how long a thread asleep in the kernel takes to run again
+ * once another CPU wakes it, and what the wake call costs the waker.
+ *
+ * These are the park and unpark of native/mem.c (a futex wait and a futex
+ * wake), which the paravirtual locks and the sleeping locks use natively,
+ * and which the simulator charges as a parked waiter's kick and wake
+ * (sim/sim.h) after the exit from its CPU's idle state (sim/idle.c).
+ *
+ * For each sample the sleeper (cpu B) says it is going to sleep and waits
+ * on a futex word.  The waker (cpu A) sees that, spins CAL_WAKE_IDLE_NS so
+ * that B's CPU has gone idle (into an idle state, or a guest's vCPU halted
+ * and left to its host), reads the clock, changes the word and calls
+ * futex_wake; the sleeper reads the clock as soon as its futex_wait
+ * returns.
+ *
+ *   wake   the sleeper's clock after futex_wait - the waker's before futex_wake
+ *   kick   the futex_wake call's own time, on the waker
+ *
+ * One clock for both CPUs: CLOCK_MONOTONIC.
+ */
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calib_measure.h"
+
+#if CAL_X86
+
+/* Longer than the largest target residency in the shipped machines'
+ * idle tables (800 us, Westmere's C6: topologies/README.md), so that the
+ * sleeper's CPU may reach its deepest state before the wake. */
+#define CAL_WAKE_IDLE_NS 1000000ull
+
+struct sleeper {
+	int cpu;
+	unsigned reps;
+	uint32_t word;         /* futex: r + 1 wakes sample r */
+	uint32_t state;        /* 2r + 1: going to sleep for r; 2r + 2: awake */
+	uint64_t woke_ns;      /* when the last futex_wait returned */
+	int failed;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+
+	if (native_pin_self((unsigned)s->cpu)) {
+		__atomic_store_n(&s->failed, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	for (uint32_t r = 0; r < s->reps; r++) {
+		__atomic_store_n(&s->state, 2 * r + 1, __ATOMIC_RELEASE);
+		while (__atomic_load_n(&s->word, __ATOMIC_ACQUIRE) != r + 1)
+			syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
+		__atomic_store_n(&s->woke_ns, mono_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->state, 2 * r + 2, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* Spins until the sleeper's state is want or later (it may go on to the
+ * next sample's state at once); false when it failed or did not answer in
+ * CAL_ANSWER_NS. */
+static bool await_state(struct sleeper *s, uint32_t want)
+{
+	uint64_t give_up = mono_ns() + CAL_ANSWER_NS;
+
+	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) < want) {
+		if (__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE) || mono_ns() > give_up)
+			return false;
+		_mm_pause();
+	}
+	return true;
+}
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t until = mono_ns() + ns;
+
+	while (mono_ns() < until)
+		_mm_pause();
+}
+
+void cal_measure_wake(struct cal *x, int a, int b)
+{
+	static struct sleeper s;
+	double *kick = calloc(x->o->reps, sizeof(double));
+	pthread_t t;
+	unsigned r = 0;
+
+	s = (struct sleeper){ .cpu = b, .reps = x->o->reps };
+	if (!kick || pthread_create(&t, NULL, sleeper_main, &s)) {
+		free(kick);
+		x->failed = 1;
+		snprintf(x->failure, sizeof(x->failure), "cannot start the sleeping thread");
+		return;
+	}
+	for (; r < x->o->reps; r++) {
+		if (!await_state(&s, 2 * r + 1))
+			break;
+		spin_ns(CAL_WAKE_IDLE_NS);
+		uint64_t t0 = mono_ns();
+
+		__atomic_store_n(&s.word, r + 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		kick[r] = (double)(mono_ns() - t0);
+		if (!await_state(&s, 2 * r + 2))
+			break;
+		x->samples[r] = (double)(__atomic_load_n(&s.woke_ns, __ATOMIC_RELAXED) - t0);
+	}
+	if (r < x->o->reps) {
+		x->failed = 1;
+		snprintf(x->failure, sizeof(x->failure), "the sleeping thread on cpu %d %s", b,
+			 s.failed ? "could not be bound to it" : "did not answer for 10 s");
+		pthread_detach(t); /* it may still sleep: the process ends soon after */
+		free(kick);
+		return;
+	}
+	pthread_join(t, NULL);
+	cal_summarize(x->samples, x->o->reps, &x->c->wake);
+	cal_summarize(kick, x->o->reps, &x->c->kick);
+	x->c->wake.cpu_a = x->c->kick.cpu_a = a;
+	x->c->wake.cpu_b = x->c->kick.cpu_b = b;
+	free(kick);
+}
+
+#endif /* CAL_X86 */
