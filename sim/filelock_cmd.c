@@ -142,8 +142,9 @@ static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 
 		return sim_switch_parse(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;
 	}
-	if (!strncmp(a, "--migrate-us", 12) || !strncmp(a, "--irq-", 6)) {
-		char err[128];
+	if (!strncmp(a, "--migrate-us", 12) || !strncmp(a, "--irq-", 6) ||
+	    !strcmp(a, "--noise-from")) {
+		char err[800]; /* --noise-from's lines name the file */
 
 		return noise_parse_option(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;
 	}

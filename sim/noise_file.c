@@ -12,7 +12,9 @@
  * over short and long detours as theirs was.  Within a decade the lengths
  * are not kept: its detours all last its mean.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@ static const char *const decade_col[NOISE_CLASSES] = { "under_10us", "under_100u
 
 #define LINE_MAX_LEN 4096
 #define MAX_FIELDS 64
+#define NOISE_MAX_SECONDS 1e7   /* CPU-seconds a file may say it measured */
+#define NOISE_MAX_RATE_HZ 1e6   /* as --irq-rate-hz's bound */
 
 static unsigned split(char *s, char **f)
 {
@@ -49,13 +53,17 @@ static int column(char **hdr, unsigned n, const char *name)
 	return -1;
 }
 
+/* A decimal number >= 0 as the noise command writes them: digits, a
+ * point, an exponent; no sign, space, hex, inf or nan. */
 static int number(const char *s, double *v)
 {
 	char *end;
 
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s) || !isdigit((unsigned char)*s))
+		return -1;
 	errno = 0;
 	*v = strtod(s, &end);
-	return *s && !*end && !errno && *v >= 0 ? 0 : -1;
+	return !*end && !errno && isfinite(*v) ? 0 : -1;
 }
 
 /* the all row's field named name, as a number >= 0: 0, or -1 and err */
@@ -83,8 +91,9 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 
 	if (field(hdr, nh, row, nr, "seconds", &secs, err, errlen))
 		return -1;
-	if (secs <= 0) {
-		snprintf(err, errlen, "the all row measured no time (seconds 0)");
+	if (secs < 1e-3 || secs > NOISE_MAX_SECONDS) {
+		snprintf(err, errlen, "the all row's seconds, %g, is not in 0.001..%g (CPU-seconds "
+			 "measured)", secs, NOISE_MAX_SECONDS);
 		return -1;
 	}
 	m->n = 0;
@@ -97,14 +106,26 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 		if (field(hdr, nh, row, nr, name[0], &count, err, errlen) ||
 		    field(hdr, nh, row, nr, name[1], &ns, err, errlen))
 			return -1;
-		if (count < 1)
+		if (count != floor(count) || count > 1e15) {
+			snprintf(err, errlen, "the all row's %s, %g, is not a count", name[0], count);
+			return -1;
+		}
+		if (!count)
 			continue;
+		if (ns < count || ns / count > 1e9) {
+			snprintf(err, errlen, "the all row's %s over its %s is %g ns, not a detour's "
+				 "length (1 ns to 1 s)", name[1], name[0], ns / count);
+			return -1;
+		}
+		if (count / secs > NOISE_MAX_RATE_HZ) {
+			snprintf(err, errlen, "the all row's %s, %g a second, is over %g a second",
+				 name[0], count / secs, NOISE_MAX_RATE_HZ);
+			return -1;
+		}
 		m->rate_hz[m->n] = count / secs;
 		m->len_ps[m->n] = (uint64_t)(ns / count * 1000.0 + 0.5);
 		m->detours += (uint64_t)count;
 		lost_share += ns / (secs * 1e9);
-		if (!m->len_ps[m->n])
-			m->len_ps[m->n] = 1;
 		m->n++;
 	}
 	m->seconds = secs;
@@ -117,37 +138,57 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 	return 0;
 }
 
+/* The header and the all row of f into head and all (0), or -1 and e. */
+static int read_lines(FILE *f, char *head, char *all, char *e, size_t elen)
+{
+	char cur[LINE_MAX_LEN];
+	unsigned lineno = 0;
+	bool found = false;
+
+	while (fgets(cur, sizeof(cur), f)) {
+		lineno++;
+		if (!strchr(cur, '\n') && !feof(f)) {
+			snprintf(e, elen, "line %u is longer than %d bytes", lineno, LINE_MAX_LEN - 1);
+			return -1;
+		}
+		if (lineno == 1) {
+			memcpy(head, cur, sizeof(cur));
+			continue;
+		}
+		if (strncmp(cur, "all,", 4))
+			continue;
+		if (found) {
+			snprintf(e, elen, "line %u: a second row named all", lineno);
+			return -1;
+		}
+		memcpy(all, cur, sizeof(cur));
+		found = true;
+	}
+	if (!found)
+		snprintf(e, elen, "%s", lineno ? "no row named all (the CPUs pooled)" : "empty");
+	return found ? 0 : -1;
+}
+
 int noise_file_read(const char *path, struct noise_measured *m, char *err, size_t errlen)
 {
-	char why[300], line[2][LINE_MAX_LEN], *hdr[MAX_FIELDS], *row[MAX_FIELDS], e[300];
+	char why[300], head[LINE_MAX_LEN], all[LINE_MAX_LEN], *hdr[MAX_FIELDS], *row[MAX_FIELDS];
 	FILE *f = infile_open(path, "a noise CSV", why, sizeof(why));
-	unsigned nh = 0, nr = 0, lineno = 0;
-	bool found = false;
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!f) {
 		snprintf(err, errlen, "--noise-from %s: %s", path, why);
 		return -1;
 	}
-	while (fgets(line[lineno ? 1 : 0], LINE_MAX_LEN, f)) {
-		if (!lineno++) {
-			nh = split(line[0], hdr);
-			continue;
-		}
-		if (!strncmp(line[1], "all,", 4)) {
-			nr = split(line[1], row);
-			found = true;
-			break;
-		}
-	}
+	rc = read_lines(f, head, all, why, sizeof(why));
 	fclose(f);
-	if (!found) {
-		snprintf(err, errlen, "--noise-from %s: %s", path,
-			 lineno ? "no row named all (the CPUs pooled)" : "empty");
-		return -1;
+	if (!rc) {
+		unsigned nh = split(head, hdr), nr = split(all, row);
+
+		rc = read_classes(hdr, nh, row, nr, m, why, sizeof(why));
 	}
-	if (read_classes(hdr, nh, row, nr, m, e, sizeof(e))) {
-		snprintf(err, errlen, "--noise-from %s: %s", path, e);
+	if (rc) {
+		snprintf(err, errlen, "--noise-from %s: %s", path, why);
 		return -1;
 	}
 	snprintf(m->path, sizeof(m->path), "%s", path);

@@ -28,13 +28,17 @@
  * model: the lines it held stay in the old core's cache, so it misses on
  * them afterwards.
  *
- * Interrupts (--irq-rate-hz R --irq-us L): each core takes interrupts at
- * exponential intervals of mean 1/R; one holds the core for L us, and the
- * thread on it makes no progress meanwhile (owes L us of local time, as a
- * preempted vCPU).  One that came while the thread waited (a miss in
+ * Interrupts (--irq-rate-hz R --irq-us L): one holds a core for L us, and
+ * the next comes an exponential gap of mean 1/R after it ends, so that a
+ * core loses R x L / (1 + R x L) of its time (0.05% at the default 250 Hz
+ * x 2 us).  The thread on the core makes no progress meanwhile (owes L us
+ * of local time, as a preempted vCPU).  One that came while the thread waited (a miss in
  * flight, a park) costs only what is left of it once the thread resumes.
  * --noise-from FILE gives up to four such classes instead, each with its
- * own rate and length, as a machine's CPUs met them (sim/noise_file.c).
+ * own rate and length, as a machine's CPUs met them (sim/noise_file.c):
+ * there the rate is the measured one, detours a second of the CPUs' whole
+ * time, so a class's gap is its period less its length, and a core loses
+ * what the measured CPUs lost.
  *
  * Off unless --pin none or node:N (or an option here is given).
  * Everything is drawn from the run's seed: one seed, one run.
@@ -199,14 +203,19 @@ static uint64_t opt_value(unsigned i, bool unpinned)
 
 /* The interrupts of a run of cfg outside a VM: --noise-from's, when given,
  * on pinned threads too; else --irq-rate-hz and --irq-us's, the defaults
- * unpinned.  The number of classes, each its mean gap and length (ps). */
+ * unpinned.  The number of classes, each its length and its mean gap (ps)
+ * from one's end to the next's start: a measured class's period less its
+ * length (the file's classes lose less than all of the time between them),
+ * the options' 1/R. */
 static unsigned irq_classes(bool unpinned, uint64_t *mean_ps, uint64_t *len_ps)
 {
 	uint64_t hz = opt_value(OPT_IRQ_HZ, unpinned), us = opt_value(OPT_IRQ_US, unpinned);
 
 	if (measured.path[0]) {
 		for (unsigned k = 0; k < measured.n; k++) {
-			mean_ps[k] = (uint64_t)(1e12 / measured.rate_hz[k]);
+			double gap = 1e12 / measured.rate_hz[k] - (double)measured.len_ps[k];
+
+			mean_ps[k] = gap < 1 ? 1 : (uint64_t)llround(gap);
 			len_ps[k] = measured.len_ps[k];
 		}
 		return measured.n;

@@ -244,6 +244,13 @@ static void test_topology_text(void **state)
 	 * state's exit of 10 */
 	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"wake 10.00 10.00\"/>"));
 	free(buf);
+	/* a wake longer than an idle state may take (10 ms): none either, or
+	 * the simulator would refuse the file */
+	c.wake.median = c.wake.p90 = 20e6;
+	buf = topology_text(&c, "host-testbox");
+	assert_null(strstr(buf, "idle.states\" value"));
+	assert_non_null(strstr(buf, "more than the 10000 us"));
+	free(buf);
 	/* a wake within the scheduler path's 2 us, or none: no idle state */
 	c.wake.median = c.wake.p10 = 1500;
 	buf = topology_text(&c, "host-testbox");

@@ -4,12 +4,13 @@
  * (sim/noise_file.c, docs/variance.md).
  *
  * A file whose detours all fall in one decade is the same model as
- * --irq-rate-hz and --irq-us at that rate and mean length: the two runs
- * must give the same figures.  A file with a short and a long class loses
+ * --irq-rate-hz and --irq-us of that mean length, at the rate of the gaps
+ * between detours: the two runs must give the same figures.  A file with a short and a long class loses
  * the time of both, on pinned threads too, and its long class shows as
- * waits no lock has without it.  A file that is not such a CSV, or that
- * says the CPUs were never free, is refused with one line; so is
- * --noise-from beside --irq-* or under --vm.
+ * waits no lock has without it.  A class of 100 Hz x 5 ms takes half of a
+ * lone thread's time, as the file says.  filelock takes the option too.  A
+ * file that is not such a CSV, or that says the CPUs were never free, is
+ * refused with one line; so is --noise-from beside --irq-* or under --vm.
  *
  * argv[1]: the bin/ directory of locklab-sim.
  */
@@ -61,20 +62,21 @@ static double column_sum(const char *csv, const char *name)
 	return sum;
 }
 
-/* 500 detours a CPU-second of 5 us each, all under 10 us: the options'
- * 500 Hz x 5 us, figure for figure. */
+/* 1000 detours of 5 us each in 2.505 CPU-seconds: a period of 2505 us, so a
+ * gap of 2500 us between one's end and the next: the options' 400 Hz x 5 us
+ * (whose rate is of the gaps), figure for figure. */
 static void one_class_is_the_options(void **state)
 {
-	char *f = noise_file("one.csv", HEAD "0,2.0,1000,5000000,5000,5000,5000,5000,"
+	char *f = noise_file("one.csv", HEAD "0,2.505,1000,5000000,5000,5000,5000,5000,"
 					  "1000,5000000,0,0,0,0,0,0\n"
-					  "all,2.0,1000,5000000,5000,5000,5000,5000,"
+					  "all,2.505,1000,5000000,5000,5000,5000,5000,"
 					  "1000,5000000,0,0,0,0,0,0\n");
 	char opt[600];
 	char *a, *b;
 
 	snprintf(opt, sizeof(opt), "--noise-from %s", f);
 	a = run_csv(opt);
-	b = run_csv("--irq-rate-hz 500 --irq-us 5");
+	b = run_csv("--irq-rate-hz 400 --irq-us 5");
 	assert_true(column_sum(a, "irqs") > 0);
 	assert_string_equal(a, b);
 	free(a);
@@ -108,6 +110,42 @@ static void a_long_class_stalls_the_queue(void **state)
 	free(l);
 }
 
+/* 100 detours a CPU-second of 5 ms each: half of the time lost, so half of
+ * a lone thread's acquisitions (the file's rate is of its whole time, not
+ * of the gaps between detours: a third would be lost otherwise). */
+static void the_files_share_is_lost(void **state)
+{
+	char *f = noise_file("half.csv", HEAD "all,1.0,100,500000000,5000000,5000000,5000000,5000000,"
+					   "0,0,0,0,0,0,100,500000000\n");
+	char opt[600];
+	struct tl_proc p;
+	double quiet, half;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock tas --threads 1 --duration 500 --runs 1 "
+				   "--format csv", bindir), 0);
+	quiet = column_sum(p.out, "throughput_per_s");
+	tl_proc_free(&p);
+	snprintf(opt, sizeof(opt), "--noise-from %s", f);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock tas --threads 1 --duration 500 --runs 1 "
+				   "--format csv %s", bindir, opt), 0);
+	half = column_sum(p.out, "throughput_per_s");
+	tl_proc_free(&p);
+	assert_true(half / quiet > 0.42 && half / quiet < 0.58);
+}
+
+/* filelock takes the option as run does, and says so under its rows */
+static void filelock_takes_it(void **state)
+{
+	char *f = noise_file("fl.csv", HEAD "all,1.0,1000,5000000,5000,5000,5000,5000,"
+					 "1000,5000000,0,0,0,0,0,0\n");
+	struct tl_proc p;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim filelock --test flock --procs 4 --iterations 100 "
+				   "--runs 1 --noise-from %s", bindir, f), 0);
+	assert_non_null(strstr(p.out, "interrupts as measured in"));
+	tl_proc_free(&p);
+}
+
 static void refused(const char *extra, const char *needle)
 {
 	struct tl_proc p;
@@ -115,6 +153,15 @@ static void refused(const char *extra, const char *needle)
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim " RUN " %s", bindir, extra), 2);
 	tl_expect_refused(&p, needle);
 	tl_proc_free(&p);
+}
+
+/* --noise-from a file of that text, refused with a line holding needle */
+static void refused_file(const char *name, const char *text, const char *needle)
+{
+	char opt[700];
+
+	snprintf(opt, sizeof(opt), "--noise-from %s", noise_file(name, text));
+	refused(opt, needle);
 }
 
 static void bad_files_are_refused(void **state)
@@ -127,22 +174,41 @@ static void bad_files_are_refused(void **state)
 	refused(opt, "a directory");
 	snprintf(opt, sizeof(opt), "--noise-from %s", noise_file("empty.csv", ""));
 	refused(opt, "empty");
-	f = noise_file("noall.csv", HEAD "0,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n");
-	snprintf(opt, sizeof(opt), "--noise-from %s", f);
-	refused(opt, "no row named all");
-	f = noise_file("nocol.csv", "cpu,seconds,detours\nall,1.0,5\n");
-	snprintf(opt, sizeof(opt), "--noise-from %s", f);
-	refused(opt, "no column detours_under_10us");
-	f = noise_file("neg.csv", HEAD "all,1.0,1,1,1,1,1,1,-1,1,0,0,0,0,0,0\n");
-	snprintf(opt, sizeof(opt), "--noise-from %s", f);
-	refused(opt, "detours_under_10us, '-1', is not a number >= 0");
-	f = noise_file("zero.csv", HEAD "all,0,1,1,1,1,1,1,1,1,0,0,0,0,0,0\n");
-	snprintf(opt, sizeof(opt), "--noise-from %s", f);
-	refused(opt, "measured no time");
-	f = noise_file("full.csv", HEAD "all,1.0,10,1000000000,1e8,1e8,1e8,1e8,"
-					"0,0,0,0,0,0,10,1000000000\n");
-	snprintf(opt, sizeof(opt), "--noise-from %s", f);
-	refused(opt, "take 100% of the time");
+	refused_file("noall.csv", HEAD "0,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
+		     "no row named all");
+	refused_file("nocol.csv", "cpu,seconds,detours\nall,1.0,5\n",
+		     "no column detours_under_10us");
+	refused_file("neg.csv", HEAD "all,1.0,1,1,1,1,1,1,-1,1,0,0,0,0,0,0\n",
+		     "detours_under_10us, '-1', is not a number >= 0");
+	refused_file("zero.csv", HEAD "all,0,1,1,1,1,1,1,1,1,0,0,0,0,0,0\n",
+		     "seconds, 0, is not in 0.001..1e+07");
+	refused_file("full.csv", HEAD "all,1.0,10,1000000000,1e8,1e8,1e8,1e8,"
+					"0,0,0,0,0,0,10,1000000000\n",
+		     "take 100% of the time");
+	/* numbers as the noise command writes them, and sizes a run can take */
+	refused_file("inf.csv", HEAD "all,inf,1,1,1,1,1,1,1,1,0,0,0,0,0,0\n",
+		     "the all row's seconds, 'inf', is not a number >= 0");
+	refused_file("hex.csv", HEAD "all,1.0,16,16000,1000,1000,1000,1000,0x10,16000,0,0,0,0,0,0\n",
+		     "'0x10', is not a number >= 0");
+	refused_file("long.csv", HEAD "all,1e8,1,2000,2000,2000,2000,2000,1,2000,0,0,0,0,0,0\n",
+		     "seconds, 1e+08, is not in 0.001..1e+07");
+	refused_file("half.csv", HEAD "all,1.0,1,1000,1000,1000,1000,1000,0.5,1000,0,0,0,0,0,0\n",
+		     "detours_under_10us, 0.5, is not a count");
+	refused_file("fast.csv", HEAD "all,1.0,1e7,1e7,1,1,1,1,1e7,1e7,0,0,0,0,0,0\n",
+		     "is over 1e+06 a second");
+	refused_file("free.csv", HEAD "all,1.0,10,0,0,0,0,0,10,0,0,0,0,0,0,0\n",
+		     "not a detour's length");
+	refused_file("twice.csv", HEAD "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+					    "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
+		     "line 3: a second row named all");
+	{
+		char big[5000];
+
+		memset(big, 'x', sizeof(big) - 2);
+		big[sizeof(big) - 2] = '\n';
+		big[sizeof(big) - 1] = 0;
+		refused_file("wide.csv", big, "line 1 is longer than 4095 bytes");
+	}
 	f = noise_file("ok.csv", HEAD "all,1.0,10,10000,1000,1000,1000,1000,10,10000,0,0,0,0,0,0\n");
 	snprintf(opt, sizeof(opt), "--noise-from %s --irq-us 3", f);
 	refused(opt, "--noise-from with --irq-us: two models of the interrupts");
@@ -157,6 +223,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(one_class_is_the_options),
 		cmocka_unit_test(a_long_class_stalls_the_queue),
+		cmocka_unit_test(the_files_share_is_lost),
+		cmocka_unit_test(filelock_takes_it),
 		cmocka_unit_test(bad_files_are_refused),
 	};
 

@@ -406,6 +406,8 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
  * measured wake is written as the exit from one idle state, "wake", which
  * a sleeper's CPU enters as the model's governor chooses (sim/idle.c). */
 #define CAL_SCHED_WAKE_NS 2000.0
+/* the longest exit a platform's idle state may give (sim/topo_idle.c) */
+#define CAL_IDLE_MAX_US 10000.0
 
 static void write_wake(FILE *f, const struct calib *c)
 {
@@ -423,6 +425,12 @@ static void write_wake(FILE *f, const struct calib *c)
 		c->kick.median);
 	if (exit_us < 0.01) {
 		fprintf(f, "    <!-- no more than the scheduler path: no idle state -->\n");
+		return;
+	}
+	if (exit_us > CAL_IDLE_MAX_US) {
+		fprintf(f, "    <!-- more than the %.0f us an idle state's exit may take "
+			   "(topologies/README.md): no idle state; calibrate again on a quieter "
+			   "machine -->\n", CAL_IDLE_MAX_US);
 		return;
 	}
 	fprintf(f, "    <prop id=\"idle.states\" value=\"wake %.2f %.2f\"/>\n", exit_us, exit_us);

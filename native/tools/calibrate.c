@@ -235,7 +235,7 @@ static void print_summary(const struct calib *c)
 		       c->wake.cpu_b, c->wake.cpu_a, c->wake.median / 1e3, c->wake.p10 / 1e3,
 		       c->wake.p90 / 1e3, c->kick.median / 1e3, c->kick.p10 / 1e3, c->kick.p90 / 1e3);
 	else
-		printf("wake: not measured (one PU)\n");
+		printf("wake: not measured (one PU, or a calibration older than the wake figures)\n");
 }
 
 struct topo_arg {

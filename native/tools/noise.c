@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -129,15 +130,16 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* the q-quantile of n sorted values, by the nearest rank */
+/* the q-quantile of n sorted values, by the nearest rank: the smallest
+ * value with at least q x n of them at or below it */
 static double quantile(const uint32_t *v, size_t n, double q)
 {
-	size_t i;
+	size_t rank;
 
 	if (!n)
 		return 0;
-	i = (size_t)(q * (double)n);
-	return v[i < n ? i : n - 1];
+	rank = (size_t)ceil(q * (double)n);
+	return v[rank ? (rank <= n ? rank - 1 : n - 1) : 0];
 }
 
 static void row_stats(struct noise_row *r, uint32_t *kept, size_t nkept)
@@ -221,10 +223,29 @@ static void print_row(const struct noise_row *r)
 	putchar('\n');
 }
 
+/* --irq-rate-hz and --irq-us (whole numbers) that lose the time the CPUs
+ * lost: the mean detour rounded to a whole us, and the rate that loses the
+ * same share with it.  The options' rate is of the gaps between
+ * interrupts: R x L / (1 + R x L) of the time is lost (sim/sched_noise.c). */
+static void print_irq_options(const struct noise_row *all)
+{
+	double lost = all->seconds > 0 ? (double)all->lost_ns / (all->seconds * 1e9) : 0;
+	double us = fmax(1.0, round(all->mean_ns / 1e3));
+	double hz = lost < 1 ? round(lost / (1 - lost) * 1e6 / us) : 0;
+
+	if (hz < 1) {
+		printf("\nas the simulator's interrupts (docs/variance.md): under one a second of %.0f us: "
+		       "none to give (--irq-rate-hz 0)\n", us);
+		return;
+	}
+	printf("\nas the simulator's interrupts (docs/variance.md), the same %.3f%% of the time lost: "
+	       "--irq-rate-hz %.0f --irq-us %.0f (the mean detour, %.2f us, to a whole us)\n",
+	       100 * lost, hz, us, all->mean_ns / 1e3);
+}
+
 static void print_table(const struct noise_opts *o, const struct noise_row *rows, unsigned n)
 {
 	const struct noise_row *all = &rows[n];
-	double rate = per_s(all, all->detours);
 	double stall = per_s(all, all->decade[2] + all->decade[3]);
 
 	printf("noise: %u CPU%s, a thread pinned to each (as --pin compact), all reading the clock "
@@ -240,9 +261,9 @@ static void print_table(const struct noise_opts *o, const struct noise_row *rows
 		print_row(&rows[i]);
 	printf("\nall: the CPUs pooled, its rates per CPU.");
 	if (all->sampled)
-		printf(" A CPU keeps its first %d detours for the median and p99.", NOISE_KEEP);
-	printf("\nas the simulator's interrupts (docs/variance.md), the same time lost: "
-	       "--irq-rate-hz %.0f --irq-us %.2f\n", rate, all->mean_ns / 1e3);
+		printf(" A CPU keeps its first %d detours for the median and p99, and the pooled "
+		       "ones are of those kept.", NOISE_KEEP);
+	print_irq_options(all);
 	printf("they all last --irq-us: the %.1f detours a second per CPU of 100 us or more, "
 	       "each of which stalls a FIFO lock's queue behind a waiter that is not running, "
 	       "are not carried", stall);

@@ -78,7 +78,7 @@ static const char *part_name(unsigned p, char *buf, size_t len)
 		[XP_OTHER] = "waits not traced further",
 		[XP_HOME] = "home-agent queueing",
 		[XP_IDLE_EXIT] = "leaving an idle state (C-state exit)",
-		[XP_IRQ] = "interrupts (--irq-rate-hz, --irq-us, --noise-from)",
+		[XP_IRQ] = "interrupts (--irq-*, --noise-from)",
 	};
 	unsigned k = p - XP_XFER;
 
