@@ -70,6 +70,12 @@ static void fixed_calib(struct calib *c)
 	c->inval_per_sharer_ns = 2;
 	c->wake = (struct calib_cell){ true, 12000, 9000, 30000, 800, 100, 4, 0, 1 };
 	c->kick = (struct calib_cell){ true, 1500, 1200, 2500, 100, 100, 4, 0, 1 };
+	/* a ladder that steps at 200 us: 5 us wakes before, 12 us from there */
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++) {
+		double m = calib_wake_sleep_us[i] < 200 ? 5000 : 12000;
+
+		c->wake_after[i] = (struct calib_cell){ true, m, m - 500, m + 900, 100, 100, 2, 0, 1 };
+	}
 }
 
 static char *calib_text(const struct calib *c)
@@ -128,6 +134,8 @@ static void test_calib_roundtrip(void **state)
 	same_cell(&back.pause, &c.pause);
 	same_cell(&back.wake, &c.wake);
 	same_cell(&back.kick, &c.kick);
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+		same_cell(&back.wake_after[i], &c.wake_after[i]);
 	same_cell(&back.mem[1], &c.mem[1]);
 	assert_true(back.inval_measured);
 	assert_true(fabs(back.inval_per_sharer_ns - 2) < 1e-3);
@@ -199,6 +207,8 @@ static void test_calib_refused(void **state)
 	refuse(text, "kick,", "#kick,", "a wake figure without a kick one");
 	refuse(text, "wake,", "#wake,", "a kick figure without a wake one");
 	refuse(text, "kick,", "wake,-,-,-,0,1,1.000,1.000,1.000,0.000,100,0\nkick,", "given twice");
+	refuse(text, "wake,150,", "wake,160,", "wake after '160' us of sleep: not one of");
+	refuse(text, "wake,150,", "#wake,150,", "some of the ladder's sleeps, not all");
 	free(text);
 }
 
@@ -240,8 +250,21 @@ static void test_topology_text(void **state)
 	assert_non_null(strstr(buf, "radical=\"0-3\""));
 	assert_non_null(strstr(buf, "<link id=\"link0_1\" bandwidth=\"20.8GBps\" latency=\"38.500ns\"/>"));
 	assert_non_null(strstr(buf, "<zoneRoute src=\"socket0\" dst=\"socket1\""));
-	/* a wake of 12 us: the 2 us of the model's scheduler path and an idle
-	 * state's exit of 10 */
+	/* a wake of 12 us after 1 ms, of 5 us after sleeps under 200 us: the
+	 * 2 us of the model's scheduler path, and idle states whose exits are
+	 * the rest, the deeper one for sleeps of 200 us on */
+	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"short 3.00 3.00, wake 10.00 200.00\"/>"));
+	free(buf);
+	/* the same wake after every sleep: one state */
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+		c.wake_after[i].median = 11500;
+	buf = topology_text(&c, "host-testbox");
+	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"wake 10.00 10.00\"/>"));
+	free(buf);
+	/* an older calibration, without the ladder: one state */
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+		c.wake_after[i].measured = false;
+	buf = topology_text(&c, "host-testbox");
 	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"wake 10.00 10.00\"/>"));
 	free(buf);
 	/* a wake longer than an idle state may take (10 ms): none either, or
@@ -416,6 +439,8 @@ static void test_calibrate_small(void **state)
 		assert_true(c.wake.median > 100 && c.wake.median < 1000000);
 		assert_true(c.kick.median > 10 && c.kick.median <= c.wake.p90);
 		assert_int_not_equal(c.wake.cpu_a, c.wake.cpu_b);
+		for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+			assert_true(c.wake_after[i].measured && c.wake_after[i].median > 100);
 	}
 	/* the platform file beside it names the zone after the file */
 	char *xml = tl_slurp(tl_path("host-small.xml"), NULL);

@@ -103,6 +103,11 @@ static int check_samples(const struct calib *c, char *err, size_t errlen)
 	if (c->wake.measured && (check_one(&c->wake, c->reps, "wake", err, errlen) ||
 				 check_one(&c->kick, c->reps, "kick", err, errlen)))
 		return -1;
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++) {
+		snprintf(what, sizeof(what), "wake after %u us", calib_wake_sleep_us[i]);
+		if (c->wake_after[i].measured && check_one(&c->wake_after[i], c->reps, what, err, errlen))
+			return -1;
+	}
 	return check_one(&c->pause, c->reps, "pause", err, errlen);
 }
 
@@ -158,6 +163,13 @@ int calib_check(const struct calib *c, char *err, size_t errlen)
 			 c->wake.measured ? "wake" : "kick", c->wake.measured ? "kick" : "wake");
 		return -1;
 	}
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+		if (c->wake_after[i].measured != (c->wake_after[0].measured && c->wake.measured)) {
+			snprintf(err, errlen, "the wakes after a sleep: %s", c->wake.measured
+				 ? "some of the ladder's sleeps, not all (10 to 500 us)"
+				 : "without the wake after 1 ms");
+			return -1;
+		}
 	return check_samples(c, err, errlen);
 }
 
@@ -402,27 +414,57 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
 }
 
 /* The model's own part of a wake: the scheduler's path that runs a woken
- * thread (SIM_WAKE_PS of sim/sim.h, 2 us, assumed).  The rest of the
- * measured wake is written as the exit from one idle state, "wake", which
- * a sleeper's CPU enters as the model's governor chooses (sim/idle.c). */
+ * thread (SIM_WAKE_PS of sim/sim.h, 2 us, assumed).  The rest of a measured
+ * wake is written as the exit from an idle state, which a sleeper's CPU
+ * enters as the model's governor chooses (sim/idle.c). */
 #define CAL_SCHED_WAKE_NS 2000.0
 /* the longest exit a platform's idle state may give (sim/topo_idle.c) */
 #define CAL_IDLE_MAX_US 10000.0
 
+/* Where the wakes after the ladder's sleeps step from a short sleep's to
+ * the 1 ms one's: the first sleep, us, whose wake is past halfway between
+ * them, when the 1 ms wake is over 1.5 times the 10 us one and 1 us more;
+ * 0 when there is no such step (or no ladder). */
+static unsigned wake_step_us(const struct calib *c)
+{
+	double fast = c->wake_after[0].median, slow = c->wake.median;
+
+	if (!c->wake_after[0].measured || slow <= 1.5 * fast + 1000)
+		return 0;
+	for (unsigned i = 1; i < CALIB_WAKE_RUNGS; i++)
+		if (c->wake_after[i].median > (fast + slow) / 2)
+			return calib_wake_sleep_us[i];
+	return 1000;
+}
+
+static void write_wake_comment(FILE *f, const struct calib *c)
+{
+	fprintf(f, "    <!-- wake: a sleeper in futex_wait on cpu %d woken from cpu %d: after 1 ms of "
+		   "sleep median %.1f, p10 %.1f, p90 %.1f ns (the futex_wake call: median %.1f ns)",
+		c->wake.cpu_b, c->wake.cpu_a, c->wake.median, c->wake.p10, c->wake.p90,
+		c->kick.median);
+	if (c->wake_after[0].measured) {
+		fprintf(f, "; medians after");
+		for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+			fprintf(f, "%s %u us %.1f", i ? "," : "", calib_wake_sleep_us[i],
+				c->wake_after[i].median);
+	}
+	fprintf(f, "; less the model's 2 us scheduler path (sim/sim.h SIM_WAKE_PS, assumed), "
+		   "the exit of an idle state -->\n");
+}
+
 static void write_wake(FILE *f, const struct calib *c)
 {
 	double exit_us = (c->wake.median - CAL_SCHED_WAKE_NS) / 1000.0;
+	unsigned step = wake_step_us(c);
+	double fast_us = (c->wake_after[0].median - CAL_SCHED_WAKE_NS) / 1000.0;
 
 	if (!c->wake.measured) {
 		fprintf(f, "    <!-- idle.states: no wake measured (one PU, or an older calibration): "
 			   "a sleeper's CPU polls -->\n");
 		return;
 	}
-	fprintf(f, "    <!-- wake: a sleeper in futex_wait on cpu %d woken from cpu %d: median %.1f, "
-		   "p10 %.1f, p90 %.1f ns (the futex_wake call: median %.1f ns); less the model's "
-		   "2 us scheduler path (sim/sim.h SIM_WAKE_PS, assumed), the exit of one idle state "
-		   "-->\n", c->wake.cpu_b, c->wake.cpu_a, c->wake.median, c->wake.p10, c->wake.p90,
-		c->kick.median);
+	write_wake_comment(f, c);
 	if (exit_us < 0.01) {
 		fprintf(f, "    <!-- no more than the scheduler path: no idle state -->\n");
 		return;
@@ -433,7 +475,18 @@ static void write_wake(FILE *f, const struct calib *c)
 			   "machine -->\n", CAL_IDLE_MAX_US);
 		return;
 	}
-	fprintf(f, "    <prop id=\"idle.states\" value=\"wake %.2f %.2f\"/>\n", exit_us, exit_us);
+	if (!step) {
+		fprintf(f, "    <prop id=\"idle.states\" value=\"wake %.2f %.2f\"/>\n", exit_us, exit_us);
+		return;
+	}
+	/* a short sleep wakes fast: a shallow state (none where it wakes within
+	 * the scheduler path), and the 1 ms wake from sleeps of the step on */
+	fprintf(f, "    <!-- sleeps of %u us or more wake as after 1 ms: the state's target "
+		   "residency -->\n", step);
+	fprintf(f, "    <prop id=\"idle.states\" value=\"");
+	if (fast_us >= 0.01)
+		fprintf(f, "short %.2f %.2f, ", fast_us, fast_us);
+	fprintf(f, "wake %.2f %.2f\"/>\n", exit_us, fmax(exit_us, (double)step));
 }
 
 static void write_costs(FILE *f, const struct calib *c)

@@ -15,7 +15,9 @@
  *   inval_per_sharer_ns,X  (or '-' when it could not be measured)
  *   cell,CLASS,OP,STATE,CPU_A,CPU_B,MEDIAN,P10,P90,MAD,SAMPLES,TRIMMED
  *   hit,-,OP,-,CPU,-1,...  pause,-,-,-,CPU,-1,...  mem,NODE,load,I,CPU,-1,...
- *   wake,-,-,-,CPU_A,CPU_B,...  kick,-,-,-,CPU_A,CPU_B,...  (where measured)
+ *   wake,-,-,-,CPU_A,CPU_B,...  kick,-,-,-,CPU_A,CPU_B,...  (where measured;
+ *   the wake after 1 ms of sleep)   wake,SLEEP_US,-,-,CPU_A,CPU_B,...  (the
+ *   wake after a shorter sleep, one of calib_wake_sleep_us)
  *
  * Times are ns.  calib_platform.c turns it into a platform file.
  */
@@ -95,6 +97,12 @@ void calib_write(FILE *f, const struct calib *c)
 	if (c->wake.measured && c->kick.measured) {
 		write_cell(f, "wake", "-", "-", "-", &c->wake);
 		write_cell(f, "kick", "-", "-", "-", &c->kick);
+	}
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++) {
+		if (!c->wake_after[i].measured)
+			continue;
+		snprintf(where, sizeof(where), "%u", calib_wake_sleep_us[i]);
+		write_cell(f, "wake", where, "-", "-", &c->wake_after[i]);
 	}
 	for (unsigned n = 0; n < c->nnodes && n < CALIB_MAX_NODES; n++) {
 		snprintf(where, sizeof(where), "%u", n);
@@ -284,12 +292,25 @@ static int parse_cellrec(struct pctx *p, struct calib *c, char *rest, const char
 		return parse_stats(p, f, &c->hit[op]);
 	if (!strcmp(what, "pause"))
 		return parse_stats(p, f, &c->pause);
-	if (!strcmp(what, "wake") || !strcmp(what, "kick"))
+	if (!strcmp(what, "kick") || (!strcmp(what, "wake") && !strcmp(f[1], "-")))
 		return parse_stats(p, f, what[0] == 'w' ? &c->wake : &c->kick);
+	if (!strcmp(what, "wake")) {
+		for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++) {
+			char us[16];
+
+			snprintf(us, sizeof(us), "%u", calib_wake_sleep_us[i]);
+			if (!strcmp(f[1], us))
+				return parse_stats(p, f, &c->wake_after[i]);
+		}
+		return perr(p, "wake after '%s' us of sleep: not one of the sleeps measured "
+			       "(- for 1 ms, or 10, 20, 50, 100, 150, 200, 300, 500)", f[1]);
+	}
 	if (idx >= CALIB_MAX_NODES)
 		return perr(p, "node %u: at most %d nodes", idx, CALIB_MAX_NODES);
 	return parse_stats(p, f, &c->mem[idx]);
 }
+
+const unsigned calib_wake_sleep_us[CALIB_WAKE_RUNGS] = { 10, 20, 50, 100, 150, 200, 300, 500 };
 
 static void copy_text(char *d, size_t n, const char *s)
 {

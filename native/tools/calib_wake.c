@@ -9,14 +9,21 @@
  * (sim/sim.h) after the exit from its CPU's idle state (sim/idle.c).
  *
  * For each sample the sleeper (cpu B) says it is going to sleep and waits
- * on a futex word.  The waker (cpu A) sees that, spins CAL_WAKE_IDLE_NS so
- * that B's CPU has gone idle (into an idle state, or a guest's vCPU halted
- * and left to its host), reads the clock, changes the word and calls
- * futex_wake; the sleeper reads the clock as soon as its futex_wait
- * returns.
+ * on a futex word.  The waker (cpu A) sees that, spins for the sleep of the
+ * figure, reads the clock, changes the word and calls futex_wake; the
+ * sleeper reads the clock as soon as its futex_wait returns.
  *
- *   wake   the sleeper's clock after futex_wait - the waker's before futex_wake
- *   kick   the futex_wake call's own time, on the waker
+ *   wake_after[i]  the sleeper's clock after futex_wait - the waker's
+ *                  before futex_wake, after calib_wake_sleep_us[i] of sleep
+ *   wake           the same after CAL_WAKE_IDLE_NS, when B's CPU has gone
+ *                  idle (into an idle state, or a guest's vCPU halted and
+ *                  left to its host)
+ *   kick           the futex_wake call's own time, on the waker, there
+ *
+ * The ladder of sleeps finds where a short sleep stops waking fast: a
+ * cpuidle governor that picks a shallow state for a short sleep, or a
+ * host that polls a halted vCPU for a while before it deschedules it
+ * (KVM's halt_poll_ns).
  *
  * One clock for both CPUs: CLOCK_MONOTONIC.
  */
@@ -97,46 +104,64 @@ static void spin_ns(uint64_t ns)
 		_mm_pause();
 }
 
+/* reps samples of the wake after a sleep of sleep_ns, from sample *r on;
+ * kick, where given, gets each futex_wake call's time.  false when the
+ * sleeper failed or did not answer. */
+static bool wake_rung(struct cal *x, struct sleeper *s, uint64_t sleep_ns, uint32_t *r,
+		      double *kick)
+{
+	for (unsigned i = 0; i < x->o->reps; i++, (*r)++) {
+		if (!await_state(s, 2 * *r + 1))
+			return false;
+		spin_ns(sleep_ns);
+		uint64_t t0 = mono_ns();
+
+		__atomic_store_n(&s->word, *r + 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		if (kick)
+			kick[i] = (double)(mono_ns() - t0);
+		if (!await_state(s, 2 * *r + 2))
+			return false;
+		x->samples[i] = (double)(__atomic_load_n(&s->woke_ns, __ATOMIC_RELAXED) - t0);
+	}
+	return true;
+}
+
 void cal_measure_wake(struct cal *x, int a, int b)
 {
 	static struct sleeper s;
 	double *kick = calloc(x->o->reps, sizeof(double));
 	pthread_t t;
-	unsigned r = 0;
+	uint32_t r = 0;
+	bool ok = true;
 
-	s = (struct sleeper){ .cpu = b, .reps = x->o->reps };
+	s = (struct sleeper){ .cpu = b, .reps = x->o->reps * (CALIB_WAKE_RUNGS + 1) };
 	if (!kick || pthread_create(&t, NULL, sleeper_main, &s)) {
 		free(kick);
 		x->failed = 1;
 		snprintf(x->failure, sizeof(x->failure), "cannot start the sleeping thread");
 		return;
 	}
-	for (; r < x->o->reps; r++) {
-		if (!await_state(&s, 2 * r + 1))
-			break;
-		spin_ns(CAL_WAKE_IDLE_NS);
-		uint64_t t0 = mono_ns();
-
-		__atomic_store_n(&s.word, r + 1, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &s.word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-		kick[r] = (double)(mono_ns() - t0);
-		if (!await_state(&s, 2 * r + 2))
-			break;
-		x->samples[r] = (double)(__atomic_load_n(&s.woke_ns, __ATOMIC_RELAXED) - t0);
+	for (unsigned i = 0; i < CALIB_WAKE_RUNGS && ok; i++) {
+		ok = wake_rung(x, &s, calib_wake_sleep_us[i] * 1000ull, &r, NULL);
+		if (ok)
+			cal_summarize(x->samples, x->o->reps, &x->c->wake_after[i]);
+		x->c->wake_after[i].cpu_a = a;
+		x->c->wake_after[i].cpu_b = b;
 	}
-	if (r < x->o->reps) {
-		x->failed = 1;
-		snprintf(x->failure, sizeof(x->failure), "the sleeping thread on cpu %d %s", b,
-			 s.failed ? "could not be bound to it" : "did not answer for 10 s");
-		pthread_detach(t); /* it may still sleep: the process ends soon after */
+	if (ok && wake_rung(x, &s, CAL_WAKE_IDLE_NS, &r, kick)) {
+		pthread_join(t, NULL);
+		cal_summarize(x->samples, x->o->reps, &x->c->wake);
+		cal_summarize(kick, x->o->reps, &x->c->kick);
+		x->c->wake.cpu_a = x->c->kick.cpu_a = a;
+		x->c->wake.cpu_b = x->c->kick.cpu_b = b;
 		free(kick);
 		return;
 	}
-	pthread_join(t, NULL);
-	cal_summarize(x->samples, x->o->reps, &x->c->wake);
-	cal_summarize(kick, x->o->reps, &x->c->kick);
-	x->c->wake.cpu_a = x->c->kick.cpu_a = a;
-	x->c->wake.cpu_b = x->c->kick.cpu_b = b;
+	x->failed = 1;
+	snprintf(x->failure, sizeof(x->failure), "the sleeping thread on cpu %d %s", b,
+		 s.failed ? "could not be bound to it" : "did not answer for 10 s");
+	pthread_detach(t); /* it may still sleep: the process ends soon after */
 	free(kick);
 }
 

@@ -229,12 +229,19 @@ static void print_summary(const struct calib *c)
 		printf("\ninvalidation fan-out: %.2f ns per extra sharer\n", c->inval_per_sharer_ns);
 	else
 		printf("\ninvalidation fan-out: not measurable (fewer than three PUs in a socket)\n");
-	if (c->wake.measured)
+	if (c->wake.measured) {
 		printf("wake of a thread asleep in futex_wait on cpu %d, from cpu %d after 1 ms: "
 		       "%.1f us [%.1f..%.1f]; the futex_wake call %.1f us [%.1f..%.1f]\n",
 		       c->wake.cpu_b, c->wake.cpu_a, c->wake.median / 1e3, c->wake.p10 / 1e3,
 		       c->wake.p90 / 1e3, c->kick.median / 1e3, c->kick.p10 / 1e3, c->kick.p90 / 1e3);
-	else
+		if (c->wake_after[0].measured) {
+			printf("wake after shorter sleeps, median us:");
+			for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
+				printf(" %u us %.1f;", calib_wake_sleep_us[i],
+				       c->wake_after[i].median / 1e3);
+			printf(" 1 ms %.1f\n", c->wake.median / 1e3);
+		}
+	} else
 		printf("wake: not measured (one PU, or a calibration older than the wake figures)\n");
 }
 

@@ -22,12 +22,15 @@
 #define CALIB_MAX_CLASSES 8  /* class 0 (same socket) and up to 7 more */
 #define CALIB_MAX_SOCKETS 64
 #define CALIB_MAX_NODES 64
+#define CALIB_WAKE_RUNGS 8   /* sleeps before a wake, shorter than 1 ms */
 
 /* The operations and line states of ccbench. */
 enum calib_op { CAL_LOAD, CAL_STORE, CAL_CAS, CAL_FAI, CAL_SWAP, CAL_NOPS };
 enum calib_state { CAL_M, CAL_E, CAL_S, CAL_I, CAL_NSTATES };
 
 extern const char *const calib_op_names[CAL_NOPS];
+/* calib_text.c: the sleeps, us, of the wake_after figures */
+extern const unsigned calib_wake_sleep_us[CALIB_WAKE_RUNGS];
 extern const char calib_state_names[CAL_NSTATES];
 
 /* One measured figure: robust statistics over the kept samples, ns. */
@@ -62,10 +65,13 @@ struct calib {
 	struct calib_cell hit[CAL_NOPS]; /* the requester's own line */
 	struct calib_cell pause;         /* one cpu_relax */
 	struct calib_cell mem[CALIB_MAX_NODES]; /* load of an uncached line, by node */
-	/* a thread asleep in futex_wait on cpu_b woken from cpu_a: until it
-	 * runs (wake), and the futex_wake call's own time (kick); calib_wake.c.
-	 * Not measured on a machine of one PU, nor in a file older than them. */
+	/* a thread asleep in futex_wait on cpu_b woken from cpu_a after it
+	 * slept 1 ms: until it runs (wake), and the futex_wake call's own time
+	 * (kick); wake_after[i], the wake after calib_wake_sleep_us[i] of
+	 * sleep (calib_wake.c).  Not measured on a machine of one PU, nor in
+	 * a file older than them (wake_after: older than the ladder). */
 	struct calib_cell wake, kick;
+	struct calib_cell wake_after[CALIB_WAKE_RUNGS];
 	bool inval_measured;
 	double inval_per_sharer_ns;
 	/* S measured with no third PU in the owner's socket: the requester
