@@ -422,19 +422,21 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
 #define CAL_IDLE_MAX_US 10000.0
 
 /* Where the wakes after the ladder's sleeps step from a short sleep's to
- * the 1 ms one's: the first sleep, us, whose wake is past halfway between
- * them, when the 1 ms wake is over 1.5 times the 10 us one and 1 us more;
- * 0 when there is no such step (or no ladder). */
+ * the 1 ms one's, when the 1 ms wake is over 1.5 times the 10 us one and
+ * 1 us more: the first sleep, us, from which every wake of the ladder is
+ * past halfway between the two (one noisy rung does not make a step), or
+ * 1000 when only the 1 ms wake is; 0 when there is no such step (or no
+ * ladder). */
 static unsigned wake_step_us(const struct calib *c)
 {
 	double fast = c->wake_after[0].median, slow = c->wake.median;
+	unsigned step = 1000;
 
 	if (!c->wake_after[0].measured || slow <= 1.5 * fast + 1000)
 		return 0;
-	for (unsigned i = 1; i < CALIB_WAKE_RUNGS; i++)
-		if (c->wake_after[i].median > (fast + slow) / 2)
-			return calib_wake_sleep_us[i];
-	return 1000;
+	for (unsigned i = CALIB_WAKE_RUNGS; i-- > 1 && c->wake_after[i].median > (fast + slow) / 2;)
+		step = calib_wake_sleep_us[i];
+	return step;
 }
 
 static void write_wake_comment(FILE *f, const struct calib *c)
@@ -480,9 +482,11 @@ static void write_wake(FILE *f, const struct calib *c)
 		return;
 	}
 	/* a short sleep wakes fast: a shallow state (none where it wakes within
-	 * the scheduler path), and the 1 ms wake from sleeps of the step on */
-	fprintf(f, "    <!-- sleeps of %u us or more wake as after 1 ms: the state's target "
-		   "residency -->\n", step);
+	 * the scheduler path), and the 1 ms wake from sleeps of the step on (a
+	 * residency no shorter than the exit, as the simulator requires) */
+	fprintf(f, "    <!-- sleeps of %u us or more wake slowly: the deep state's target residency "
+		   "%.2f us (the step, or its exit where that is longer) -->\n", step,
+		fmax(exit_us, (double)step));
 	fprintf(f, "    <prop id=\"idle.states\" value=\"");
 	if (fast_us >= 0.01)
 		fprintf(f, "short %.2f %.2f, ", fast_us, fast_us);
