@@ -250,21 +250,27 @@ static void test_topology_text(void **state)
 	assert_non_null(strstr(buf, "radical=\"0-3\""));
 	assert_non_null(strstr(buf, "<link id=\"link0_1\" bandwidth=\"20.8GBps\" latency=\"38.500ns\"/>"));
 	assert_non_null(strstr(buf, "<zoneRoute src=\"socket0\" dst=\"socket1\""));
-	/* a wake of 12 us after 1 ms, of 5 us after sleeps under 200 us: the
-	 * 2 us of the model's scheduler path, and idle states whose exits are
-	 * the rest, the deeper one for sleeps of 200 us on */
-	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"short 3.00 3.00, wake 10.00 200.00\"/>"));
+	/* a wake of 12 us after 1 ms and from 200 us on, of 5 us after shorter
+	 * sleeps: the 2 us of the model's scheduler path, and idle states
+	 * whose exits are the rest, a state from the first sleep of each level */
+	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"w10 3.00 10.00, w200 10.00 200.00\"/>"));
 	free(buf);
-	/* one slow rung before the step (a noisy sample) does not move it */
-	c.wake_after[1].median = c.wake_after[1].p90 = 12000;
+	/* a wake that rises by steps gets a state a step; a rung slower than
+	 * the next keeps its level (a longer sleep never wakes faster) */
+	c.wake_after[2].median = c.wake_after[2].p90 = 8000;  /* 50 us */
+	c.wake_after[3].median = c.wake_after[3].p90 = 6000;  /* 100 us: noise */
+	c.wake.median = c.wake.p90 = 30000;
 	buf = topology_text(&c, "host-testbox");
-	assert_non_null(strstr(buf, "value=\"short 3.00 3.00, wake 10.00 200.00\""));
+	assert_non_null(strstr(buf, "value=\"w10 3.00 10.00, w50 6.00 50.00, w200 10.00 200.00, "
+				    "w1000 28.00 1000.00\""));
 	free(buf);
-	/* the same wake after every sleep: one state */
+	c.wake.median = c.wake.p10 = c.wake.p90 = 12000;
+	c.wake.p90 = 30000;
+	/* the same wake after every sleep: one state, from the shortest */
 	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)
 		c.wake_after[i].median = 11500;
 	buf = topology_text(&c, "host-testbox");
-	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"wake 10.00 10.00\"/>"));
+	assert_non_null(strstr(buf, "<prop id=\"idle.states\" value=\"w10 9.50 10.00\"/>"));
 	free(buf);
 	/* an older calibration, without the ladder: one state */
 	for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++)

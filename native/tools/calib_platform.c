@@ -421,24 +421,6 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
 /* the longest exit a platform's idle state may give (sim/topo_idle.c) */
 #define CAL_IDLE_MAX_US 10000.0
 
-/* Where the wakes after the ladder's sleeps step from a short sleep's to
- * the 1 ms one's, when the 1 ms wake is over 1.5 times the 10 us one and
- * 1 us more: the first sleep, us, from which every wake of the ladder is
- * past halfway between the two (one noisy rung does not make a step), or
- * 1000 when only the 1 ms wake is; 0 when there is no such step (or no
- * ladder). */
-static unsigned wake_step_us(const struct calib *c)
-{
-	double fast = c->wake_after[0].median, slow = c->wake.median;
-	unsigned step = 1000;
-
-	if (!c->wake_after[0].measured || slow <= 1.5 * fast + 1000)
-		return 0;
-	for (unsigned i = CALIB_WAKE_RUNGS; i-- > 1 && c->wake_after[i].median > (fast + slow) / 2;)
-		step = calib_wake_sleep_us[i];
-	return step;
-}
-
 static void write_wake_comment(FILE *f, const struct calib *c)
 {
 	fprintf(f, "    <!-- wake: a sleeper in futex_wait on cpu %d woken from cpu %d: after 1 ms of "
@@ -455,11 +437,49 @@ static void write_wake_comment(FILE *f, const struct calib *c)
 		   "the exit of an idle state -->\n");
 }
 
+/* The ladder's states: for the wake after each sleep, in order, an exit of
+ * its median less the scheduler path (at least the one before: a longer
+ * sleep never wakes faster in the model) and a target residency of that
+ * sleep (at least the exit and the one before, as the simulator requires).
+ * A state is kept only where its exit is 10% and 0.5 us above the last
+ * kept one, so that noise between rungs makes none, and a plateau is one
+ * state from its first sleep on.  Of 9 points at most 8 states are kept:
+ * were all 9 to be, the 1 ms wake takes the eighth's place. */
+struct wake_state {
+	unsigned sleep_us;
+	double exit_us, residency_us;
+};
+
+static unsigned ladder_states(const struct calib *c, struct wake_state *st)
+{
+	unsigned n = 0;
+	double top_exit = 0, top_res = 0;
+
+	for (unsigned i = 0; i <= CALIB_WAKE_RUNGS; i++) {
+		bool last = i == CALIB_WAKE_RUNGS;
+		const struct calib_cell *w = last ? &c->wake : &c->wake_after[i];
+		unsigned sleep = last ? 1000 : calib_wake_sleep_us[i];
+		double exit_us = fmax(top_exit, (w->median - CAL_SCHED_WAKE_NS) / 1000.0);
+		double res = fmax(fmax((double)sleep, exit_us), top_res);
+
+		if (exit_us < 0.01)
+			continue; /* wakes within the scheduler path: such sleeps poll */
+		if (n && exit_us < 1.1 * top_exit + 0.5)
+			continue;
+		if (n == 8)
+			n--; /* the 1 ms wake takes the last place */
+		st[n++] = (struct wake_state){ sleep, exit_us, res };
+		top_exit = exit_us;
+		top_res = res;
+	}
+	return n;
+}
+
 static void write_wake(FILE *f, const struct calib *c)
 {
 	double exit_us = (c->wake.median - CAL_SCHED_WAKE_NS) / 1000.0;
-	unsigned step = wake_step_us(c);
-	double fast_us = (c->wake_after[0].median - CAL_SCHED_WAKE_NS) / 1000.0;
+	struct wake_state st[CALIB_WAKE_RUNGS + 1];
+	unsigned n;
 
 	if (!c->wake.measured) {
 		fprintf(f, "    <!-- idle.states: no wake measured (one PU, or an older calibration): "
@@ -477,20 +497,21 @@ static void write_wake(FILE *f, const struct calib *c)
 			   "machine -->\n", CAL_IDLE_MAX_US);
 		return;
 	}
-	if (!step) {
+	if (!c->wake_after[0].measured) {
 		fprintf(f, "    <prop id=\"idle.states\" value=\"wake %.2f %.2f\"/>\n", exit_us, exit_us);
 		return;
 	}
-	/* a short sleep wakes fast: a shallow state (none where it wakes within
-	 * the scheduler path), and the 1 ms wake from sleeps of the step on (a
-	 * residency no shorter than the exit, as the simulator requires) */
-	fprintf(f, "    <!-- sleeps of %u us or more wake slowly: the deep state's target residency "
-		   "%.2f us (the step, or its exit where that is longer) -->\n", step,
-		fmax(exit_us, (double)step));
+	/* a state a sleep of the ladder: the governor puts a sleeper's CPU in
+	 * the deepest one whose residency its predicted sleep reaches */
+	n = ladder_states(c, st);
+	fprintf(f, "    <!-- a state for each sleep of the ladder (10 us to 1 ms) whose wake is 10%% "
+		   "and 0.5 us slower than the last state's: its exit the wake less 2 us, its "
+		   "residency the sleep, or the exit where that is longer -->\n");
 	fprintf(f, "    <prop id=\"idle.states\" value=\"");
-	if (fast_us >= 0.01)
-		fprintf(f, "short %.2f %.2f, ", fast_us, fast_us);
-	fprintf(f, "wake %.2f %.2f\"/>\n", exit_us, fmax(exit_us, (double)step));
+	for (unsigned k = 0; k < n; k++)
+		fprintf(f, "%sw%u %.2f %.2f", k ? ", " : "", st[k].sleep_us, st[k].exit_us,
+			st[k].residency_us);
+	fprintf(f, "\"/>\n");
 }
 
 static void write_costs(FILE *f, const struct calib *c)
