@@ -243,3 +243,11 @@ int ll_bad(const char *cmd, const char *fmt, ...)
 	fputc('\n', stderr);
 	return 2;
 }
+
+int ll_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max, uint64_t *out)
+{
+	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
+		return ll_bad(cmd, "%s: '%s' is not a whole number from 1 to %llu", opt, val,
+			      (unsigned long long)max);
+	return 0;
+}

@@ -35,10 +35,7 @@ int flw_parse_tests(const char *val, bool test[FLW_NTESTS])
 
 int flw_parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
 {
-	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return BAD("%s: '%s' is not a whole number from 1 to %llu", opt, val,
-			   (unsigned long long)max);
-	return 0;
+	return ll_parse_count("filelock", opt, val, max, out);
 }
 
 int flw_parse_pin(const char *val, struct wl_config *cfg)

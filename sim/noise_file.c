@@ -19,11 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/noise_csv.h"
 #include "../core/outfile.h"
 #include "sched_noise.h"
 
-static const char *const decade_col[NOISE_CLASSES] = { "under_10us", "under_100us",
-							"under_1ms", "1ms_or_more" };
 
 #define LINE_MAX_LEN 4096
 #define MAX_FIELDS 64
@@ -101,8 +100,8 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 		char name[2][48];
 		double count, ns;
 
-		snprintf(name[0], sizeof(name[0]), "detours_%s", decade_col[k]);
-		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", decade_col[k]);
+		snprintf(name[0], sizeof(name[0]), "detours_%s", noise_decade_col[k]);
+		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", noise_decade_col[k]);
 		if (field(hdr, nh, row, nr, name[0], &count, err, errlen) ||
 		    field(hdr, nh, row, nr, name[1], &ns, err, errlen))
 			return -1;
@@ -124,11 +123,9 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 		}
 		m->rate_hz[m->n] = count / secs;
 		m->len_ps[m->n] = (uint64_t)(ns / count * 1000.0 + 0.5);
-		m->detours += (uint64_t)count;
 		lost_share += ns / (secs * 1e9);
 		m->n++;
 	}
-	m->seconds = secs;
 	m->lost_share = lost_share;
 	if (lost_share >= 1) {
 		snprintf(err, errlen, "its detours take %.0f%% of the time: no thread would progress",

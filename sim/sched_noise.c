@@ -87,6 +87,8 @@ static struct noise_measured measured;
 struct noise_thread {
 	uint64_t rng;
 	uint64_t next_mig_ps, next_irq_ps[NOISE_CLASSES];
+	uint64_t irq_due_ps; /* the earliest of next_irq_ps: each access checks it alone */
+	unsigned irq_first;  /* its class */
 };
 
 static struct {
@@ -289,6 +291,18 @@ static uint64_t draw_exp(uint64_t *s, uint64_t m)
 	return x < 1.0 ? 1 : (uint64_t)x;
 }
 
+/* The class whose next interrupt comes first, into irq_first and
+ * irq_due_ps (UINT64_MAX: none). */
+static void irq_next(struct noise_thread *t)
+{
+	t->irq_due_ps = UINT64_MAX;
+	for (unsigned k = 0; k < nz.nirq; k++)
+		if (t->next_irq_ps[k] < t->irq_due_ps) {
+			t->irq_due_ps = t->next_irq_ps[k];
+			t->irq_first = k;
+		}
+}
+
 static bool is_first_thread(unsigned c)
 {
 	return topo_phys(&sim.topo, c) == c;
@@ -350,6 +364,7 @@ int noise_begin(struct wl_run *run)
 		for (unsigned k = 0; k < NOISE_CLASSES; k++)
 			t->next_irq_ps[k] = k < nz.nirq ? draw_exp(&t->rng, nz.irq_mean_ps[k])
 							: UINT64_MAX;
+		irq_next(t);
 	}
 	nz.on = true;
 	return 0;
@@ -432,17 +447,6 @@ static uint64_t irq_cost(uint64_t s, uint64_t len, uint64_t base)
 	return s + len > base ? s + len - base : 0;
 }
 
-/* The class whose next interrupt comes first by now, or -1. */
-static int irq_due(const struct noise_thread *t, uint64_t now)
-{
-	int first = -1;
-
-	for (unsigned k = 0; k < nz.nirq; k++)
-		if (t->next_irq_ps[k] <= now && (first < 0 || t->next_irq_ps[k] < t->next_irq_ps[first]))
-			first = (int)k;
-	return first;
-}
-
 bool sched_noise_on(void)
 {
 	return nz.on;
@@ -457,7 +461,9 @@ void sched_noise_point(struct sim_actor *a, bool tell)
 		return;
 	t = &nz.t[a->idx];
 	now = sim.now_ps + a->owed_ps;
-	for (int k; (k = irq_due(t, now)) >= 0;) {
+	while (t->irq_due_ps <= now) {
+		unsigned k = t->irq_first;
+
 		cost = irq_cost(t->next_irq_ps[k], nz.irq_ps[k], sim.now_ps);
 		if (cost && tell) /* a drain's time overlaps the core's (sim/memops.c) */
 			SIM_OBSERVE(local, a->idx, now, now + cost, SIM_OBS_IRQ);
@@ -468,6 +474,7 @@ void sched_noise_point(struct sim_actor *a, bool tell)
 			nz.irq_lost_ps += cost;
 		}
 		t->next_irq_ps[k] += nz.irq_ps[k] + draw_exp(&t->rng, nz.irq_mean_ps[k]);
+		irq_next(t);
 	}
 	if (t->next_mig_ps <= now && counting(now)) { /* none after the measured end: */
 		migrate(a, t, now);			  /* where a thread sat stays said */

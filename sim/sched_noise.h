@@ -13,6 +13,8 @@
 #include <locklab/result.h>
 #include <locklab/workload.h>
 
+#include "../core/noise_csv.h"
+
 struct sim_actor;
 
 #define NOISE_USAGE                                                                                \
@@ -25,14 +27,13 @@ struct sim_actor;
 /* Interrupts measured on a machine (--noise-from, sim/noise_file.c): a class
  * per decade of detour length that had a detour, each at its rate per CPU
  * and of its mean length. */
-#define NOISE_CLASSES 4
+#define NOISE_CLASSES NOISE_DECADES
 struct noise_measured {
 	char path[512];
 	unsigned n;
 	double rate_hz[NOISE_CLASSES];
 	uint64_t len_ps[NOISE_CLASSES];
-	double seconds, lost_share; /* CPU-seconds measured; the share they lost */
-	uint64_t detours;
+	double lost_share; /* the share of the CPUs' time they lost */
 };
 
 /* The `all` row of a `locklab-native noise --csv` file: 0, or -1 with one

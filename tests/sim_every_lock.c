@@ -142,30 +142,6 @@ static const char *const perturbed[] = {
 	"--vm 8 --overcommit 2 --co-guests busy --slice-us 50",
 };
 
-/* The index of column name in the CSV's header line. */
-static int column(const char *csv, const char *name)
-{
-	size_t n = strlen(name);
-	int i = 0;
-
-	for (const char *s = csv; *s && *s != '\n'; i++) {
-		if (!strncmp(s, name, n) && (s[n] == ',' || s[n] == '\n'))
-			return i;
-		s += strcspn(s, ",\n");
-		if (*s == ',')
-			s++;
-	}
-	fail_msg("no column %s", name);
-	return -1;
-}
-
-static long field(const char *line, int col)
-{
-	for (int i = 0; i < col; i++)
-		line = strchr(line, ',') + 1;
-	return strtol(line, NULL, 10);
-}
-
 static void every_lock_live(void **state)
 {
 	(void)state;
@@ -176,16 +152,16 @@ static void every_lock_live(void **state)
 		int rc = tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock %s %s --runs %u "
 				   "--ops %d --ncs exp:200 --format csv --seed 11",
 			       bindir, locks, setting, seeds, OPS);
-		int lo, hi;
 
 		if (rc)
 			fail_msg("%s: exit %d, a run did not finish:\n%s", setting, rc, p.err);
-		lo = column(p.out, "acq_min");
-		hi = column(p.out, "acq_max");
-		for (const char *l = strchr(p.out, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++)
-			if (field(l, lo) != OPS || field(l, hi) != OPS)
-				fail_msg("%s: a thread made %ld to %ld of its %d acquisitions: %.80s",
-					 setting, field(l, lo), field(l, hi), OPS, l);
+		for (const char *l = strchr(p.out, '\n') + 1; *l; l = strchr(l, '\n') + 1, rows++) {
+			double lo = tl_csv_value(p.out, l, "acq_min"), hi = tl_csv_value(p.out, l, "acq_max");
+
+			if (lo != OPS || hi != OPS)
+				fail_msg("%s: a thread made %.0f to %.0f of its %d acquisitions: %.80s",
+					 setting, lo, hi, OPS, l);
+		}
 		if (rows != nlocks * counts * seeds)
 			fail_msg("%s: %u rows, where %u locks, %u thread counts and %u seeds make %u",
 				 setting, rows, nlocks, counts, seeds, nlocks * counts * seeds);

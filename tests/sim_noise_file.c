@@ -146,13 +146,13 @@ static void filelock_takes_it(void **state)
 	tl_proc_free(&p);
 }
 
+/* the run with extra refused with one line holding needle */
 static void refused(const char *extra, const char *needle)
 {
-	struct tl_proc p;
+	char args[1000];
 
-	assert_int_equal(tl_sh(&p, "%s/locklab-sim " RUN " %s", bindir, extra), 2);
-	tl_expect_refused(&p, needle);
-	tl_proc_free(&p);
+	snprintf(args, sizeof(args), RUN " %s", extra);
+	tl_sim_refused(bindir, args, needle);
 }
 
 /* --noise-from a file of that text, refused with a line holding needle */

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct ll_opt {
@@ -67,6 +68,10 @@ void ll_put_escaped(FILE *f, const char *s);
  * characters escaped; returns 2. */
 __attribute__((format(printf, 2, 3)))
 int ll_bad(const char *cmd, const char *fmt, ...);
+
+/* A whole number from 1 to max in val, option opt of command cmd: 0, or
+ * ll_bad's one line naming the range and 2. */
+int ll_parse_count(const char *cmd, const char *opt, const char *val, uint64_t max, uint64_t *out);
 
 /* The options of `run` and `filelock` that only one binary has, each list
  * NULL-terminated: an option of the other binary is refused by naming it

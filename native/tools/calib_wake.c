@@ -25,7 +25,8 @@
  * host that polls a halted vCPU for a while before it deschedules it
  * (KVM's halt_poll_ns).
  *
- * One clock for both CPUs: CLOCK_MONOTONIC.
+ * One clock for both CPUs: ll_now_ns(), the native backend's (the TSC
+ * calibrated against CLOCK_MONOTONIC, or CLOCK_MONOTONIC itself).
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -34,8 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#include <locklab/mem.h>
 
 #include "calib_measure.h"
 
@@ -55,14 +57,6 @@ struct sleeper {
 	int failed;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 static void *sleeper_main(void *arg)
 {
 	struct sleeper *s = arg;
@@ -75,7 +69,7 @@ static void *sleeper_main(void *arg)
 		__atomic_store_n(&s->state, 2 * r + 1, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&s->word, __ATOMIC_ACQUIRE) != r + 1)
 			syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
-		__atomic_store_n(&s->woke_ns, mono_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&s->woke_ns, ll_now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&s->state, 2 * r + 2, __ATOMIC_RELEASE);
 	}
 	return NULL;
@@ -86,10 +80,10 @@ static void *sleeper_main(void *arg)
  * CAL_ANSWER_NS. */
 static bool await_state(struct sleeper *s, uint32_t want)
 {
-	uint64_t give_up = mono_ns() + CAL_ANSWER_NS;
+	uint64_t give_up = ll_now_ns() + CAL_ANSWER_NS;
 
 	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) < want) {
-		if (__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE) || mono_ns() > give_up)
+		if (__atomic_load_n(&s->failed, __ATOMIC_ACQUIRE) || ll_now_ns() > give_up)
 			return false;
 		_mm_pause();
 	}
@@ -98,9 +92,9 @@ static bool await_state(struct sleeper *s, uint32_t want)
 
 static void spin_ns(uint64_t ns)
 {
-	uint64_t until = mono_ns() + ns;
+	uint64_t until = ll_now_ns() + ns;
 
-	while (mono_ns() < until)
+	while (ll_now_ns() < until)
 		_mm_pause();
 }
 
@@ -114,15 +108,16 @@ static bool wake_rung(struct cal *x, struct sleeper *s, uint64_t sleep_ns, uint3
 		if (!await_state(s, 2 * *r + 1))
 			return false;
 		spin_ns(sleep_ns);
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = ll_now_ns();
 
 		__atomic_store_n(&s->word, *r + 1, __ATOMIC_RELEASE);
 		syscall(SYS_futex, &s->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		if (kick)
-			kick[i] = (double)(mono_ns() - t0);
+			kick[i] = (double)(ll_now_ns() - t0);
 		if (!await_state(s, 2 * *r + 2))
 			return false;
-		x->samples[i] = (double)(__atomic_load_n(&s->woke_ns, __ATOMIC_RELAXED) - t0);
+		/* signed: counters of two CPUs a few ns apart never make a huge wake */
+		x->samples[i] = (double)(int64_t)(__atomic_load_n(&s->woke_ns, __ATOMIC_RELAXED) - t0);
 	}
 	return true;
 }
@@ -135,6 +130,7 @@ void cal_measure_wake(struct cal *x, int a, int b)
 	uint32_t r = 0;
 	bool ok = true;
 
+	native_clock_calibrate();
 	s = (struct sleeper){ .cpu = b, .reps = x->o->reps * (CALIB_WAKE_RUNGS + 1) };
 	if (!kick || pthread_create(&t, NULL, sleeper_main, &s)) {
 		free(kick);

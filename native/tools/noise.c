@@ -40,7 +40,7 @@
 #include <locklab/mem.h>
 #include <locklab/result.h>
 
-#include "../../core/cli.h"
+#include "../../core/noise_csv.h"
 #include "../native.h"
 #include "validate.h"
 
@@ -49,7 +49,6 @@
 #define NOISE_DEFAULT_THRESH_NS 1000
 #define NOISE_MAX_THRESH_NS 100000000
 #define NOISE_KEEP 65536 /* detours a CPU keeps for its percentiles */
-#define NOISE_DECADES 4  /* from the threshold: <10 us, <100 us, <1 ms, more */
 
 static const uint64_t decade_top_ns[NOISE_DECADES - 1] = { 10000, 100000, 1000000 };
 static const char *const decade_name[NOISE_DECADES] = { "<10us", "<100us", "<1ms", ">=1ms" };
@@ -275,8 +274,6 @@ static void print_table(const struct noise_opts *o, const struct noise_row *rows
 	putchar('\n');
 }
 
-static const char *const decade_col[NOISE_DECADES] = { "under_10us", "under_100us", "under_1ms",
-							 "1ms_or_more" };
 
 /* A row per CPU and the pooled one; per decade of length, its detours and
  * their time (what `locklab-sim run --noise-from` reads: sim/noise_file.c) */
@@ -288,7 +285,7 @@ static void emit_csv(FILE *f, const void *arg)
 
 	fprintf(f, "cpu,seconds,detours,lost_ns,mean_ns,p50_ns,p99_ns,max_ns");
 	for (unsigned k = 0; k < NOISE_DECADES; k++)
-		fprintf(f, ",detours_%s,lost_ns_%s", decade_col[k], decade_col[k]);
+		fprintf(f, ",detours_%s,lost_ns_%s", noise_decade_col[k], noise_decade_col[k]);
 	fputc('\n', f);
 	for (unsigned i = 0; i <= n; i++) {
 		const struct noise_row *r = &rows[i];
@@ -325,9 +322,7 @@ const struct ll_command native_noise_cmd = {
 
 static int parse_count(const char *opt, const char *val, uint64_t max, uint64_t *out)
 {
-	if (cli_parse_u64(val, out) || *out < 1 || *out > max)
-		return bad("%s: '%s' is not a whole number from 1 to %" PRIu64, opt, val, max);
-	return 0;
+	return ll_parse_count("noise", opt, val, max, out);
 }
 
 /* a thread a CPU: more would measure the sharing of CPUs, not the noise */
