@@ -123,6 +123,7 @@ static const struct col cols[] = {
 	COL("wait_max_censored", C_BOOL, wait_max_censored),
 	COL("sockets", C_UINT, sockets),
 	COL("sockets_served", C_UINT, sockets_served),
+	COL("handoff_frac", C_F9, handoff_frac),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 	/* only in output of a sweep with a lock that keeps counts */

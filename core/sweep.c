@@ -202,6 +202,8 @@ static void fill_result(struct run_result *r, const struct wl_run *run,
 	r->throughput_per_s = r->duration_s > 0 ? (double)r->acquisitions / r->duration_s : 0;
 	r->jain = r->acquisitions ? spread.jain : NAN; /* no acquisition, no index: empty, null */
 	r->handoff_local_frac = per(local, handoffs);
+	r->handoff_frac = run->algo->kind == LOCK_REFCOUNT ? NAN
+			  : per(handoffs, r->is_rwlock ? r->writes : r->acquisitions);
 	result_count_threads(r, run);
 	if (r->is_rwlock)
 		r->readers_overlap_max = wl_max_readers(run);

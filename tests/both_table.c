@@ -73,6 +73,7 @@ static void fake_row(struct run_result *r, const char *lock, unsigned threads, u
 	r->acquisitions = 1000;
 	r->jain = 1.0;
 	r->handoff_local_frac = NAN;
+	r->handoff_frac = 1.0;
 	r->sockets = r->sockets_served = 1;
 }
 
@@ -455,6 +456,7 @@ static void censored_p99_marked(void **state)
 	fake_row(&r, "mcs", 32, 0);
 	r.throughput_per_s = 3e6;
 	r.wait_p99_ns = 10300;
+	r.handoff_frac = NAN; /* none: an empty cell */
 	output_add(&o, &r);
 	t = table_of(&o);
 	assert_non_null(strstr(t, " >=2.00 ms\n"));
@@ -463,12 +465,13 @@ static void censored_p99_marked(void **state)
 	assert_non_null(strstr(t, ">= marks a p99"));
 	t = csv_of(&o);
 	assert_non_null(strstr(t, ",idle_exit_ns_per_acq,wait_p99_censored,read_wait_p99_censored,"
-				  "write_wait_p99_censored,wait_max_censored,sockets,sockets_served\n"));
+				  "write_wait_p99_censored,wait_max_censored,sockets,sockets_served,"
+				  "handoff_frac\n"));
 	assert_non_null(strstr(t, ",tas,32,"));
 	/* tas's run 2 only (its three runs on 4 sockets); a mutex has no sides */
-	assert_int_equal(count(t, ",true,,,false,4,4\n"), 1);
-	assert_int_equal(count(t, ",false,,,false,4,4\n"), 2);
-	assert_int_equal(count(t, ",false,,,false,1,1\n"), 1); /* mcs */
+	assert_int_equal(count(t, ",true,,,false,4,4,1.000000000\n"), 1);
+	assert_int_equal(count(t, ",false,,,false,4,4,1.000000000\n"), 2);
+	assert_int_equal(count(t, ",false,,,false,1,1,\n"), 1); /* mcs: no handoff_frac */
 	output_free(&o);
 }
 
@@ -501,7 +504,7 @@ static void rw_sides_without_waits(void **state)
 	assert_non_null(strstr(t, "(rwlocks):")); /* the legend, wherever it wraps */
 	t = csv_of(&o);
 	assert_non_null(strstr(t, ",0,100.00,300.00,,,0,"));  /* run 0: no write figures */
-	assert_non_null(strstr(t, ",false,false,true,false,1,1\n")); /* run 1's write p99 censored */
+	assert_non_null(strstr(t, ",false,false,true,false,1,1,1.000000000\n")); /* run 1's write p99 censored */
 	output_free(&o);
 	o = (struct output_set){ 0 };
 	fake_row(&r, "rwlock", 4, 0);

@@ -38,8 +38,9 @@ static void test_spearman(void **state)
 	assert_true(isnan(vreport_spearman(a, b, 1)));
 }
 
-/* Native: columns in the contract's order.  Sim: a different order, and
- * a row (clh) the native side lacks. */
+/* Native: columns in the contract's order, without handoff_frac (a CSV
+ * older than it).  Sim: a different order, and a row (clh) the native side
+ * lacks. */
 static const char native_csv[] =
 	"backend,topo,lock,threads,run,throughput_per_s,jain\n"
 	"native,box,tas,1,0,100,1\n"
@@ -51,14 +52,14 @@ static const char native_csv[] =
 	"native,box,ticket,1,0,95,1\n"
 	"native,box,ticket,2,0,50,1\n";
 static const char sim_csv[] =
-	"jain,throughput_per_s,lock,threads,topo,backend\n"
-	"1,150,tas,1,host-box,sim\n"
-	"1,100,tas,2,host-box,sim\n"
-	"1,90,mcs,1,host-box,sim\n"
-	"1,30,mcs,2,host-box,sim\n"
-	"1,100,ticket,1,host-box,sim\n"
-	"1,60,ticket,2,host-box,sim\n"
-	"1,70,clh,2,host-box,sim\n";
+	"jain,throughput_per_s,lock,threads,topo,backend,handoff_frac\n"
+	"1,150,tas,1,host-box,sim,0\n"
+	"1,100,tas,2,host-box,sim,0.75\n"
+	"1,90,mcs,1,host-box,sim,\n"
+	"1,30,mcs,2,host-box,sim,\n"
+	"1,100,ticket,1,host-box,sim,0\n"
+	"1,60,ticket,2,host-box,sim,1\n"
+	"1,70,clh,2,host-box,sim,1\n";
 
 static void test_report(void **state)
 {
@@ -76,8 +77,12 @@ static void test_report(void **state)
 	assert_non_null(txt);
 	/* tas t=1: native 100 (sigma 0), sim 150: +50%; t=2: mean 100, sigma
 	 * sqrt(800) = 28.28, Jain mean 0.8, sim 100: 0% */
-	assert_non_null(strstr(csv, "tas,1,2,100.00,0.00,1,150.00,,0.5000,1.0000,1.0000,box,host-box\n"));
-	assert_non_null(strstr(csv, "tas,2,2,100.00,28.28,1,100.00,,0.0000,0.8000,1.0000,box,host-box\n"));
+	assert_non_null(strstr(csv, "tas,1,2,100.00,0.00,1,150.00,,0.5000,1.0000,1.0000,box,host-box,,1.0000\n"));
+	assert_non_null(strstr(csv, "tas,2,2,100.00,28.28,1,100.00,,0.0000,0.8000,1.0000,box,host-box,,0.2500\n"));
+	assert_non_null(strstr(csv, "mcs,2,1,40.00,,1,30.00,,-0.2500,1.0000,1.0000,box,host-box,,\n"));
+	/* the taken-again share: 1 - handoff_frac, "-" on a side without one */
+	assert_non_null(strstr(txt, "Jain nat  Jain sim again nat again sim\n"));
+	assert_non_null(strstr(txt, "   0.8000    1.0000         -     25.0%\n")); /* tas t=2 */
 	assert_non_null(strstr(csv, "mcs,2,1,40.00,,1,30.00,,-0.2500,"));
 	assert_non_null(strstr(csv, "ticket,2,1,50.00,,1,60.00,,0.2000,"));
 	assert_null(strstr(csv, "clh"));
@@ -157,6 +162,7 @@ static void test_report_bad_input(void **state)
 	char *no_col[] = { "--native", tl_path("nocol.csv"), "--sim", tl_path("s.csv") };
 	char *disjoint[] = { "--native", tl_path("other.csv"), "--sim", tl_path("s.csv") };
 	char *bad_num[] = { "--native", tl_path("badnum.csv"), "--sim", tl_path("s.csv") };
+	char *bad_share[] = { "--native", tl_path("badshare.csv"), "--sim", tl_path("s.csv") };
 	char *unknown[] = { "--native", tl_path("n.csv"), "--sim", tl_path("s.csv"), "--what" };
 	char *swapped[] = { "--native", tl_path("bs.csv"), "--sim", tl_path("bn.csv") };
 	char *twice[] = { "--native", tl_path("twice.csv"), "--sim", tl_path("s.csv") };
@@ -168,11 +174,14 @@ static void test_report_bad_input(void **state)
 	tl_spit(tl_path("nocol.csv"), "backend,topo,lock,threads,run,jain\nnative,box,tas,1,0,1\n");
 	tl_spit(tl_path("other.csv"), "lock,threads,throughput_per_s,jain,topo\nqspinlock,1,5,1,box\n");
 	tl_spit(tl_path("badnum.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,fast,1,box\n");
+	tl_spit(tl_path("badshare.csv"), "lock,threads,throughput_per_s,jain,topo,handoff_frac\n"
+					  "tas,1,5,1,box,1.5\n");
 	REPORT_SAYS(2, missing_sim, "--native FILE and --sim FILE are both needed");
 	REPORT_SAYS(2, no_file, "none.csv");
 	REPORT_SAYS(2, no_col, "no 'throughput_per_s' column");
 	REPORT_SAYS(2, disjoint, "no (lock, threads) is in both");
 	REPORT_SAYS(2, bad_num, "badnum.csv:2");
+	REPORT_SAYS(2, bad_share, "badshare.csv:2: handoff_frac 1.5: a share, from 0 to 1");
 	REPORT_SAYS(2, unknown, "--what: unknown option");
 	/* a column twice: which holds the figures cannot be told */
 	tl_spit(tl_path("twice.csv"), "lock,threads,throughput_per_s,jain,topo,lock\n"

@@ -18,6 +18,9 @@
  *     (an untimed acquisition reads the simulated clock to stop on time);
  *   - a thread starved all run has its wait counted at any K (its first
  *     acquisition is timed);
+ *   - the handoff record's share (handoff_frac): 0 with one thread, near 1
+ *     for ticket at 4 threads, in both binaries, and explain's "taken
+ *     again" its complement;
  *   - the user sees it: the CSV's misses per acquisition by line
  *     (lock_, node_, data_, other_misses_per_acq) and explain's section
  *     "misses per acquisition by line" show misses on the lock's and queue
@@ -258,49 +261,67 @@ static int shell(const char *cmd, char *out, size_t len)
 	return rc;
 }
 
-/* Index of column name in the CSV header of out. */
-static unsigned csv_col(const char *out, const char *name)
-{
-	size_t len = strlen(name);
-	unsigned col = 0;
-
-	for (const char *p = out; *p && *p != '\n'; col++) {
-		if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\n'))
-			return col;
-		p = strpbrk(p, ",\n");
-		if (!p || *p == '\n')
-			break;
-		p++;
-	}
-	fail_msg("no column %s", name);
-	return 0;
-}
-
-/* Field col of a CSV line. */
-static const char *csv_at(const char *line, unsigned col)
-{
-	for (unsigned i = 0; i < col && line; i++) {
-		line = strpbrk(line, ",\n");
-		line = line && *line == ',' ? line + 1 : NULL;
-	}
-	assert_non_null(line);
-	return line;
-}
-
 /* Column name of the first CSV row of lock in out, as a number. */
 static double csv_field(const char *out, const char *lock, const char *name)
 {
-	unsigned lc = csv_col(out, "lock"), col = csv_col(out, name);
+	int lc = tl_csv_column(out, "lock");
 	size_t len = strlen(lock);
 
+	if (lc < 0)
+		fail_msg("no column lock");
 	for (const char *line = strchr(out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-		const char *f = csv_at(line + 1, lc);
+		const char *f = line + 1;
 
-		if (!strncmp(f, lock, len) && f[len] == ',')
-			return strtod(csv_at(line + 1, col), NULL);
+		for (int i = 0; i < lc && f; i++)
+			f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+		if (f && !strncmp(f, lock, len) && f[len] == ',')
+			return tl_csv_value(out, line + 1, name);
 	}
 	fail_msg("no row of %s", lock);
 	return 0;
+}
+
+/* The share of the acquisitions that changed hands (handoff_frac, the
+ * handoff record's count over the acquisitions), in both binaries: none
+ * with one thread, whose every acquisition is its own again; nearly all
+ * for a FIFO lock whose releaser queues behind the waiters; and explain
+ * says the rest as "taken again", from the same counts. */
+static void the_handoff_share_in_both_binaries(void **state)
+{
+	struct tl_proc p;
+	double frac;
+	const char *again;
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ticket --threads 1 "
+				   "--runs 1 --format csv", bindir, TOPO), 0);
+	assert_true(csv_field(p.out, "ticket", "handoff_frac") == 0);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ticket --threads 4 "
+				   "--pin socket:0 --runs 1 --format csv", bindir, TOPO), 0);
+	frac = csv_field(p.out, "ticket", "handoff_frac");
+	tl_proc_free(&p);
+	print_message("    sim ticket, 4 threads: handoff_frac %.6f\n", frac);
+	assert_true(frac > 0.99 && frac <= 1);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim explain --topo %s --lock ticket --threads 4 "
+				   "--pin socket:0 --runs 1", bindir, TOPO), 0);
+	again = strstr(p.out, "taken again by the thread that released it  ");
+	assert_non_null(again);
+	again += strlen("taken again by the thread that released it  ");
+	if (fabs(strtod(again, NULL) - 100 * (1 - frac)) > 0.051)
+		fail_msg("explain's taken again %.1f%%, run's 1 - handoff_frac %.4f%%",
+			 strtod(again, NULL), 100 * (1 - frac));
+	tl_proc_free(&p);
+
+	assert_int_equal(tl_sh(&p, "%s/locklab-native run --lock ticket --threads 1 --duration 20 "
+				   "--runs 1 --format csv", bindir), 0);
+	assert_true(csv_field(p.out, "ticket", "handoff_frac") == 0);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-native run --lock tas --threads 2 --duration 20 "
+				   "--runs 1 --format csv", bindir), 0);
+	frac = csv_field(p.out, "tas", "handoff_frac");
+	tl_proc_free(&p);
+	print_message("    native tas, 2 threads: handoff_frac %.6f\n", frac);
+	assert_true(frac >= 0 && frac <= 1);
 }
 
 /* A thread starved all run has its wait counted whatever K: its first
@@ -422,6 +443,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_section_costs_its_data_only),
 		cmocka_unit_test(a_lock_that_excludes_nothing_is_caught),
 		cmocka_unit_test(bare_lock_loop_in_both_binaries),
+		cmocka_unit_test(the_handoff_share_in_both_binaries),
 		cmocka_unit_test(a_starved_wait_is_counted_at_any_k),
 		cmocka_unit_test(only_lock_lines_miss_says_the_cli),
 		cmocka_unit_test(sampling_changes_only_the_timing),

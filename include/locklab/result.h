@@ -122,6 +122,10 @@ struct run_result {
 	double jain;
 	uint64_t acq_min, acq_max;
 	double handoff_local_frac; /* NaN when there were no handoffs */
+	/* the share of the exclusive acquisitions (a rwlock's writes) whose
+	 * previous holder was another thread: 1 - it went to its last holder
+	 * again.  NaN with none, and for a refcount (no holder) */
+	double handoff_frac;
 	/* rwlocks: reads and writes separately */
 	bool is_rwlock;
 	uint64_t reads, writes;

@@ -81,6 +81,8 @@ static void derive(struct entry *e)
 	ll_summarize(e->sim.tput, e->sim.n, &e->ss);
 	e->njain = mean_of(e->nat.jain, e->nat.n);
 	e->sjain = mean_of(e->sim.jain, e->sim.n);
+	e->nagain = 1 - mean_of(e->nat.handoff, e->nat.n);
+	e->sagain = 1 - mean_of(e->sim.handoff, e->sim.n);
 	e->rel = e->ns.mean > 0 ? (e->ss.mean - e->ns.mean) / e->ns.mean : NAN;
 }
 
@@ -134,10 +136,20 @@ static void pct(FILE *f, double x)
 		fprintf(f, "%+8.1f%%", 100 * x);
 }
 
+/* A share of the acquisitions in percent, "-" where a side has none. */
+static void share(FILE *f, double x)
+{
+	if (isnan(x))
+		fprintf(f, " %9s", "-");
+	else
+		fprintf(f, " %8.1f%%", 100 * x);
+}
+
 static void print_rows(FILE *f, const struct table *t)
 {
-	fprintf(f, "%-16s %7s %14s %9s %14s %9s %9s %9s\n", "lock", "threads", "native Macq/s",
-		"(sd/mean)", "sim Macq/s", "rel.err", "Jain nat", "Jain sim");
+	fprintf(f, "%-16s %7s %14s %9s %14s %9s %9s %9s %9s %9s\n", "lock", "threads",
+		"native Macq/s", "(sd/mean)", "sim Macq/s", "rel.err", "Jain nat", "Jain sim",
+		"again nat", "again sim");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
@@ -148,7 +160,10 @@ static void print_rows(FILE *f, const struct table *t)
 			fprintf(f, "%9s ", "1 run");
 		fprintf(f, "%14.4f ", e->ss.mean / 1e6);
 		pct(f, e->rel);
-		fprintf(f, " %9.4f %9.4f\n", e->njain, e->sjain);
+		fprintf(f, " %9.4f %9.4f", e->njain, e->sjain);
+		share(f, e->nagain);
+		share(f, e->sagain);
+		fputc('\n', f);
 	}
 }
 
@@ -372,31 +387,35 @@ static void print_report(FILE *f, const struct table *t, const char *npath, cons
 		fprintf(f, "    ... and %u more (stderr has every one)\n", notes_dropped);
 }
 
+/* A figure with prec decimals, then sep; nothing before sep where there is
+ * none (NaN). */
+static void csv_num(FILE *f, int prec, double x, char sep)
+{
+	if (!isnan(x))
+		fprintf(f, "%.*f", prec, x);
+	fputc(sep, f);
+}
+
 static void write_csv(FILE *f, const void *arg)
 {
 	const struct table *t = arg;
 
 	fprintf(f, "lock,threads,native_runs,native_throughput_per_s,native_sigma,sim_runs,"
-		   "sim_throughput_per_s,sim_sigma,rel_error,native_jain,sim_jain,native_topo,sim_topo\n");
+		   "sim_throughput_per_s,sim_sigma,rel_error,native_jain,sim_jain,native_topo,sim_topo,"
+		   "native_again,sim_again\n");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
 		fprintf(f, "%s,%u,%u,%.2f,", e->lock, e->threads, e->nat.n, e->ns.mean);
-		if (!isnan(e->ns.sigma))
-			fprintf(f, "%.2f", e->ns.sigma);
-		fprintf(f, ",%u,%.2f,", e->sim.n, e->ss.mean);
-		if (!isnan(e->ss.sigma))
-			fprintf(f, "%.2f", e->ss.sigma);
-		fputc(',', f);
-		if (!isnan(e->rel))
-			fprintf(f, "%.4f", e->rel);
-		fputc(',', f);
-		if (!isnan(e->njain))
-			fprintf(f, "%.4f", e->njain);
-		fputc(',', f);
-		if (!isnan(e->sjain))
-			fprintf(f, "%.4f", e->sjain);
-		fprintf(f, ",%s,%s\n", e->nat.topo, e->sim.topo);
+		csv_num(f, 2, e->ns.sigma, ',');
+		fprintf(f, "%u,%.2f,", e->sim.n, e->ss.mean);
+		csv_num(f, 2, e->ss.sigma, ',');
+		csv_num(f, 4, e->rel, ',');
+		csv_num(f, 4, e->njain, ',');
+		csv_num(f, 4, e->sjain, ',');
+		fprintf(f, "%s,%s,", e->nat.topo, e->sim.topo);
+		csv_num(f, 4, e->nagain, ',');
+		csv_num(f, 4, e->sagain, '\n');
 	}
 }
 

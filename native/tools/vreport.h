@@ -19,6 +19,7 @@ struct side {
 	unsigned n;
 	double tput[VR_MAX_RUNS];
 	double jain[VR_MAX_RUNS];
+	double handoff[VR_MAX_RUNS]; /* handoff_frac; NaN where the CSV has none */
 	uint64_t seed[VR_MAX_RUNS], run[VR_MAX_RUNS]; /* which run each is */
 	char topo[128];
 	double cs_ns, ncs_ns; /* NaN when the CSV does not say */
@@ -35,6 +36,7 @@ struct entry {
 	/* derived */
 	struct ll_summary ns, ss;
 	double njain, sjain, rel;
+	double nagain, sagain; /* 1 - handoff_frac, means over the runs; NaN without one */
 };
 
 struct table {

@@ -19,13 +19,14 @@
 
 enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL_BACKEND,
        COL_FAILURE, COL_SEED, COL_RUN, COL_CS_LINES, COL_LOCKS, COL_NCS_EXP, COL_READ_PCT,
-       COL_OVERCOMMIT, NCOLS };
+       COL_OVERCOMMIT, COL_HANDOFF, NCOLS };
 #define NREQUIRED COL_CS /* the columns from cs_ns on are optional */
-#define FIRST_WORKLOAD COL_CS_LINES /* the workload's columns besides cs_ns, ncs_ns */
+#define FIRST_WORKLOAD COL_CS_LINES /* the workload's columns besides cs_ns, ncs_ns, */
+#define END_WORKLOAD COL_HANDOFF     /* up to here; the rest are figures */
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
 					      "topo", "cs_ns", "ncs_ns", "backend", "failure",
 					      "seed", "run", "cs_lines", "locks", "ncs_exp", "read_pct",
-					      "overcommit" };
+					      "overcommit", "handoff_frac" };
 
 /* One line of a CSV, without its line end, into at most max fields, in
  * place: a field in double quotes may hold commas, and "" stands for one
@@ -135,7 +136,7 @@ static int read_workload(struct side *s, char **f, const int *idx, const char *w
 	size_t used = 0;
 
 	w[0] = 0;
-	for (int c = FIRST_WORKLOAD; c < NCOLS; c++)
+	for (int c = FIRST_WORKLOAD; c < END_WORKLOAD; c++)
 		if (idx[c] >= 0 && used < sizeof(w))
 			used += (size_t)snprintf(w + used, sizeof(w) - used, "%s%s=%s",
 						 used ? " " : "", col_names[c], f[idx[c]]);
@@ -263,6 +264,14 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 	if (read_run_id(s, f, idx, tput, jain, where, err, errlen))
 		return -1;
 	snprintf(s->topo, sizeof(s->topo), "%s", f[idx[COL_TOPO]]);
+	s->handoff[s->n] = NAN; /* a CSV older than the column, or a refcount's empty cell */
+	if (idx[COL_HANDOFF] >= 0 && *f[idx[COL_HANDOFF]] &&
+	    (parse_num(f[idx[COL_HANDOFF]], &s->handoff[s->n]) ||
+	     !(s->handoff[s->n] >= 0 && s->handoff[s->n] <= 1))) {
+		snprintf(err, errlen, "%s: handoff_frac %s: a share, from 0 to 1", where,
+			 f[idx[COL_HANDOFF]]);
+		return -1;
+	}
 	s->tput[s->n] = tput;
 	s->jain[s->n++] = jain;
 	return 0;

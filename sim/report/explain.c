@@ -157,6 +157,13 @@ static void print_line_misses(FILE *f, const struct xp_report *r)
 	fputc('\n', f);
 }
 
+/* The share of the acquisitions the lock went to another thread for: as
+ * run's CSV's handoff_frac, from the workload's own counts. */
+static double handoff_frac(const struct xp_report *r)
+{
+	return r->acquisitions ? (double)r->wl_handoffs / (double)r->acquisitions : NAN;
+}
+
 /* What ends a run: its simulated length, or the acquisitions of each thread. */
 static const char *run_length(const struct wl_config *cfg, char *buf, size_t len)
 {
@@ -237,6 +244,8 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	}
 	fprintf(f, "  threads that never got it  %u of %u%s\n", r->starved, r->threads,
 		r->runs > 1 ? "  (the most in one run)" : "");
+	fprintf(f, "  taken again by the thread that released it  %.1f%% of acquisitions\n",
+		100 * (1 - handoff_frac(r)));
 	fprintf(f, "traffic per acquisition: %.2f misses, %.2f remote transfers, busiest link %.2f "
 		   "messages (both ways)\n\n",
 		r->misses_per_acq, r->remote_per_acq, r->busiest_link_per_acq);
@@ -294,6 +303,7 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	csv_real(f, "parts_sum_ns", 2, r->parts_sum_ns);
 	csv_real(f, "uncovered_ns", 2, r->gap_ns);
 	fprintf(f, "workload_handoffs,%llu\n", (unsigned long long)r->wl_handoffs);
+	csv_real(f, "handoff_frac", 4, handoff_frac(r));
 	csv_real(f, "local_frac", 4, r->local_frac);
 	csv_real(f, "random_local_frac", 4, r->random_local_frac);
 	fprintf(f, "longest_socket_run,%llu\nacq_min,%llu\nacq_max,%llu\nacq_gap_in_run,%llu\n",
