@@ -49,6 +49,21 @@ FILE *infile_open(const char *path, const char *what, char *why, size_t len)
 	return f;
 }
 
+unsigned infile_split(char *s, char **f, unsigned max)
+{
+	unsigned n = 0;
+
+	s[strcspn(s, "\r\n")] = 0;
+	while (n < max) {
+		f[n++] = s;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		*s++ = 0;
+	}
+	return n;
+}
+
 int outfile_may_replace(const char *path)
 {
 	struct stat st;

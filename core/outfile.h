@@ -31,6 +31,10 @@ bool output_text_column(const char *name, size_t len);
  * before anything waits on it (a FIFO would block the open until a writer
  * came). */
 FILE *infile_open(const char *path, const char *what, char *why, size_t len);
+/* A line of a plain CSV (no quoted fields) split in place at its commas,
+ * its line end dropped, into at most max fields f (any further fields are
+ * dropped); returns how many. */
+unsigned infile_split(char *s, char **f, unsigned max);
 
 /* 0 when path is absent or a regular file; else -1 with errno set
  * (a rename never replaces what is not a regular file). */

@@ -271,12 +271,12 @@ static void count_wake(struct park_word *pw, struct park_stats *st)
 	stat_add(&st->wake_ns, now > k ? now - k : 0);
 }
 
-static void futex_wait(int32_t *word, int32_t val)
+void native_futex_wait(int32_t *word, int32_t val)
 {
 	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-static void futex_wake(int32_t *word)
+void native_futex_wake(int32_t *word)
 {
 	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
@@ -290,7 +290,7 @@ void ll_park(void)
 		return;
 	stat_add(&park_stats[this_cpu].halts, 1);
 	for (;;) {
-		futex_wait(w, PARK_SLEEPING);
+		native_futex_wait(w, PARK_SLEEPING);
 		if (__atomic_compare_exchange_n(w, &notified, PARK_EMPTY, false,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			count_wake(&park_words[this_cpu], &park_stats[this_cpu]);
@@ -310,7 +310,7 @@ void ll_unpark(unsigned cpu)
 	__atomic_store_n(&park_words[cpu].kick_ns, ll_now_ns(), __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(w, PARK_NOTIFIED, __ATOMIC_RELEASE) == PARK_SLEEPING) {
 		stat_add(&park_stats[this_cpu].kicks, 1);
-		futex_wake(w);
+		native_futex_wake(w);
 	}
 }
 

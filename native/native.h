@@ -115,6 +115,9 @@ void native_machine_free(void);
  * threads: 0, or -1 with one line in err. */
 int native_pin_check(const struct wl_config *cfg, unsigned max_threads,
 		     char *err, size_t errlen);
+/* Thread i of --pin compact: the i-th PU of machine m in socket order (past
+ * the last, again from the first). */
+unsigned native_pin_compact(const struct native_machine *m, unsigned i);
 /* cpus[i] = OS cpu of thread i for n threads, NATIVE_ON_SOCKET(s) or
  * NATIVE_UNPINNED. */
 void native_pin_plan(const struct wl_config *cfg, unsigned n, int *cpus);
@@ -123,6 +126,11 @@ int native_pin_self(unsigned cpu);
 /* Binds the calling thread to the PUs of socket s as a set: 0, or an errno
  * value. */
 int native_pin_self_socket(unsigned s);
+/* futex_wait on word while it reads val (a private futex; it may return
+ * early: callers check the word again), and futex_wake of one waiter on
+ * it: ll_park and ll_unpark's (native/mem.c), and calibrate's wake. */
+void native_futex_wait(int32_t *word, int32_t val);
+void native_futex_wake(int32_t *word);
 /* Binds the calling thread as a plan's entry says (nothing for
  * NATIVE_UNPINNED): 0, or an errno value. */
 int native_pin_apply(int plan);

@@ -96,8 +96,7 @@ static unsigned socket_pu(const struct native_socket *s, unsigned k)
 	return s->pus[k % s->npus];
 }
 
-/* Thread i of compact: the i-th PU of the machine in socket order. */
-static unsigned compact_pu(const struct native_machine *m, unsigned i)
+unsigned native_pin_compact(const struct native_machine *m, unsigned i)
 {
 	unsigned k = i % m->npus;
 
@@ -114,7 +113,7 @@ static int plan_one(const struct wl_config *cfg, const struct native_machine *m,
 {
 	switch (cfg->pin) {
 	case PIN_COMPACT:
-		return (int)compact_pu(m, i);
+		return (int)native_pin_compact(m, i);
 	case PIN_SCATTER:
 		return (int)socket_pu(&m->sockets[i % m->nsockets], i / m->nsockets);
 	case PIN_SOCKET:

@@ -18,7 +18,7 @@
  * Parking.  ll_park/ll_unpark are halt and kick: a kick that comes first
  * is remembered.  A halt costs SIM_HALT_PS before the thread sleeps, a kick
  * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
- * after the kick (sim/sim.h), plus the exit latency of the idle state its
+ * after the kick (core/park_costs.h), plus the exit latency of the idle state its
  * hardware thread entered meanwhile (sim/idle.c).
  *
  * Parking at a completion.  A waiter's load that missed may return before

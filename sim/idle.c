@@ -8,7 +8,7 @@
  * exit latency and target residency of each, as Linux's intel_idle lists
  * them; topologies/README.md, "Idle states").  A wake-up then takes the
  * state's exit latency before the woken thread runs, besides the
- * scheduler's path (SIM_WAKE_PS, sim/sim.h).  Deep states take a hundred
+ * scheduler's path (SIM_WAKE_PS, core/park_costs.h).  Deep states take a hundred
  * microseconds or more to leave, so on an idle-capable machine a sleeping
  * lock's handoff costs what the governor chose, not only the futex path.
  *

@@ -23,26 +23,10 @@
 #include "../core/outfile.h"
 #include "sched_noise.h"
 
-
 #define LINE_MAX_LEN 4096
 #define MAX_FIELDS 64
 #define NOISE_MAX_SECONDS 1e7   /* CPU-seconds a file may say it measured */
 #define NOISE_MAX_RATE_HZ 1e6   /* as --irq-rate-hz's bound */
-
-static unsigned split(char *s, char **f)
-{
-	unsigned n = 0;
-
-	s[strcspn(s, "\r\n")] = 0;
-	for (char *p = s; n < MAX_FIELDS; p++) {
-		f[n++] = p;
-		p = strchr(p, ',');
-		if (!p)
-			break;
-		*p = 0;
-	}
-	return n;
-}
 
 static int column(char **hdr, unsigned n, const char *name)
 {
@@ -180,7 +164,7 @@ int noise_file_read(const char *path, struct noise_measured *m, char *err, size_
 	rc = read_lines(f, head, all, why, sizeof(why));
 	fclose(f);
 	if (!rc) {
-		unsigned nh = split(head, hdr), nr = split(all, row);
+		unsigned nh = infile_split(head, hdr, MAX_FIELDS), nr = infile_split(all, row, MAX_FIELDS);
 
 		rc = read_classes(hdr, nh, row, nr, m, why, sizeof(why));
 	}

@@ -81,7 +81,7 @@ static struct noise_opt opts[] = {
 };
 enum { OPT_MIGRATE, OPT_IRQ_HZ, OPT_IRQ_US, NR_OPTS };
 
-/* --noise-from's measurement; measured.n 0: not given */
+/* --noise-from's measurement; measured.path "": not given */
 static struct noise_measured measured;
 
 struct noise_thread {

@@ -66,17 +66,7 @@
  * run's clock, a deadline past it and the runs' base stay within uint64 */
 #define SIM_TIME_MAX_PS (1ull << 62)
 
-/* Costs of ll_park/ll_unpark (halt and kick), picoseconds: entering a halt,
- * sending a kick (the waker's cost), and the woken thread's delay from the
- * kick until it runs again, besides the exit from the idle state its
- * hardware thread entered (sim/idle.c).  *Assumed*, of the order of a
- * futex wait, a futex wake and the scheduler's path of a wake-up (a
- * context switch, a few microseconds); no measurement stands behind the
- * values.  topologies/README.md lists them with the other constants that
- * are not a topology's. */
-#define SIM_HALT_PS 200000ull
-#define SIM_KICK_PS 500000ull
-#define SIM_WAKE_PS 2000000ull
+#include "../core/park_costs.h" /* SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS */
 
 enum sim_block {
 	SIM_RUNNING = 0,

@@ -11,12 +11,12 @@
  * ones, and no state pays off in less time than it takes to leave.
  */
 #include "topo_internal.h"
+#include "../core/park_costs.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#define IDLE_MAX_US 10000.0 /* 10 ms: the deepest exit of Linux 4.x's intel_idle is 890 us (skl C10) */
 
 /* The next word of *p (up to a space or a comma): its length, *p moved
  * past it and the spaces after it. */
@@ -59,9 +59,9 @@ static int micros(struct topo_ctx *x, unsigned k, const char *what, const char *
 	snprintf(where, sizeof(where), "idle.states: state %u: %s", k + 1, what);
 	if (topo_decimal(x, where, buf, &us))
 		return -1;
-	if (!(us >= 0 && us <= IDLE_MAX_US))
+	if (!(us >= 0 && us <= SIM_IDLE_MAX_US))
 		return topo_fail(x, "idle.states: state %u: %s %s is not in 0..%.0f us", k + 1, what,
-				 buf, IDLE_MAX_US);
+				 buf, SIM_IDLE_MAX_US);
 	*ps = (uint64_t)(us * 1e6 + 0.5);
 	return 0;
 }

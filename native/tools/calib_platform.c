@@ -16,6 +16,7 @@
 
 #include <locklab/workload.h>
 
+#include "../../core/park_costs.h"
 #include "../../core/topodirs.h"
 #include "validate.h"
 
@@ -414,12 +415,10 @@ static void write_row(FILE *f, const struct calib *c, int topo_op, enum calib_st
 }
 
 /* The model's own part of a wake: the scheduler's path that runs a woken
- * thread (SIM_WAKE_PS of sim/sim.h, 2 us, assumed).  The rest of a measured
- * wake is written as the exit from an idle state, which a sleeper's CPU
- * enters as the model's governor chooses (sim/idle.c). */
-#define CAL_SCHED_WAKE_NS 2000.0
-/* the longest exit a platform's idle state may give (sim/topo_idle.c) */
-#define CAL_IDLE_MAX_US 10000.0
+ * thread (SIM_WAKE_PS, assumed).  The rest of a measured wake is written as
+ * the exit from an idle state, which a sleeper's CPU enters as the model's
+ * governor chooses (sim/idle.c), up to SIM_IDLE_MAX_US. */
+#define CAL_SCHED_WAKE_NS (SIM_WAKE_PS / 1000.0)
 
 static void write_wake_comment(FILE *f, const struct calib *c)
 {
@@ -433,7 +432,7 @@ static void write_wake_comment(FILE *f, const struct calib *c)
 			fprintf(f, "%s %u us %.1f", i ? "," : "", calib_wake_sleep_us[i],
 				c->wake_after[i].median);
 	}
-	fprintf(f, "; less the model's 2 us scheduler path (sim/sim.h SIM_WAKE_PS, assumed), "
+	fprintf(f, "; less the model's 2 us scheduler path (core/park_costs.h SIM_WAKE_PS, assumed), "
 		   "the exit of an idle state -->\n");
 }
 
@@ -491,10 +490,10 @@ static void write_wake(FILE *f, const struct calib *c)
 		fprintf(f, "    <!-- no more than the scheduler path: no idle state -->\n");
 		return;
 	}
-	if (exit_us > CAL_IDLE_MAX_US) {
+	if (exit_us > SIM_IDLE_MAX_US) {
 		fprintf(f, "    <!-- more than the %.0f us an idle state's exit may take "
 			   "(topologies/README.md): no idle state; calibrate again on a quieter "
-			   "machine -->\n", CAL_IDLE_MAX_US);
+			   "machine -->\n", SIM_IDLE_MAX_US);
 		return;
 	}
 	if (!c->wake_after[0].measured) {

@@ -219,20 +219,6 @@ static int find_state(const char *s)
 	return -1;
 }
 
-unsigned calib_split(char *s, char **f, unsigned max)
-{
-	unsigned n = 0;
-
-	while (n < max) {
-		f[n++] = s;
-		s = strchr(s, ',');
-		if (!s)
-			break;
-		*s++ = 0;
-	}
-	return n;
-}
-
 /* The statistics fields (6 onwards) of a cell-like record. */
 static int parse_stats(struct pctx *p, char **f, struct calib_cell *x)
 {
@@ -270,7 +256,7 @@ static int parse_cellrec(struct pctx *p, struct calib *c, char *rest, const char
 	unsigned idx = 0;
 	int op = -1, st;
 
-	if (calib_split(rest, f + 1, 12) != 11)
+	if (infile_split(rest, f + 1, 12) != 11)
 		return perr(p, "%s: expected 12 fields", what);
 	if (!strcmp(what, "cell") || !strcmp(what, "mem"))
 		if (parse_uint(p, f[1], &idx, !strcmp(what, "cell") ? "class" : "node"))

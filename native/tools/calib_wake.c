@@ -6,7 +6,7 @@
  * These are the park and unpark of native/mem.c (a futex wait and a futex
  * wake), which the paravirtual locks and the sleeping locks use natively,
  * and which the simulator charges as a parked waiter's kick and wake
- * (sim/sim.h) after the exit from its CPU's idle state (sim/idle.c).
+ * (core/park_costs.h) after the exit from its CPU's idle state (sim/idle.c).
  *
  * For each sample the sleeper (cpu B) says it is going to sleep and waits
  * on a futex word.  The waker (cpu A) sees that, spins for the sleep of the
@@ -28,14 +28,11 @@
  * One clock for both CPUs: ll_now_ns(), the native backend's (the TSC
  * calibrated against CLOCK_MONOTONIC, or CLOCK_MONOTONIC itself).
  */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <locklab/mem.h>
 
@@ -51,7 +48,7 @@
 struct sleeper {
 	int cpu;
 	unsigned reps;
-	uint32_t word;         /* futex: r + 1 wakes sample r */
+	int32_t word;          /* futex: r + 1 wakes sample r */
 	uint32_t state;        /* 2r + 1: going to sleep for r; 2r + 2: awake */
 	uint64_t woke_ns;      /* when the last futex_wait returned */
 	int failed;
@@ -67,8 +64,8 @@ static void *sleeper_main(void *arg)
 	}
 	for (uint32_t r = 0; r < s->reps; r++) {
 		__atomic_store_n(&s->state, 2 * r + 1, __ATOMIC_RELEASE);
-		while (__atomic_load_n(&s->word, __ATOMIC_ACQUIRE) != r + 1)
-			syscall(SYS_futex, &s->word, FUTEX_WAIT_PRIVATE, r, NULL, NULL, 0);
+		while (__atomic_load_n(&s->word, __ATOMIC_ACQUIRE) != (int32_t)r + 1)
+			native_futex_wait(&s->word, (int32_t)r);
 		__atomic_store_n(&s->woke_ns, ll_now_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&s->state, 2 * r + 2, __ATOMIC_RELEASE);
 	}
@@ -110,8 +107,8 @@ static bool wake_rung(struct cal *x, struct sleeper *s, uint64_t sleep_ns, uint3
 		spin_ns(sleep_ns);
 		uint64_t t0 = ll_now_ns();
 
-		__atomic_store_n(&s->word, *r + 1, __ATOMIC_RELEASE);
-		syscall(SYS_futex, &s->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		__atomic_store_n(&s->word, (int32_t)*r + 1, __ATOMIC_RELEASE);
+		native_futex_wake(&s->word);
 		if (kick)
 			kick[i] = (double)(ll_now_ns() - t0);
 		if (!await_state(s, 2 * *r + 2))

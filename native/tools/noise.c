@@ -59,13 +59,19 @@ struct noise_opts {
 	const char *csv;
 };
 
+/* the detours of a CPU, or of all of them pooled: how many, their time,
+ * the longest, and the same for each decade of length */
+struct noise_tally {
+	uint64_t detours, lost_ns, max_ns;
+	uint64_t decade[NOISE_DECADES], decade_ns[NOISE_DECADES];
+};
+
 struct noise_cpu {
 	unsigned cpu;
 	pthread_barrier_t *start;
 	uint64_t duration_ns, thresh_ns;
 	uint64_t spun_ns; /* from the first read to the last */
-	uint64_t detours, lost_ns, max_ns;
-	uint64_t decade[NOISE_DECADES], decade_ns[NOISE_DECADES];
+	struct noise_tally n;
 	uint32_t *kept; /* the first NOISE_KEEP detours, ns */
 	int pin_err;
 };
@@ -74,8 +80,7 @@ struct noise_cpu {
 struct noise_row {
 	char name[16];
 	double seconds;
-	uint64_t detours, lost_ns, max_ns;
-	uint64_t decade[NOISE_DECADES], decade_ns[NOISE_DECADES];
+	struct noise_tally n;
 	double mean_ns, p50_ns, p99_ns;
 	bool sampled; /* percentiles from the first NOISE_KEEP detours of a CPU */
 };
@@ -87,18 +92,19 @@ struct noise_row {
 
 static void note_detour(struct noise_cpu *c, uint64_t d)
 {
+	struct noise_tally *n = &c->n;
 	unsigned k = 0;
 
-	if (c->detours < NOISE_KEEP)
-		c->kept[c->detours] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
-	c->detours++;
-	c->lost_ns += d;
-	if (d > c->max_ns)
-		c->max_ns = d;
+	if (n->detours < NOISE_KEEP)
+		c->kept[n->detours] = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+	n->detours++;
+	n->lost_ns += d;
+	if (d > n->max_ns)
+		n->max_ns = d;
 	while (k < NOISE_DECADES - 1 && d >= decade_top_ns[k])
 		k++;
-	c->decade[k]++;
-	c->decade_ns[k] += d;
+	n->decade[k]++;
+	n->decade_ns[k] += d;
 }
 
 static void *spin(void *arg)
@@ -144,7 +150,7 @@ static double quantile(const uint32_t *v, size_t n, double q)
 static void row_stats(struct noise_row *r, uint32_t *kept, size_t nkept)
 {
 	qsort(kept, nkept, sizeof(*kept), cmp_u32);
-	r->mean_ns = r->detours ? (double)r->lost_ns / (double)r->detours : 0;
+	r->mean_ns = r->n.detours ? (double)r->n.lost_ns / (double)r->n.detours : 0;
 	r->p50_ns = quantile(kept, nkept, 0.5);
 	r->p99_ns = quantile(kept, nkept, 0.99);
 }
@@ -152,15 +158,15 @@ static void row_stats(struct noise_row *r, uint32_t *kept, size_t nkept)
 static void row_add(struct noise_row *all, const struct noise_cpu *c)
 {
 	all->seconds += (double)c->spun_ns / 1e9;
-	all->detours += c->detours;
-	all->lost_ns += c->lost_ns;
-	if (c->max_ns > all->max_ns)
-		all->max_ns = c->max_ns;
+	all->n.detours += c->n.detours;
+	all->n.lost_ns += c->n.lost_ns;
+	if (c->n.max_ns > all->n.max_ns)
+		all->n.max_ns = c->n.max_ns;
 	for (unsigned k = 0; k < NOISE_DECADES; k++) {
-		all->decade[k] += c->decade[k];
-		all->decade_ns[k] += c->decade_ns[k];
+		all->n.decade[k] += c->n.decade[k];
+		all->n.decade_ns[k] += c->n.decade_ns[k];
 	}
-	all->sampled |= c->detours > NOISE_KEEP;
+	all->sampled |= c->n.detours > NOISE_KEEP;
 }
 
 /* rows[0..n) the CPUs, rows[n] all of them; 0, or -1 out of memory */
@@ -170,14 +176,14 @@ static int make_rows(struct noise_cpu *c, unsigned n, struct noise_row *rows)
 	uint32_t *pool;
 
 	for (unsigned i = 0; i < n; i++)
-		total += c[i].detours < NOISE_KEEP ? c[i].detours : NOISE_KEEP;
+		total += c[i].n.detours < NOISE_KEEP ? c[i].n.detours : NOISE_KEEP;
 	pool = malloc((total ? total : 1) * sizeof(*pool));
 	if (!pool)
 		return -1;
 	memset(&rows[n], 0, sizeof(rows[n]));
 	snprintf(rows[n].name, sizeof(rows[n].name), "all");
 	for (unsigned i = 0; i < n; i++) {
-		size_t k = c[i].detours < NOISE_KEEP ? c[i].detours : NOISE_KEEP;
+		size_t k = c[i].n.detours < NOISE_KEEP ? c[i].n.detours : NOISE_KEEP;
 
 		memset(&rows[i], 0, sizeof(rows[i]));
 		snprintf(rows[i].name, sizeof(rows[i].name), "%u", c[i].cpu);
@@ -211,14 +217,14 @@ static double per_s(const struct noise_row *r, uint64_t x)
  * CPU, as the simulator's option is */
 static void print_row(const struct noise_row *r)
 {
-	printf("%-5s %10.1f %6.3f%%", r->name, per_s(r, r->detours),
-	       r->seconds > 0 ? 100.0 * (double)r->lost_ns / (r->seconds * 1e9) : 0);
+	printf("%-5s %10.1f %6.3f%%", r->name, per_s(r, r->n.detours),
+	       r->seconds > 0 ? 100.0 * (double)r->n.lost_ns / (r->seconds * 1e9) : 0);
 	put_ns(stdout, r->mean_ns);
 	put_ns(stdout, r->p50_ns);
 	put_ns(stdout, r->p99_ns);
-	put_ns(stdout, (double)r->max_ns);
+	put_ns(stdout, (double)r->n.max_ns);
 	for (unsigned k = 0; k < NOISE_DECADES; k++)
-		printf(" %8.1f", per_s(r, r->decade[k]));
+		printf(" %8.1f", per_s(r, r->n.decade[k]));
 	putchar('\n');
 }
 
@@ -228,7 +234,7 @@ static void print_row(const struct noise_row *r)
  * interrupts: R x L / (1 + R x L) of the time is lost (sim/sched_noise.c). */
 static void print_irq_options(const struct noise_row *all)
 {
-	double lost = all->seconds > 0 ? (double)all->lost_ns / (all->seconds * 1e9) : 0;
+	double lost = all->seconds > 0 ? (double)all->n.lost_ns / (all->seconds * 1e9) : 0;
 	double us = fmax(1.0, round(all->mean_ns / 1e3));
 	double hz = lost < 1 ? round(lost / (1 - lost) * 1e6 / us) : 0;
 
@@ -245,7 +251,7 @@ static void print_irq_options(const struct noise_row *all)
 static void print_table(const struct noise_opts *o, const struct noise_row *rows, unsigned n)
 {
 	const struct noise_row *all = &rows[n];
-	double stall = per_s(all, all->decade[2] + all->decade[3]);
+	double stall = per_s(all, all->n.decade[2] + all->n.decade[3]);
 
 	printf("noise: %u CPU%s, a thread pinned to each (as --pin compact), all reading the clock "
 	       "for %" PRIu64 " ms at once; a detour: %" PRIu64 " ns or more between two reads\n\n",
@@ -291,10 +297,10 @@ static void emit_csv(FILE *f, const void *arg)
 		const struct noise_row *r = &rows[i];
 
 		fprintf(f, "%s,%.6f,%" PRIu64 ",%" PRIu64 ",%.1f,%.0f,%.0f,%" PRIu64, r->name,
-			r->seconds, r->detours, r->lost_ns, r->mean_ns, r->p50_ns, r->p99_ns,
-			r->max_ns);
+			r->seconds, r->n.detours, r->n.lost_ns, r->mean_ns, r->p50_ns, r->p99_ns,
+			r->n.max_ns);
 		for (unsigned k = 0; k < NOISE_DECADES; k++)
-			fprintf(f, ",%" PRIu64 ",%" PRIu64, r->decade[k], r->decade_ns[k]);
+			fprintf(f, ",%" PRIu64 ",%" PRIu64, r->n.decade[k], r->n.decade_ns[k]);
 		fputc('\n', f);
 	}
 }
@@ -374,17 +380,6 @@ static int parse_opts(int argc, char **argv, struct noise_opts *o, unsigned npus
 
 /* ----------------------------------------------------------------- main */
 
-/* the OS cpu of thread i in compact order: each socket's PUs in turn */
-static unsigned compact_cpu(const struct native_machine *m, unsigned i)
-{
-	for (unsigned s = 0; s < m->nsockets; s++) {
-		if (i < m->sockets[s].npus)
-			return m->sockets[s].pus[i];
-		i -= m->sockets[s].npus;
-	}
-	return 0;
-}
-
 static int measure(const struct noise_opts *o, const struct native_machine *m,
 		   struct noise_cpu *c, pthread_t *tid)
 {
@@ -394,7 +389,7 @@ static int measure(const struct noise_opts *o, const struct native_machine *m,
 
 	pthread_barrier_init(&start, NULL, o->threads + 1);
 	for (unsigned i = 0; i < o->threads; i++) {
-		c[i].cpu = compact_cpu(m, i);
+		c[i].cpu = native_pin_compact(m, i); /* --threads is at most the PUs */
 		c[i].start = &start;
 		c[i].duration_ns = o->duration_ms * 1000000ull;
 		c[i].thresh_ns = o->thresh_ns;
@@ -403,8 +398,7 @@ static int measure(const struct noise_opts *o, const struct native_machine *m,
 			break;
 		started++;
 	}
-	if (started < o->threads) {
-		/* the barrier waits for all: let the started ones through */
+	if (started < o->threads) { /* the started ones wait at the barrier: end the process */
 		fprintf(stderr, "locklab-native: noise: cannot start thread %u\n", started);
 		exit(3);
 	}

@@ -85,9 +85,6 @@ struct calib {
 void calib_write(FILE *f, const struct calib *c);
 int calib_parse(const char *text, struct calib *c, char *err, size_t errlen);
 int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen);
-/* Splits s in place at its commas into at most max fields f (any further
- * fields are dropped); returns how many. */
-unsigned calib_split(char *s, char **f, unsigned max);
 
 /* calib_platform.c */
 /* The figure the platform file states for (op row, state, class): load and
