@@ -90,12 +90,13 @@ const char *const ll_sim_only_run[] = {
 	"--irq-rate-hz", "--irq-us", "--kick-ns", "--memory-model", "--migrate-us", "--noise-from",
 	"--pcpus",
 	"--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield", "--probes", "--sim-quantum",
-	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--switch-ns", "--topo",
+	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--snoop-travel",
+	"--switch-ns", "--topo",
 	"--wake-ns", NULL,
 };
 const char *const ll_sim_only_filelock[] = {
 	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--migrate-us", "--noise-from",
-	"--seed", "--topo", NULL,
+	"--seed", "--snoop-travel", "--topo", NULL,
 };
 const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };
 const char *const ll_sim_only_commands[] = { "explain", "ccbench", "check", "scoreboard", NULL };

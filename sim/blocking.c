@@ -253,7 +253,7 @@ bool sim_park_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 		return false; /* the completion may admit the actor handing over, not yet waiting */
 	sim.now_ps = at;
 	sim_settle_for(n); /* its completion admits the line's waiting misses */
-	if (!coh_would_hit(sim.model, n->core, n->ahead_addr, COH_LOAD))
+	if (!coh_would_hit(sim.model, n->core, n->ahead_addr, COH_LOAD, at))
 		return false; /* its copy invalidated: it returns, its re-read misses */
 	if (!timed && sim_all_blocked_with(1))
 		return false; /* it finds the run deadlocked, and says so */

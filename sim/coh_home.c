@@ -37,6 +37,7 @@ void coh_home_init(struct coh_model *m)
 	m->agent_free = coh_xcalloc(m->t->nsockets, sizeof(uint64_t));
 	m->home_occ = m->t->home_occ_ps;
 	m->directory = m->t->directory;
+	m->snoop_pct = m->t->snoop_pct;
 }
 
 void coh_home_free(struct coh_model *m)
@@ -52,6 +53,11 @@ void coh_set_home_agents(struct coh_model *m, bool on)
 void coh_set_probes(struct coh_model *m, bool on)
 {
 	m->directory = on ? m->t->directory : DIR_FULL;
+}
+
+void coh_set_snoop_travel(struct coh_model *m, unsigned pct)
+{
+	m->snoop_pct = pct;
 }
 
 /* A request reaches socket s's agent at t: it is served in turn, after

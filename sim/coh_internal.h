@@ -47,6 +47,8 @@ struct line {
 	uint32_t nwait, wait_cap, wait_head; /* wait_cap: 0 or a power of two */
 	uint32_t local_run;  /* grants made ahead of the waiting requests */
 	int32_t owner;       /* M/E: the holder; S: the O/F core or -1 */
+	int32_t prev_owner;  /* the owner a write miss took the line from, or -1 */
+	uint64_t prev_until; /* ps: until then its snoop is on the way to prev_owner */
 	uint32_t nsharers;
 	uint16_t home;
 	uint16_t holder;     /* socket of the latest admitted miss, or NO_SOCKET */
@@ -111,6 +113,7 @@ struct coh_model {
 	uint64_t *agent_free;     /* [nsockets]: when each node's home agent is free */
 	uint64_t home_occ;        /* ps a request occupies an agent; 0: off */
 	enum topo_directory directory; /* DIR_FULL: probes off */
+	unsigned snoop_pct;        /* --snoop-travel (coh_protocol.c); 0: off */
 
 	uint64_t req; /* misses so far: names a miss's reservations */
 	struct coh_counters c;
@@ -193,6 +196,7 @@ static inline uint64_t route_latency(const struct coh_model *m, unsigned a, unsi
 /* coh_protocol.c */
 enum topo_state coh_seen_state(const struct line *l);
 bool coh_holds(const struct coh_model *m, const struct line *l, unsigned core, enum coh_op op);
+bool coh_holds_still(const struct line *l, unsigned core, uint64_t now);
 bool coh_held_in_socket(const struct coh_model *m, const struct line *l, unsigned s,
 			enum coh_op op);
 void coh_serve(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,

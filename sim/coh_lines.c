@@ -162,6 +162,7 @@ struct line *coh_line_get(struct coh_model *m, uintptr_t addr)
 	memset(l, 0, m->line_bytes);
 	l->base = (uintptr_t)(key << COH_LINE_SHIFT);
 	l->owner = -1;
+	l->prev_owner = -1;
 	l->state = L_I;
 	l->holder = NO_SOCKET;
 	line_stamp(m, l);

@@ -1,7 +1,8 @@
 /*
  * sim/coh_protocol.c - the coherence protocol: the state a line is in, what
  * an access costs given that state and how far the data or ownership must
- * come, whom it invalidates, the state it leaves, and the counters.
+ * come, whom it invalidates, the state it leaves, the counters, and how long
+ * the owner a miss takes the line from still holds it (open_snoop_window).
  *
  * A line's directory entry is the tuple (state, owner, sharers); c is the
  * requesting core, o the owner, f the O/F core (MOESI owner, MESIF
@@ -43,6 +44,12 @@ bool coh_holds(const struct coh_model *m, const struct line *l, unsigned core, e
 	if (l->state == L_M || l->state == L_E)
 		return l->owner == (int32_t)core;
 	return l->state == L_S && sharer_has(m, l, core);
+}
+
+/* Does core still hold the line at now, its snoop on the way (prev_until)? */
+bool coh_holds_still(const struct line *l, unsigned core, uint64_t now)
+{
+	return l->prev_owner == (int32_t)core && now < l->prev_until;
 }
 
 enum topo_state coh_seen_state(const struct line *l)
@@ -323,6 +330,18 @@ static void apply_write(struct coh_model *m, struct line *l, unsigned core)
 	l->owner = (int32_t)core;
 }
 
+/* A hit by the line's previous owner before its snoop arrives: the
+ * directory's state is the new owner's already, and stays so. */
+static void access_still_hit(struct coh_model *m, enum coh_op op, uint64_t now,
+			     struct coh_result *r)
+{
+	m->c.hits++;
+	r->hit = true;
+	r->state = TOPO_M;
+	r->start_ps = now;
+	r->done_ps = now + m->t->hit_ps[op];
+}
+
 static void access_hit(struct coh_model *m, struct line *l, enum coh_op op,
 		       uint64_t now, struct coh_result *r)
 {
@@ -360,6 +379,45 @@ static inline uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 	uint64_t x = a > b ? a : b;
 
 	return x > c ? x : c;
+}
+
+/*
+ * The snoop's way (coh_set_snoop_travel, --snoop-travel PCT).  A miss that
+ * takes the line from a core o holding it in M or E reaches o only
+ * part-way through the miss's latency; until then o still holds its copy
+ * and its accesses hit (coh_holds_still), though the directory already
+ * names the new owner.  For a miss by c starting at `start` (the line
+ * free and its home agent done), whose latency is L and whose request
+ * travelled `paid` ps before it was presented:
+ *
+ *   (M|E, o, {}), o != c   prev_owner = o,
+ *                          prev_until = start + max(0, PCT% of L - paid)
+ *   a write miss otherwise prev_owner = -1: the window closes
+ *
+ * A hit in the window changes no directory state: the line's state is the
+ * new owner's.  o's writes in it are performed on memory before c's access
+ * is (c's is performed at its completion), so c reads what o wrote, as it
+ * would with its snoop arriving after o's store.  So a load that opens a
+ * window, or is admitted while one is open, cannot read its value at its
+ * admission (value_settled false).
+ * 0 (the default) opens no window: the line moves at the miss's start.
+ */
+static void open_snoop_window(struct coh_model *m, struct line *l, unsigned core,
+			      enum coh_op op, const struct plan *p, uint64_t admitted,
+			      uint64_t start, uint64_t paid, struct coh_result *r)
+{
+	uint64_t way;
+
+	if (m->snoop_pct && (l->state == L_M || l->state == L_E) && l->owner != (int32_t)core) {
+		way = m->t->lat_ps[op][p->state][p->dist] * m->snoop_pct / 100;
+		l->prev_owner = l->owner;
+		l->prev_until = start + (way > paid ? way - paid : 0);
+		r->value_settled = false;
+	} else if (op != COH_LOAD) {
+		l->prev_owner = -1;
+	} else if (l->prev_owner >= 0 && l->prev_until > admitted) {
+		r->value_settled = false; /* the window's owner may still write */
+	}
 }
 
 /*
@@ -415,6 +473,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	r->value_settled = !l->writes_in_flight;
 	count_miss(m, l, r);
 
+	open_snoop_window(m, l, core, op, &p, admitted, start, paid, r);
 	if (op == COH_LOAD)
 		apply_load(m, l, core);
 	else
@@ -433,6 +492,10 @@ void coh_serve(struct coh_model *m, struct line *l, unsigned core, enum coh_op o
 		access_hit(m, l, op, admitted, r);
 		return;
 	}
+	if (coh_holds_still(l, core, admitted)) {
+		access_still_hit(m, op, admitted, r);
+		return;
+	}
 	access_miss(m, l, core, op, arrival, paid, admitted, r);
 }
 
@@ -442,17 +505,19 @@ bool coh_access_if_hit(struct coh_model *m, unsigned core, uintptr_t addr, enum 
 	struct line *l = coh_line_lookup(m, addr);
 
 	core = phys_core(m, core);
-	if (!l || !coh_holds(m, l, core, op))
+	if (!l || !(coh_holds(m, l, core, op) || coh_holds_still(l, core, now_ps)))
 		return false;
 	coh_serve(m, l, core, op, now_ps, 0, now_ps, r);
 	return true;
 }
 
-bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op)
+bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		   uint64_t now_ps)
 {
 	const struct line *l = coh_line_lookup(m, addr);
 
-	return l && coh_holds(m, l, phys_core(m, core), op);
+	core = phys_core(m, core);
+	return l && (coh_holds(m, l, core, op) || coh_holds_still(l, core, now_ps));
 }
 
 uint64_t coh_request_travel_ps(const struct coh_model *m, unsigned core, uintptr_t addr,

@@ -103,6 +103,11 @@ void coh_destroy(struct coh_model *m);
  * directory).  Both are on after coh_create; call before any access. */
 void coh_set_home_agents(struct coh_model *m, bool on);
 void coh_set_probes(struct coh_model *m, bool on);
+/* A line taken by a miss stays with its M or E owner for pct% of the
+ * miss's latency, while the snoop travels (coh_protocol.c); 0 moves it at
+ * the miss's start.  After coh_create it is the topology's snoop_pct.
+ * Call before any access. */
+void coh_set_snoop_travel(struct coh_model *m, unsigned pct);
 
 /* Memory [addr, addr+size) has its home at node (socket) and holds tag.
  * Lines never registered have home 0 and tag OTHER. */
@@ -168,7 +173,8 @@ void coh_access(struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op 
 
 /* Would this access hit?  (No side effects; the glue uses it to keep hits
  * as local time.) */
-bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op);
+bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,
+		   uint64_t now_ps);
 
 /* A hit, served at now_ps as coh_access() serves it, with one line lookup:
  * returns true and fills r.  Not a hit: returns false and changes nothing

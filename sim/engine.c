@@ -525,7 +525,7 @@ static size_t workload_assumed(const struct wl_config *cfg, char *buf, size_t le
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	char list[sizeof(sim.topo.assumed) * 2], vm[160], noise[160]; /* ", " for " " */
-	char locks[1024];
+	char locks[1024], snoop[160];
 	size_t n = 0;
 
 	if (len)
@@ -533,6 +533,8 @@ void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
 		n = (size_t)snprintf(buf, len, "assumed in %s (no source; topologies/README.md says "
 				     "why): %s", sim.topo.name, list);
+	if (sim_snoop_assumed(snoop, sizeof(snoop)) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", snoop);
 	if (vm_assumed(cfg, vm, sizeof(vm)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", vm);
 	if (noise_assumed(cfg, noise, sizeof(noise)) && n < len)

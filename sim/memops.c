@@ -352,7 +352,7 @@ bool sim_access_ahead(struct sim_actor *n, uint64_t at, uint64_t *due)
 		c->stage = SIM_ACC_CHECK;
 	}
 	if (c->stage == SIM_ACC_CHECK) {
-		if (coh_would_hit(sim.model, n->core, c->addr, c->op))
+		if (coh_would_hit(sim.model, n->core, c->addr, c->op, at))
 			return false; /* a hit: it takes it itself */
 		c->stage = SIM_ACC_ISSUE; /* a miss: nothing is owed, it issues now */
 	}
@@ -591,7 +591,7 @@ void sim_wait_change(const volatile void *p, unsigned size, uint64_t seen, uint6
 	sim_pay(a);
 	if (sim.now_ps >= dl_ps)
 		return; /* before vm_spin_deadline, which would open a spin */
-	if (!coh_would_hit(sim.model, a->core, addr, COH_LOAD))
+	if (!coh_would_hit(sim.model, a->core, addr, COH_LOAD, sim.now_ps))
 		return; /* invalidated: the re-read misses and sees the new value */
 	if ((mem_read(p, size) & mask) != (seen & mask))
 		return;

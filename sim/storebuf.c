@@ -200,7 +200,8 @@ static bool awaited(const struct sim_actor *a, const volatile void *p);
  * wait on: those stay with the drain, in program order. */
 static bool rfo_wanted(struct sim_actor *a, uintptr_t line, uintptr_t draining)
 {
-	if (line == draining || coh_would_hit(sim.model, a->core, line, COH_STORE))
+	if (line == draining ||
+	    coh_would_hit(sim.model, a->core, line, COH_STORE, sim.now_ps + a->owed_ps))
 		return false;
 	if (coh_waiting(sim.model, line))
 		return false;
@@ -264,7 +265,7 @@ bool sb_written_ahead(struct sim_actor *a, volatile void *p)
 	uintptr_t line = line_of(p);
 	uint64_t t = sim.now_ps + a->owed_ps;
 
-	if (!drain_rfo_ps || !coh_would_hit(sim.model, a->core, line, COH_STORE) || queued_on(line))
+	if (!drain_rfo_ps || !coh_would_hit(sim.model, a->core, line, COH_STORE, t) || queued_on(line))
 		return false;
 	if (t < drain_rfo_ps)
 		t = drain_rfo_ps;
@@ -283,7 +284,7 @@ static void drain_entry(struct sim_actor *a, struct sb *b, const struct sb_entry
 	if (at < sim.now_ps)
 		at = sim.now_ps;
 	a->owed_ps = at - sim.now_ps;
-	if (!coh_would_hit(sim.model, a->core, line_of(e->p), COH_STORE))
+	if (!coh_would_hit(sim.model, a->core, line_of(e->p), COH_STORE, at))
 		rfo_ahead(a, b, line_of(e->p), at);
 	drain_rfo_ps = e->rfo_ps;
 	if (e->prefetch)

@@ -3,9 +3,14 @@
  * system off, so that a figure can be had with and without it:
  * --home-agents on|off, --probes on|off, --smt on|off and --idle-states on|off
  * (README.md, docs/mechanisms.md).  Each is on by default: the topology's
- * figures as its file gives them.
+ * figures as its file gives them.  And the one that turns a mechanism on
+ * with a size the user gives, off by default: --snoop-travel PCT, the share
+ * of a miss's latency for which the line's M or E owner still holds it
+ * (sim/coh_protocol.c, docs/mechanisms.md).
  */
 #include <string.h>
+
+#include <locklab/backend.h>
 
 #include "sim.h"
 #include "switches.h"
@@ -16,9 +21,26 @@ enum { SW_HOME, SW_PROBES, SW_SMT, SW_IDLE, SW_N };
 static const char *const sw_opt[SW_N] = { "--home-agents", "--probes", "--smt", "--idle-states" };
 static const char *const sw_json[SW_N] = { "home_agents", "probes", "smt", "idle_states" };
 static bool sw_off[SW_N], sw_given[SW_N];
+static unsigned snoop_pct; /* --snoop-travel */
+static bool snoop_given;
+
+static int parse_snoop_travel(const char *val, char *err, size_t len)
+{
+	uint64_t v;
+
+	if (cli_parse_u64(val, &v) || v > 100) {
+		snprintf(err, len, "--snoop-travel: '%s' is not a percentage in 0..100", val);
+		return -1;
+	}
+	snoop_pct = (unsigned)v;
+	snoop_given = true;
+	return 1;
+}
 
 int sim_switch_parse(const char *opt, const char *val, char *err, size_t len)
 {
+	if (!strcmp(opt, "--snoop-travel"))
+		return parse_snoop_travel(val, err, len);
 	for (int i = 0; i < SW_N; i++) {
 		if (strcmp(opt, sw_opt[i]))
 			continue;
@@ -150,6 +172,25 @@ void sim_switch_model(struct coh_model *m)
 		coh_set_home_agents(m, false);
 	if (sw_off[SW_PROBES])
 		coh_set_probes(m, false);
+	if (snoop_given)
+		coh_set_snoop_travel(m, snoop_pct);
+}
+
+/* The share a run uses: --snoop-travel's, else the topology's. */
+static unsigned snoop_in_use(void)
+{
+	return snoop_given ? snoop_pct : sim.topo_loaded ? sim.topo.snoop_pct : 0;
+}
+
+size_t sim_snoop_assumed(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = 0;
+	if (!snoop_given || !snoop_pct)
+		return 0;
+	return (size_t)snprintf(buf, len, "--snoop-travel %u%%, the share of a miss's latency "
+				"before its snoop reaches the line's owner (docs/mechanisms.md)",
+				snoop_pct);
 }
 
 void sim_switch_json(FILE *f, const struct wl_config *cfg)
@@ -163,6 +204,9 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);
+	if (snoop_given || snoop_in_use())
+		fprintf(f, ", \"snoop_travel_pct\": %u, \"snoop_travel_given\": %s", snoop_in_use(),
+			snoop_given ? "true" : "false");
 	if (!sw_off[SW_IDLE] && sim.topo_loaded && sim.topo.nidle && !(cfg && cfg->vm_vcpus)) {
 		fprintf(f, ", \"idle_states\": [");
 		for (unsigned i = 0; i < sim.topo.nidle; i++)
@@ -182,6 +226,8 @@ static bool assumed_in_use(const char *item, const struct wl_config *cfg)
 		return !sim_arbitration_option();
 	if (!strncmp(item, "arbitration.", 12)) /* the bound: socket-first's */
 		return !sim_arbitration_option() && sim.topo.arbitration == ARB_SOCKET_FIRST;
+	if (!strcmp(item, "snoop.travel"))
+		return !snoop_given;
 	if (!strcmp(item, "idle.states"))
 		return !sw_off[SW_IDLE] && sim.topo.nidle && !(cfg && cfg->vm_vcpus);
 	if (!strcmp(item, "home.occupancy"))
@@ -216,5 +262,8 @@ size_t sim_switch_text(char *buf, size_t len)
 	for (int i = 0; i < SW_N; i++)
 		if (sw_off[i] && i != SW_IDLE && n < len)
 			n += (size_t)snprintf(buf + n, len - n, ", %s off", sw_opt[i]);
+	if ((snoop_given || snoop_in_use()) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", snoop travel %u%%%s", snoop_in_use(),
+				      snoop_given ? " (--snoop-travel)" : " (the topology's)");
 	return n;
 }

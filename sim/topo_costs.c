@@ -23,7 +23,7 @@ bool topo_prop_known(const char *id)
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
 		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share", "idle.states",
-		"assumed",
+		"snoop.travel", "assumed",
 	};
 	char key[32];
 
@@ -83,7 +83,8 @@ static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, dou
 			rc = -1;
 		else if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0 ||
 				   strncmp(key, "arbitration", 11) == 0 ||
-				   strcmp(key, "home.occupancy") == 0))
+				   strcmp(key, "home.occupancy") == 0 ||
+				   strcmp(key, "snoop.travel") == 0))
 			rc = topo_fail(x, "%s: negative value %s", key, tok);
 		else if (d < 0)
 			rc = topo_fail(x, "%s: negative latency %s", key, tok);
@@ -380,6 +381,21 @@ static int read_home(struct topo_ctx *x, struct topo *t)
 	return 0;
 }
 
+/* snoop.travel = a whole percentage, 0..100 (default 0: the line moves at
+ * a miss's start). */
+static int read_snoop(struct topo_ctx *x, struct topo *t)
+{
+	double d = 0;
+	bool given;
+
+	if (prop_number(x, "snoop.travel", &d, &given))
+		return -1;
+	if (d > 100 || d != floor(d))
+		return topo_fail(x, "snoop.travel: %g is not a whole percentage in 0..100", d);
+	t->snoop_pct = (unsigned)d;
+	return 0;
+}
+
 /* An item of `assumed`: a property a file may have, a family of them
  * (`lat.*`, `msg.*`), or the links' latency or bandwidth, which are
  * attributes of the links, not properties. */
@@ -475,7 +491,7 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	if (read_arbitration(x, t) || read_assumed(x, t))
+	if (read_arbitration(x, t) || read_assumed(x, t) || read_snoop(x, t))
 		return -1;
 	return read_home(x, t);
 }

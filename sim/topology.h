@@ -98,6 +98,13 @@ struct topo {
 	uint64_t home_occ_ps;
 	enum topo_directory directory;
 
+	/* The snoop's way (property `snoop.travel`, --snoop-travel): the share,
+	 * in per cent, of a miss's latency for which the line's M or E owner
+	 * still holds it (sim/coh_protocol.c).  Zero (the line moves at the
+	 * miss's start) when the file gives none, and in a topology built by
+	 * hand. */
+	unsigned snoop_pct;
+
 	/* SMT (properties `smt` and `smt.issue_share`): the cores above are
 	 * hardware threads, smt of them to a physical core.  Within a socket,
 	 * with p physical cores, hardware thread j is thread j / p of

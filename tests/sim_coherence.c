@@ -85,9 +85,9 @@ static void test_modified_to_shared(void **state)
 	assert_int_equal(v.owner, -1);
 
 	/* both now hit on loads; core 0 no longer on stores */
-	assert_true(coh_would_hit(m, 0, line(0), COH_LOAD));
-	assert_true(coh_would_hit(m, 2, line(0), COH_LOAD));
-	assert_false(coh_would_hit(m, 0, line(0), COH_STORE));
+	assert_true(coh_would_hit(m, 0, line(0), COH_LOAD, 0));
+	assert_true(coh_would_hit(m, 2, line(0), COH_LOAD, 0));
+	assert_false(coh_would_hit(m, 0, line(0), COH_STORE, 0));
 
 	/* core 4 (socket 2) reads: the nearest sharer is core 2 (one hop), not core 0 (two) */
 	t = 2000 * NS;
@@ -324,7 +324,7 @@ static void test_failed_cas_takes_line(void **state)
 	coh_line_view(m, line(0), &v);
 	assert_int_equal(v.letter, 'M');
 	assert_int_equal(v.owner, 4);
-	assert_false(coh_would_hit(m, 0, line(0), COH_LOAD));
+	assert_false(coh_would_hit(m, 0, line(0), COH_LOAD, 0));
 	/* the former sharer re-reads: a miss on M two hops away */
 	r = access_at(m, 0, line(0), COH_LOAD, 1000 * NS);
 	assert_false(r.hit);
@@ -343,7 +343,7 @@ static void test_hits(void **state)
 	coh_line_view(m, line(0), &v);
 	assert_int_equal(v.letter, 'E');
 	/* E -> M silently: a store hit */
-	assert_true(coh_would_hit(m, 5, line(0), COH_STORE));
+	assert_true(coh_would_hit(m, 5, line(0), COH_STORE, 0));
 	r = access_at(m, 5, line(0), COH_STORE, 1);
 	assert_true(r.hit);
 	assert_int_equal(r.state, TOPO_E);
@@ -357,7 +357,7 @@ static void test_hits(void **state)
 	assert_int_equal(coh_counters(m)->misses, 1);
 
 	/* coh_would_hit has no side effects: no line, no counter */
-	assert_false(coh_would_hit(m, 0, line(9), COH_LOAD));
+	assert_false(coh_would_hit(m, 0, line(9), COH_LOAD, 0));
 	assert_int_equal(coh_counters(m)->accesses, 3);
 
 	/* coh_access_if_hit: a hit served as coh_access serves it; else nothing */
@@ -471,6 +471,61 @@ static void map_check(struct coh_model *m, const struct byte_home *map, unsigned
 	}
 }
 
+/* --snoop-travel: the owner a miss takes the line from holds it for a share
+ * of the miss's latency (sim/coh_protocol.c, open_snoop_window). */
+static void test_snoop_travel(void **state)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_line_view v;
+	struct coh_result r;
+	uint64_t t = 1000 * NS;
+	(void)state;
+
+	/* 0: the line moves at the miss's start, as before the option */
+	home0_modified_at(m, 0);
+	r = access_at(m, 2, line(0), COH_RMW, t);
+	assert_int_equal(r.done_ps, t + 230 * NS); /* lat.rmw.M[1] */
+	assert_false(coh_would_hit(m, 0, line(0), COH_RMW, t + 1));
+	coh_destroy(m);
+
+	/* 50%: core 0 still holds it for 115 ns after core 2's miss starts */
+	m = model(PROTO_MESI);
+	coh_set_snoop_travel(m, 50);
+	home0_modified_at(m, 0);
+	r = access_at(m, 2, line(0), COH_RMW, t);
+	assert_int_equal(r.done_ps, t + 230 * NS); /* the miss costs the same */
+	assert_true(coh_would_hit(m, 0, line(0), COH_RMW, t));
+	assert_true(coh_would_hit(m, 0, line(0), COH_LOAD, t + 115 * NS - 1));
+	assert_false(coh_would_hit(m, 0, line(0), COH_RMW, t + 115 * NS));
+	assert_false(coh_would_hit(m, 4, line(0), COH_LOAD, t)); /* only the owner */
+	assert_true(coh_access_if_hit(m, 0, line(0), COH_RMW, t + 50 * NS, &r));
+	assert_true(r.hit);
+	assert_int_equal(r.done_ps, t + 60 * NS); /* hit.rmw */
+	coh_line_view(m, line(0), &v); /* the directory is core 2's all along */
+	assert_int_equal(v.letter, 'M');
+	assert_int_equal(v.owner, 2);
+	assert_int_equal(v.busy_until_ps, t + 230 * NS);
+
+	/* the window closes with the next write miss: core 4's queues behind core
+	 * 2's, and core 2, the owner it takes the line from, holds it until 50%
+	 * of that miss's latency after it starts */
+	r = access_at(m, 4, line(0), COH_STORE, t + 10 * NS);
+	assert_int_equal(r.start_ps, t + 230 * NS);
+	assert_false(coh_would_hit(m, 0, line(0), COH_RMW, t + 60 * NS));
+	assert_true(coh_would_hit(m, 2, line(0), COH_STORE, r.start_ps + 1));
+	assert_false(coh_would_hit(m, 2, line(0), COH_STORE, r.done_ps));
+
+	/* a load that takes a line from its owner opens one too, and cannot read
+	 * its value at admission: the owner may still write it */
+	coh_set_home(m, line(1), COH_LINE_SIZE, 0, COH_TAG_LOCK);
+	r = access_at(m, 0, line(1), COH_STORE, 0);
+	assert_true(r.value_settled);
+	r = access_at(m, 1, line(1), COH_LOAD, t);
+	assert_false(r.value_settled);
+	assert_true(coh_would_hit(m, 0, line(1), COH_STORE, t));
+	coh_destroy(m);
+}
+
 static void test_ranges_against_a_map(void **state)
 {
 	struct coh_model *m = model(PROTO_MESI);
@@ -553,6 +608,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_homes_tags_forget),
 		cmocka_unit_test(test_many_lines),
 		cmocka_unit_test(test_ranges_against_a_map),
+		cmocka_unit_test(test_snoop_travel),
 	};
 	(void)argc;
 	(void)argv;

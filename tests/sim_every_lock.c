@@ -13,7 +13,9 @@
  *     acquisitions), in settings that reorder its threads' accesses: the
  *     memory models sc and pso, quanta of 0 and of 1000 ns with fifo
  *     arbitration, --pin none with a migration every 20 us and 50000
- *     interrupts a second, a guest at 2x whose vCPUs run slices of 50 us.
+ *     interrupts a second, owners that keep a line while a snoop travels
+ *     (--snoop-travel 100 and 50, the latter under pso), a guest at 2x whose
+ *     vCPUs run slices of 50 us.
  *     Every run must end with every thread's acquisitions made: a lost
  *     wake-up ends a run at the watchdog, a deadlock at its detector, and
  *     either fails the sweep.  What it cannot reach: a race that needs a
@@ -139,6 +141,8 @@ static const char *const perturbed[] = {
 	"--threads 2,5,9 --sim-quantum 0",
 	"--threads 2,5,9 --sim-quantum 1000 --arbitration fifo",
 	"--threads 2,5,9 --pin none --migrate-us 20 --irq-rate-hz 50000 --irq-us 3",
+	"--threads 2,5,9 --snoop-travel 100 --sim-quantum 0",
+	"--threads 2,5,9 --snoop-travel 50 --memory-model pso",
 	"--vm 8 --overcommit 2 --co-guests busy --slice-us 50",
 };
 

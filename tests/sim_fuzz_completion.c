@@ -42,6 +42,7 @@
 #include "../sim/observe.h"
 #include "../sim/sim.h"
 #include "../sim/storebuf.h"
+#include "../sim/switches.h"
 
 #define MAX_ACTORS 8
 #define NLINES 3
@@ -53,6 +54,7 @@ struct cfg {
 	unsigned actors;
 	bool scatter, untimed, park, watchdog;
 	unsigned bound; /* socket-first's bound of grants in a row; 0: the topology's */
+	const char *snoop; /* --snoop-travel's percentage; NULL: 0 */
 };
 
 struct line {
@@ -313,6 +315,14 @@ static void place(unsigned *cores)
 	}
 }
 
+/* --snoop-travel pct, as the command line sets it (sim/switches.c). */
+static void snoop_travel(const char *pct)
+{
+	char err[128];
+
+	assert_int_equal(sim_switch_parse("--snoop-travel", pct, err, sizeof(err)), 1);
+}
+
 static void fuzz(const struct cfg *c)
 {
 	unsigned cores[MAX_ACTORS], seeds = tl_sanitized_share(1000, 10), differ = 0, failed = 0;
@@ -330,6 +340,7 @@ static void fuzz(const struct cfg *c)
 	place(cores);
 	if (c->bound)
 		topo_set_arbitration(&sim.topo, ARB_SOCKET_FIRST, c->bound);
+	snoop_travel(c->snoop ? c->snoop : "0");
 	for (prog_seed = 1; prog_seed <= seeds; prog_seed++) {
 		run_once(false, cores, &a);
 		run_once(true, cores, &b);
@@ -349,6 +360,7 @@ static void fuzz(const struct cfg *c)
 		}
 	}
 	sb_set_model(-1);
+	snoop_travel("0");
 	sim.topo.arbitration = arbitration;
 	sim.topo.max_local_run = max_local_run;
 	print_message("%s: %u programs (%u ended by a failure: a deadlock, the watchdog), events %llu, every miss in "
@@ -361,13 +373,17 @@ static void fuzz(const struct cfg *c)
 
 /* The configurations, one test each (its state). */
 static const struct cfg configs[] = {
-	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0 },
-	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0 },
-	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0 },
-	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0 },
-	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0 },
+	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0, NULL },
+	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0, NULL },
+	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0, NULL },
+	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0, NULL },
+	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0, NULL },
 	/* admissions waited for at every turn of the lines between sockets */
-	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1 },
+	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1, NULL },
+	/* owners that keep a line while the snoop travels: their writes in the window */
+	{ "tso, 8 scattered, untimed waits, --snoop-travel 50", NULL, 8, true, true, false, false,
+	  0, "50" },
+	{ "sc, 6 packed, park, --snoop-travel 100", "sc", 6, false, false, true, false, 0, "100" },
 };
 
 static void fuzz_config(void **state)

@@ -115,6 +115,7 @@ static struct loaded *expect_machine(const char *name, unsigned cores, unsigned 
 	for (unsigned c = 1; c < cores; c++)
 		assert_true(l->t.core_socket[c] >= l->t.core_socket[c - 1]);
 	assert_int_equal(l->t.core_socket[cores - 1], sockets - 1);
+	assert_int_equal(l->t.snoop_pct, 0); /* no source gives a shipped machine's */
 	for (unsigned a = 0; a < sockets; a++)
 		for (unsigned b = 0; b < sockets; b++)
 			assert_true((cls(l, a, b) == 0) == (a == b) && cls(l, a, b) < classes);
@@ -434,12 +435,34 @@ static const struct {
 	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"freq_ghz\" value=\"1e9\"",
 	  "freq_ghz must be from 0.001 to 1000" },
 	{ "\"72\"", "\"1e6\"", "msg.data_bytes must be a whole number of bytes, 1 to 65536" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"101\"",
+	  "snoop.travel: 101 is not a whole percentage in 0..100" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"2.5\"",
+	  "snoop.travel: 2.5 is not a whole percentage in 0..100" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"-1\"",
+	  "snoop.travel: negative value -1" },
 };
 
 static void test_bad_ranges(void **state)
 {
 	char *s = shipped_2socket(), name[32];
 	(void)state;
+
+	/* in range, snoop.travel is the machine's share (docs/mechanisms.md) */
+	{
+		char path[256];
+		char *text = replace(s, "id=\"unit\" value=\"ns\"",
+				     "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"40\"");
+		struct loaded *l;
+
+		write_tmp("snoop.xml", text, path, sizeof(path));
+		free(text);
+		l = load_in_child(path); /* a platform loads once a process */
+		if (l->rc)
+			fail_msg("snoop.xml: %s", l->err);
+		assert_int_equal(l->t.snoop_pct, 40);
+		unload(l);
+	}
 
 	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
 		snprintf(name, sizeof(name), "range%zu.xml", i);
