@@ -428,6 +428,8 @@ void backend_env_json(FILE *f, const struct wl_config *cfg)
 		fprintf(f, ", \"pinning\": ");
 		output_json_string(f, cfg->pin_text);
 	}
+	if (cfg && !cfg->vm_vcpus)
+		noise_json(f, cfg);
 	if (cfg && cfg->vm_vcpus) {
 		fprintf(f, ", \"vm\": {\"vcpus\": %u, ", cfg->vm_vcpus);
 		vm_env_json(f);

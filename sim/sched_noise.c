@@ -255,6 +255,35 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 			 (unsigned long long)irq);
 }
 
+void noise_json(FILE *f, const struct wl_config *cfg)
+{
+	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
+	uint64_t mig = opt_value(OPT_MIGRATE, unpinned), hz = opt_value(OPT_IRQ_HZ, unpinned);
+	uint64_t irq = opt_value(OPT_IRQ_US, unpinned);
+	const char *sep = "";
+
+	if (!mig && !measured.path[0] && !(hz && irq))
+		return;
+	fprintf(f, ", \"noise\": {");
+	if (mig) {
+		fprintf(f, "\"migrate_us\": %llu", (unsigned long long)mig);
+		sep = ", ";
+	}
+	if (measured.path[0]) { /* the file, and the classes the run drew from it */
+		fprintf(f, "%s\"noise_from\": ", sep);
+		output_json_string(f, measured.path);
+		fprintf(f, ", \"lost_share\": %.6f, \"classes\": [", measured.lost_share);
+		for (unsigned k = 0; k < measured.n; k++)
+			fprintf(f, "%s{\"rate_hz\": %.3f, \"us\": %.3f}", k ? ", " : "",
+				measured.rate_hz[k], (double)measured.len_ps[k] / PS_PER_US);
+		fputc(']', f);
+	} else if (hz && irq) {
+		fprintf(f, "%s\"irq_rate_hz\": %llu, \"irq_us\": %llu", sep,
+			(unsigned long long)hz, (unsigned long long)irq);
+	}
+	fputc('}', f);
+}
+
 bool noise_migrates(const struct wl_config *cfg)
 {
 	return opt_value(OPT_MIGRATE, os_placed(cfg->pin) && !cfg->vm_vcpus) != 0;

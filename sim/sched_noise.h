@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <locklab/result.h>
 #include <locklab/workload.h>
@@ -64,6 +65,11 @@ void noise_end(struct sim_counters *c);
 /* The noise a run of cfg has outside a VM, as ", migrations every 4000 us,
  * interrupts 250 Hz x 2 us" text (nothing when it has none). */
 void noise_text(const struct wl_config *cfg, char *buf, size_t len);
+/* The same as a member of the JSON environment, `, "noise": {...}`:
+ * migrate_us, and irq_rate_hz and irq_us or --noise-from's file
+ * (noise_from), the share of time it lost and its classes (rate_hz, us);
+ * nothing when the run has none. */
+void noise_json(FILE *f, const struct wl_config *cfg);
 /* Which of that noise's figures are defaults no source gives ("the
  * scheduler noise's migration interval and interrupt length ..."), or
  * nothing (0) when the run has none or they were given. */

@@ -11,6 +11,7 @@
  * lone thread's time, as the file says.  filelock takes the option too.  A
  * file that is not such a CSV, or that says the CPUs were never free, is
  * refused with one line; so is --noise-from beside --irq-* or under --vm.
+ * The JSON's environment names the file and the classes it gave.
  *
  * argv[1]: the bin/ directory of locklab-sim.
  */
@@ -146,6 +147,34 @@ static void filelock_takes_it(void **state)
 	tl_proc_free(&p);
 }
 
+/* the JSON's environment names the file and the classes drawn from it, and
+ * the options' noise where no file is given */
+static void the_json_says_which(void **state)
+{
+	char *f = noise_file("js.csv", HEAD "all,1.0,1000,5000000,5000,5000,5000,5000,"
+					 "1000,5000000,0,0,0,0,0,0\n");
+	char want[700];
+	struct tl_proc p;
+
+	(void)state;
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock tas --threads 2 --duration 1 --runs 1 "
+				   "--format json --noise-from %s", bindir, f), 0);
+	snprintf(want, sizeof(want), "\"noise\": {\"noise_from\": \"%s\", \"lost_share\": 0.005000, "
+		 "\"classes\": [{\"rate_hz\": 1000.000, \"us\": 5.000}]}", f);
+	if (!strstr(p.out, want))
+		fail_msg("no %s in %.400s", want, p.out);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock tas --threads 2 --duration 1 --runs 1 "
+				   "--format json --pin none --migrate-us 300", bindir), 0);
+	assert_non_null(strstr(p.out, "\"noise\": {\"migrate_us\": 300, \"irq_rate_hz\": 250, "
+				      "\"irq_us\": 2}"));
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --lock tas --threads 2 --duration 1 --runs 1 "
+				   "--format json", bindir), 0);
+	assert_null(strstr(p.out, "\"noise\""));
+	tl_proc_free(&p);
+}
+
 /* the run with extra refused with one line holding needle */
 static void refused(const char *extra, const char *needle)
 {
@@ -225,6 +254,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_long_class_stalls_the_queue),
 		cmocka_unit_test(the_files_share_is_lost),
 		cmocka_unit_test(filelock_takes_it),
+		cmocka_unit_test(the_json_says_which),
 		cmocka_unit_test(bad_files_are_refused),
 	};
 
