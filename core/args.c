@@ -87,7 +87,7 @@ static bool is_option(const struct ll_args *a, const char *arg)
 
 const char *const ll_sim_only_run[] = {
 	"--arbitration", "--co-guests", "--graphs", "--halt-ns", "--home-agents", "--idle-states",
-	"--irq-rate-hz", "--irq-us", "--kick-ns", "--memory-model", "--migrate-us", "--noise-from",
+	"--irq-rate-hz", "--irq-us", "--kick-ns", "--lat-spread", "--memory-model", "--migrate-us", "--noise-from",
 	"--pcpus",
 	"--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield", "--probes", "--sim-quantum",
 	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--snoop-travel",
@@ -95,7 +95,8 @@ const char *const ll_sim_only_run[] = {
 	"--wake-ns", NULL,
 };
 const char *const ll_sim_only_filelock[] = {
-	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--migrate-us", "--noise-from",
+	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--lat-spread", "--migrate-us",
+	"--noise-from",
 	"--seed", "--snoop-travel", "--topo", NULL,
 };
 const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };

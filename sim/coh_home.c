@@ -38,6 +38,7 @@ void coh_home_init(struct coh_model *m)
 	m->home_occ = m->t->home_occ_ps;
 	m->directory = m->t->directory;
 	m->snoop_pct = m->t->snoop_pct;
+	m->spread_pct = m->t->spread_pct;
 }
 
 void coh_home_free(struct coh_model *m)
@@ -53,6 +54,12 @@ void coh_set_home_agents(struct coh_model *m, bool on)
 void coh_set_probes(struct coh_model *m, bool on)
 {
 	m->directory = on ? m->t->directory : DIR_FULL;
+}
+
+void coh_set_lat_spread(struct coh_model *m, unsigned pct, uint64_t seed)
+{
+	m->spread_pct = pct;
+	m->spread_seed = seed;
 }
 
 void coh_set_snoop_travel(struct coh_model *m, unsigned pct)

@@ -114,6 +114,8 @@ struct coh_model {
 	uint64_t home_occ;        /* ps a request occupies an agent; 0: off */
 	enum topo_directory directory; /* DIR_FULL: probes off */
 	unsigned snoop_pct;        /* --snoop-travel (coh_protocol.c); 0: off */
+	unsigned spread_pct;       /* --lat-spread (coh_protocol.c); 0: off */
+	uint64_t spread_seed;      /* the run's: a miss's draw is mix64 of it and req */
 
 	uint64_t req; /* misses so far: names a miss's reservations */
 	struct coh_counters c;

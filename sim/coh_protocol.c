@@ -36,6 +36,10 @@
  */
 #include "coh_internal.h"
 
+#include <math.h>
+
+#include <locklab/rng.h>
+
 /* Does core hold the line validly enough for op (a hit)? */
 bool coh_holds(const struct coh_model *m, const struct line *l, unsigned core, enum coh_op op)
 {
@@ -382,6 +386,27 @@ static inline uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /*
+ * The spread of a miss's latency (coh_set_lat_spread, --lat-spread PCT, the
+ * topology's latency.spread): the table's latency L becomes
+ * L x (1 + PCT% x (2u - 1)), u uniform in [0, 1) and drawn as mix64 of the
+ * run's seed and the number of misses before this one (m->req), so a run
+ * is the same on every machine and in every process: with the spread the
+ * middle 80% of the misses of one kind span 80% of [L - PCT%, L + PCT%],
+ * as calibrate's 10th and 90th percentiles of a machine's samples span
+ * theirs (docs/mechanisms.md).  0: L as the table gives it.
+ */
+static uint64_t spread(const struct coh_model *m, uint64_t lat)
+{
+	double u;
+
+	if (!m->spread_pct)
+		return lat;
+	u = (double)(mix64(m->spread_seed ^ (m->req * 0x9e3779b97f4a7c15ull)) >> 11) /
+	    9007199254740992.0; /* 2^53 */
+	return (uint64_t)llround((double)lat * (1.0 + m->spread_pct / 100.0 * (2.0 * u - 1.0)));
+}
+
+/*
  * The snoop's way (coh_set_snoop_travel, --snoop-travel PCT).  A miss that
  * takes the line from a core o holding it in M or E reaches o only
  * part-way through the miss's latency; until then o still holds its copy
@@ -446,7 +471,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	home_done = now + coh_home_queue(m, l, sc, op, now);
 	if (home_done > start)
 		start = home_done;
-	cost = t->lat_ps[op][p.state][p.dist];
+	cost = spread(m, t->lat_ps[op][p.state][p.dist]);
 	if (p.state == TOPO_S && p.ninval > 1)
 		cost += (uint64_t)(p.ninval - 1) * t->inval_ps_per_sharer;
 	if (paid)

@@ -108,6 +108,12 @@ void coh_set_probes(struct coh_model *m, bool on);
  * the miss's start.  After coh_create it is the topology's snoop_pct.
  * Call before any access. */
 void coh_set_snoop_travel(struct coh_model *m, unsigned pct);
+/* Each miss costs its table latency times a draw from [1 - pct%, 1 + pct%]
+ * (pct at most SIM_SPREAD_MAX), the draws a function of seed and the
+ * number of misses before it (coh_protocol.c); 0 draws none.  After
+ * coh_create it is the topology's spread_pct with seed 0.  Call before any
+ * access. */
+void coh_set_lat_spread(struct coh_model *m, unsigned pct, uint64_t seed);
 
 /* Memory [addr, addr+size) has its home at node (socket) and holds tag.
  * Lines never registered have home 0 and tag OTHER. */

@@ -34,6 +34,7 @@
 #include <xbt/log.h>
 
 #include <locklab/backend.h>
+#include <locklab/rng.h>
 
 #include "idle.h"
 #include "observe.h"
@@ -326,6 +327,7 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	if (sim_begin(run->nthreads, cores))
 		return run_failed(run, "out of memory starting the simulation");
 	sim.run = run;
+	coh_set_lat_spread(sim.model, sim_lat_spread(), mix64(run->seed ^ 0x6c617473ull));
 	if (noise_begin(run) || idle_begin(&sim.topo, run->nthreads, cores)) {
 		sim_end();
 		return run_failed(run, "out of memory starting the scheduler noise or the idle states");
@@ -527,7 +529,7 @@ static size_t workload_assumed(const struct wl_config *cfg, char *buf, size_t le
 void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
 	char list[sizeof(sim.topo.assumed) * 2], vm[160], noise[160]; /* ", " for " " */
-	char locks[1024], snoop[160];
+	char locks[1024], snoop[320];
 	size_t n = 0;
 
 	if (len)
@@ -535,7 +537,7 @@ void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
 		n = (size_t)snprintf(buf, len, "assumed in %s (no source; topologies/README.md says "
 				     "why): %s", sim.topo.name, list);
-	if (sim_snoop_assumed(snoop, sizeof(snoop)) && n < len)
+	if (sim_sizes_assumed(snoop, sizeof(snoop)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", snoop);
 	if (vm_assumed(cfg, vm, sizeof(vm)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", vm);

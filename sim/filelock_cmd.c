@@ -50,7 +50,7 @@ static const struct ll_opt flc_opts_table[] = {
 	LL_VALUE("--test"), LL_VALUE("--procs"),   LL_FLAG("--shared"), LL_FLAG("--private"),
 	LL_VALUE("--iterations"), LL_VALUE("--runs"), LL_VALUE("--pin"), LL_VALUE("--csv"),
 	LL_VALUE("--global"), LL_VALUE("--topo"), LL_VALUE("--seed"), LL_VALUE("--idle-states"),
-	LL_VALUE("--snoop-travel"),
+	LL_VALUE("--snoop-travel"), LL_VALUE("--lat-spread"),
 	LL_VALUE("--migrate-us"), LL_VALUE("--irq-rate-hz"), LL_VALUE("--irq-us"),
 	LL_VALUE("--noise-from"), LL_OPTS_END,
 };
@@ -61,7 +61,7 @@ static void flc_usage(FILE *f)
 		   "              [--iterations N] [--runs R] [--pin POLICY] [--csv FILE]\n"
 		   "              [--global lglock|percpu-rwsem] [--topo NAME|FILE] [--seed S]\n"
 		   "              [--idle-states on|off] [--migrate-us N] [--irq-rate-hz R] [--irq-us L]\n"
-		   "              [--noise-from FILE] [--snoop-travel PCT]\n"
+		   "              [--noise-from FILE] [--snoop-travel PCT] [--lat-spread PCT]\n"
 		   "              Linux 4.1 file locks, lockperf style, simulated (docs/filelock.md);\n"
 		   "              defaults: --test flock,posix,lease, --procs 8, both --shared and\n"
 		   "              --private, --iterations %d, --runs %d, --pin compact, --global lglock,\n"
@@ -72,7 +72,7 @@ static void flc_usage(FILE *f)
 		   "              (docs/variance.md); more processes than the cpus --pin gives\n"
 		   "              them share those cpus by an OS model (CFS, no preemption inside\n"
 		   "              a call; no idle states, no noise: docs/filelock.md);\n"
-		   "              --snoop-travel as run's (docs/mechanisms.md)\n",
+		   "              --snoop-travel and --lat-spread as run's (docs/mechanisms.md)\n",
 		FLC_DEFAULT_ITERS, FLC_DEFAULT_RUNS);
 }
 
@@ -139,7 +139,8 @@ static int parse_valued(const char *a, const char *v, struct flc_opts *o)
 	}
 	if (!strcmp(a, "--seed"))
 		return flw_parse_seed(v, &o->cfg.seed);
-	if (!strcmp(a, "--idle-states") || !strcmp(a, "--snoop-travel")) {
+	if (!strcmp(a, "--idle-states") || !strcmp(a, "--snoop-travel") ||
+	    !strcmp(a, "--lat-spread")) {
 		char err[128];
 
 		return sim_switch_parse(a, v, err, sizeof(err)) < 0 ? BAD("%s", err) : 0;

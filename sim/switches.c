@@ -3,10 +3,11 @@
  * system off, so that a figure can be had with and without it:
  * --home-agents on|off, --probes on|off, --smt on|off and --idle-states on|off
  * (README.md, docs/mechanisms.md).  Each is on by default: the topology's
- * figures as its file gives them.  And the one that turns a mechanism on
- * with a size the user gives, off by default: --snoop-travel PCT, the share
- * of a miss's latency for which the line's M or E owner still holds it
- * (sim/coh_protocol.c, docs/mechanisms.md).
+ * figures as its file gives them.  And the two that give a mechanism a size,
+ * replacing the topology's (0, off, where its file gives none): --snoop-travel
+ * PCT, the share of a miss's latency for which the line's M or E owner still
+ * holds it, and --lat-spread PCT, how far a miss's latency strays from the
+ * table's (sim/coh_protocol.c, docs/mechanisms.md).
  */
 #include <string.h>
 
@@ -21,26 +22,56 @@ enum { SW_HOME, SW_PROBES, SW_SMT, SW_IDLE, SW_N };
 static const char *const sw_opt[SW_N] = { "--home-agents", "--probes", "--smt", "--idle-states" };
 static const char *const sw_json[SW_N] = { "home_agents", "probes", "smt", "idle_states" };
 static bool sw_off[SW_N], sw_given[SW_N];
-static unsigned snoop_pct; /* --snoop-travel */
-static bool snoop_given;
+/* The sizes: the option, its JSON member and settings text, the topology's
+ * property, the largest value and what the size is (the assumed line). */
+enum { SZ_SNOOP, SZ_SPREAD, SZ_N };
 
-static int parse_snoop_travel(const char *val, char *err, size_t len)
+static const struct {
+	const char *opt, *json, *text, *prop, *what;
+	unsigned max;
+} sz_def[SZ_N] = {
+	{ "--snoop-travel", "snoop_travel_pct", "snoop travel", "snoop.travel",
+	  "the share of a miss's latency before its snoop reaches the line's owner", 100 },
+	{ "--lat-spread", "latency_spread_pct", "latency spread", "latency.spread",
+	  "how far a miss's latency strays from the table's", SIM_SPREAD_MAX },
+};
+static unsigned sz_val[SZ_N];
+static bool sz_given[SZ_N];
+
+static int parse_size(int i, const char *val, char *err, size_t len)
 {
 	uint64_t v;
 
-	if (cli_parse_u64(val, &v) || v > 100) {
-		snprintf(err, len, "--snoop-travel: '%s' is not a percentage in 0..100", val);
+	if (cli_parse_u64(val, &v) || v > sz_def[i].max) {
+		snprintf(err, len, "%s: '%s' is not a percentage in 0..%u", sz_def[i].opt, val,
+			 sz_def[i].max);
 		return -1;
 	}
-	snoop_pct = (unsigned)v;
-	snoop_given = true;
+	sz_val[i] = (unsigned)v;
+	sz_given[i] = true;
 	return 1;
+}
+
+/* The size a run uses: the option's, else the topology's. */
+static unsigned size_in_use(int i)
+{
+	if (sz_given[i])
+		return sz_val[i];
+	if (!sim.topo_loaded)
+		return 0;
+	return i == SZ_SNOOP ? sim.topo.snoop_pct : sim.topo.spread_pct;
+}
+
+unsigned sim_lat_spread(void)
+{
+	return size_in_use(SZ_SPREAD);
 }
 
 int sim_switch_parse(const char *opt, const char *val, char *err, size_t len)
 {
-	if (!strcmp(opt, "--snoop-travel"))
-		return parse_snoop_travel(val, err, len);
+	for (int i = 0; i < SZ_N; i++)
+		if (!strcmp(opt, sz_def[i].opt))
+			return parse_size(i, val, err, len);
 	for (int i = 0; i < SW_N; i++) {
 		if (strcmp(opt, sw_opt[i]))
 			continue;
@@ -172,25 +203,23 @@ void sim_switch_model(struct coh_model *m)
 		coh_set_home_agents(m, false);
 	if (sw_off[SW_PROBES])
 		coh_set_probes(m, false);
-	if (snoop_given)
-		coh_set_snoop_travel(m, snoop_pct);
+	if (sz_given[SZ_SNOOP])
+		coh_set_snoop_travel(m, sz_val[SZ_SNOOP]);
 }
 
-/* The share a run uses: --snoop-travel's, else the topology's. */
-static unsigned snoop_in_use(void)
+size_t sim_sizes_assumed(char *buf, size_t len)
 {
-	return snoop_given ? snoop_pct : sim.topo_loaded ? sim.topo.snoop_pct : 0;
-}
+	size_t n = 0;
 
-size_t sim_snoop_assumed(char *buf, size_t len)
-{
 	if (len)
 		buf[0] = 0;
-	if (!snoop_given || !snoop_pct)
-		return 0;
-	return (size_t)snprintf(buf, len, "--snoop-travel %u%%, the share of a miss's latency "
-				"before its snoop reaches the line's owner (docs/mechanisms.md)",
-				snoop_pct);
+	for (int i = 0; i < SZ_N && n < len; i++)
+		if (sz_given[i] && sz_val[i])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %u%%, %s", n ? "; " : "",
+					      sz_def[i].opt, sz_val[i], sz_def[i].what);
+	if (n && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " (docs/mechanisms.md)");
+	return n;
 }
 
 void sim_switch_json(FILE *f, const struct wl_config *cfg)
@@ -204,9 +233,11 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 			fprintf(f, ", \"%s\": \"off\"", sw_json[i]);
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);
-	if (snoop_given || snoop_in_use())
-		fprintf(f, ", \"snoop_travel_pct\": %u, \"snoop_travel_given\": %s", snoop_in_use(),
-			snoop_given ? "true" : "false");
+	for (int i = 0; i < SZ_N; i++)
+		if (sz_given[i] || size_in_use(i))
+			fprintf(f, ", \"%s\": %u, \"%.*s_given\": %s", sz_def[i].json, size_in_use(i),
+				(int)strlen(sz_def[i].json) - 4, sz_def[i].json,
+				sz_given[i] ? "true" : "false");
 	if (!sw_off[SW_IDLE] && sim.topo_loaded && sim.topo.nidle && !(cfg && cfg->vm_vcpus)) {
 		fprintf(f, ", \"idle_states\": [");
 		for (unsigned i = 0; i < sim.topo.nidle; i++)
@@ -226,8 +257,9 @@ static bool assumed_in_use(const char *item, const struct wl_config *cfg)
 		return !sim_arbitration_option();
 	if (!strncmp(item, "arbitration.", 12)) /* the bound: socket-first's */
 		return !sim_arbitration_option() && sim.topo.arbitration == ARB_SOCKET_FIRST;
-	if (!strcmp(item, "snoop.travel"))
-		return !snoop_given;
+	for (int i = 0; i < SZ_N; i++)
+		if (!strcmp(item, sz_def[i].prop))
+			return !sz_given[i];
 	if (!strcmp(item, "idle.states"))
 		return !sw_off[SW_IDLE] && sim.topo.nidle && !(cfg && cfg->vm_vcpus);
 	if (!strcmp(item, "home.occupancy"))
@@ -262,8 +294,10 @@ size_t sim_switch_text(char *buf, size_t len)
 	for (int i = 0; i < SW_N; i++)
 		if (sw_off[i] && i != SW_IDLE && n < len)
 			n += (size_t)snprintf(buf + n, len - n, ", %s off", sw_opt[i]);
-	if ((snoop_given || snoop_in_use()) && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", snoop travel %u%%%s", snoop_in_use(),
-				      snoop_given ? " (--snoop-travel)" : " (the topology's)");
+	for (int i = 0; i < SZ_N && n < len; i++)
+		if (sz_given[i] || size_in_use(i))
+			n += (size_t)snprintf(buf + n, len - n, ", %s %u%% (%s)", sz_def[i].text,
+					      size_in_use(i),
+					      sz_given[i] ? sz_def[i].opt : "the topology's");
 	return n;
 }

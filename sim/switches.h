@@ -23,15 +23,19 @@ int sim_switch_parse(const char *opt, const char *val, char *err, size_t len);
 void sim_switch_topo(struct topo *t);
 /* --home-agents off, --probes off: on a new model. */
 void sim_switch_model(struct coh_model *m);
-/* --snoop-travel, when given, as the text of the run's assumed line;
- * returns its length (0 and "" when off). */
-size_t sim_snoop_assumed(char *buf, size_t len);
+/* --snoop-travel and --lat-spread, when given, as the text of the run's
+ * assumed line; returns its length (0 and "" when neither). */
+size_t sim_sizes_assumed(char *buf, size_t len);
+/* The latency spread a run uses, per cent: --lat-spread's, else the
+ * topology's latency.spread. */
+unsigned sim_lat_spread(void);
 /* The switches given off, a machine's smt and its idle states (not under
  * --vm), as members of the JSON topology object (", \"smt\": \"off\"",
  * ", \"idle_states\": [...]"). */
 void sim_switch_json(FILE *f, const struct wl_config *cfg);
-/* The switches turned off but --idle-states, and the snoop travel when
- * a run has one, as ", --smt off, snoop travel 50% (--snoop-travel)" text;
+/* The switches turned off but --idle-states, and the snoop travel and
+ * latency spread a run has, as ", --smt off, snoop travel 50%
+ * (--snoop-travel)" text;
  * returns its length. */
 size_t sim_switch_text(char *buf, size_t len);
 /* The topology's `assumed` properties that this run uses, each in quote,

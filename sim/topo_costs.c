@@ -23,7 +23,7 @@ bool topo_prop_known(const char *id)
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
 		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share", "idle.states",
-		"snoop.travel", "assumed",
+		"snoop.travel", "latency.spread", "assumed",
 	};
 	char key[32];
 
@@ -84,7 +84,8 @@ static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, dou
 		else if (d < 0 && (strncmp(key, "msg.", 4) == 0 || strcmp(key, "freq_ghz") == 0 ||
 				   strncmp(key, "arbitration", 11) == 0 ||
 				   strcmp(key, "home.occupancy") == 0 ||
-				   strcmp(key, "snoop.travel") == 0))
+				   strcmp(key, "snoop.travel") == 0 ||
+				   strcmp(key, "latency.spread") == 0))
 			rc = topo_fail(x, "%s: negative value %s", key, tok);
 		else if (d < 0)
 			rc = topo_fail(x, "%s: negative latency %s", key, tok);
@@ -381,19 +382,26 @@ static int read_home(struct topo_ctx *x, struct topo *t)
 	return 0;
 }
 
-/* snoop.travel = a whole percentage, 0..100 (default 0: the line moves at
- * a miss's start). */
-static int read_snoop(struct topo_ctx *x, struct topo *t)
+/* A whole percentage, 0..max (default 0), of property key. */
+static int read_percent(struct topo_ctx *x, const char *key, unsigned max, unsigned *out)
 {
 	double d = 0;
 	bool given;
 
-	if (prop_number(x, "snoop.travel", &d, &given))
+	if (prop_number(x, key, &d, &given))
 		return -1;
-	if (d > 100 || d != floor(d))
-		return topo_fail(x, "snoop.travel: %g is not a whole percentage in 0..100", d);
-	t->snoop_pct = (unsigned)d;
+	if (d > max || d != floor(d))
+		return topo_fail(x, "%s: %g is not a whole percentage in 0..%u", key, d, max);
+	*out = (unsigned)d;
 	return 0;
+}
+
+/* snoop.travel: 0..100 (0: the line moves at a miss's start);
+ * latency.spread: 0..SIM_SPREAD_MAX (0: every miss its table latency). */
+static int read_snoop_spread(struct topo_ctx *x, struct topo *t)
+{
+	return read_percent(x, "snoop.travel", 100, &t->snoop_pct) ||
+	       read_percent(x, "latency.spread", SIM_SPREAD_MAX, &t->spread_pct) ? -1 : 0;
 }
 
 /* An item of `assumed`: a property a file may have, a family of them
@@ -491,7 +499,7 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	if (read_arbitration(x, t) || read_assumed(x, t) || read_snoop(x, t))
+	if (read_arbitration(x, t) || read_assumed(x, t) || read_snoop_spread(x, t))
 		return -1;
 	return read_home(x, t);
 }

@@ -18,6 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest latency.spread and --lat-spread, per cent: a miss never costs
+ * less than a tenth of its table latency (sim/coh_protocol.c). */
+#define SIM_SPREAD_MAX 90
+
 #define TOPO_MAX_CLASSES 8
 #define TOPO_MAX_CORES 8192
 #define TOPO_MAX_SOCKETS 256
@@ -104,6 +108,12 @@ struct topo {
 	 * miss's start) when the file gives none, and in a topology built by
 	 * hand. */
 	unsigned snoop_pct;
+
+	/* The spread of a miss's latency (property `latency.spread`,
+	 * --lat-spread): each miss costs its table latency times a draw from
+	 * [1 - s%, 1 + s%], seeded by the run (sim/coh_protocol.c).  Zero (every
+	 * miss its table latency) when the file gives none. */
+	unsigned spread_pct;
 
 	/* SMT (properties `smt` and `smt.issue_share`): the cores above are
 	 * hardware threads, smt of them to a physical core.  Within a socket,

@@ -526,6 +526,44 @@ static void test_snoop_travel(void **state)
 	coh_destroy(m);
 }
 
+/* --lat-spread: each miss's latency drawn from 1 -+ PCT% of the table's,
+ * the same for one seed and another for another (coh_protocol.c, spread) */
+static void spread_costs(unsigned pct, uint64_t seed, uint64_t *cost, unsigned n)
+{
+	struct coh_model *m = model(PROTO_MESI);
+	struct coh_result r;
+
+	coh_set_lat_spread(m, pct, seed);
+	home0_modified_at(m, 0);
+	for (unsigned i = 0; i < n; i++) { /* the line between cores 0 and 2, M at one hop */
+		r = access_at(m, i % 2 ? 0 : 2, line(0), COH_RMW, (uint64_t)i * 1000 * NS);
+		cost[i] = r.done_ps - r.start_ps;
+	}
+	coh_destroy(m);
+}
+
+static void test_lat_spread(void **state)
+{
+	uint64_t a[64], b[64], c[64];
+	unsigned differ = 0, low = 0;
+	(void)state;
+
+	spread_costs(0, 7, a, 64);
+	for (unsigned i = 0; i < 64; i++)
+		assert_int_equal(a[i], 230 * NS); /* lat.rmw.M[1], every time */
+	spread_costs(20, 7, a, 64);
+	spread_costs(20, 7, b, 64);
+	spread_costs(20, 8, c, 64);
+	for (unsigned i = 0; i < 64; i++) {
+		assert_int_equal(a[i], b[i]);
+		assert_true(a[i] >= 184 * NS && a[i] <= 276 * NS); /* 230 -+ 20% */
+		differ += a[i] != c[i];
+		low += a[i] < 230 * NS;
+	}
+	assert_true(differ > 60);
+	assert_true(low > 16 && low < 48); /* about half below the table's */
+}
+
 static void test_ranges_against_a_map(void **state)
 {
 	struct coh_model *m = model(PROTO_MESI);
@@ -609,6 +647,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_many_lines),
 		cmocka_unit_test(test_ranges_against_a_map),
 		cmocka_unit_test(test_snoop_travel),
+		cmocka_unit_test(test_lat_spread),
 	};
 	(void)argc;
 	(void)argv;

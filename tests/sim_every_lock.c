@@ -4,7 +4,8 @@
  *
  *   - determinism: one sweep of every lock with one seed, in two processes
  *     (whose addresses differ: the kernel randomises them), prints the same
- *     CSV, in three settings: compact; --pin none with migrations and
+ *     CSV, in four settings: compact; compact with latencies drawn around
+ *     the table's (--lat-spread); --pin none with migrations and
  *     interrupts; a guest at 2x beside busy co-guests.  The next seed must
  *     change it, or the comparison says nothing.  A lock whose behaviour
  *     hangs on an address (a hash of a pointer) fails here.
@@ -14,7 +15,9 @@
  *     memory models sc and pso, quanta of 0 and of 1000 ns with fifo
  *     arbitration, --pin none with a migration every 20 us and 50000
  *     interrupts a second, owners that keep a line while a snoop travels
- *     (--snoop-travel 100 and 50, the latter under pso), a guest at 2x whose
+ *     (--snoop-travel 100 and 50, the latter under pso), latencies drawn
+ *     from half to one and a half times the table's (--lat-spread 50), a
+ *     guest at 2x whose
  *     vCPUs run slices of 50 us.
  *     Every run must end with every thread's acquisitions made: a lost
  *     wake-up ends a run at the watchdog, a deadlock at its detector, and
@@ -82,6 +85,7 @@ static int setup(void **state)
 
 static const char *const settings[] = {
 	"--threads 3,8",
+	"--threads 3,8 --lat-spread 20",
 	"--threads 3,8 --pin none",
 	"--vm 8 --overcommit 2 --co-guests busy --slice-us 200",
 };
@@ -143,6 +147,7 @@ static const char *const perturbed[] = {
 	"--threads 2,5,9 --pin none --migrate-us 20 --irq-rate-hz 50000 --irq-us 3",
 	"--threads 2,5,9 --snoop-travel 100 --sim-quantum 0",
 	"--threads 2,5,9 --snoop-travel 50 --memory-model pso",
+	"--threads 2,5,9 --lat-spread 50 --sim-quantum 0",
 	"--vm 8 --overcommit 2 --co-guests busy --slice-us 50",
 };
 

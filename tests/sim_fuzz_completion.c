@@ -20,7 +20,9 @@
  * (sim.run) so that stores go through the store buffer; actors packed on
  * one socket and scattered over four; waits with and without deadlines;
  * ll_park and ll_unpark; 4socket's socket-first arbitration, and one bound
- * to a single grant in a row (admissions waited for at every turn).  No
+ * to a single grant in a row (admissions waited for at every turn); owners
+ * that keep a line while the snoop travels (--snoop-travel); latencies
+ * drawn around the table's (--lat-spread, seeded by the program).  No
  * run, an aborted one neither, may end with an actor still due ahead.
  * The events must fall in all, or the mechanism was never used.  A differing program is named by its configuration and
  * seed.  The sanitizer builds run a tenth of the programs.
@@ -55,6 +57,7 @@ struct cfg {
 	bool scatter, untimed, park, watchdog;
 	unsigned bound; /* socket-first's bound of grants in a row; 0: the topology's */
 	const char *snoop; /* --snoop-travel's percentage; NULL: 0 */
+	unsigned spread;   /* --lat-spread's */
 };
 
 struct line {
@@ -262,6 +265,7 @@ static void run_once(bool in_place, const unsigned *cores, struct outcome *o)
 	memset(trace, 0, sizeof(trace));
 	hooks = 0;
 	assert_int_equal(sim_begin(cur->actors, cores), 0);
+	coh_set_lat_spread(sim.model, cur->spread, prog_seed);
 	sim.wait_every_completion = in_place;
 	for (unsigned k = 0; k < NLINES; k++)
 		lines[k] = ll_alloc_on(sizeof(struct line), k % ll_nr_nodes());
@@ -373,17 +377,20 @@ static void fuzz(const struct cfg *c)
 
 /* The configurations, one test each (its state). */
 static const struct cfg configs[] = {
-	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0, NULL },
-	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0, NULL },
-	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0, NULL },
-	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0, NULL },
-	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0, NULL },
+	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0, NULL, 0 },
+	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0, NULL, 0 },
+	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0, NULL, 0 },
+	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0, NULL, 0 },
+	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0, NULL, 0 },
 	/* admissions waited for at every turn of the lines between sockets */
-	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1, NULL },
+	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1, NULL, 0 },
 	/* owners that keep a line while the snoop travels: their writes in the window */
 	{ "tso, 8 scattered, untimed waits, --snoop-travel 50", NULL, 8, true, true, false, false,
-	  0, "50" },
-	{ "sc, 6 packed, park, --snoop-travel 100", "sc", 6, false, false, true, false, 0, "100" },
+	  0, "50", 0 },
+	{ "sc, 6 packed, park, --snoop-travel 100", "sc", 6, false, false, true, false, 0, "100", 0 },
+	/* latencies drawn in the order of the misses: the same in both modes */
+	{ "tso, 8 scattered, untimed waits, --lat-spread 40", NULL, 8, true, true, false, false, 0,
+	  NULL, 40 },
 };
 
 static void fuzz_config(void **state)

@@ -115,7 +115,7 @@ static struct loaded *expect_machine(const char *name, unsigned cores, unsigned 
 	for (unsigned c = 1; c < cores; c++)
 		assert_true(l->t.core_socket[c] >= l->t.core_socket[c - 1]);
 	assert_int_equal(l->t.core_socket[cores - 1], sockets - 1);
-	assert_int_equal(l->t.snoop_pct, 0); /* no source gives a shipped machine's */
+	assert_true(!l->t.snoop_pct && !l->t.spread_pct); /* no source gives a shipped one's */
 	for (unsigned a = 0; a < sockets; a++)
 		for (unsigned b = 0; b < sockets; b++)
 			assert_true((cls(l, a, b) == 0) == (a == b) && cls(l, a, b) < classes);
@@ -437,8 +437,10 @@ static const struct {
 	{ "\"72\"", "\"1e6\"", "msg.data_bytes must be a whole number of bytes, 1 to 65536" },
 	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"101\"",
 	  "snoop.travel: 101 is not a whole percentage in 0..100" },
-	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"2.5\"",
-	  "snoop.travel: 2.5 is not a whole percentage in 0..100" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"latency.spread\" value=\"2.5\"",
+	  "latency.spread: 2.5 is not a whole percentage in 0..90" },
+	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"latency.spread\" value=\"91\"",
+	  "latency.spread: 91 is not a whole percentage in 0..90" },
 	{ "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"-1\"",
 	  "snoop.travel: negative value -1" },
 };
@@ -448,11 +450,10 @@ static void test_bad_ranges(void **state)
 	char *s = shipped_2socket(), name[32];
 	(void)state;
 
-	/* in range, snoop.travel is the machine's share (docs/mechanisms.md) */
+	/* in range, snoop.travel and latency.spread are the machine's (docs/mechanisms.md) */
 	{
-		char path[256];
-		char *text = replace(s, "id=\"unit\" value=\"ns\"",
-				     "id=\"unit\" value=\"ns\"/><prop id=\"snoop.travel\" value=\"40\"");
+		char path[256], *text = replace(s, "id=\"unit\" value=\"ns\"", "id=\"unit\" value=\"ns\"/>"
+			"<prop id=\"snoop.travel\" value=\"40\"/><prop id=\"latency.spread\" value=\"12\"");
 		struct loaded *l;
 
 		write_tmp("snoop.xml", text, path, sizeof(path));
@@ -460,10 +461,9 @@ static void test_bad_ranges(void **state)
 		l = load_in_child(path); /* a platform loads once a process */
 		if (l->rc)
 			fail_msg("snoop.xml: %s", l->err);
-		assert_int_equal(l->t.snoop_pct, 40);
+		assert_true(l->t.snoop_pct == 40 && l->t.spread_pct == 12);
 		unload(l);
 	}
-
 	for (size_t i = 0; i < sizeof(bad_ranges) / sizeof(bad_ranges[0]); i++) {
 		snprintf(name, sizeof(name), "range%zu.xml", i);
 		expect_error(name, replace(s, bad_ranges[i].from, bad_ranges[i].to), bad_ranges[i].want);
