@@ -47,12 +47,13 @@ struct line {
 	uint32_t nwait, wait_cap, wait_head; /* wait_cap: 0 or a power of two */
 	uint32_t local_run;  /* grants made ahead of the waiting requests */
 	int32_t owner;       /* M/E: the holder; S: the O/F core or -1 */
-	int32_t prev_owner;  /* the owner a write miss took the line from, or -1 */
+	int32_t prev_owner;  /* the M or E owner a miss took the line from, or -1 */
 	uint64_t prev_until; /* ps: until then its snoop is on the way to prev_owner */
 	uint32_t nsharers;
 	uint16_t home;
 	uint16_t holder;     /* socket of the latest admitted miss, or NO_SOCKET */
 	uint8_t state, tag;
+	uint8_t prev_state;  /* prev_owner's copy: L_M or L_E */
 	uint16_t writes_in_flight; /* admitted write misses not yet performed by their
 				      threads (coh_write_performed); one a thread at most */
 	uint64_t sharers[];  /* [m->words] */
@@ -167,6 +168,7 @@ static inline void line_invalidate_all(struct coh_model *m, struct line *l)
 {
 	l->state = L_I;
 	l->owner = -1;
+	l->prev_owner = -1; /* no copy survives: nor one a snoop is on its way to */
 	sharers_clear(m, l);
 }
 

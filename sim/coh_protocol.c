@@ -336,12 +336,12 @@ static void apply_write(struct coh_model *m, struct line *l, unsigned core)
 
 /* A hit by the line's previous owner before its snoop arrives: the
  * directory's state is the new owner's already, and stays so. */
-static void access_still_hit(struct coh_model *m, enum coh_op op, uint64_t now,
-			     struct coh_result *r)
+static void access_still_hit(struct coh_model *m, const struct line *l, enum coh_op op,
+			     uint64_t now, struct coh_result *r)
 {
 	m->c.hits++;
 	r->hit = true;
-	r->state = TOPO_M;
+	r->state = l->prev_state == L_E ? TOPO_E : TOPO_M; /* its copy's state */
 	r->start_ps = now;
 	r->done_ps = now + m->t->hit_ps[op];
 }
@@ -413,7 +413,8 @@ static uint64_t spread(const struct coh_model *m, uint64_t lat)
  * and its accesses hit (coh_holds_still), though the directory already
  * names the new owner.  For a miss by c starting at `start` (the line
  * free and its home agent done), whose latency is L and whose request
- * travelled `paid` ps before it was presented:
+ * travelled `paid` ps before it was presented (L as the miss pays it, with
+ * its spread: the window ends no later than the miss):
  *
  *   (M|E, o, {}), o != c   prev_owner = o,
  *                          prev_until = start + max(0, PCT% of L - paid)
@@ -428,14 +429,15 @@ static uint64_t spread(const struct coh_model *m, uint64_t lat)
  * 0 (the default) opens no window: the line moves at the miss's start.
  */
 static void open_snoop_window(struct coh_model *m, struct line *l, unsigned core,
-			      enum coh_op op, const struct plan *p, uint64_t admitted,
-			      uint64_t start, uint64_t paid, struct coh_result *r)
+			      enum coh_op op, uint64_t lat, uint64_t admitted, uint64_t start,
+			      uint64_t paid, struct coh_result *r)
 {
 	uint64_t way;
 
 	if (m->snoop_pct && (l->state == L_M || l->state == L_E) && l->owner != (int32_t)core) {
-		way = m->t->lat_ps[op][p->state][p->dist] * m->snoop_pct / 100;
+		way = lat * m->snoop_pct / 100;
 		l->prev_owner = l->owner;
+		l->prev_state = l->state;
 		l->prev_until = start + (way > paid ? way - paid : 0);
 		r->value_settled = false;
 	} else if (op != COH_LOAD) {
@@ -463,7 +465,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	const struct topo *t = m->t;
 	unsigned sc = socket_of(m, core);
 	uint64_t line_free = max3(now, l->busy_until, admitted), start = line_free;
-	uint64_t cost, wait = 0, probe_wait = 0, home_done, arrive;
+	uint64_t cost, lat, wait = 0, probe_wait = 0, home_done, arrive;
 	struct plan p;
 
 	m->req++;
@@ -471,7 +473,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	home_done = now + coh_home_queue(m, l, sc, op, now);
 	if (home_done > start)
 		start = home_done;
-	cost = spread(m, t->lat_ps[op][p.state][p.dist]);
+	cost = lat = spread(m, t->lat_ps[op][p.state][p.dist]);
 	if (p.state == TOPO_S && p.ninval > 1)
 		cost += (uint64_t)(p.ninval - 1) * t->inval_ps_per_sharer;
 	if (paid)
@@ -498,7 +500,7 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	r->value_settled = !l->writes_in_flight;
 	count_miss(m, l, r);
 
-	open_snoop_window(m, l, core, op, &p, admitted, start, paid, r);
+	open_snoop_window(m, l, core, op, lat, admitted, start, paid, r);
 	if (op == COH_LOAD)
 		apply_load(m, l, core);
 	else
@@ -518,7 +520,7 @@ void coh_serve(struct coh_model *m, struct line *l, unsigned core, enum coh_op o
 		return;
 	}
 	if (coh_holds_still(l, core, admitted)) {
-		access_still_hit(m, op, admitted, r);
+		access_still_hit(m, l, op, admitted, r);
 		return;
 	}
 	access_miss(m, l, core, op, arrival, paid, admitted, r);

@@ -229,11 +229,27 @@ static unsigned irq_classes(bool unpinned, uint64_t *mean_ps, uint64_t *len_ps)
 	return 1;
 }
 
-void noise_text(const struct wl_config *cfg, char *buf, size_t len)
+/* The noise a run of cfg has outside a VM: its migration interval (us),
+ * and the options' interrupt rate and length (0: none), which a file's
+ * classes replace where --noise-from gave one (measured.path). */
+struct noise_setting {
+	bool unpinned;
+	uint64_t mig, hz, irq;
+};
+
+static struct noise_setting setting_of(const struct wl_config *cfg)
 {
 	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
-	uint64_t mig = opt_value(OPT_MIGRATE, unpinned), hz = opt_value(OPT_IRQ_HZ, unpinned);
-	uint64_t irq = opt_value(OPT_IRQ_US, unpinned);
+
+	return (struct noise_setting){ unpinned, opt_value(OPT_MIGRATE, unpinned),
+				       opt_value(OPT_IRQ_HZ, unpinned),
+				       opt_value(OPT_IRQ_US, unpinned) };
+}
+
+void noise_text(const struct wl_config *cfg, char *buf, size_t len)
+{
+	struct noise_setting ns = setting_of(cfg);
+	uint64_t mig = ns.mig, hz = ns.hz, irq = ns.irq;
 	size_t n = 0;
 
 	*buf = 0;
@@ -257,9 +273,8 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 
 void noise_json(FILE *f, const struct wl_config *cfg)
 {
-	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
-	uint64_t mig = opt_value(OPT_MIGRATE, unpinned), hz = opt_value(OPT_IRQ_HZ, unpinned);
-	uint64_t irq = opt_value(OPT_IRQ_US, unpinned);
+	struct noise_setting ns = setting_of(cfg);
+	uint64_t mig = ns.mig, hz = ns.hz, irq = ns.irq;
 	const char *sep = "";
 
 	if (!mig && !measured.path[0] && !(hz && irq))
@@ -286,15 +301,14 @@ void noise_json(FILE *f, const struct wl_config *cfg)
 
 bool noise_migrates(const struct wl_config *cfg)
 {
-	return opt_value(OPT_MIGRATE, os_placed(cfg->pin) && !cfg->vm_vcpus) != 0;
+	return setting_of(cfg).mig != 0;
 }
 
 size_t noise_assumed(const struct wl_config *cfg, char *buf, size_t len)
 {
-	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
-	bool mig = opt_value(OPT_MIGRATE, unpinned) && !opts[OPT_MIGRATE].given;
-	bool irq = opt_value(OPT_IRQ_US, unpinned) && opt_value(OPT_IRQ_HZ, unpinned) &&
-		   !opts[OPT_IRQ_US].given && !measured.path[0];
+	struct noise_setting ns = setting_of(cfg);
+	bool mig = ns.mig && !opts[OPT_MIGRATE].given;
+	bool irq = ns.irq && ns.hz && !opts[OPT_IRQ_US].given && !measured.path[0];
 
 	if (len)
 		*buf = 0;

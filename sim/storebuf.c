@@ -265,10 +265,12 @@ bool sb_written_ahead(struct sim_actor *a, volatile void *p)
 	uintptr_t line = line_of(p);
 	uint64_t t = sim.now_ps + a->owed_ps;
 
-	if (!drain_rfo_ps || !coh_would_hit(sim.model, a->core, line, COH_STORE, t) || queued_on(line))
+	if (!drain_rfo_ps)
 		return false;
 	if (t < drain_rfo_ps)
-		t = drain_rfo_ps;
+		t = drain_rfo_ps; /* the store is written then: the line must be held then */
+	if (!coh_would_hit(sim.model, a->core, line, COH_STORE, t) || queued_on(line))
+		return false;
 	a->owed_ps = t + sim.topo.hit_ps[TOPO_STORE] - sim.now_ps;
 	return true;
 }

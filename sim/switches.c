@@ -27,13 +27,13 @@ static bool sw_off[SW_N], sw_given[SW_N];
 enum { SZ_SNOOP, SZ_SPREAD, SZ_N };
 
 static const struct {
-	const char *opt, *json, *text, *prop, *what;
+	const char *opt, *json, *json_given, *text, *prop, *what;
 	unsigned max;
 } sz_def[SZ_N] = {
-	{ "--snoop-travel", "snoop_travel_pct", "snoop travel", "snoop.travel",
+	{ "--snoop-travel", "snoop_travel_pct", "snoop_travel_given", "snoop travel", "snoop.travel",
 	  "the share of a miss's latency before its snoop reaches the line's owner", 100 },
-	{ "--lat-spread", "latency_spread_pct", "latency spread", "latency.spread",
-	  "how far a miss's latency strays from the table's", SIM_SPREAD_MAX },
+	{ "--lat-spread", "latency_spread_pct", "latency_spread_given", "latency spread",
+	  "latency.spread", "how far a miss's latency strays from the table's", SIM_SPREAD_MAX },
 };
 static unsigned sz_val[SZ_N];
 static bool sz_given[SZ_N];
@@ -60,6 +60,13 @@ static unsigned size_in_use(int i)
 	if (!sim.topo_loaded)
 		return 0;
 	return i == SZ_SNOOP ? sim.topo.snoop_pct : sim.topo.spread_pct;
+}
+
+/* Is size i said in the settings and the JSON?  When a run has it, or an
+ * option gave it (0 over a topology's own: said as the run's). */
+static bool size_said(int i)
+{
+	return sz_given[i] || size_in_use(i);
 }
 
 unsigned sim_lat_spread(void)
@@ -234,10 +241,9 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 	if (!sw_off[SW_SMT] && sim.topo_loaded && sim.topo.smt > 1)
 		fprintf(f, ", \"smt\": %u", sim.topo.smt);
 	for (int i = 0; i < SZ_N; i++)
-		if (sz_given[i] || size_in_use(i))
-			fprintf(f, ", \"%s\": %u, \"%.*s_given\": %s", sz_def[i].json, size_in_use(i),
-				(int)strlen(sz_def[i].json) - 4, sz_def[i].json,
-				sz_given[i] ? "true" : "false");
+		if (size_said(i))
+			fprintf(f, ", \"%s\": %u, \"%s\": %s", sz_def[i].json, size_in_use(i),
+				sz_def[i].json_given, sz_given[i] ? "true" : "false");
 	if (!sw_off[SW_IDLE] && sim.topo_loaded && sim.topo.nidle && !(cfg && cfg->vm_vcpus)) {
 		fprintf(f, ", \"idle_states\": [");
 		for (unsigned i = 0; i < sim.topo.nidle; i++)
@@ -295,7 +301,7 @@ size_t sim_switch_text(char *buf, size_t len)
 		if (sw_off[i] && i != SW_IDLE && n < len)
 			n += (size_t)snprintf(buf + n, len - n, ", %s off", sw_opt[i]);
 	for (int i = 0; i < SZ_N && n < len; i++)
-		if (sz_given[i] || size_in_use(i))
+		if (size_said(i))
 			n += (size_t)snprintf(buf + n, len - n, ", %s %u%% (%s)", sz_def[i].text,
 					      size_in_use(i),
 					      sz_given[i] ? sz_def[i].opt : "the topology's");

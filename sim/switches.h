@@ -30,8 +30,10 @@ size_t sim_sizes_assumed(char *buf, size_t len);
  * topology's latency.spread. */
 unsigned sim_lat_spread(void);
 /* The switches given off, a machine's smt and its idle states (not under
- * --vm), as members of the JSON topology object (", \"smt\": \"off\"",
- * ", \"idle_states\": [...]"). */
+ * --vm), and the snoop travel and latency spread a run has with whether an
+ * option gave them, as members of the JSON topology object (", \"smt\":
+ * \"off\"", ", \"idle_states\": [...]", ", \"snoop_travel_pct\": 50,
+ * \"snoop_travel_given\": true"). */
 void sim_switch_json(FILE *f, const struct wl_config *cfg);
 /* The switches turned off but --idle-states, and the snoop travel and
  * latency spread a run has, as ", --smt off, snoop travel 50%

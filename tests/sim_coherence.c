@@ -562,6 +562,21 @@ static void test_lat_spread(void **state)
 	}
 	assert_true(differ > 60);
 	assert_true(low > 16 && low < 48); /* about half below the table's */
+
+	/* with the snoop's way, a window is a share of the miss as it is paid:
+	 * never past the miss's end, however short the draw */
+	for (uint64_t seed = 1; seed <= 32; seed++) {
+		struct coh_model *m = model(PROTO_MESI);
+		struct coh_result r;
+
+		coh_set_lat_spread(m, 90, seed);
+		coh_set_snoop_travel(m, 100);
+		home0_modified_at(m, 0);
+		r = access_at(m, 2, line(0), COH_RMW, 1000 * NS);
+		assert_false(coh_would_hit(m, 0, line(0), COH_LOAD, r.done_ps));
+		assert_true(coh_would_hit(m, 0, line(0), COH_LOAD, r.done_ps - 1));
+		coh_destroy(m);
+	}
 }
 
 static void test_ranges_against_a_map(void **state)

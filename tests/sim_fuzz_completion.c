@@ -44,7 +44,6 @@
 #include "../sim/observe.h"
 #include "../sim/sim.h"
 #include "../sim/storebuf.h"
-#include "../sim/switches.h"
 
 #define MAX_ACTORS 8
 #define NLINES 3
@@ -56,7 +55,7 @@ struct cfg {
 	unsigned actors;
 	bool scatter, untimed, park, watchdog;
 	unsigned bound; /* socket-first's bound of grants in a row; 0: the topology's */
-	const char *snoop; /* --snoop-travel's percentage; NULL: 0 */
+	unsigned snoop;    /* --snoop-travel's */
 	unsigned spread;   /* --lat-spread's */
 };
 
@@ -265,6 +264,7 @@ static void run_once(bool in_place, const unsigned *cores, struct outcome *o)
 	memset(trace, 0, sizeof(trace));
 	hooks = 0;
 	assert_int_equal(sim_begin(cur->actors, cores), 0);
+	coh_set_snoop_travel(sim.model, cur->snoop); /* as --snoop-travel and --lat-spread */
 	coh_set_lat_spread(sim.model, cur->spread, prog_seed);
 	sim.wait_every_completion = in_place;
 	for (unsigned k = 0; k < NLINES; k++)
@@ -319,14 +319,6 @@ static void place(unsigned *cores)
 	}
 }
 
-/* --snoop-travel pct, as the command line sets it (sim/switches.c). */
-static void snoop_travel(const char *pct)
-{
-	char err[128];
-
-	assert_int_equal(sim_switch_parse("--snoop-travel", pct, err, sizeof(err)), 1);
-}
-
 static void fuzz(const struct cfg *c)
 {
 	unsigned cores[MAX_ACTORS], seeds = tl_sanitized_share(1000, 10), differ = 0, failed = 0;
@@ -344,7 +336,7 @@ static void fuzz(const struct cfg *c)
 	place(cores);
 	if (c->bound)
 		topo_set_arbitration(&sim.topo, ARB_SOCKET_FIRST, c->bound);
-	snoop_travel(c->snoop ? c->snoop : "0");
+
 	for (prog_seed = 1; prog_seed <= seeds; prog_seed++) {
 		run_once(false, cores, &a);
 		run_once(true, cores, &b);
@@ -364,7 +356,6 @@ static void fuzz(const struct cfg *c)
 		}
 	}
 	sb_set_model(-1);
-	snoop_travel("0");
 	sim.topo.arbitration = arbitration;
 	sim.topo.max_local_run = max_local_run;
 	print_message("%s: %u programs (%u ended by a failure: a deadlock, the watchdog), events %llu, every miss in "
@@ -377,20 +368,22 @@ static void fuzz(const struct cfg *c)
 
 /* The configurations, one test each (its state). */
 static const struct cfg configs[] = {
-	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0, NULL, 0 },
-	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0, NULL, 0 },
-	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0, NULL, 0 },
-	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0, NULL, 0 },
-	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0, NULL, 0 },
+	{ "tso, 4 packed", NULL, 4, false, false, false, false, 0, 0, 0 },
+	{ "tso, 8 scattered, untimed waits", NULL, 8, true, true, false, false, 0, 0, 0 },
+	{ "sc, 6 scattered, park", "sc", 6, true, true, true, false, 0, 0, 0 },
+	{ "pso, 6 packed", "pso", 6, false, false, false, false, 0, 0, 0 },
+	{ "tso, 5 scattered, a watchdog", NULL, 5, true, false, false, true, 0, 0, 0 },
 	/* admissions waited for at every turn of the lines between sockets */
-	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1, NULL, 0 },
+	{ "tso, 8 scattered, untimed waits, socket-first:1", NULL, 8, true, true, false, false, 1, 0, 0 },
 	/* owners that keep a line while the snoop travels: their writes in the window */
 	{ "tso, 8 scattered, untimed waits, --snoop-travel 50", NULL, 8, true, true, false, false,
-	  0, "50", 0 },
-	{ "sc, 6 packed, park, --snoop-travel 100", "sc", 6, false, false, true, false, 0, "100", 0 },
+	  0, 50, 0 },
+	{ "sc, 6 packed, park, --snoop-travel 100", "sc", 6, false, false, true, false, 0, 100, 0 },
 	/* latencies drawn in the order of the misses: the same in both modes */
+	{ "pso, 6 scattered, park, --snoop-travel 100 --lat-spread 90", "pso", 6, true, false, true,
+	  false, 0, 100, 90 },
 	{ "tso, 8 scattered, untimed waits, --lat-spread 40", NULL, 8, true, true, false, false, 0,
-	  NULL, 40 },
+	  0, 40 },
 };
 
 static void fuzz_config(void **state)

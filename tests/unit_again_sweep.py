@@ -67,6 +67,8 @@ refused('a file without handoff_frac', NATIVE, 'lock,threads,ncs_ns,throughput_p
         'tas,2,0,1\n', 'not a run CSV')
 refused('an empty handoff_frac', NATIVE, SIM + 'sim,tas,2,40,1000,\n',
         ':5: threads, ncs_ns, throughput_per_s or handoff_frac does not read')
+refused('a short row', NATIVE, SIM + 'sim,tas,2,40\n',
+        ':5: threads, ncs_ns, throughput_per_s or handoff_frac does not read')
 refused('a share outside 0..1', NATIVE.replace('0.65', '1.5'), SIM, 'handoff_frac 1.5 is outside 0..1')
 refused('no common point', NATIVE, HEAD + 'sim,mcs,2,0,1,0\n', 'no lock, threads and ncs_ns')
 refused('a missing file', NATIVE, SIM, 'No such file', ['--native', '/nonexistent/x.csv',

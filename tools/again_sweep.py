@@ -33,7 +33,7 @@ def read(path):
         try:
             key = (r['lock'], int(r['threads']), int(r['ncs_ns']))
             tput, frac = float(r['throughput_per_s']), float(r['handoff_frac'])
-        except ValueError:
+        except (ValueError, TypeError):  # TypeError: a short row's missing fields
             fail('%s:%d: threads, ncs_ns, throughput_per_s or handoff_frac does not read'
                  % (path, n))
         if not 0 <= frac <= 1:
