@@ -1,10 +1,11 @@
 /*
- * core/park_costs.h - what the simulator charges a parked thread, and the
- * longest exit an idle state may have: shared by the simulator (sim/sim.h,
- * sim/topo_idle.c) and by calibrate's platform writer
+ * core/park_costs.h - what the simulator charges a parked thread, the
+ * longest exit an idle state may have and the widest latency spread a
+ * topology may state: shared by the simulator (sim/sim.h, sim/topo_idle.c,
+ * sim/topology.h) and by calibrate's platform writer
  * (native/tools/calib_platform.c), which writes a measured wake as the
- * simulator's scheduler path plus an idle state's exit, and must agree
- * with both.
+ * simulator's scheduler path plus an idle state's exit, and a measured
+ * spread, and must agree with all three.
  */
 #ifndef CORE_PARK_COSTS_H
 #define CORE_PARK_COSTS_H
@@ -24,5 +25,9 @@
 /* The longest exit an idle state of a topology may take, us: 10 ms (the
  * deepest exit of Linux 4.x's intel_idle is 890 us, skl C10). */
 #define SIM_IDLE_MAX_US 10000.0
+
+/* The largest latency.spread and --lat-spread, per cent: a miss never costs
+ * less than a tenth of its table latency (sim/coh_protocol.c). */
+#define SIM_SPREAD_MAX 90
 
 #endif

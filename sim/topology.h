@@ -18,9 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest latency.spread and --lat-spread, per cent: a miss never costs
- * less than a tenth of its table latency (sim/coh_protocol.c). */
-#define SIM_SPREAD_MAX 90
+#include "../core/park_costs.h" /* SIM_SPREAD_MAX */
 
 #define TOPO_MAX_CLASSES 8
 #define TOPO_MAX_CORES 8192

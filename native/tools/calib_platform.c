@@ -513,6 +513,49 @@ static void write_wake(FILE *f, const struct calib *c)
 	fprintf(f, "\"/>\n");
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* latency.spread: how far a miss strays from its median on this machine.
+ * For every latency measured, half the span of the middle 80% of its
+ * samples, (p90 - p10) / 2, against its median; the file states the median
+ * of those, as a whole percentage (sim/coh_protocol.c draws each miss's
+ * latency from 1 -+ that share of the table's).  Only on a clock whose
+ * step is under CALIB_FINE_STEP_NS: a coarser one spreads the samples by
+ * itself (docs/mechanisms.md, "Latency spread"). */
+static void write_spread(FILE *f, const struct calib *c)
+{
+	double r[CAL_NOPS * CAL_NSTATES * CALIB_MAX_CLASSES], mid;
+	unsigned n = 0;
+
+	if (!(c->tsc_step_ns > 0 && c->tsc_step_ns < CALIB_FINE_STEP_NS)) {
+		fprintf(f, "    <!-- latency.spread: not written: %s -->\n", c->tsc_step_ns > 0
+			? "the clock advanced in steps as large as a latency's spread"
+			: "the calibration does not record its clock's step");
+		return;
+	}
+	for (int op = 0; op < CAL_NOPS; op++)
+		for (int st = 0; st < CAL_NSTATES; st++)
+			for (unsigned k = 0; k < c->nclasses; k++) {
+				const struct calib_cell *e = &c->cell[op][st][k];
+
+				if (e->measured && e->median > 0 && e->p90 >= e->p10)
+					r[n++] = (e->p90 - e->p10) / (2 * e->median);
+			}
+	if (!n)
+		return;
+	qsort(r, n, sizeof(r[0]), cmp_double);
+	mid = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	fprintf(f, "    <!-- latency.spread: (p90 - p10) / 2 of each latency's samples against its "
+		   "median, over the %u measured (the clock's step %.2f ns): median %.1f%%, from "
+		   "%.1f%% to %.1f%% -->\n", n, c->tsc_step_ns, 100 * mid, 100 * r[0], 100 * r[n - 1]);
+	fprintf(f, "    <prop id=\"latency.spread\" value=\"%.0f\"/>\n", fmin(100 * mid, SIM_SPREAD_MAX));
+}
+
 static void write_costs(FILE *f, const struct calib *c)
 {
 	static const char *const hits[] = { "hit.load", "hit.store", "hit.atomic" };
@@ -523,6 +566,7 @@ static void write_costs(FILE *f, const struct calib *c)
 	for (int op = 0; op < 3; op++)
 		fprintf(f, "    <prop id=\"%s\" value=\"%.2f\"/>\n", hits[op], fmax(0.0, hit_value(c, op)));
 	fprintf(f, "    <prop id=\"pause\" value=\"%.2f\"/>\n", fmax(0.0, c->pause.median));
+	write_spread(f, c);
 	write_wake(f, c);
 	if (c->inval_measured)
 		fprintf(f, "    <!-- inval_per_sharer: slope of a store on S against the number of sharers -->\n");

@@ -8,6 +8,7 @@
  *   version,1
  *   host,NAME              cpu_model,TEXT     vendor,TEXT     date,ISO-8601
  *   tsc_ghz,X              reps,N             loadavg,X (-1: unknown)
+ *   tsc_step_ns,X          (the clock's smallest step; absent in older files)
  *   sockets,S              socket_pus,P0 P1 ..   (PUs of each socket)
  *   numa_nodes,N           classes,C
  *   class_link_ns,L0 L1 .. (one a class; L0 is 0)
@@ -62,6 +63,8 @@ static void write_header(FILE *f, const struct calib *c)
 	fprintf(f, "version,1\nhost,%s\ncpu_model,%s\nvendor,%s\ndate,%s\n", c->host,
 		c->cpu_model, c->vendor, c->date);
 	fprintf(f, "tsc_ghz,%.6f\nreps,%u\nloadavg,%.2f\n", c->tsc_ghz, c->reps, c->loadavg);
+	if (c->tsc_step_ns > 0)
+		fprintf(f, "tsc_step_ns,%.3f\n", c->tsc_step_ns);
 	fprintf(f, "sockets,%u\n", ns);
 	write_list_u(f, "socket_pus", c->socket_pus, ns);
 	fprintf(f, "numa_nodes,%u\nclasses,%u\nclass_link_ns,", c->nnodes, c->nclasses);
@@ -309,7 +312,7 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 {
 	static const char *const keys[] = { "version", "host", "cpu_model", "vendor", "date",
 					    "tsc_ghz", "reps", "loadavg", "sockets", "numa_nodes",
-					    "classes", "inval_per_sharer_ns" };
+					    "classes", "tsc_step_ns", "inval_per_sharer_ns" };
 	int k = find_name(key, keys, (int)(sizeof(keys) / sizeof(keys[0])));
 	unsigned u;
 
@@ -364,6 +367,11 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 		if (!c->nclasses || c->nclasses > CALIB_MAX_CLASSES)
 			return perr(p, "classes: %u (1..%d)", c->nclasses, CALIB_MAX_CLASSES);
 		return 0;
+	case 11:
+		if (parse_double(p, v, &c->tsc_step_ns, key))
+			return -1;
+		return c->tsc_step_ns > 0 && c->tsc_step_ns < 1e6 ? 0
+			: perr(p, "tsc_step_ns %g: a step above 0 and under 1 ms", c->tsc_step_ns);
 	default:
 		if (!strcmp(v, "-"))
 			return 0;

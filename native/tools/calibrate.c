@@ -357,7 +357,7 @@ static void clock_step_note(double ticks_per_ns)
 {
 	double step = cal_tsc_step_ns(ticks_per_ns);
 
-	if (step >= 2.0)
+	if (step >= CALIB_FINE_STEP_NS)
 		printf("note: the TSC advances in steps of %.1f ns here (a virtual machine's clock?): "
 		       "each sample is a whole number of steps, so figures less than a step apart are "
 		       "not told apart, and a spread of 0 says no more than that\n", step);
@@ -406,6 +406,7 @@ static int measure(struct cal_opts *o)
 	 * machine would otherwise never get one */
 	if (calib_check_transfers(&c, err, sizeof(err)))
 		fprintf(stderr, "locklab-native: calibrate: warning: %s\n", err);
+	c.tsc_step_ns = cal_tsc_step_ns(x.ticks_per_ns);
 	print_summary(&c);
 	clock_step_note(x.ticks_per_ns);
 	return write_results(o, &c, true);

@@ -48,6 +48,8 @@ struct calib {
 	char vendor[32];
 	char date[32];   /* UTC, ISO 8601 */
 	double tsc_ghz;  /* the clock the samples were counted in */
+	double tsc_step_ns; /* the smallest step the clock was seen to take (0: not
+			       recorded, a calibration older than the record) */
 	unsigned reps;   /* samples taken per figure */
 	double loadavg;  /* 1-minute load average when it ran (-1: unknown) */
 
@@ -105,6 +107,9 @@ int calib_check_transfers(const struct calib *c, char *err, size_t errlen);
  * 0; the last takes the rest).  Fills socket_class and nclasses, and
  * rep[k] = the sockets (s, t) of the median pair of class k >= 1. */
 #define CALIB_CLASS_STEP 1.20
+/* The finest clock step at which calibrate writes a latency spread, ns:
+ * the step it warns about (calibrate.c, clock_step_note). */
+#define CALIB_FINE_STEP_NS 2.0
 void calib_group_pairs(struct calib *c, const double *lat, unsigned rep[][2]);
 /* The one-way link latency of each class for the platform file: half the
  * extra of a load of M over class 0 (as topologies/README.md derives

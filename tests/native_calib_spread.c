@@ -1,0 +1,150 @@
+/*
+ * tests/native_calib_spread.c - the latency spread calibrate writes
+ * (native/tools/calib_platform.c, write_spread): the median over the
+ * measured latencies of (p90 - p10) / 2 against the median, as the
+ * platform's latency.spread, only where the calibration records a clock
+ * finer than CALIB_FINE_STEP_NS; the clock's step read back from the text
+ * form, and refused when it is no step.  The calibration is this project's
+ * 2-vCPU machine's (tests/fixtures/calib/2vcpu.calib.csv, a copy of
+ * docs/data/host-2vcpu.calib.csv, which records no step).  The platform
+ * written with a spread is run by bin/locklab-sim from argv[1], which says
+ * it; the sanitizer builds skip that run (the binary is the same).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+#include "../native/tools/validate.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
+#define FIXTURE "tests/fixtures/calib/2vcpu.calib.csv"
+
+static const char *bindir;
+
+/* The fixture, with `line` added after its tsc_ghz record (NULL: as is). */
+static void read_calib(struct calib *c, const char *line)
+{
+	char *text = tl_slurp_ok(FIXTURE, NULL), *at, err[300], *both;
+
+	at = strstr(text, "\nreps,");
+	assert_non_null(at);
+	assert_true(asprintf(&both, "%.*s\n%s%s", (int)(at - text), text, line ? line : "",
+			     at + 1) > 0);
+	if (calib_parse(both, c, err, sizeof(err)))
+		fail_msg("%s", err);
+	free(both);
+	free(text);
+}
+
+static char *platform(const struct calib *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	calib_write_topology(m, c, "host-spread");
+	fclose(m);
+	return buf;
+}
+
+static void spread_from_a_fine_clock(void **state)
+{
+	static struct calib c, back;
+	char *xml, *text = NULL, err[300], path[512];
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	read_calib(&c, "tsc_step_ns,0.435\n");
+	assert_true(fabs(c.tsc_step_ns - 0.435) < 1e-9);
+	/* the record is written back, and read back the same */
+	m = open_memstream(&text, &len);
+	calib_write(m, &c);
+	fclose(m);
+	assert_non_null(strstr(text, "\ntsc_step_ns,0.435\n"));
+	if (calib_parse(text, &back, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(fabs(back.tsc_step_ns - 0.435) < 1e-9);
+	free(text);
+	/* its 20 latencies' ratios have a median of 9.4%: 9 */
+	xml = platform(&c);
+	assert_non_null(strstr(xml, "over the 20 measured (the clock's step 0.43 ns): median 9.4%"));
+	assert_non_null(strstr(xml, "<prop id=\"latency.spread\" value=\"9\"/>"));
+	snprintf(path, sizeof(path), "%s", tl_path("spread.xml"));
+	tl_spit(path, xml);
+	free(xml);
+	if (!SANITIZED) { /* the simulator takes it as the machine's */
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ttas --threads 2 "
+					   "--runs 1 --duration 1", bindir, path), 0);
+		assert_non_null(strstr(p.out, "latency spread 9% (the topology's)"));
+		tl_proc_free(&p);
+	}
+	/* latencies that stray more than the simulator takes: its largest */
+	for (int op = 0; op < CAL_NOPS; op++)
+		for (int st = 0; st < CAL_NSTATES; st++) {
+			c.cell[op][st][0].p10 = 0;
+			c.cell[op][st][0].p90 = 3 * c.cell[op][st][0].median;
+		}
+	xml = platform(&c);
+	assert_non_null(strstr(xml, "<prop id=\"latency.spread\" value=\"90\"/>"));
+	free(xml);
+}
+
+static void no_spread_without_a_fine_clock(void **state)
+{
+	static struct calib c;
+	char *xml;
+
+	(void)state;
+	read_calib(&c, NULL); /* older than the record */
+	assert_true(c.tsc_step_ns == 0);
+	xml = platform(&c);
+	assert_null(strstr(xml, "id=\"latency.spread\""));
+	assert_non_null(strstr(xml, "not written: the calibration does not record its clock's step"));
+	free(xml);
+	read_calib(&c, "tsc_step_ns,10\n"); /* this VM's clock */
+	xml = platform(&c);
+	assert_null(strstr(xml, "id=\"latency.spread\""));
+	assert_non_null(strstr(xml, "not written: the clock advanced in steps as large"));
+	free(xml);
+}
+
+static void a_step_that_is_none_is_refused(void **state)
+{
+	static const char *const bad[] = { "tsc_step_ns,0\n", "tsc_step_ns,-1\n",
+					   "tsc_step_ns,2e6\n", "tsc_step_ns,fast\n" };
+	char *text = tl_slurp_ok(FIXTURE, NULL), *at = strstr(text, "\nreps,"), *both, err[300];
+	static struct calib c;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_true(asprintf(&both, "%.*s\n%s%s", (int)(at - text), text, bad[i], at + 1) > 0);
+		assert_int_equal(calib_parse(both, &c, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, "tsc_step_ns"));
+		assert_null(strchr(err, '\n'));
+		free(both);
+	}
+	free(text);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(spread_from_a_fine_clock),
+		cmocka_unit_test(no_spread_without_a_fine_clock),
+		cmocka_unit_test(a_step_that_is_none_is_refused),
+	};
+
+	bindir = argc > 1 ? argv[1] : "bin";
+	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);
+}
