@@ -87,17 +87,14 @@ static bool is_option(const struct ll_args *a, const char *arg)
 
 const char *const ll_sim_only_run[] = {
 	"--arbitration", "--co-guests", "--graphs", "--halt-ns", "--home-agents", "--idle-states",
-	"--irq-rate-hz", "--irq-us", "--kick-ns", "--lat-spread", "--memory-model", "--migrate-us", "--noise-from",
-	"--pcpus",
-	"--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield", "--probes", "--sim-quantum",
-	"--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt", "--snoop-travel",
-	"--switch-ns", "--topo",
-	"--wake-ns", NULL,
+	"--irq-rate-hz", "--irq-us", "--kick-ns", "--lat-spread", "--memory-model", "--migrate-us",
+	"--noise-from", "--pcpus", "--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield",
+	"--probes", "--sim-quantum", "--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt",
+	"--snoop-travel", "--switch-ns", "--topo", "--wake-ns", NULL,
 };
 const char *const ll_sim_only_filelock[] = {
 	"--global", "--idle-states", "--irq-rate-hz", "--irq-us", "--lat-spread", "--migrate-us",
-	"--noise-from",
-	"--seed", "--snoop-travel", "--topo", NULL,
+	"--noise-from", "--seed", "--snoop-travel", "--topo", NULL,
 };
 const char *const ll_native_only_filelock[] = { "--dir", "--timeout", NULL };
 const char *const ll_sim_only_commands[] = { "explain", "ccbench", "check", "scoreboard", NULL };

@@ -434,7 +434,9 @@ static void open_snoop_window(struct coh_model *m, struct line *l, unsigned core
 {
 	uint64_t way;
 
-	if (m->snoop_pct && (l->state == L_M || l->state == L_E) && l->owner != (int32_t)core) {
+	if (!m->snoop_pct)
+		return; /* no window is ever open: prev_owner stays -1 */
+	if ((l->state == L_M || l->state == L_E) && l->owner != (int32_t)core) {
 		way = lat * m->snoop_pct / 100;
 		l->prev_owner = l->owner;
 		l->prev_state = l->state;

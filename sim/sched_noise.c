@@ -233,7 +233,6 @@ static unsigned irq_classes(bool unpinned, uint64_t *mean_ps, uint64_t *len_ps)
  * and the options' interrupt rate and length (0: none), which a file's
  * classes replace where --noise-from gave one (measured.path). */
 struct noise_setting {
-	bool unpinned;
 	uint64_t mig, hz, irq;
 };
 
@@ -241,7 +240,7 @@ static struct noise_setting setting_of(const struct wl_config *cfg)
 {
 	bool unpinned = os_placed(cfg->pin) && !cfg->vm_vcpus;
 
-	return (struct noise_setting){ unpinned, opt_value(OPT_MIGRATE, unpinned),
+	return (struct noise_setting){ opt_value(OPT_MIGRATE, unpinned),
 				       opt_value(OPT_IRQ_HZ, unpinned),
 				       opt_value(OPT_IRQ_US, unpinned) };
 }
@@ -249,13 +248,12 @@ static struct noise_setting setting_of(const struct wl_config *cfg)
 void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 {
 	struct noise_setting ns = setting_of(cfg);
-	uint64_t mig = ns.mig, hz = ns.hz, irq = ns.irq;
 	size_t n = 0;
 
 	*buf = 0;
-	if (mig)
+	if (ns.mig)
 		n = (size_t)snprintf(buf, len, ", migrations every %llu us on average",
-				     (unsigned long long)mig);
+				     (unsigned long long)ns.mig);
 	if (measured.path[0] && n < len) {
 		double hz_all = 0;
 
@@ -266,22 +264,21 @@ void noise_text(const struct wl_config *cfg, char *buf, size_t len)
 			 measured.n, measured.n == 1 ? "" : "s");
 		return;
 	}
-	if (hz && irq && n < len)
-		snprintf(buf + n, len - n, ", interrupts %llu Hz x %llu us", (unsigned long long)hz,
-			 (unsigned long long)irq);
+	if (ns.hz && ns.irq && n < len)
+		snprintf(buf + n, len - n, ", interrupts %llu Hz x %llu us", (unsigned long long)ns.hz,
+			 (unsigned long long)ns.irq);
 }
 
 void noise_json(FILE *f, const struct wl_config *cfg)
 {
 	struct noise_setting ns = setting_of(cfg);
-	uint64_t mig = ns.mig, hz = ns.hz, irq = ns.irq;
 	const char *sep = "";
 
-	if (!mig && !measured.path[0] && !(hz && irq))
+	if (!ns.mig && !measured.path[0] && !(ns.hz && ns.irq))
 		return;
 	fprintf(f, ", \"noise\": {");
-	if (mig) {
-		fprintf(f, "\"migrate_us\": %llu", (unsigned long long)mig);
+	if (ns.mig) {
+		fprintf(f, "\"migrate_us\": %llu", (unsigned long long)ns.mig);
 		sep = ", ";
 	}
 	if (measured.path[0]) { /* the file, and the classes the run drew from it */
@@ -292,9 +289,9 @@ void noise_json(FILE *f, const struct wl_config *cfg)
 			fprintf(f, "%s{\"rate_hz\": %.3f, \"us\": %.3f}", k ? ", " : "",
 				measured.rate_hz[k], (double)measured.len_ps[k] / PS_PER_US);
 		fputc(']', f);
-	} else if (hz && irq) {
+	} else if (ns.hz && ns.irq) {
 		fprintf(f, "%s\"irq_rate_hz\": %llu, \"irq_us\": %llu", sep,
-			(unsigned long long)hz, (unsigned long long)irq);
+			(unsigned long long)ns.hz, (unsigned long long)ns.irq);
 	}
 	fputc('}', f);
 }

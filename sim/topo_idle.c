@@ -10,13 +10,11 @@
  * tables).  Deeper states may not leave or pay off sooner than shallower
  * ones, and no state pays off in less time than it takes to leave.
  */
-#include "topo_internal.h"
-#include "../core/park_costs.h"
+#include "topo_internal.h" /* topology.h: SIM_IDLE_MAX_US (core/park_costs.h) */
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-
 
 /* The next word of *p (up to a space or a comma): its length, *p moved
  * past it and the spaces after it. */

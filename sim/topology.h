@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/park_costs.h" /* SIM_SPREAD_MAX */
+#include "../core/park_costs.h" /* SIM_SPREAD_MAX, SIM_IDLE_MAX_US */
 
 #define TOPO_MAX_CLASSES 8
 #define TOPO_MAX_CORES 8192

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include <locklab/workload.h>
 
 #include "../../core/park_costs.h"
@@ -513,13 +516,6 @@ static void write_wake(FILE *f, const struct calib *c)
 	fprintf(f, "\"/>\n");
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* latency.spread: how far a miss strays from its median on this machine.
  * For every latency measured, half the span of the middle 80% of its
  * samples, (p90 - p10) / 2, against its median; the file states the median
@@ -548,12 +544,13 @@ static void write_spread(FILE *f, const struct calib *c)
 			}
 	if (!n)
 		return;
-	qsort(r, n, sizeof(r[0]), cmp_double);
-	mid = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	gsl_sort(r, 1, n); /* as cal_summarize takes its medians */
+	mid = gsl_stats_median_from_sorted_data(r, 1, n);
 	fprintf(f, "    <!-- latency.spread: (p90 - p10) / 2 of each latency's samples against its "
 		   "median, over the %u measured (the clock's step %.2f ns): median %.1f%%, from "
 		   "%.1f%% to %.1f%% -->\n", n, c->tsc_step_ns, 100 * mid, 100 * r[0], 100 * r[n - 1]);
-	fprintf(f, "    <prop id=\"latency.spread\" value=\"%.0f\"/>\n", fmin(100 * mid, SIM_SPREAD_MAX));
+	fprintf(f, "    <prop id=\"latency.spread\" value=\"%.0f\"/>\n",
+		fmin(100 * mid, SIM_SPREAD_MAX));
 }
 
 static void write_costs(FILE *f, const struct calib *c)

@@ -284,15 +284,16 @@ static int parse_cellrec(struct pctx *p, struct calib *c, char *rest, const char
 	if (!strcmp(what, "kick") || (!strcmp(what, "wake") && !strcmp(f[1], "-")))
 		return parse_stats(p, f, what[0] == 'w' ? &c->wake : &c->kick);
 	if (!strcmp(what, "wake")) {
-		for (unsigned i = 0; i < CALIB_WAKE_RUNGS; i++) {
-			char us[16];
+		char us[16], all[CALIB_WAKE_RUNGS * 6] = "";
 
+		for (unsigned i = 0, n = 0; i < CALIB_WAKE_RUNGS; i++) {
 			snprintf(us, sizeof(us), "%u", calib_wake_sleep_us[i]);
 			if (!strcmp(f[1], us))
 				return parse_stats(p, f, &c->wake_after[i]);
+			n += (unsigned)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "", us);
 		}
 		return perr(p, "wake after '%s' us of sleep: not one of the sleeps measured "
-			       "(- for 1 ms, or 10, 20, 50, 100, 150, 200, 300, 500)", f[1]);
+			       "(- for 1 ms, or %s)", f[1], all);
 	}
 	if (idx >= CALIB_MAX_NODES)
 		return perr(p, "node %u: at most %d nodes", idx, CALIB_MAX_NODES);
