@@ -17,7 +17,8 @@
  *
  * Parking.  ll_park/ll_unpark are halt and kick: a kick that comes first
  * is remembered.  A halt costs SIM_HALT_PS before the thread sleeps, a kick
- * SIM_KICK_PS to the sender, and a kicked thread runs again SIM_WAKE_PS
+ * the machine's park.kick (SIM_KICK_PS where its file gives none:
+ * sim_kick_ps) to the sender, and a kicked thread runs again SIM_WAKE_PS
  * after the kick (core/park_costs.h), plus the exit latency of the idle state its
  * hardware thread entered meanwhile (sim/idle.c).
  *
@@ -361,5 +362,5 @@ void ll_unpark(unsigned cpu)
 	} else
 		w->kick_pending = true;
 	if (a)
-		sim_owe(a, sim_vm ? vm_kick_ps() : SIM_KICK_PS, SIM_OBS_PARK);
+		sim_owe(a, sim_vm ? vm_kick_ps() : sim_kick_ps(), SIM_OBS_PARK);
 }

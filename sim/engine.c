@@ -519,7 +519,10 @@ static size_t workload_assumed(const struct wl_config *cfg, char *buf, size_t le
 	if (cfg && cfg->preset) /* core/cli.c's presets[] names the docs of each */
 		PUT("%s--preset %s's lengths, where no option replaced them (core/cli.c)",
 		    n ? "; and " : "", cfg->preset);
-	if (parks && !cfg->vm_vcpus)
+	if (parks && !cfg->vm_vcpus && sim.topo.kick_given) /* the kick: the machine's park.kick */
+		PUT("%sa parked waiter's halt and wake, %.1f and %.0f us (core/park_costs.h)",
+		    n ? "; and " : "", SIM_HALT_PS / 1e6, SIM_WAKE_PS / 1e6);
+	else if (parks && !cfg->vm_vcpus)
 		PUT("%sa parked waiter's halt, kick and wake, %.1f, %.1f and %.0f us (core/park_costs.h)",
 		    n ? "; and " : "", SIM_HALT_PS / 1e6, SIM_KICK_PS / 1e6, SIM_WAKE_PS / 1e6);
 #undef PUT

@@ -100,9 +100,11 @@ static void legend(const struct flc_opts *o)
 		printf("the machine: %s\n", text);
 	backend_assumed(&o->cfg, text, sizeof(text));
 	printf("the times rest on the file-lock path's *assumed* syscall and slab costs "
-	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex wait, wake and wake-up delays "
-	       "(SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS; docs/filelock.md)%s%s\n", *text ? "; " : "",
-	       text);
+	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex %s delays (%s; docs/filelock.md)%s%s\n",
+	       sim.topo.kick_given ? "wait and wake-up" : "wait, wake and wake-up",
+	       sim.topo.kick_given ? "SIM_HALT_PS, SIM_WAKE_PS; the wake's own cost is the "
+				     "machine's park.kick" : "SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS",
+	       *text ? "; " : "", text);
 }
 
 static int flc_main(int argc, char **argv);

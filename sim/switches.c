@@ -252,6 +252,8 @@ void sim_switch_json(FILE *f, const struct wl_config *cfg)
 				(double)sim.topo.idle[i].residency_ps / 1e6);
 		fputc(']', f);
 	}
+	if (sim.topo_loaded && sim.topo.kick_given && !(cfg && cfg->vm_vcpus))
+		fprintf(f, ", \"park_kick_ns\": %.3f", (double)sim.topo.kick_ps / 1e3);
 }
 
 /* Is item of the topology's `assumed` list a figure this run uses?  Not
@@ -266,6 +268,8 @@ static bool assumed_in_use(const char *item, const struct wl_config *cfg)
 	for (int i = 0; i < SZ_N; i++)
 		if (!strcmp(item, sz_def[i].prop))
 			return !sz_given[i];
+	if (!strcmp(item, "park.kick")) /* a --vm run's kick is the hypervisor's */
+		return !(cfg && cfg->vm_vcpus);
 	if (!strcmp(item, "idle.states"))
 		return !sw_off[SW_IDLE] && sim.topo.nidle && !(cfg && cfg->vm_vcpus);
 	if (!strcmp(item, "home.occupancy"))

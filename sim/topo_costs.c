@@ -23,7 +23,7 @@ bool topo_prop_known(const char *id)
 		"hit.atomic", "pause", "inval_per_sharer", "msg.data_bytes", "msg.ctrl_bytes",
 		"arbitration", "arbitration.max_local_run", "home.occupancy", "directory",
 		"memory_model", "storebuf.fill_buffers", "smt", "smt.issue_share", "idle.states",
-		"snoop.travel", "latency.spread", "assumed",
+		"snoop.travel", "latency.spread", "park.kick", "assumed",
 	};
 	char key[32];
 
@@ -85,7 +85,8 @@ static int parse_numbers(struct topo_ctx *x, const char *key, const char *v, dou
 				   strncmp(key, "arbitration", 11) == 0 ||
 				   strcmp(key, "home.occupancy") == 0 ||
 				   strcmp(key, "snoop.travel") == 0 ||
-				   strcmp(key, "latency.spread") == 0))
+				   strcmp(key, "latency.spread") == 0 ||
+				   strcmp(key, "park.kick") == 0))
 			rc = topo_fail(x, "%s: negative value %s", key, tok);
 		else if (d < 0)
 			rc = topo_fail(x, "%s: negative latency %s", key, tok);
@@ -404,6 +405,18 @@ static int read_snoop_spread(struct topo_ctx *x, struct topo *t)
 	       read_percent(x, "latency.spread", SIM_SPREAD_MAX, &t->spread_pct) ? -1 : 0;
 }
 
+/* park.kick: a time in the file's unit, the waker's cost of waking a parked
+ * thread (default SIM_KICK_PS, assumed: core/park_costs.h). */
+static int read_kick(struct topo_ctx *x, struct topo *t)
+{
+	double d = 0;
+
+	if (prop_number(x, "park.kick", &d, &t->kick_given) || check_time(x, t, "park.kick", d))
+		return -1;
+	t->kick_ps = t->kick_given ? to_ps(t, d) : SIM_KICK_PS;
+	return 0;
+}
+
 /* An item of `assumed`: a property a file may have, a family of them
  * (`lat.*`, `msg.*`), or the links' latency or bandwidth, which are
  * attributes of the links, not properties. */
@@ -499,7 +512,8 @@ int topo_read_costs(struct topo_ctx *x, struct topo *t)
 	if (read_bytes(x, "msg.data_bytes", 72, &t->data_msg_bytes) ||
 	    read_bytes(x, "msg.ctrl_bytes", 8, &t->ctrl_msg_bytes))
 		return -1;
-	if (read_arbitration(x, t) || read_assumed(x, t) || read_snoop_spread(x, t))
+	if (read_arbitration(x, t) || read_assumed(x, t) || read_snoop_spread(x, t) ||
+	    read_kick(x, t))
 		return -1;
 	return read_home(x, t);
 }

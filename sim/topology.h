@@ -113,6 +113,14 @@ struct topo {
 	 * miss its table latency) when the file gives none. */
 	unsigned spread_pct;
 
+	/* The waker's cost of a kick (property `park.kick`): what ll_unpark
+	 * charges the thread that wakes a parked one outside --vm, a futex_wake
+	 * as calibrate measures it (sim/blocking.c).  SIM_KICK_PS (*assumed*,
+	 * core/park_costs.h) when the file gives none (kick_given false), and
+	 * in a topology built by hand. */
+	uint64_t kick_ps;
+	bool kick_given;
+
 	/* SMT (properties `smt` and `smt.issue_share`): the cores above are
 	 * hardware threads, smt of them to a physical core.  Within a socket,
 	 * with p physical cores, hardware thread j is thread j / p of

@@ -1,10 +1,14 @@
 /*
- * tests/native_calib_spread.c - the latency spread calibrate writes
- * (native/tools/calib_platform.c, write_spread): the median over the
+ * tests/native_calib_spread.c - the latency spread and the kick calibrate
+ * writes (native/tools/calib_platform.c, write_spread, write_kick).  The
+ * spread: the median over the
  * measured latencies of (p90 - p10) / 2 against the median, as the
  * platform's latency.spread, only where the calibration records a clock
  * finer than CALIB_FINE_STEP_NS; the clock's step read back from the text
- * form, and refused when it is no step.  The calibration is this project's
+ * form, and refused when it is no step.  The kick: the futex_wake call's
+ * median as the platform's park.kick, which the simulator then charges in
+ * place of its assumed one (said so in the assumed line and the JSON), and
+ * a park.kick that is no time refused in one line.  The calibration is this project's
  * 2-vCPU machine's (tests/fixtures/calib/2vcpu.calib.csv, a copy of
  * docs/data/host-2vcpu.calib.csv, which records no step).  The platform
  * written with a spread is run by bin/locklab-sim from argv[1], which says
@@ -119,6 +123,65 @@ static void no_spread_without_a_fine_clock(void **state)
 	free(xml);
 }
 
+/* xml with its park.kick's value replaced by value, written to name. */
+static const char *with_kick(const char *xml, const char *value, const char *name)
+{
+	static char path[512];
+	const char *at = strstr(xml, "<prop id=\"park.kick\" value=\"");
+	char *copy;
+
+	assert_non_null(at);
+	at += strlen("<prop id=\"park.kick\" value=\"");
+	assert_true(asprintf(&copy, "%.*s%s%s", (int)(at - xml), xml, value, strchr(at, '"')) > 0);
+	snprintf(path, sizeof(path), "%s", tl_path(name));
+	tl_spit(path, copy);
+	free(copy);
+	return path;
+}
+
+static void kick_from_the_calibration(void **state)
+{
+	static const char *const bad[] = { "-1", "fast", "2e9" };
+	static struct calib c;
+	char *xml;
+
+	(void)state;
+	read_calib(&c, NULL); /* its futex_wake: median 10700 ns */
+	xml = platform(&c);
+	assert_non_null(strstr(xml, "median 10700.0, p10 10037.0, p90 11695.2 ns -->"));
+	assert_non_null(strstr(xml, "<prop id=\"park.kick\" value=\"10700.00\"/>"));
+	if (!SANITIZED) { /* the simulator charges it, and says the kick is no longer assumed */
+		struct tl_proc p;
+		const char *path = with_kick(xml, "10700.00", "kick.xml");
+
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock mutex --threads 2 "
+					   "--runs 1 --duration 1 --format json", bindir, path), 0);
+		assert_non_null(strstr(p.out, "\"park_kick_ns\": 10700.000"));
+		tl_proc_free(&p);
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock mutex --threads 2 "
+					   "--runs 1 --duration 1", bindir, path), 0);
+		assert_non_null(strstr(p.out, "a parked waiter's halt and wake, 0.2 and 2 us"));
+		assert_null(strstr(p.out, "halt, kick and wake"));
+		tl_proc_free(&p);
+		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			path = with_kick(xml, bad[i], "bad-kick.xml");
+			assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock mutex "
+						   "--threads 2", bindir, path), 2);
+			assert_non_null(strstr(p.err, "park.kick"));
+			assert_null(strchr(strchr(p.err, '\n') + 1, '\n')); /* one line */
+			tl_proc_free(&p);
+		}
+	}
+	free(xml);
+	/* no kick measured: no property, the assumed one said */
+	c.kick.measured = false;
+	xml = platform(&c);
+	assert_null(strstr(xml, "id=\"park.kick\""));
+	assert_non_null(strstr(xml, "no kick measured (one PU, or an older calibration): the "
+				    "simulator's assumed 0.5 us"));
+	free(xml);
+}
+
 static void a_step_that_is_none_is_refused(void **state)
 {
 	static const char *const bad[] = { "tsc_step_ns,0\n", "tsc_step_ns,-1\n",
@@ -143,6 +206,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(spread_from_a_fine_clock),
 		cmocka_unit_test(no_spread_without_a_fine_clock),
 		cmocka_unit_test(a_step_that_is_none_is_refused),
+		cmocka_unit_test(kick_from_the_calibration),
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";

@@ -270,7 +270,7 @@ static void test_deadline(void **state)
 /* ------------------------------------------------ park / unpark */
 
 struct parking {
-	uint64_t first_ps, second_ps, kicked_ps;
+	uint64_t first_ps, second_ps, kicked_ps, after_kick_ps;
 };
 
 static void park_actor(void *arg)
@@ -282,6 +282,7 @@ static void park_actor(void *arg)
 		ll_delay_ns(20000);
 		pk->kicked_ps = sim_local_ps();
 		ll_unpark(0);
+		pk->after_kick_ps = sim_local_ps();
 		return;
 	}
 	ll_delay_ns(1000);
@@ -302,6 +303,17 @@ static void test_park(void **state)
 	assert_true(pk.first_ps < 2000000);
 	assert_true(pk.second_ps >= pk.kicked_ps);
 	assert_true(pk.second_ps <= pk.kicked_ps + SIM_KICK_PS + SIM_WAKE_PS + SIM_HALT_PS);
+	/* the kicker pays the assumed kick where the machine gives none */
+	assert_false(sim.topo.kick_given);
+	assert_int_equal(pk.after_kick_ps - pk.kicked_ps, SIM_KICK_PS);
+	/* and the machine's park.kick where it gives one (calibrate's futex_wake) */
+	sim.topo.kick_given = true;
+	sim.topo.kick_ps = 7300000;
+	memset(&pk, 0, sizeof(pk));
+	run_actors(2, cores, park_actor, args);
+	sim.topo.kick_given = false;
+	assert_int_equal(pk.after_kick_ps - pk.kicked_ps, 7300000);
+	assert_true(pk.second_ps <= pk.kicked_ps + SIM_WAKE_PS + SIM_HALT_PS + 1000000);
 }
 
 /* ------------------------------------------------ broken locks */

@@ -516,6 +516,22 @@ static void write_wake(FILE *f, const struct calib *c)
 	fprintf(f, "\"/>\n");
 }
 
+/* park.kick: what waking a sleeper costs the waker, the futex_wake call's
+ * median (the simulator charges it to ll_unpark's caller, sim/blocking.c);
+ * without it the simulator's assumed SIM_KICK_PS stands. */
+static void write_kick(FILE *f, const struct calib *c)
+{
+	if (!c->kick.measured) {
+		fprintf(f, "    <!-- park.kick: no kick measured (one PU, or an older calibration): "
+			   "the simulator's assumed %.1f us (core/park_costs.h) -->\n",
+			SIM_KICK_PS / 1e6);
+		return;
+	}
+	fprintf(f, "    <!-- park.kick: the futex_wake call that woke the sleeper of the wake above, "
+		   "median %.1f, p10 %.1f, p90 %.1f ns -->\n", c->kick.median, c->kick.p10, c->kick.p90);
+	fprintf(f, "    <prop id=\"park.kick\" value=\"%.2f\"/>\n", fmax(0.0, c->kick.median));
+}
+
 /* latency.spread: how far a miss strays from its median on this machine.
  * For every latency measured, half the span of the middle 80% of its
  * samples, (p90 - p10) / 2, against its median; the file states the median
@@ -565,6 +581,7 @@ static void write_costs(FILE *f, const struct calib *c)
 	fprintf(f, "    <prop id=\"pause\" value=\"%.2f\"/>\n", fmax(0.0, c->pause.median));
 	write_spread(f, c);
 	write_wake(f, c);
+	write_kick(f, c);
 	if (c->inval_measured)
 		fprintf(f, "    <!-- inval_per_sharer: slope of a store on S against the number of sharers -->\n");
 	else
