@@ -69,9 +69,16 @@ static bool size_said(int i)
 	return sz_given[i] || size_in_use(i);
 }
 
+static int spread_forced = -1;
+
 unsigned sim_lat_spread(void)
 {
-	return size_in_use(SZ_SPREAD);
+	return spread_forced >= 0 ? (unsigned)spread_forced : size_in_use(SZ_SPREAD);
+}
+
+void sim_lat_spread_force(int pct)
+{
+	spread_forced = pct;
 }
 
 int sim_switch_parse(const char *opt, const char *val, char *err, size_t len)

@@ -29,6 +29,10 @@ size_t sim_sizes_assumed(char *buf, size_t len);
 /* The latency spread a run uses, per cent: --lat-spread's, else the
  * topology's latency.spread. */
 unsigned sim_lat_spread(void);
+/* For the runs that follow, a latency spread of pct per cent in place of
+ * the run's (explain's lockstep probe); -1 gives the run's back.  Nothing
+ * said of the run (settings, JSON) changes. */
+void sim_lat_spread_force(int pct);
 /* The switches given off, a machine's smt and its idle states (not under
  * --vm), and the snoop travel and latency spread a run has with whether an
  * option gave them, as members of the JSON topology object (", \"smt\":

@@ -13,7 +13,13 @@
  *      unfairness over every run, as `run` counts it; interrupts a part of
  *      their own, under tso and sc alike; its share of handoffs inside one
  *      socket as run's, where threads migrate), and
- *      refuses what it cannot explain (exit 2, one line).
+ *      refuses what it cannot explain (exit 2, one line);
+ *   4. its lockstep probe: where the runs time every miss exactly, one more
+ *      run with each miss within 5% of its latency says whether their
+ *      unfairness is the exact latencies' (ttas at 4 threads on 4socket
+ *      starves 2 threads, none with the probe) or stays (tas at 8, kept
+ *      by the arbitration's socket), and the probe's run adds nothing to
+ *      the ledger's figures; no probe where the run has a spread.
  *
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
  * topologies/4socket-ring.xml (one platform per process).
@@ -282,6 +288,45 @@ static void test_explain_spread_over_runs(void **state)
 	tl_proc_free(&r);
 }
 
+static void test_explain_lockstep_probe(void **state)
+{
+	struct tl_proc a, b, c;
+
+	(void)state;
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
+			       "--format csv", bindir), 0);
+	assert_true(csv_value(a.out, "starved_most_in_a_run") == 2);
+	assert_true(csv_value(a.out, "probe_spread_pct") == 5);
+	assert_true(csv_value(a.out, "probe_starved") == 0);
+	assert_true(csv_value(a.out, "probe_jain") > 0.9);
+	tl_proc_free(&a);
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4",
+			       bindir), 0);
+	assert_non_null(strstr(a.out, "the threads share it (Jain 0.98): the model's lockstep, not "
+				      "the lock's own unfairness."));
+	tl_proc_free(&a);
+	/* tas at 8 stays unfair with the probe: its arbitration keeps the line */
+	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock tas --threads 8",
+			       bindir), 0);
+	assert_non_null(strstr(b.out, ": unfair with it too\n"));
+	assert_non_null(strstr(b.out, "it stays unfair (Jain 0.50"));
+	tl_proc_free(&b);
+	/* the runs' own figures are those without the probe: run's, to the digit */
+	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
+			       "--format csv --lat-spread 5", bindir), 0);
+	assert_null(strstr(b.out, "probe_"));
+	assert_int_equal(tl_sh(&c, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
+			       "--runs 3 --format csv", bindir), 0);
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
+			       "--format csv", bindir), 0);
+	assert_true(fabs(csv_value(a.out, "jain_mean_of_runs") - run_column(c.out, "jain", false)) <
+		    1e-3);
+	assert_true(csv_value(b.out, "jain_mean_of_runs") > 0.9); /* the spread's own runs */
+	tl_proc_free(&a);
+	tl_proc_free(&b);
+	tl_proc_free(&c);
+}
+
 /* Threads that migrate (--pin none): explain's share of handoffs inside one
  * socket is taken where the threads were at each handoff, as run's table
  * takes it; it once used where they were placed (72.9% where the table
@@ -330,6 +375,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_explain_spread_over_runs),
 		cmocka_unit_test(test_explain_local_under_migration),
 		cmocka_unit_test(test_explain_bad_input),
+		cmocka_unit_test(test_explain_lockstep_probe),
 	};
 
 	bindir = tl_bindir(argc, argv);
