@@ -156,6 +156,7 @@ void output_add(struct output_set *o, const struct run_result *r)
 void output_free(struct output_set *o)
 {
 	free(o->rows);
+	free(o->probes);
 	memset(o, 0, sizeof(*o));
 }
 

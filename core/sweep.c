@@ -651,6 +651,9 @@ int sweep_run(struct cli_opts *o)
 	else if (o->progress)
 		fputc('\n', stderr);
 	backend_warn_results(&o->cfg, &s.out);
+	/* lines of the table alone (no file holds them): made only for one */
+	if (o->format == FMT_TABLE && !stop_signal && !backend_left_threads())
+		output_probe_unfair(&s.out, backend_lockstep_probe);
 	s.out.runs_done = s.done;
 	s.out.runs_planned = s.ntodo;
 	io = write_outputs(o, &s) | s.rc;

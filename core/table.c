@@ -8,12 +8,15 @@
  * whether the throughput is the whole machine's: Jain's index, the threads
  * that never acquired, the share of handoffs inside one socket, the p99 wait.
  * A configuration that starves threads, or is unfair without starving
- * them, gets a line saying so under its row; the legend under the table is
+ * them, gets a line saying so under its row, and in the simulator, where
+ * its runs timed every miss exactly, a line with what its lockstep probe
+ * found (sim/lockstep.c); the legend under the table is
  * core/table_legend.c's.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <locklab/backend.h>
@@ -22,6 +25,7 @@
 #include <locklab/workload.h>
 
 #include "table_legend.h"
+#include "table_units.h"
 
 #define MAX_RUNS 4096
 #define NUM_W 9
@@ -172,46 +176,6 @@ static int label_width(const struct output_set *o)
 	return w;
 }
 
-/* A wait in the unit that keeps it short. */
-static void format_ns(double ns, char *buf, size_t len)
-{
-	if (isnan(ns))
-		snprintf(buf, len, "-");
-	else if (ns < 1e4)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-}
-
-/* A rate's unit: Macq/s unless the rate would print as 0.00xx (slow runs:
- * --vm, long sections, an rwlock's rare writes), then kacq/s or acq/s, so
- * that four decimals keep its digits. */
-struct rate_unit {
-	double div;
-	const char *name;
-};
-
-static struct rate_unit rate_unit_for(double rate)
-{
-	if (rate >= 1e4)
-		return (struct rate_unit){ 1e6, "Macq/s" };
-	if (rate >= 10)
-		return (struct rate_unit){ 1e3, "kacq/s" };
-	return (struct rate_unit){ 1, "acq/s" };
-}
-
-const char *output_rate_text(double rate, char *buf, size_t len)
-{
-	struct rate_unit u = rate_unit_for(rate);
-
-	snprintf(buf, len, "%.4f %s", rate / u.div, u.name);
-	return buf;
-}
-
 /* A heading's unit: that of the largest mean throughput of its rows (a row
  * two orders of magnitude below it prints more decimals, row_decimals). */
 static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
@@ -227,7 +191,7 @@ static struct rate_unit rate_unit_of(const struct output_set *o, size_t from)
 		if (sum / (double)(j - i) > most)
 			most = sum / (double)(j - i);
 	}
-	return rate_unit_for(most);
+	return table_rate_unit(most);
 }
 
 static void table_heading(FILE *f, const struct run_result *r, int w, struct rate_unit u)
@@ -307,7 +271,7 @@ static void table_row(FILE *f, const struct run_result *rows, size_t from, size_
 		snprintf(local, sizeof(local), "%.1f%%", 100.0 * c->local);
 	n = c->p99_censored ? 2 : 0;
 	memcpy(p99, ">=", n);
-	format_ns(c->p99, p99 + n, sizeof(p99) - n);
+	table_format_ns(c->p99, p99 + n, sizeof(p99) - n);
 	/* Jain's index of all zeros is 1 by its formula: no acquisition, no index */
 	if (c->served_max)
 		snprintf(jain, sizeof(jain), "%6.4f", c->jain);
@@ -324,14 +288,14 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	    c->wait_max >= LONG_WAIT_NS) {
 		char longest[32], mean[32];
 
-		format_ns(c->wait_max, longest, sizeof(longest));
-		format_ns(c->wait_mean, mean, sizeof(mean));
+		table_format_ns(c->wait_max, longest, sizeof(longest));
+		table_format_ns(c->wait_mean, mean, sizeof(mean));
 		fprintf(f, "  ! longest wait %s (the waits' mean %s): with more threads than CPUs, "
 			   "the waits for a CPU lie above wait p99\n", longest, mean);
 	} else if (c->oversubscribed && !isnan(c->p99) && c->p99 >= CPU_WAIT_NS) {
 		char p99[32];
 
-		format_ns(c->p99, p99, sizeof(p99));
+		table_format_ns(c->p99, p99, sizeof(p99));
 		fprintf(f, "  ! wait p99 %s: with more threads than CPUs, a scheduler's time slice "
 			   "or more: the p99 is a wait for a CPU, not for the lock alone\n", p99);
 	}
@@ -388,6 +352,66 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	fputc('\n', f);
 }
 
+int lockstep_reading(double jain, unsigned starved, double probe_jain, unsigned probe_starved)
+{
+	if (!starved && !(jain < LOCKSTEP_FAIR_JAIN))
+		return 0;
+	return probe_starved || probe_jain < LOCKSTEP_FAIR_JAIN ? 2 : 1;
+}
+
+/* Does the table say a '!' line of starved threads or unfairness under c? */
+static bool config_unfair(const struct config_sum *c)
+{
+	return c->starved_max ? c->served_max != 0 : c->unfair_runs != 0;
+}
+
+static const struct lockstep_probe *probe_of(const struct output_set *o,
+					     const struct run_result *r)
+{
+	for (size_t k = 0; k < o->nprobes; k++)
+		if (!strcmp(o->probes[k].lock, r->lock) && o->probes[k].threads == r->threads &&
+		    o->probes[k].overcommit == r->vm.overcommit)
+			return &o->probes[k];
+	return NULL;
+}
+
+void output_probe_unfair(struct output_set *o,
+			 int (*probe)(const struct wl_config *, const struct run_result *,
+				      struct lockstep_probe *))
+{
+	for (size_t i = 0, j; i < o->nrows; i = j) {
+		struct config_sum c;
+		struct lockstep_probe p, *more;
+
+		j = config_end(o, i);
+		summarize_config(o->rows, i, j, &c);
+		if (!config_unfair(&c) || !o->cfg || !probe(o->cfg, &o->rows[i], &p))
+			continue;
+		more = realloc(o->probes, (o->nprobes + 1) * sizeof(*more));
+		if (!more)
+			return; /* the table says less, nothing wrong */
+		o->probes = more;
+		o->probes[o->nprobes++] = p;
+	}
+}
+
+/* Under an unfair configuration's '!' line: what its lockstep probe found. */
+static void table_probe_line(FILE *f, const struct output_set *o, const struct run_result *r,
+			     const struct config_sum *c)
+{
+	const struct lockstep_probe *p = probe_of(o, r);
+
+	if (!p || !config_unfair(c))
+		return;
+	fprintf(f, "  ! with each miss within %u%% of its latency (one more run, --lat-spread %u): "
+		   "Jain %.3f, %u of %u never acquired it: %s\n", p->spread_pct, p->spread_pct,
+		p->jain, p->starved, p->threads,
+		p->starved || p->jain < LOCKSTEP_FAIR_JAIN
+			? "unfair with it too"
+			: "the runs' exact latencies put their threads in step (the model's "
+			  "lockstep, not the lock's)");
+}
+
 /* One side's p99 and max over rows [from, to): the mean of the runs that
  * timed a wait of that side and the largest of any ("-" with none); ">="
  * where some run's p99 is only a lower bound, as on the row's own line,
@@ -423,7 +447,7 @@ static const char *side_text(const struct side_waits *w, bool max, char *buf)
 	if (!w->n)
 		return "-";
 	strcpy(buf, lower ? ">=" : "");
-	format_ns(max ? w->max : w->p99 / w->n, buf + strlen(buf), 38);
+	table_format_ns(max ? w->max : w->p99 / w->n, buf + strlen(buf), 38);
 	return buf;
 }
 
@@ -453,8 +477,8 @@ static void table_rw_lines(FILE *f, const struct run_result *rows, size_t from, 
 		if (r->readers_overlap_max > overlap)
 			overlap = r->readers_overlap_max;
 	}
-	ur = rate_unit_for(rd / n); /* each side its own: writes may be rare */
-	uw = rate_unit_for(wr / n);
+	ur = table_rate_unit(rd / n); /* each side its own: writes may be rare */
+	uw = table_rate_unit(wr / n);
 	fprintf(f, "%-*s %*.4f %-6s  wait p99 %12s  max %12s  overlap at least %u\n", w,
 		"    reads", NUM_W, rd / n / ur.div, ur.name, side_text(&rs, false, b[0]),
 		side_text(&rs, true, b[1]), overlap);
@@ -512,7 +536,7 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 	if (nwake) {
 		char mean[32];
 
-		format_ns(wake / (double)nwake, mean, sizeof(mean));
+		table_format_ns(wake / (double)nwake, mean, sizeof(mean));
 		fprintf(f, "  wake %s", mean);
 	}
 	fputc('\n', f);
@@ -643,6 +667,7 @@ void output_table(FILE *f, const struct output_set *o)
 		kinds.counts |= table_counts_line(f, o->rows, i, j, w);
 		table_runs_left(f, j - i, o->cfg ? o->cfg->runs : 1);
 		table_verdict(f, &c);
+		table_probe_line(f, o, r, &c);
 		kinds.fixed_ncs_starved |= r->sim.has_sim && !r->ncs_exp && c.starved_max &&
 					   c.served_max;
 		kinds.pv_alone |= !r->vm.has_vm && !strncmp(r->lock, "pv-", 3);

@@ -203,6 +203,15 @@ bool backend_files_failed(void)
 	return false; /* native writes only what core/ writes */
 }
 
+int backend_lockstep_probe(const struct wl_config *cfg, const struct run_result *r,
+			   struct lockstep_probe *p)
+{
+	(void)cfg; /* a machine's latencies vary by themselves */
+	(void)r;
+	(void)p;
+	return 0;
+}
+
 bool backend_left_threads(void)
 {
 	return abandoned != NULL;

@@ -19,7 +19,9 @@
  *      unfairness is the exact latencies' (ttas at 4 threads on 4socket
  *      starves 2 threads, none with the probe) or stays (tas at 8, kept
  *      by the arbitration's socket), and the probe's run adds nothing to
- *      the ledger's figures; no probe where the run has a spread.
+ *      the ledger's figures; no probe where the run has a spread; and
+ *      `run`'s table, whose unfair configurations get the probe's line
+ *      (with --jobs 2 as in one process), where its CSV has none.
  *
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
  * topologies/4socket-ring.xml (one platform per process).
@@ -302,14 +304,14 @@ static void test_explain_lockstep_probe(void **state)
 	tl_proc_free(&a);
 	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4",
 			       bindir), 0);
-	assert_non_null(strstr(a.out, "the threads share it (Jain 0.98): the model's lockstep, not "
+	assert_non_null(strstr(a.out, "the threads share it (Jain 0.980): the model's lockstep, not "
 				      "the lock's own unfairness."));
 	tl_proc_free(&a);
 	/* tas at 8 stays unfair with the probe: its arbitration keeps the line */
 	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock tas --threads 8",
 			       bindir), 0);
 	assert_non_null(strstr(b.out, ": unfair with it too\n"));
-	assert_non_null(strstr(b.out, "it stays unfair (Jain 0.50"));
+	assert_non_null(strstr(b.out, "it stays unfair (Jain 0.501"));
 	tl_proc_free(&b);
 	/* the runs' own figures are those without the probe: run's, to the digit */
 	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
@@ -324,6 +326,25 @@ static void test_explain_lockstep_probe(void **state)
 	assert_true(csv_value(b.out, "jain_mean_of_runs") > 0.9); /* the spread's own runs */
 	tl_proc_free(&a);
 	tl_proc_free(&b);
+	/* run's table: a line under each unfair configuration, the same with --jobs 2 */
+	for (unsigned jobs = 1; jobs <= 2; jobs++) {
+		const char *lockstep, *too;
+
+		assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas,tas,ticket "
+					   "--threads 4,8 --runs 3 --jobs %u", bindir, jobs), 0);
+		lockstep = strstr(a.out, "! with each miss within 5% of its latency (one more run, "
+					 "--lat-spread 5): Jain 0.980, 0 of 4 never acquired it: the "
+					 "runs' exact latencies put their threads in step");
+		too = strstr(a.out, "Jain 0.501, 1 of 8 never acquired it: unfair with it too");
+		assert_non_null(lockstep);
+		assert_non_null(too);
+		assert_null(strstr(too + 1, "! with each miss")); /* ticket: fair, no probe */
+		tl_proc_free(&a);
+	}
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
+				   "--runs 3 --lat-spread 5", bindir), 0);
+	assert_null(strstr(a.out, "! with each miss"));
+	tl_proc_free(&a);
 	tl_proc_free(&c);
 }
 

@@ -101,6 +101,12 @@ int explain_command(const struct ll_command *cmd, int argc, char **argv,
  * NULL-terminated. */
 extern const struct lock_algo *const backend_locks[];
 
+/* The lockstep probe of the configuration of row r (struct lockstep_probe,
+ * locklab/result.h): 1 with *p filled, 0 where the backend has none to make
+ * (natively; in the simulator a run with a latency spread, or under --vm). */
+int backend_lockstep_probe(const struct wl_config *cfg, const struct run_result *r,
+			   struct lockstep_probe *p);
+
 void backend_fini(void);
 /* After a command, before backend_fini: whether a file the backend writes
  * on its own (the simulator's --graphs) could not be written; the command

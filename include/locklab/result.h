@@ -166,13 +166,40 @@ struct wl_config;
 
 /* Output sinks; a NULL path means "not wanted".  Files are written to a
  * temporary name in the same directory, then renamed. */
+/* The lockstep probe of an unfair configuration (the simulator's, where its
+ * runs timed every miss exactly): one more run with each miss within
+ * spread_pct per cent of its latency, its Jain index and starved threads
+ * (backend_lockstep_probe; the table says what they make of the runs). */
+struct lockstep_probe {
+	char lock[48];
+	unsigned threads;
+	double overcommit;
+	unsigned spread_pct, starved;
+	double jain;
+};
+
 struct output_set {
 	const struct wl_config *cfg; /* for the environment in JSON */
 	unsigned shard, nshards;     /* --shard I/N (nshards 0: the whole sweep) */
 	size_t runs_done, runs_planned; /* done < planned: the sweep stopped early */
 	struct run_result *rows;
 	size_t nrows, cap;
+	struct lockstep_probe *probes; /* the table's only: no file carries them */
+	size_t nprobes;
 };
+
+/* Unfair for the lockstep probe's reading: a thread that never got the
+ * lock, or a Jain index under LOCKSTEP_FAIR_JAIN (a threshold chosen here). */
+#define LOCKSTEP_FAIR_JAIN 0.9
+/* 1: the runs are unfair and the probe is not (the model's lockstep of
+ * exact latencies); 2: both are; 0: the runs are not unfair. */
+int lockstep_reading(double jain, unsigned starved, double probe_jain, unsigned probe_starved);
+/* For each configuration of o whose runs the table calls starved or
+ * unfair, probe(cfg, its first row, &probe) fills a probe (returns 1) or
+ * declines (0); the probes made are kept in o (core/table.c). */
+void output_probe_unfair(struct output_set *o,
+			 int (*probe)(const struct wl_config *, const struct run_result *,
+				      struct lockstep_probe *));
 
 void output_add(struct output_set *o, const struct run_result *r);
 void output_free(struct output_set *o);

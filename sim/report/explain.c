@@ -14,62 +14,23 @@
 #include <locklab/result.h>
 #include <locklab/rng.h>
 
+#include "../lockstep.h"
 #include "../sim.h"
 #include "../switches.h"
 #include "explain.h"
 #include "report.h"
 
-/*
- * The lockstep probe.  In the model every miss takes its table latency to
- * the picosecond, so threads that meet a lock at the same instant meet it
- * so again at every round and the same one wins: the runs may starve
- * threads that a machine, whose transfers vary, would serve.  Where the
- * runs had no latency spread, one more run (run 0's seed, the ledger
- * disarmed) draws each miss's latency within PROBE_SPREAD_PCT per cent of
- * the table's, and the report gives its Jain index and starved threads
- * beside theirs.  5 is *assumed*: half of the 9% to 12% that the
- * calibrations in docs/data measured on clocks too coarse to tell the
- * transfers' own spread (docs/mechanisms.md, "Latency spread").
- */
-#define PROBE_SPREAD_PCT 5
-/* Unfair, for the probe's verdict: a thread that never got the lock, or a
- * Jain index under 0.9 (a threshold chosen here). */
-#define PROBE_FAIR_JAIN 0.9
-
-static bool unfair(double jain, unsigned starved)
-{
-	return starved || jain < PROBE_FAIR_JAIN;
-}
-
-/* The probe's reading, where there is one: 1 the runs are unfair and the
- * probe is not (the exact latencies' lockstep), 2 both are, 0 otherwise. */
+/* The probe's reading (lockstep_reading, core/table.c), where there is one. */
 static int probe_reading(const struct xp_report *r)
 {
-	if (!r->probe_spread_pct || !unfair(r->jain, r->starved))
+	if (!r->probe_spread_pct)
 		return 0;
-	return unfair(r->probe_jain, r->probe_starved) ? 2 : 1;
-}
-
-/* Jain's index of the threads' acquisitions, and how many made none. */
-static double jain_of(const struct wl_run *run, unsigned *starved)
-{
-	double sum = 0, sq = 0;
-
-	*starved = 0;
-	for (unsigned i = 0; i < run->nthreads; i++) {
-		double a = (double)run->threads[i].acquisitions;
-
-		sum += a;
-		sq += a * a;
-		*starved += run->threads[i].acquisitions == 0;
-	}
-	return sq > 0 ? sum * sum / (run->nthreads * sq) : 0;
+	return lockstep_reading(r->jain, r->starved, r->probe_jain, r->probe_starved);
 }
 
 /* One run of the configuration, as core/main.c makes it; exits 3 when it
- * fails, as `run` does.  rep non-NULL: the run is the lockstep probe, whose
- * figures go there. */
-static void explain_one(const struct wl_config *cfg, unsigned r, struct xp_report *rep)
+ * fails, as `run` does. */
+static void explain_one(const struct wl_config *cfg, unsigned r)
 {
 	struct wl_run run;
 	struct run_counters c;
@@ -91,8 +52,6 @@ static void explain_one(const struct wl_config *cfg, unsigned r, struct xp_repor
 		fflush(NULL);
 		_exit(3);
 	}
-	if (rep)
-		rep->probe_jain = jain_of(&run, &rep->probe_starved);
 	wl_teardown(&run);
 	free(run.threads);
 }
@@ -187,10 +146,10 @@ static void verdict(FILE *f, const struct xp_report *r)
 			r->runs > 1 ? " (the most in one run)" : "");
 	if (probe_reading(r) == 1)
 		fprintf(f, "; with each miss within %u%% of its latency the threads share it (Jain "
-			   "%.2f): the model's lockstep, not the lock's own unfairness",
+			   "%.3f): the model's lockstep, not the lock's own unfairness",
 			r->probe_spread_pct, r->probe_jain);
 	else if (probe_reading(r) == 2)
-		fprintf(f, "; with each miss within %u%% of its latency it stays unfair (Jain %.2f, "
+		fprintf(f, "; with each miss within %u%% of its latency it stays unfair (Jain %.3f, "
 			   "%u never got it)", r->probe_spread_pct, r->probe_jain, r->probe_starved);
 	fprintf(f, ".\n");
 }
@@ -433,15 +392,13 @@ int sim_explain(const struct explain_opts *o)
 		return 1;
 	}
 	for (unsigned r = 0; r < o->cfg.runs; r++)
-		explain_one(&o->cfg, r, NULL);
+		explain_one(&o->cfg, r);
 	sim_explain_report(&rep);
 	sim_explain_disarm(); /* the probe adds nothing to the ledger, nor graphs */
-	if (!sim_lat_spread()) {
-		rep.probe_spread_pct = PROBE_SPREAD_PCT;
-		sim_lat_spread_force(PROBE_SPREAD_PCT);
-		explain_one(&o->cfg, 0, &rep);
-		sim_lat_spread_force(-1);
-	}
+	if (!sim_lat_spread() &&
+	    !sim_lockstep_run(&o->cfg, o->cfg.algos[0], o->cfg.threads[0], &rep.probe_jain,
+			      &rep.probe_starved))
+		rep.probe_spread_pct = SIM_PROBE_SPREAD_PCT;
 	rc = write_report(o, &rep);
 	return rc;
 }
