@@ -616,6 +616,14 @@ static void run_here(struct sweep_sink *s)
 	}
 }
 
+/* The backend's lockstep probe of row r's configuration, none once a stop
+ * is asked for. */
+static int probe_unless_stopped(const struct wl_config *cfg, const struct run_result *r,
+				struct lockstep_probe *p)
+{
+	return !stop_signal && backend_lockstep_probe(cfg, r, p);
+}
+
 int sweep_run(struct cli_opts *o)
 {
 	static struct sweep_sink s;
@@ -645,15 +653,16 @@ int sweep_run(struct cli_opts *o)
 		jobs_run(&s, o->jobs, &stop_signal);
 	else
 		run_here(&s);
+	/* lines of the table alone (no CSV or JSON holds them): made only for
+	 * one, while a stop may still be asked for */
+	if (o->format == FMT_TABLE && !stop_signal && !backend_left_threads())
+		output_probe_unfair(&s.out, probe_unless_stopped);
 	catch_stop(false); /* the files are written whole, whatever comes */
 	if (s.done == s.ntodo)
 		progress(o, s.done, s.ntodo, "done", 0);
 	else if (o->progress)
 		fputc('\n', stderr);
 	backend_warn_results(&o->cfg, &s.out);
-	/* lines of the table alone (no file holds them): made only for one */
-	if (o->format == FMT_TABLE && !stop_signal && !backend_left_threads())
-		output_probe_unfair(&s.out, backend_lockstep_probe);
 	s.out.runs_done = s.done;
 	s.out.runs_planned = s.ntodo;
 	io = write_outputs(o, &s) | s.rc;

@@ -352,11 +352,17 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 	fputc('\n', f);
 }
 
-int lockstep_reading(double jain, unsigned starved, double probe_jain, unsigned probe_starved)
+bool lockstep_fair(const struct lockstep_probe *p)
 {
-	if (!starved && !(jain < LOCKSTEP_FAIR_JAIN))
+	return !p->starved && p->jain >= LOCKSTEP_FAIR_JAIN &&
+	       (double)p->min >= UNFAIR_SHARE * (double)p->max;
+}
+
+int lockstep_reading(double jain, unsigned starved, const struct lockstep_probe *p)
+{
+	if (!p->spread_pct || (!starved && jain >= LOCKSTEP_FAIR_JAIN))
 		return 0;
-	return probe_starved || probe_jain < LOCKSTEP_FAIR_JAIN ? 2 : 1;
+	return lockstep_fair(p) ? 1 : 2;
 }
 
 /* Does the table say a '!' line of starved threads or unfairness under c? */
@@ -406,10 +412,9 @@ static void table_probe_line(FILE *f, const struct output_set *o, const struct r
 	fprintf(f, "  ! with each miss within %u%% of its latency (one more run, --lat-spread %u): "
 		   "Jain %.3f, %u of %u never acquired it: %s\n", p->spread_pct, p->spread_pct,
 		p->jain, p->starved, p->threads,
-		p->starved || p->jain < LOCKSTEP_FAIR_JAIN
-			? "unfair with it too"
-			: "the runs' exact latencies put their threads in step (the model's "
-			  "lockstep, not the lock's)");
+		lockstep_fair(p) ? "the runs' exact latencies put their threads in step (the "
+				   "model's lockstep, not the lock's)"
+				 : "unfair with it too");
 }
 
 /* One side's p99 and max over rows [from, to): the mean of the runs that

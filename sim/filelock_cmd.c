@@ -81,6 +81,7 @@ static void flc_usage(FILE *f)
 static void legend(const struct flc_opts *o)
 {
 	char text[2048]; /* the assumed line: up to twice a topology's 511-character list */
+	bool kick = sim.topo.kick_given && !o->cfg.vm_vcpus; /* --vm: the hypervisor's kick */
 
 	putchar('\n');
 	if (o->runs > 1)
@@ -101,9 +102,9 @@ static void legend(const struct flc_opts *o)
 	backend_assumed(&o->cfg, text, sizeof(text));
 	printf("the times rest on the file-lock path's *assumed* syscall and slab costs "
 	       "(FLW_SYSCALL_NS, FLW_ALLOC_NS) and futex %s delays (%s; docs/filelock.md)%s%s\n",
-	       sim.topo.kick_given ? "wait and wake-up" : "wait, wake and wake-up",
-	       sim.topo.kick_given ? "SIM_HALT_PS, SIM_WAKE_PS; the wake's own cost is the "
-				     "machine's park.kick" : "SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS",
+	       kick ? "wait and wake-up" : "wait, wake and wake-up",
+	       kick ? "SIM_HALT_PS, SIM_WAKE_PS; the wake's own cost is the machine's park.kick"
+		    : "SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS",
 	       *text ? "; " : "", text);
 }
 

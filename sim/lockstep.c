@@ -23,31 +23,18 @@
 #include "sim.h"
 #include "switches.h"
 
-/* Jain's index of the threads' acquisitions, and how many made none. */
-static double jain_of(const struct wl_run *run, unsigned *starved)
-{
-	double sum = 0, sq = 0;
-
-	*starved = 0;
-	for (unsigned i = 0; i < run->nthreads; i++) {
-		double a = (double)run->threads[i].acquisitions;
-
-		sum += a;
-		sq += a * a;
-		*starved += run->threads[i].acquisitions == 0;
-	}
-	return sq > 0 ? sum * sum / (run->nthreads * sq) : 0;
-}
-
 int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, unsigned threads,
-		     double *jain, unsigned *starved)
+		     struct lockstep_probe *p)
 {
+	const struct sim_observer *watching = sim_observer;
+	struct wl_spread sp;
 	struct wl_run run;
 	struct run_counters c;
 	int rc = -1;
 
 	memset(&run, 0, sizeof(run));
 	memset(&c, 0, sizeof(c));
+	memset(p, 0, sizeof(*p));
 	run.cfg = cfg;
 	run.algo = algo;
 	run.nthreads = threads;
@@ -55,12 +42,20 @@ int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, 
 	run.threads = calloc(threads, sizeof(*run.threads));
 	if (!run.threads)
 		return -1;
+	sim_observer = NULL; /* no ledger, no --graphs: the run is none of the configuration's */
 	sim_lat_spread_force(SIM_PROBE_SPREAD_PCT);
-	if (!backend_run(&run, &c) && !run.failed) {
-		*jain = jain_of(&run, starved);
+	if (!backend_run(&run, &c) && !run.failed && !wl_thread_spread(&run, &sp)) {
+		snprintf(p->lock, sizeof(p->lock), "%s", algo->name);
+		p->threads = threads;
+		p->spread_pct = SIM_PROBE_SPREAD_PCT;
+		p->jain = sp.jain;
+		p->starved = sp.starved;
+		p->min = sp.min;
+		p->max = sp.max;
 		rc = 0;
 	}
 	sim_lat_spread_force(-1);
+	sim_observer = watching;
 	wl_teardown(&run);
 	free(run.threads);
 	return rc;
@@ -78,12 +73,8 @@ int backend_lockstep_probe(const struct wl_config *cfg, const struct run_result 
 			algo = cfg->algos[i];
 	if (!algo)
 		return 0;
-	memset(p, 0, sizeof(*p));
-	if (sim_lockstep_run(cfg, algo, r->threads, &p->jain, &p->starved))
+	if (sim_lockstep_run(cfg, algo, r->threads, p))
 		return 0;
-	snprintf(p->lock, sizeof(p->lock), "%s", r->lock);
-	p->threads = r->threads;
 	p->overcommit = r->vm.overcommit;
-	p->spread_pct = SIM_PROBE_SPREAD_PCT;
 	return 1;
 }

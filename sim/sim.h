@@ -216,7 +216,6 @@ struct sim_state {
 
 extern struct sim_state sim;
 
-/* Every event of this run, whatever its kind. */
 /* What a kick costs its sender outside --vm: the machine's futex_wake
  * where its file gives one (park.kick), else the assumed SIM_KICK_PS. */
 static inline uint64_t sim_kick_ps(void)
@@ -224,6 +223,7 @@ static inline uint64_t sim_kick_ps(void)
 	return sim.topo_loaded && sim.topo.kick_given ? sim.topo.kick_ps : SIM_KICK_PS;
 }
 
+/* Every event of this run, whatever its kind. */
 static inline uint64_t sim_events(void)
 {
 	uint64_t n = 0;

@@ -30,7 +30,7 @@ size_t sim_sizes_assumed(char *buf, size_t len);
  * topology's latency.spread. */
 unsigned sim_lat_spread(void);
 /* For the runs that follow, a latency spread of pct per cent in place of
- * the run's (explain's lockstep probe); -1 gives the run's back.  Nothing
+ * the run's (the lockstep probe, sim/lockstep.c); -1 gives the run's back.  Nothing
  * said of the run (settings, JSON) changes. */
 void sim_lat_spread_force(int pct);
 /* The switches given off, a machine's smt and its idle states (not under

@@ -15,7 +15,7 @@
  *      socket as run's, where threads migrate), and
  *      refuses what it cannot explain (exit 2, one line);
  *   4. its lockstep probe: where the runs time every miss exactly, one more
- *      run with each miss within 5% of its latency says whether their
+ *      run with each miss within 10% of its latency says whether their
  *      unfairness is the exact latencies' (ttas at 4 threads on 4socket
  *      starves 2 threads, none with the probe) or stays (tas at 8, kept
  *      by the arbitration's socket), and the probe's run adds nothing to
@@ -290,6 +290,32 @@ static void test_explain_spread_over_runs(void **state)
 	tl_proc_free(&r);
 }
 
+/* --graphs draws the configuration's last run, not the probe's: the same
+ * graph with the table (a probe made) as with --format csv (none). */
+static void probe_leaves_graphs(void)
+{
+	char dir[] = "/tmp/locklab-probe-XXXXXX", a[320], b[320], *with, *without;
+	struct tl_proc p;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 --runs 1 "
+				   "--graphs %s/table", bindir, dir), 0);
+	assert_non_null(strstr(p.out, "! with each miss"));
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 --runs 1 "
+				   "--graphs %s/csv --format csv", bindir, dir), 0);
+	tl_proc_free(&p);
+	tl_fmt(a, sizeof(a), "%s/table/graph-4socket-ttas-4-handoff.dot", dir);
+	tl_fmt(b, sizeof(b), "%s/csv/graph-4socket-ttas-4-handoff.dot", dir);
+	with = tl_slurp_ok(a, NULL);
+	without = tl_slurp_ok(b, NULL);
+	assert_string_equal(with, without);
+	free(with);
+	free(without);
+	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
+	tl_proc_free(&p);
+}
+
 static void test_explain_lockstep_probe(void **state)
 {
 	struct tl_proc a, b, c;
@@ -298,24 +324,24 @@ static void test_explain_lockstep_probe(void **state)
 	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
 			       "--format csv", bindir), 0);
 	assert_true(csv_value(a.out, "starved_most_in_a_run") == 2);
-	assert_true(csv_value(a.out, "probe_spread_pct") == 5);
+	assert_true(csv_value(a.out, "probe_spread_pct") == 10);
 	assert_true(csv_value(a.out, "probe_starved") == 0);
 	assert_true(csv_value(a.out, "probe_jain") > 0.9);
 	tl_proc_free(&a);
 	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4",
 			       bindir), 0);
-	assert_non_null(strstr(a.out, "the threads share it (Jain 0.980): the model's lockstep, not "
+	assert_non_null(strstr(a.out, "the threads share it (Jain 1.000): the model's lockstep, not "
 				      "the lock's own unfairness."));
 	tl_proc_free(&a);
 	/* tas at 8 stays unfair with the probe: its arbitration keeps the line */
 	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock tas --threads 8",
 			       bindir), 0);
 	assert_non_null(strstr(b.out, ": unfair with it too\n"));
-	assert_non_null(strstr(b.out, "it stays unfair (Jain 0.501"));
+	assert_non_null(strstr(b.out, "it stays unfair (Jain 0.500, 2 never got it)"));
 	tl_proc_free(&b);
 	/* the runs' own figures are those without the probe: run's, to the digit */
 	assert_int_equal(tl_sh(&b, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
-			       "--format csv --lat-spread 5", bindir), 0);
+			       "--format csv --lat-spread 10", bindir), 0);
 	assert_null(strstr(b.out, "probe_"));
 	assert_int_equal(tl_sh(&c, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
 			       "--runs 3 --format csv", bindir), 0);
@@ -332,20 +358,21 @@ static void test_explain_lockstep_probe(void **state)
 
 		assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas,tas,ticket "
 					   "--threads 4,8 --runs 3 --jobs %u", bindir, jobs), 0);
-		lockstep = strstr(a.out, "! with each miss within 5% of its latency (one more run, "
-					 "--lat-spread 5): Jain 0.980, 0 of 4 never acquired it: the "
+		lockstep = strstr(a.out, "! with each miss within 10% of its latency (one more run, "
+					 "--lat-spread 10): Jain 1.000, 0 of 4 never acquired it: the "
 					 "runs' exact latencies put their threads in step");
-		too = strstr(a.out, "Jain 0.501, 1 of 8 never acquired it: unfair with it too");
+		too = strstr(a.out, "Jain 0.500, 2 of 8 never acquired it: unfair with it too");
 		assert_non_null(lockstep);
 		assert_non_null(too);
 		assert_null(strstr(too + 1, "! with each miss")); /* ticket: fair, no probe */
 		tl_proc_free(&a);
 	}
 	assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
-				   "--runs 3 --lat-spread 5", bindir), 0);
+				   "--runs 3 --lat-spread 10", bindir), 0);
 	assert_null(strstr(a.out, "! with each miss"));
 	tl_proc_free(&a);
 	tl_proc_free(&c);
+	probe_leaves_graphs();
 }
 
 /* Threads that migrate (--pin none): explain's share of handoffs inside one

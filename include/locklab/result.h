@@ -164,8 +164,6 @@ struct run_result {
 
 struct wl_config;
 
-/* Output sinks; a NULL path means "not wanted".  Files are written to a
- * temporary name in the same directory, then renamed. */
 /* The lockstep probe of an unfair configuration (the simulator's, where its
  * runs timed every miss exactly): one more run with each miss within
  * spread_pct per cent of its latency, its Jain index and starved threads
@@ -174,26 +172,36 @@ struct lockstep_probe {
 	char lock[48];
 	unsigned threads;
 	double overcommit;
-	unsigned spread_pct, starved;
+	unsigned spread_pct, starved; /* spread_pct 0: no probe */
 	double jain;
+	uint64_t min, max; /* the fewest and the most acquisitions of a thread */
 };
 
+/* Output sinks; a NULL path means "not wanted".  Files are written to a
+ * temporary name in the same directory, then renamed. */
 struct output_set {
 	const struct wl_config *cfg; /* for the environment in JSON */
 	unsigned shard, nshards;     /* --shard I/N (nshards 0: the whole sweep) */
 	size_t runs_done, runs_planned; /* done < planned: the sweep stopped early */
 	struct run_result *rows;
 	size_t nrows, cap;
-	struct lockstep_probe *probes; /* the table's only: no file carries them */
+	struct lockstep_probe *probes; /* the table's only: no CSV or JSON carries them */
 	size_t nprobes;
 };
 
-/* Unfair for the lockstep probe's reading: a thread that never got the
- * lock, or a Jain index under LOCKSTEP_FAIR_JAIN (a threshold chosen here). */
+/* A Jain index under this is unfair to the lockstep probe (a threshold
+ * chosen here), besides what the table calls unfair (core/table.c). */
 #define LOCKSTEP_FAIR_JAIN 0.9
-/* 1: the runs are unfair and the probe is not (the model's lockstep of
- * exact latencies); 2: both are; 0: the runs are not unfair. */
-int lockstep_reading(double jain, unsigned starved, double probe_jain, unsigned probe_starved);
+/* Is the probe's run fair: no thread starved, none under the table's share
+ * of the busiest one's acquisitions, a Jain index of LOCKSTEP_FAIR_JAIN or
+ * more?  Then the unfairness of the runs it probes was the model's
+ * lockstep of exact latencies. */
+bool lockstep_fair(const struct lockstep_probe *p);
+/* For runs of mean Jain index jain and most starved threads starved: 0
+ * when they are fair (no starved thread, Jain of LOCKSTEP_FAIR_JAIN or
+ * more) or p made no probe; 1 when the probe is fair (lockstep_fair); 2
+ * when it is not either. */
+int lockstep_reading(double jain, unsigned starved, const struct lockstep_probe *p);
 /* For each configuration of o whose runs the table calls starved or
  * unfair, probe(cfg, its first row, &probe) fills a probe (returns 1) or
  * declines (0); the probes made are kept in o (core/table.c). */

@@ -23,9 +23,7 @@
 /* The probe's reading (lockstep_reading, core/table.c), where there is one. */
 static int probe_reading(const struct xp_report *r)
 {
-	if (!r->probe_spread_pct)
-		return 0;
-	return lockstep_reading(r->jain, r->starved, r->probe_jain, r->probe_starved);
+	return lockstep_reading(r->jain, r->starved, &r->probe);
 }
 
 /* One run of the configuration, as core/main.c makes it; exits 3 when it
@@ -147,10 +145,10 @@ static void verdict(FILE *f, const struct xp_report *r)
 	if (probe_reading(r) == 1)
 		fprintf(f, "; with each miss within %u%% of its latency the threads share it (Jain "
 			   "%.3f): the model's lockstep, not the lock's own unfairness",
-			r->probe_spread_pct, r->probe_jain);
+			r->probe.spread_pct, r->probe.jain);
 	else if (probe_reading(r) == 2)
 		fprintf(f, "; with each miss within %u%% of its latency it stays unfair (Jain %.3f, "
-			   "%u never got it)", r->probe_spread_pct, r->probe_jain, r->probe_starved);
+			   "%u never got it)", r->probe.spread_pct, r->probe.jain, r->probe.starved);
 	fprintf(f, ".\n");
 }
 
@@ -220,11 +218,11 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 				r->runs > 1 ? "in each run" : "in the run", r->starved, r->jain);
 		else
 			fprintf(f, "no handoff between two threads: nothing to explain\n");
-		if (r->acquisitions && r->starved && r->probe_spread_pct)
+		if (r->acquisitions && r->starved && r->probe.spread_pct)
 			fprintf(f, "with each miss within %u%% of its latency (one more run, "
 				   "--lat-spread %u): Jain %.3f, %u of %u never got it\n",
-				r->probe_spread_pct, r->probe_spread_pct, r->probe_jain,
-				r->probe_starved, r->threads);
+				r->probe.spread_pct, r->probe.spread_pct, r->probe.jain,
+				r->probe.starved, r->threads);
 		return;
 	}
 	fprintf(f, "handoff time %10.1f ns  (end of one critical section -> start of the next\n"
@@ -265,10 +263,10 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 	}
 	fprintf(f, "  threads that never got it  %u of %u%s\n", r->starved, r->threads,
 		r->runs > 1 ? "  (the most in one run)" : "");
-	if (r->probe_spread_pct)
+	if (r->probe.spread_pct)
 		fprintf(f, "  with each miss within %u%% of its latency (one more run, --lat-spread %u)  "
-			   "Jain %.3f, %u of %u never got it%s\n", r->probe_spread_pct,
-			r->probe_spread_pct, r->probe_jain, r->probe_starved, r->threads,
+			   "Jain %.3f, %u of %u never got it%s\n", r->probe.spread_pct,
+			r->probe.spread_pct, r->probe.jain, r->probe.starved, r->threads,
 			probe_reading(r) == 1 ? ": the runs above time every miss exactly, and "
 						"their threads fall in step"
 			: probe_reading(r) == 2 ? ": unfair with it too" : "");
@@ -340,10 +338,10 @@ static void print_csv(FILE *f, const struct wl_config *cfg, const struct xp_repo
 	csv_real(f, "acq_cv", 4, r->acq_cv);
 	csv_real(f, "jain_mean_of_runs", 4, r->jain);
 	fprintf(f, "starved_most_in_a_run,%u\n", r->starved);
-	if (r->probe_spread_pct) { /* the lockstep probe: none where the runs had a spread */
-		fprintf(f, "probe_spread_pct,%u\n", r->probe_spread_pct);
-		csv_real(f, "probe_jain", 4, r->probe_jain);
-		fprintf(f, "probe_starved,%u\n", r->probe_starved);
+	if (r->probe.spread_pct) { /* the lockstep probe: none where the runs had a spread */
+		fprintf(f, "probe_spread_pct,%u\n", r->probe.spread_pct);
+		csv_real(f, "probe_jain", 4, r->probe.jain);
+		fprintf(f, "probe_starved,%u\n", r->probe.starved);
 	}
 	for (unsigned i = 0; i < XP_NLINES; i++) {
 		char key[64];
@@ -395,10 +393,9 @@ int sim_explain(const struct explain_opts *o)
 		explain_one(&o->cfg, r);
 	sim_explain_report(&rep);
 	sim_explain_disarm(); /* the probe adds nothing to the ledger, nor graphs */
-	if (!sim_lat_spread() &&
-	    !sim_lockstep_run(&o->cfg, o->cfg.algos[0], o->cfg.threads[0], &rep.probe_jain,
-			      &rep.probe_starved))
-		rep.probe_spread_pct = SIM_PROBE_SPREAD_PCT;
+	memset(&rep.probe, 0, sizeof(rep.probe)); /* none where the runs had a spread */
+	if (!sim_lat_spread()) /* a probe whose run failed says none too */
+		(void)sim_lockstep_run(&o->cfg, o->cfg.algos[0], o->cfg.threads[0], &rep.probe);
 	rc = write_report(o, &rep);
 	return rc;
 }

@@ -90,13 +90,11 @@ struct xp_report {
 	double misses_per_acq, remote_per_acq, busiest_link_per_acq;
 	/* misses_per_acq by what the line holds: XP_LINE_* */
 	double line_misses_per_acq[XP_NLINES];
-	/* The lockstep probe (explain.c): where the runs timed every miss
+	/* The lockstep probe (sim/lockstep.c): where the runs timed every miss
 	 * exactly, one more run with each miss's latency drawn within
-	 * probe_spread_pct per cent of it; its Jain index and starved threads.
-	 * probe_spread_pct 0: no probe (the runs had a spread of their own). */
-	unsigned probe_spread_pct;
-	double probe_jain;
-	unsigned probe_starved;
+	 * probe.spread_pct per cent of it.  spread_pct 0: no probe (the runs
+	 * had a spread of their own). */
+	struct lockstep_probe probe;
 };
 
 struct xp_state;
