@@ -87,7 +87,8 @@ static bool is_option(const struct ll_args *a, const char *arg)
 
 const char *const ll_sim_only_run[] = {
 	"--arbitration", "--co-guests", "--graphs", "--halt-ns", "--home-agents", "--idle-states",
-	"--irq-rate-hz", "--irq-us", "--kick-ns", "--lat-spread", "--memory-model", "--migrate-us",
+	"--irq-rate-hz", "--irq-us", "--kick-ns", "--lat-spread", "--lockstep-probe", "--memory-model",
+	"--migrate-us",
 	"--noise-from", "--pcpus", "--ple-exit-ns", "--ple-grow", "--ple-window-ns", "--ple-yield",
 	"--probes", "--sim-quantum", "--simgrid-cfg", "--slice-spread-pct", "--slice-us", "--smt",
 	"--snoop-travel", "--switch-ns", "--topo", "--wake-ns", NULL,

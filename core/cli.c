@@ -497,6 +497,7 @@ static const struct {
 } outside_sweep[] = {
 	{ "--format", false }, { "--out", false },  { "--csv", false },	 { "--json", false },
 	{ "--threads-csv", false }, { "--graphs", false }, { "--watchdog", false },
+	{ "--lockstep-probe", false },
 	{ "--jobs", true },	    { "--shard", true },   { "--progress", true },
 	{ "--fail-fast", true },
 };

@@ -23,6 +23,23 @@
 #include "sim.h"
 #include "switches.h"
 
+static bool probe_off;
+
+int sim_lockstep_parse(const char *val, char *err, size_t len)
+{
+	if (strcmp(val, "on") && strcmp(val, "off")) {
+		snprintf(err, len, "--lockstep-probe: '%s' is not on or off", val);
+		return -1;
+	}
+	probe_off = !strcmp(val, "off");
+	return 1;
+}
+
+bool sim_lockstep_wanted(void)
+{
+	return !probe_off;
+}
+
 int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, unsigned threads,
 		     struct lockstep_probe *p)
 {
@@ -66,7 +83,7 @@ int backend_lockstep_probe(const struct wl_config *cfg, const struct run_result 
 {
 	const struct lock_algo *algo = NULL;
 
-	if (cfg->vm_vcpus || sim_lat_spread() || r->vm.has_vm)
+	if (probe_off || cfg->vm_vcpus || sim_lat_spread() || r->vm.has_vm)
 		return 0; /* a --vm run's unfairness is the host's too; a spread has no lockstep */
 	for (unsigned i = 0; i < cfg->nalgos; i++)
 		if (!strcmp(cfg->algos[i]->name, r->lock))

@@ -6,6 +6,9 @@
 #ifndef SIM_LOCKSTEP_H
 #define SIM_LOCKSTEP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include <locklab/lock.h>
 #include <locklab/result.h>
 #include <locklab/workload.h>
@@ -24,5 +27,9 @@
  * says no probe: spread_pct 0). */
 int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, unsigned threads,
 		     struct lockstep_probe *p);
+/* --lockstep-probe on|off (default on): 1 taken, -1 with err on a bad value. */
+int sim_lockstep_parse(const char *val, char *err, size_t len);
+/* Is the probe wanted (not --lockstep-probe off)? */
+bool sim_lockstep_wanted(void);
 
 #endif

@@ -12,6 +12,7 @@
 #include <locklab/args.h>
 #include <locklab/backend.h>
 
+#include "lockstep.h"
 #include "report/report.h"
 #include "sched_noise.h"
 #include "sim.h"
@@ -45,6 +46,10 @@ const char backend_usage[] =
 	"              [--lat-spread PCT]: each miss's latency drawn from 1 - PCT% to 1 + PCT% of\n"
 	"                          the table's, seeded (0..90; default the topology's latency.spread,\n"
 	"                          0 where it gives none: docs/mechanisms.md)\n"
+	"              [--lockstep-probe on|off]: under a starved or unfair configuration whose\n"
+	"                          runs timed every miss exactly, the table's line of one more run\n"
+	"                          with each miss within 10% of its latency (default on; also\n"
+	"                          explain's; docs/graphs.md)\n"
 	"              --simgrid-cfg: a SimGrid setting (repeatable): contexts/factory:raw|thread,\n"
 	"                          contexts/stack-size:KIB (64..65536), contexts/guard-size:PAGES (0..64)\n"
 	"              times are simulated: runs last 2 ms unless --duration or --ops;\n"
@@ -152,6 +157,8 @@ int backend_parse_option(const char *opt, const char *val, char *err, size_t err
 	}
 	if (!strcmp(opt, "--arbitration"))
 		return parse_arbitration(val, err, errlen);
+	if (!strcmp(opt, "--lockstep-probe"))
+		return sim_lockstep_parse(val, err, errlen);
 	rc = sim_switch_parse(opt, val, err, errlen);
 	if (rc)
 		return rc;

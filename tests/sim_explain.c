@@ -21,7 +21,8 @@
  *      by the arbitration's socket), and the probe's run adds nothing to
  *      the ledger's figures; no probe where the run has a spread; and
  *      `run`'s table, whose unfair configurations get the probe's line
- *      (with --jobs 2 as in one process), where its CSV has none.
+ *      (with --jobs 2 as in one process), where its CSV has none;
+ *      --lockstep-probe off makes none, and a bad value is one line.
  *
  * argv[1]: the bin/ directory holding locklab-sim.  The in-process runs use
  * topologies/4socket-ring.xml (one platform per process).
@@ -372,6 +373,19 @@ static void test_explain_lockstep_probe(void **state)
 	assert_null(strstr(a.out, "! with each miss"));
 	tl_proc_free(&a);
 	tl_proc_free(&c);
+	/* --lockstep-probe off: none, in run's table or explain's; a bad value: one line */
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
+				   "--runs 1 --lockstep-probe off", bindir), 0);
+	assert_null(strstr(a.out, "! with each miss"));
+	tl_proc_free(&a);
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim explain --topo 4socket --lock ttas --threads 4 "
+				   "--runs 1 --lockstep-probe off --format csv", bindir), 0);
+	assert_null(strstr(a.out, "probe_"));
+	tl_proc_free(&a);
+	assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 "
+				   "--lockstep-probe maybe", bindir), 2);
+	assert_string_equal(a.err, "locklab-sim: run: --lockstep-probe: 'maybe' is not on or off\n");
+	tl_proc_free(&a);
 	probe_leaves_graphs();
 }
 

@@ -394,7 +394,7 @@ int sim_explain(const struct explain_opts *o)
 	sim_explain_report(&rep);
 	sim_explain_disarm(); /* the probe adds nothing to the ledger, nor graphs */
 	memset(&rep.probe, 0, sizeof(rep.probe)); /* none where the runs had a spread */
-	if (!sim_lat_spread()) /* a probe whose run failed says none too */
+	if (!sim_lat_spread() && sim_lockstep_wanted()) /* a failed probe's run says none too */
 		(void)sim_lockstep_run(&o->cfg, o->cfg.algos[0], o->cfg.threads[0], &rep.probe);
 	rc = write_report(o, &rep);
 	return rc;
