@@ -67,8 +67,8 @@ static const char *const legend_fixed_ncs = " Starved under a fixed --ncs: every
 	"the same time between acquisitions (and, without a latency spread, every miss takes its "
 	"table latency exactly), so the simulated threads can fall into one race that the same "
 	"threads lose at every round; --ncs exp:N draws that time, and the lockstep probe's '!' line "
-	"(one more run whose misses vary in length) the latencies: both tell whether the starvation "
-	"outlives the jitter of a real machine.";
+	"gives one more run whose misses vary in length: both tell whether the starvation outlives "
+	"the jitter of a real machine.";
 static const char *const legend_pv_alone = " pv-*: paravirtual locks outside a virtual machine "
 	"(no --vm): their waiters halt after their spin (natively a futex wait) and are kicked as in "
 	"a guest, so the rows show what the paravirtual code costs where no vCPU is preempted; on "
