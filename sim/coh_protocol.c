@@ -510,21 +510,34 @@ static void access_miss(struct coh_model *m, struct line *l, unsigned core, enum
 	l->busy_until = r->done_ps;
 }
 
+/* Serve a request at now as a hit, if core holds the line for op (or still
+ * holds it while a snoop travels): true with r filled and the access
+ * counted; false with nothing changed. */
+static bool serve_hit(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
+		      uint64_t now, struct coh_result *r)
+{
+	bool holds = coh_holds(m, l, core, op);
+
+	if (!holds && !coh_holds_still(l, core, now))
+		return false;
+	memset(r, 0, sizeof(*r));
+	m->c.accesses++;
+	if (holds)
+		access_hit(m, l, op, now, r);
+	else
+		access_still_hit(m, l, op, now, r);
+	return true;
+}
+
 /* Serve an admitted request (see access_miss for the times): a hit or a
  * miss, costed against the line's state, which it advances.  Fills r. */
 void coh_serve(struct coh_model *m, struct line *l, unsigned core, enum coh_op op,
 	       uint64_t arrival, uint64_t paid, uint64_t admitted, struct coh_result *r)
 {
+	if (serve_hit(m, l, core, op, admitted, r))
+		return;
 	memset(r, 0, sizeof(*r));
 	m->c.accesses++;
-	if (coh_holds(m, l, core, op)) {
-		access_hit(m, l, op, admitted, r);
-		return;
-	}
-	if (coh_holds_still(l, core, admitted)) {
-		access_still_hit(m, l, op, admitted, r);
-		return;
-	}
 	access_miss(m, l, core, op, arrival, paid, admitted, r);
 }
 
@@ -533,11 +546,7 @@ bool coh_access_if_hit(struct coh_model *m, unsigned core, uintptr_t addr, enum 
 {
 	struct line *l = coh_line_lookup(m, addr);
 
-	core = phys_core(m, core);
-	if (!l || !(coh_holds(m, l, core, op) || coh_holds_still(l, core, now_ps)))
-		return false;
-	coh_serve(m, l, core, op, now_ps, 0, now_ps, r);
-	return true;
+	return l && serve_hit(m, l, phys_core(m, core), op, now_ps, r);
 }
 
 bool coh_would_hit(const struct coh_model *m, unsigned core, uintptr_t addr, enum coh_op op,

@@ -377,6 +377,31 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	return run->failed ? -1 : 0;
 }
 
+int sim_run_one(const struct wl_config *cfg, const struct lock_algo *algo, unsigned threads,
+		unsigned r, struct wl_run *run)
+{
+	struct run_counters c;
+
+	memset(run, 0, sizeof(*run));
+	memset(&c, 0, sizeof(c));
+	run->cfg = cfg;
+	run->algo = algo;
+	run->nthreads = threads;
+	run->run_index = r;
+	run->seed = run_seed(cfg->seed, r);
+	run->threads = calloc(threads, sizeof(*run->threads));
+	if (!run->threads)
+		return -1;
+	return backend_run(run, &c) || run->failed ? 1 : 0;
+}
+
+void sim_run_free(struct wl_run *run)
+{
+	wl_teardown(run);
+	free(run->threads);
+	run->threads = NULL;
+}
+
 /* ------------------------------------------------------------ environment */
 
 static const char *protocol_name(enum topo_protocol p)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include <locklab/backend.h>
-#include <locklab/rng.h>
+#include <locklab/lock.h>
 
 #include "lockstep.h"
 #include "sim.h"
@@ -46,22 +46,17 @@ int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, 
 	const struct sim_observer *watching = sim_observer;
 	struct wl_spread sp;
 	struct wl_run run;
-	struct run_counters c;
-	int rc = -1;
+	int ran, rc = -1;
 
-	memset(&run, 0, sizeof(run));
-	memset(&c, 0, sizeof(c));
 	memset(p, 0, sizeof(*p));
-	run.cfg = cfg;
-	run.algo = algo;
-	run.nthreads = threads;
-	run.seed = run_seed(cfg->seed, 0);
-	run.threads = calloc(threads, sizeof(*run.threads));
-	if (!run.threads)
-		return -1;
 	sim_observer = NULL; /* no ledger, no --graphs: the run is none of the configuration's */
 	sim_lat_spread_force(SIM_PROBE_SPREAD_PCT);
-	if (!backend_run(&run, &c) && !run.failed && !wl_thread_spread(&run, &sp)) {
+	ran = sim_run_one(cfg, algo, threads, 0, &run);
+	sim_lat_spread_force(-1);
+	sim_observer = watching;
+	if (ran < 0)
+		return -1;
+	if (!ran && !wl_thread_spread(&run, &sp)) {
 		snprintf(p->lock, sizeof(p->lock), "%s", algo->name);
 		p->threads = threads;
 		p->spread_pct = SIM_PROBE_SPREAD_PCT;
@@ -71,25 +66,17 @@ int sim_lockstep_run(const struct wl_config *cfg, const struct lock_algo *algo, 
 		p->max = sp.max;
 		rc = 0;
 	}
-	sim_lat_spread_force(-1);
-	sim_observer = watching;
-	wl_teardown(&run);
-	free(run.threads);
+	sim_run_free(&run);
 	return rc;
 }
 
 int backend_lockstep_probe(const struct wl_config *cfg, const struct run_result *r,
 			   struct lockstep_probe *p)
 {
-	const struct lock_algo *algo = NULL;
+	const struct lock_algo *algo = lock_find(r->lock);
 
-	if (probe_off || cfg->vm_vcpus || sim_lat_spread() || r->vm.has_vm)
+	if (probe_off || cfg->vm_vcpus || sim_lat_spread() || r->vm.has_vm || !algo)
 		return 0; /* a --vm run's unfairness is the host's too; a spread has no lockstep */
-	for (unsigned i = 0; i < cfg->nalgos; i++)
-		if (!strcmp(cfg->algos[i]->name, r->lock))
-			algo = cfg->algos[i];
-	if (!algo)
-		return 0;
 	if (sim_lockstep_run(cfg, algo, r->threads, p))
 		return 0;
 	p->overcommit = r->vm.overcommit;

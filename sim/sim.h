@@ -247,6 +247,14 @@ void sim_go(void);
 /* Tear the pass down (the model stays until the next pass: ll_free of a
  * finished run still needs it). */
 void sim_end(void);
+/* One run of algo with threads threads as cfg says, run index r (seed
+ * run_seed(cfg->seed, r)), in this process, for the simulator's own
+ * commands (explain, the lockstep probe): 0, its threads' counts readable
+ * until sim_run_free(run); 1 when it failed (run->failure says why; free it
+ * too); -1 when out of memory (nothing to free). */
+int sim_run_one(const struct wl_config *cfg, const struct lock_algo *algo, unsigned threads,
+		unsigned r, struct wl_run *run);
+void sim_run_free(struct wl_run *run);
 /* The machine a configuration asks for (--topo, or the default). */
 const char *sim_topo_of(const struct wl_config *cfg);
 /* "topology file PATH" when the loaded machine's file was given by its path

@@ -413,7 +413,7 @@ static int read_kick(struct topo_ctx *x, struct topo *t)
 
 	if (prop_number(x, "park.kick", &d, &t->kick_given) || check_time(x, t, "park.kick", d))
 		return -1;
-	t->kick_ps = t->kick_given ? to_ps(t, d) : SIM_KICK_PS;
+	t->kick_ps = t->kick_given ? to_ps(t, d) : 0; /* none given: sim_kick_ps's default */
 	return 0;
 }
 

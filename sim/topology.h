@@ -115,9 +115,9 @@ struct topo {
 
 	/* The waker's cost of a kick (property `park.kick`): what ll_unpark
 	 * charges the thread that wakes a parked one outside --vm, a futex_wake
-	 * as calibrate measures it (sim/blocking.c).  SIM_KICK_PS (*assumed*,
-	 * core/park_costs.h) when the file gives none (kick_given false), and
-	 * in a topology built by hand. */
+	 * as calibrate measures it (sim/blocking.c, sim_kick_ps).  0 and
+	 * kick_given false when the file gives none, and in a topology built by
+	 * hand: the run pays the assumed SIM_KICK_PS (core/park_costs.h). */
 	uint64_t kick_ps;
 	bool kick_given;
 

@@ -12,7 +12,6 @@
 
 #include <locklab/backend.h>
 #include <locklab/result.h>
-#include <locklab/rng.h>
 
 #include "../lockstep.h"
 #include "../sim.h"
@@ -31,27 +30,18 @@ static int probe_reading(const struct xp_report *r)
 static void explain_one(const struct wl_config *cfg, unsigned r)
 {
 	struct wl_run run;
-	struct run_counters c;
+	int rc = sim_run_one(cfg, cfg->algos[0], cfg->threads[0], r, &run);
 
-	memset(&run, 0, sizeof(run));
-	memset(&c, 0, sizeof(c));
-	run.cfg = cfg;
-	run.algo = cfg->algos[0];
-	run.nthreads = cfg->threads[0];
-	run.run_index = r;
-	run.seed = run_seed(cfg->seed, r);
-	run.threads = calloc(run.nthreads, sizeof(*run.threads));
-	if (!run.threads) {
+	if (rc < 0) {
 		fprintf(stderr, "locklab-sim: out of memory\n");
 		exit(1);
 	}
-	if (backend_run(&run, &c) || run.failed) {
+	if (rc) {
 		fprintf(stderr, "locklab-sim: %s\n", run.failure[0] ? run.failure : "run failed");
 		fflush(NULL);
 		_exit(3);
 	}
-	wl_teardown(&run);
-	free(run.threads);
+	sim_run_free(&run);
 }
 
 static const char *part_key(unsigned p, char *buf, size_t len)
