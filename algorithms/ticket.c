@@ -75,7 +75,7 @@ static void ticket_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_ticket = {
 	.name = "ticket",
-	.desc = "ticket lock: fetch_add a ticket, wait until it is served; FIFO (Reed & Kanodia 1979)",
+	.desc = "ticket lock: fetch_add a ticket, wait until it is served; FIFO (Reed & Kanodia 1979); next and owner on two lines, where Linux kept one word",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct ticket_lock),
 	.init = ticket_init,

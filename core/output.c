@@ -331,6 +331,27 @@ void output_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The lockstep probes the table made (no row: one run is not a
+ * configuration's figure), and its reading of each, so that what is drawn
+ * from the file says what the table said. */
+static void json_probes(FILE *f, const struct output_set *o)
+{
+	if (!o->nprobes)
+		return;
+	fprintf(f, ",\n  \"lockstep_probes\": [");
+	for (size_t k = 0; k < o->nprobes; k++) {
+		const struct lockstep_probe *p = &o->probes[k];
+
+		fprintf(f, "%s\n    {\"lock\": ", k ? "," : "");
+		output_json_string(f, p->lock);
+		fprintf(f, ", \"threads\": %u, \"overcommit\": %.2f, \"spread_pct\": %u, "
+			   "\"jain\": %.9f, \"starved\": %u, \"fair_jain_assumed\": %.2f, "
+			   "\"reading\": \"%s\"}", p->threads, p->overcommit, p->spread_pct, p->jain,
+			p->starved, LOCKSTEP_FAIR_JAIN, lockstep_fair(p) ? "lockstep" : "unfair");
+	}
+	fprintf(f, "\n  ]");
+}
+
 void output_json(FILE *f, const struct output_set *o)
 {
 	char buf[CELL_MAX];
@@ -348,6 +369,15 @@ void output_json(FILE *f, const struct output_set *o)
 	if (o->runs_done < o->runs_planned) /* interrupted, or --fail-fast */
 		fprintf(f, ", \"stopped_early\": {\"runs_done\": %zu, \"runs_planned\": %zu}",
 			o->runs_done, o->runs_planned);
+	if (o->cfg) {
+		char said[2048];
+
+		backend_assumed(o->cfg, said, sizeof(said));
+		if (*said) { /* the table's line under settings:, word for word */
+			fprintf(f, ", \"assumed_line\": ");
+			output_json_string(f, said);
+		}
+	}
 	fprintf(f, "},\n  \"rows\": [");
 	for (size_t i = 0; i < o->nrows; i++) {
 		fprintf(f, "%s\n    {", i ? "," : "");
@@ -366,7 +396,9 @@ void output_json(FILE *f, const struct output_set *o)
 		}
 		fputc('}', f);
 	}
-	fprintf(f, "\n  ]\n}\n");
+	fprintf(f, "\n  ]");
+	json_probes(f, o);
+	fprintf(f, "\n}\n");
 }
 
 int write_file_atomic(const char *path, const char *buf, size_t len)

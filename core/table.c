@@ -306,8 +306,8 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 			c->unfair_runs, c->runs, c->runs == 1 ? "" : "s", 100 * UNFAIR_SHARE,
 			c->worst_min, c->worst_max, c->worst_jain,
 			c->shared_cpus || c->oversubscribed
-				? "; threads also waited for a cpu, the lock's share of it told by a "
-				  "longer --duration"
+				? "; threads also waited for a cpu (a longer --duration "
+				  "tells the lock's share from the cpu's)"
 				: "");
 		return;
 	}
@@ -347,8 +347,8 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 		fprintf(f, "; in each run the threads of at most %u of the %u sockets got it: the "
 			   "throughput is theirs", c->served_max, c->sockets);
 	else if (c->shared_cpus || c->oversubscribed)
-		fprintf(f, "; threads also waited for a cpu, the lock's share of it told by a longer "
-			   "--duration");
+		fprintf(f, "; threads also waited for a cpu (a longer --duration tells "
+			   "the lock's share from the cpu's)");
 	fputc('\n', f);
 }
 
@@ -409,8 +409,9 @@ static void table_probe_line(FILE *f, const struct output_set *o, const struct r
 
 	if (!p || !config_unfair(c))
 		return;
-	fprintf(f, "  ! with each miss within %u%% of its latency (one more run, --lat-spread %u): "
-		   "Jain %.3f, %u of %u never acquired it: %s\n", p->spread_pct, p->spread_pct,
+	fprintf(f, "  ! with each miss within %u%% of its latency (one more run, --lat-spread %u; "
+		   "the %u%% and a fair Jain >= %.1f assumed): Jain %.3f, %u of %u never acquired it: "
+		   "%s\n", p->spread_pct, p->spread_pct, p->spread_pct, LOCKSTEP_FAIR_JAIN,
 		p->jain, p->starved, p->threads,
 		lockstep_fair(p) ? "the runs' exact latencies put their threads in step (the "
 				   "model's lockstep, not the lock's)"
@@ -610,7 +611,8 @@ void output_table_settings(FILE *f, const struct output_set *o)
 		snprintf(length, sizeof(length), "%llu acquisitions a thread",
 			 (unsigned long long)cfg->ops);
 	else
-		snprintf(length, sizeof(length), "%llu ms", (unsigned long long)cfg->duration_ms);
+		snprintf(length, sizeof(length), "%llu ms%s", (unsigned long long)cfg->duration_ms,
+			 strcmp(backend_name, "native") ? " of simulated time" : "");
 	backend_settings(cfg, more, sizeof(more));
 	fprintf(f, "settings: pin %s, lock home %s, seed %llu, %u run%s of %s%s\n", cfg->pin_text,
 		wl_lock_home_name(cfg->lock_home), (unsigned long long)cfg->seed, cfg->runs,

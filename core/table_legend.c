@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <locklab/backend.h>
+#include <locklab/workload.h>
 
 #include "table_legend.h"
 
@@ -36,6 +37,10 @@ static void print_wrapped(FILE *f, const char *text)
 /* The legend's sentences, each appended where it applies. */
 static const char *const legend_runs = "+-: standard error of the mean (sigma/sqrt(runs)); "
 				       "variance in the heading's unit squared. ";
+static const char *const legend_sim_runs = "In the simulator the runs of a configuration "
+	"differ only by their seeds: each thread's start skew of up to %g us (*assumed*) and what "
+	"else seeded the settings line names (a latency spread, noise, a placement, the lock's "
+	"home): +- is the spread of those, not a machine's. ";
 static const char *const legend_native_runs = "Natively the runs of one command follow each "
 	"other: +- leaves out what changes between commands (other load, the clock's speed); "
 	"run the command again to see it. ";
@@ -102,9 +107,12 @@ void table_legend(FILE *f, bool oversubscribed, bool many_runs, bool idle,
 	legend_add(text, sizeof(text), many_runs && !strcmp(backend_name, "native"),
 		   legend_native_runs);
 	n = strlen(text);
+	if (many_runs && strcmp(backend_name, "native"))
+		snprintf(text + n, sizeof(text) - n, legend_sim_runs, WL_START_SKEW_NS / 1000.0);
+	n = strlen(text);
 	snprintf(text + n, sizeof(text) - n, "jain, local (handoffs within one socket: 100%% "
-		 "whenever every thread sits on one socket%s), wait p99: means over the runs that "
-		 "timed a wait (- where none did);",
+		 "whenever every thread sits on one socket%s), wait p99 (a wait: from the lock call "
+		 "to its return): means over the runs that timed a wait (- where none did);",
 		 strcmp(backend_name, "native") ? "; explain gives a random next holder's" : "");
 	legend_add(text, sizeof(text), true, legend_censored);
 	legend_add(text, sizeof(text), idle, legend_idle);

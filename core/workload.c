@@ -90,10 +90,6 @@
 
 #include "run_end.h"
 
-/* The seeded skew of the threads' start (see wl_thread_main): *assumed*, a
- * microsecond, about a thread's wake-up from a barrier. */
-#define START_SKEW_NS 1000
-
 /* The loop's own steps are inlined, so that its state stays in registers. */
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
@@ -531,7 +527,7 @@ void wl_thread_main(struct wl_run *run, unsigned tid)
 	/* Threads never leave a start barrier in lockstep: a seeded skew of up
 	 * to 1 us.  In the simulator it is also what makes one seed's
 	 * interleaving differ from another's when every delay is fixed. */
-	ll_delay_ns(gsl_rng_uniform_int(t->rng, START_SKEW_NS));
+	ll_delay_ns(gsl_rng_uniform_int(t->rng, WL_START_SKEW_NS));
 	switch (run->algo->kind) {
 	case LOCK_MUTEX:
 		run_loop(loop_of(run, t), LOCK_MUTEX);

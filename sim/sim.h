@@ -216,6 +216,10 @@ struct sim_state {
 
 extern struct sim_state sim;
 
+/* Said where a machine's file has no `assumed` property. */
+#define SIM_ASSUMED_NOT_STATED "not stated (its file has no `assumed` property, which lists " \
+	"the figures that have no source: topologies/README.md)"
+
 /* What a kick costs its sender outside --vm: the machine's futex_wake
  * where its file gives one (park.kick), else the assumed SIM_KICK_PS. */
 static inline uint64_t sim_kick_ps(void)

@@ -173,7 +173,7 @@ static void test_explain_command(void **state)
 							  "handoffs inside one socket",
 							  "longest run inside one socket",
 							  "acquisitions per thread", "in short: ",
-							  "seed 1, 1 run of 2 ms\n", NULL };
+							  "seed 1, 1 run of 2 ms of simulated time\n", NULL };
 	     *n; n++)
 		if (!strstr(out, *n))
 			fail_msg("explain's report lacks '%s'", *n);
@@ -317,6 +317,63 @@ static void probe_leaves_graphs(void)
 	tl_proc_free(&p);
 }
 
+/* The JSON beside a table lists the table's probes and their reading, and
+ * its assumed line word for word; a JSON without a table made none. */
+static void probe_in_json(void)
+{
+	char dir[] = "/tmp/locklab-probe-XXXXXX", f[320], *with, *without;
+	struct tl_proc p;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas,tas --threads 4,8 "
+				   "--runs 1 --json %s/t.json", bindir, dir), 0);
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas,tas --threads 4,8 "
+				   "--runs 1 --format csv --json %s/c.json", bindir, dir), 0);
+	tl_proc_free(&p);
+	tl_fmt(f, sizeof(f), "%s/t.json", dir);
+	with = tl_slurp_ok(f, NULL);
+	assert_non_null(strstr(with, "\"lockstep_probes\": ["));
+	assert_non_null(strstr(with, "{\"lock\": \"ttas\", \"threads\": 4, \"overcommit\": 0.00, "
+				     "\"spread_pct\": 10, "));
+	assert_non_null(strstr(with, "\"reading\": \"lockstep\"}"));
+	assert_non_null(strstr(with, "\"reading\": \"unfair\"}")); /* tas at 8 */
+	assert_non_null(strstr(with, "\"assumed_line\": \"assumed in 4socket (no source; "));
+	tl_fmt(f, sizeof(f), "%s/c.json", dir);
+	without = tl_slurp_ok(f, NULL);
+	assert_null(strstr(without, "lockstep_probes"));
+	assert_non_null(strstr(without, "\"assumed_line\": "));
+	free(with);
+	free(without);
+	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
+	tl_proc_free(&p);
+}
+
+/* A machine's file without `assumed` is said to state none, in run's
+ * table, explain and ccbench, not shown as if every figure had a source. */
+static void test_assumed_not_stated(void **state)
+{
+	char dir[] = "/tmp/locklab-assumed-XXXXXX";
+	struct tl_proc p;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(tl_sh(&p, "grep -v '\"assumed\"' %s/../topologies/4socket.xml > %s/bare.xml",
+			       bindir, dir), 0);
+	tl_proc_free(&p);
+	for (const char *const *cmd = (const char *const[]){ "run --lock ticket --threads 2 --runs 1",
+							     "explain --lock ticket --threads 2 --runs 1",
+							     "ccbench", NULL };
+	     *cmd; cmd++) {
+		assert_int_equal(tl_sh(&p, "%s/locklab-sim %s --topo %s/bare.xml", bindir, *cmd, dir), 0);
+		if (!strstr(p.out, "assumed in bare: not stated (its file has no `assumed` property"))
+			fail_msg("%s: no 'not stated' line:\n%s", *cmd, p.out);
+		tl_proc_free(&p);
+	}
+	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
+	tl_proc_free(&p);
+}
+
 static void test_explain_lockstep_probe(void **state)
 {
 	struct tl_proc a, b, c;
@@ -360,8 +417,9 @@ static void test_explain_lockstep_probe(void **state)
 		assert_int_equal(tl_sh(&a, "%s/locklab-sim run --topo 4socket --lock ttas,tas,ticket "
 					   "--threads 4,8 --runs 3 --jobs %u", bindir, jobs), 0);
 		lockstep = strstr(a.out, "! with each miss within 10% of its latency (one more run, "
-					 "--lat-spread 10): Jain 1.000, 0 of 4 never acquired it: the "
-					 "runs' exact latencies put their threads in step");
+					 "--lat-spread 10; the 10% and a fair Jain >= 0.9 assumed): Jain "
+					 "1.000, 0 of 4 never acquired it: the runs' exact latencies put "
+					 "their threads in step");
 		too = strstr(a.out, "Jain 0.500, 2 of 8 never acquired it: unfair with it too");
 		assert_non_null(lockstep);
 		assert_non_null(too);
@@ -387,6 +445,7 @@ static void test_explain_lockstep_probe(void **state)
 	assert_string_equal(a.err, "locklab-sim: run: --lockstep-probe: 'maybe' is not on or off\n");
 	tl_proc_free(&a);
 	probe_leaves_graphs();
+	probe_in_json();
 }
 
 /* Threads that migrate (--pin none): explain's share of handoffs inside one
@@ -438,6 +497,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_explain_local_under_migration),
 		cmocka_unit_test(test_explain_bad_input),
 		cmocka_unit_test(test_explain_lockstep_probe),
+		cmocka_unit_test(test_assumed_not_stated),
 	};
 
 	bindir = tl_bindir(argc, argv);

@@ -7,6 +7,8 @@ read 45.9% in the table and 45.8% in the report, and at six this sweep's
 ttas at 12 threads read Jain 0.5704 in the table and 0.5705 in the report.
 A lock's own counts (the CSV's lock_counts) read in the report as on the
 table's counts line, and a lock without counts has no such line in either.
+The lockstep probe lines under the table read in the report's verdicts, from
+the JSON written beside the table.
 Each configuration's verdict reads as the table's '!' line: starved or
 unfair, in a guest whose threads also waited for a cpu too.
 A CSV edited or cut short (a throughput that is no number, or negative, a
@@ -18,6 +20,7 @@ usage: unit_report.py BIN  (the directory holding locklab-sim)
 
 import csv
 import html
+import json
 import os
 import re
 import subprocess
@@ -182,6 +185,36 @@ def verdict_failures(binary):
 VERDICTS = []  # those that read the same, printed
 
 
+def probe_failures(binary):
+    """Each lockstep probe line of the table reads, word for word, in the
+    report's verdict of its configuration, from the JSON written beside the
+    table (its lockstep_probes); the report has no probe the table lacks."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path, doc = os.path.join(tmp, 'p.csv'), os.path.join(tmp, 'p.json')
+        text = sim(binary, ['--csv', path, '--json', doc])
+        with open(doc) as f:
+            probes = json.load(f).get('lockstep_probes', [])
+        with open(path, newline='') as f:
+            rows = list(csv.DictReader(f))
+    table = {(lock, threads): line[4:] for lock, threads, line in lines_under_rows(text)
+             if line.startswith('  ! with each miss within')}
+    if not table:
+        failures.append('%s: the table made no probe to compare' % ' '.join(SWEEP))
+    for (lock, _), by_cfg in report_table.group_configs(rows).items():
+        for cfg, runs in by_cfg.items():
+            probe = report_table.probe_for(probes, lock, cfg)
+            cell = html.unescape(re.findall(r'<td>(.*?)</td>', report_table.config_row(
+                cfg, runs, {}, probe=probe))[-1])
+            said = table.get((lock, cfg[2]))
+            if said and said not in cell:
+                failures.append('%s t=%s: the table says %r, the report %r' % (lock, cfg[2],
+                                                                             said, cell))
+            elif not said and 'with each miss within' in cell:
+                failures.append('%s t=%s: a probe in the report only: %r' % (lock, cfg[2], cell))
+    return failures
+
+
 def norm(text):
     """A verdict without what only one side gives: the table's Jain in
     parentheses, and its 'in K of N runs; ' beside the report's
@@ -281,13 +314,14 @@ def main():
                                                               report.get(key)))
     failures += counts_failures(binary)
     failures += verdict_failures(binary)
+    failures += probe_failures(binary)
     for f in failures:
         print('FAIL: %s' % f)
     if failures:
         sys.exit(1)
     print('unit_report: the report\'s jain, local and p99 cells read as the table\'s in %d '
           'configurations, its counts as the counts lines, and its verdicts as the table\'s '
-          '! lines:' % len(table))
+          '! lines, its lockstep probes as the table\'s probe lines:' % len(table))
     for v in VERDICTS:
         print('  ' + v)
 

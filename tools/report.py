@@ -321,7 +321,7 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
             'no JSON of this run (--json, or the CSV\'s path with .json): the command is '
             'not known'),
         '<h2>Environment</h2>', env_html(doc),
-        '<h2>Results per lock</h2>', tables_html(rows, thread_rows), TABLE_NOTES,
+        '<h2>Results per lock</h2>', tables_html(rows, thread_rows, (doc or {}).get('lockstep_probes')), TABLE_NOTES,
         conditional_notes(rows, (doc or {}).get('environment', {}).get('time_every')),
         '<h2>Charts</h2>']
     if charts:

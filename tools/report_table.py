@@ -178,7 +178,7 @@ def sockets_said(ok):
 # A thread with under this share of the busiest one's acquisitions makes a
 # run unfair, as the terminal's table says it (UNFAIR_SHARE, core/table.c).
 UNFAIR_SHARE = 0.05
-CPU_WAIT = "; threads also waited for a cpu, the lock's share of it told by a longer --duration"
+CPU_WAIT = "; threads also waited for a cpu (a longer --duration tells the lock's share from the cpu's)"
 CPU_WAIT_NS = 1e6  # an oversubscribed p99 this long is a wait for a CPU (CPU_WAIT_NS, core/table.c)
 LONG_WAIT_NS = 100e3  # an oversubscribed longest wait this long, over 10 p99s, too (core/table.c)
 
@@ -249,7 +249,34 @@ def unit_for(rate):
     return (1e3, 'kacq/s') if rate >= 10 else (1.0, 'acq/s')
 
 
-def config_row(cfg, runs, per_run, scale=1e6):
+def probe_said(probe):
+    """As the terminal's lockstep probe line under an unfair configuration
+    (the JSON's lockstep_probes): '' without a probe."""
+    if not probe:
+        return ''
+    reading = ("the runs' exact latencies put their threads in step (the model's lockstep, "
+               "not the lock's)" if probe.get('reading') == 'lockstep' else 'unfair with it too')
+    return ('with each miss within %d%% of its latency (one more run, --lat-spread %d; the %d%% '
+            'and a fair Jain >= %.1f assumed): Jain %.3f, %d of %d never acquired it: %s'
+            % (probe['spread_pct'], probe['spread_pct'], probe['spread_pct'],
+               probe['fair_jain_assumed'], probe['jain'], probe['starved'], probe['threads'],
+               reading))
+
+
+def probe_for(probes, lock, cfg):
+    """The JSON's probe of (lock, threads, overcommit), or None."""
+    try:
+        threads, over = int(cfg[2]), float(cfg[3] or 0)
+    except ValueError:
+        return None
+    for p in probes or []:
+        if p.get('lock') == lock and p.get('threads') == threads and \
+                abs(float(p.get('overcommit', 0)) - over) < 1e-9:
+            return p
+    return None
+
+
+def config_row(cfg, runs, per_run, scale=1e6, probe=None):
     ok = [r for r in runs if not math.isnan(num(r, 'throughput_per_s'))]
     oversub = any(r.get('oversubscribed') == 'true' for r in runs)
     tp = [num(r, 'throughput_per_s') / scale for r in ok]
@@ -282,7 +309,7 @@ def config_row(cfg, runs, per_run, scale=1e6):
     elif not says and ok:
         says = unfair_said(ok)
     cpu = cpu_wait_said(ok) if oversub else ''
-    says = '; '.join(x for x in (cpu, says) if x)
+    says = '; '.join(x for x in (cpu, says, probe_said(probe) if says else '') if x)
     spec = row_spec(m)
     cells = [config_label(cfg) + ('*' if oversub else ''), '%d' % len(ok), fmt(m, spec),
              fmt(s, spec), fmt(sem, spec),
@@ -391,7 +418,7 @@ def counts_row(runs):
             % html.escape(text))
 
 
-def tables_html(rows, thread_rows):
+def tables_html(rows, thread_rows, probes=None):
     per_run = starved_by_run(thread_rows)
     out = []
     for (lock, wl), by_cfg in group_configs(rows).items():
@@ -400,7 +427,7 @@ def tables_html(rows, thread_rows):
                    % (html.escape(lock), html.escape(workload_text(wl)), unit))
         out.append('<thead>%s</thead><tbody>' % TABLE_HEAD)
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
-            out.append(config_row(cfg, runs, per_run, scale))
+            out.append(config_row(cfg, runs, per_run, scale, probe_for(probes, lock, cfg)))
             out.append(side_row(runs))
             out.append(counts_row(runs))
             out.append(vm_row(runs))

@@ -185,7 +185,7 @@ struct output_set {
 	size_t runs_done, runs_planned; /* done < planned: the sweep stopped early */
 	struct run_result *rows;
 	size_t nrows, cap;
-	struct lockstep_probe *probes; /* the table's only: no CSV or JSON carries them */
+	struct lockstep_probe *probes; /* made for the table; no CSV row, the JSON's lockstep_probes */
 	size_t nprobes;
 };
 

@@ -217,6 +217,12 @@ struct wl_lock_slot {
  * keeps its first WL_READ_SPANS counted ones; wl_max_readers() measures
  * from them how many readers were inside at once. */
 #define WL_READ_SPANS 1024
+
+/* The seeded skew of the threads' start (see wl_thread_main, core/workload.c):
+ * *assumed*, a microsecond, about a thread's wake-up from a barrier.  In the
+ * simulator it is what makes a configuration's runs differ where nothing
+ * else seeded is on. */
+#define WL_START_SKEW_NS 1000
 struct wl_span {
 	uint64_t from, to;
 };

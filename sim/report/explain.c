@@ -83,7 +83,7 @@ static const char *part_name(unsigned p, char *buf, size_t len)
 		if (k == 0)
 			snprintf(buf, len, "line transfer, same socket");
 		else
-			snprintf(buf, len, "line transfer, class %u (%.0f ns route)", k,
+			snprintf(buf, len, "line transfer, class %u (%.0f ns of link)", k,
 				 (double)sim.topo.class_lat_ps[k] / 1000);
 		return buf;
 	}
@@ -174,7 +174,7 @@ static const char *run_length(const struct wl_config *cfg, char *buf, size_t len
 	if (cfg->ops)
 		snprintf(buf, len, "%llu acquisitions per thread", (unsigned long long)cfg->ops);
 	else
-		snprintf(buf, len, "%llu ms", (unsigned long long)cfg->duration_ms);
+		snprintf(buf, len, "%llu ms of simulated time", (unsigned long long)cfg->duration_ms);
 	return buf;
 }
 
@@ -225,7 +225,7 @@ static void print_table(FILE *f, const struct wl_config *cfg, const struct xp_re
 		if (part_shown(p, r))
 			fprintf(f, "  %-40s %10.1f %6.1f%%\n", part_name(p, buf, sizeof(buf)),
 				r->part_ns[p], pct(r->part_ns[p], r->handoff_ns));
-	fprintf(f, "  %-40s %10.1f %6.1f%%  (measured %.1f ns)\n", "sum of the parts", r->parts_sum_ns,
+	fprintf(f, "  %-40s %10.1f %6.1f%%  (the handoff time %.1f ns)\n", "sum of the parts", r->parts_sum_ns,
 		pct(r->parts_sum_ns, r->handoff_ns), r->handoff_ns);
 	if (r->gap_ns >= 0.05) /* a hook the ledger lacks shows, not vanishes */
 		fprintf(f, "  %-40s %10.1f %6.1f%%  (not in the sum)\n", "time no part covers",
