@@ -21,9 +21,10 @@
  * Each worker holds a socket: an open-file limit (ulimit -n) too low for N
  * gives fewer workers, said in one line.
  *
- * SIGINT or SIGTERM: no run starts, the workers (which ignore both) finish
- * theirs and the rows are kept; a second signal ends the sweep at once and
- * its workers with it.  --fail-fast: at the first failed row in sweep
+ * SIGINT or SIGTERM: no run starts, the workers (which ignore both) are
+ * told with SIGUSR1, a simulated run in progress ends there as a failed run
+ * (backend_stop_asked), a native one runs to its end, and the rows are
+ * kept; a second signal ends the sweep at once and its workers with it.  --fail-fast: at the first failed row in sweep
  * order the workers still running are killed and their rows dropped.
  */
 #include <errno.h>
@@ -128,15 +129,28 @@ static bool serve_one(const struct sweep_sink *s, size_t i, int sock)
 	return ok;
 }
 
+/* In a worker: the sweep was asked to stop. */
+static void on_told_to_stop(int sig)
+{
+	(void)sig;
+	backend_stop_asked = 1;
+}
+
 /* The worker: runs until the sweep closes its end; mask: the signal mask
  * the sweep had before worker_start blocked the stops. */
 static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, int sock,
 						  pid_t parent, const sigset_t *mask)
 {
+	struct sigaction sa;
 	size_t i;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_told_to_stop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -151,7 +165,7 @@ static void __attribute__((noreturn)) worker_main(const struct sweep_sink *s, in
  * fork), so that each sees its socket end when the sweep closes it.
  * SIGINT and SIGTERM are blocked across the fork: the worker ignores
  * them before it unblocks them, so a stop never reaches the sweep's
- * handler in a worker. */
+ * handler in a worker; SIGUSR1 too, until its handler is in place. */
 static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, struct worker *w)
 {
 	pid_t parent = getpid();
@@ -165,6 +179,7 @@ static void worker_start(struct sweep_sink *s, struct worker *ws, unsigned n, st
 	sigemptyset(&stops);
 	sigaddset(&stops, SIGINT);
 	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	w->pid = fork();
 	if (w->pid)
@@ -359,7 +374,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 	struct worker *ws;
 	struct pollfd *pf;
 	size_t next = 0;
-	bool ended = false;
+	bool ended = false, told = false;
 
 	if (njobs > s->ntodo)
 		njobs = (unsigned)s->ntodo;
@@ -379,6 +394,12 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 
 		if (!busy)
 			break;
+		if (*stop && !told) { /* the runs in progress end there */
+			for (unsigned k = 0; k < njobs; k++)
+				if (ws[k].run >= 0)
+					kill(ws[k].pid, SIGUSR1);
+			told = true;
+		}
 		for (unsigned k = 0; k < njobs; k++)
 			if (ws[k].run >= 0)
 				pf[np++] = (struct pollfd){ .fd = ws[k].sock, .events = POLLIN };

@@ -74,7 +74,7 @@ int outfile_may_replace(const char *path)
 		return -1;
 	}
 	if (S_ISREG(st.st_mode))
-		return 0;
+		return access(path, W_OK); /* a file the user may not write is not replaced */
 	errno = S_ISDIR(st.st_mode) ? EISDIR : EEXIST;
 	return -1;
 }
@@ -212,6 +212,11 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 	if (!lstat(path, &st) && !S_ISREG(st.st_mode)) {
 		snprintf(err, len, "%s %s: %s; results go to regular files only", opt, path,
 			 kind_of(st.st_mode));
+		return -1;
+	}
+	if (!lstat(path, &st) && access(path, W_OK)) {
+		snprintf(err, len, "%s %s: %s; results replace only a file this user may write",
+			 opt, path, strerror(errno));
 		return -1;
 	}
 	if (check_dir(opt, path, err, len))

@@ -7,9 +7,10 @@
  * core/outfile.h) as soon as the runs before it are; a run that fails
  * leaves a row saying why and the sweep goes on (--fail-fast stops it, as
  * does a run that left threads on the cpus: backend_left_threads);
- * SIGINT or SIGTERM stops it after the runs in progress (a second one ends
- * the process at once, the journal keeping the rows), and the rows so far
- * are written as if the sweep had ended there.  With --jobs N the runs go
+ * SIGINT or SIGTERM stops it: no run starts, a native run in progress runs
+ * to its end, a simulated one ends as a failed row (backend_stop_asked; a
+ * second signal ends the process at once, the journal keeping the rows),
+ * and the rows so far are written as if the sweep had ended there.  With --jobs N the runs go
  * to worker processes (core/jobs.c); with --shard I/N only a share of the
  * configurations runs, and PATH.order beside each CSV says where its rows
  * stand in the whole sweep (core/merge.c).
@@ -59,9 +60,12 @@ static volatile sig_atomic_t stop_signal;
 static char stop_note[160]; /* said at the first signal: written before it can come */
 static size_t stop_note_len;
 
+volatile sig_atomic_t backend_stop_asked;
+
 static void on_stop(int sig)
 {
 	stop_signal = sig;
+	backend_stop_asked = 1;
 	if (!stop_note_len) /* caught for good (catch_stop(false)) */
 		return;
 	signal(SIGINT, SIG_DFL); /* either signal next stops at once */
@@ -74,10 +78,14 @@ static void on_stop(int sig)
 static void catch_stop(bool once)
 {
 	struct sigaction sa;
-	int n = snprintf(stop_note, sizeof(stop_note), "\nlocklab-%s: stopping after the runs in "
-			 "progress; a second signal stops at once\n", backend_name);
+	int n = snprintf(stop_note, sizeof(stop_note), "\nlocklab-%s: stopping %s; a second signal "
+			 "stops at once\n", backend_name,
+			 strcmp(backend_name, "native") ? "now: a run in progress ends as a failed row"
+							: "after the runs in progress");
 
 	stop_note_len = once && n > 0 && (size_t)n < sizeof(stop_note) ? (size_t)n : 0;
+	if (once)
+		backend_stop_asked = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sa.sa_flags = SA_RESTART;
@@ -296,10 +304,13 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 	/* --out in CSV naming --csv's file is that one CSV, written once */
 	bool out_is_csv = o->out && o->format == FMT_CSV && o->csv && outfile_same(o->csv, o->out);
 	bool sharded = o->nshards > 0; /* --shard I/N, N >= 1: PATH.order is written */
-	char order[2][4200];
+	char order[2][4200], partial[2][4200];
 	const char *const opts[] = { "--out", "--csv", "--json", "--threads-csv",
-				     "--shard's order of --out", "--shard's order of --csv" };
-	const char *paths[] = { out_is_csv ? NULL : o->out, o->csv, o->json, o->threads_csv, NULL, NULL };
+				     "--shard's order of --out", "--shard's order of --csv",
+				     "the journal of --out (its rows while the sweep runs)",
+				     "the journal of --csv (its rows while the sweep runs)" };
+	const char *paths[] = { out_is_csv ? NULL : o->out, o->csv, o->json, o->threads_csv, NULL,
+				NULL, NULL, NULL };
 	char err[4400];
 
 	/* --shard writes PATH.order beside each CSV: outputs as well */
@@ -311,7 +322,16 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 		snprintf(order[1], sizeof(order[1]), "%s.order", o->csv);
 		paths[5] = order[1];
 	}
-	if (outfile_check_all(opts, paths, 6, 6, err, sizeof(err)))
+	/* each CSV is journalled to PATH.partial: no output may be one */
+	if (paths[0] && o->format == FMT_CSV) {
+		snprintf(partial[0], sizeof(partial[0]), "%s.partial", paths[0]);
+		paths[6] = partial[0];
+	}
+	if (o->csv) {
+		snprintf(partial[1], sizeof(partial[1]), "%s.partial", o->csv);
+		paths[7] = partial[1];
+	}
+	if (outfile_check_all(opts, paths, 6, 8, err, sizeof(err)))
 		return ll_bad("run", "%s", err);
 	memset(sf, 0, sizeof(*sf));
 	if (o->csv)

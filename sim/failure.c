@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <locklab/backend.h>
 #include <locklab/workload.h>
 
 #include "idle.h"
@@ -181,12 +182,19 @@ void sim_check_progress(void)
 {
 	uint64_t next = sim_time_left(), bound = sim.progress_bound_ps;
 
+	if (backend_stop_asked && sim.run) {
+		sim.next_check_ps = UINT64_MAX;
+		sim_fail("stopped by a signal at %.3f ms of simulated time", (double)sim.now_ps / 1e9);
+		return;
+	}
 	if (sim.now_ps >= next) {
 		sim.next_check_ps = UINT64_MAX;
 		sim_fail("simulated time ran out at %.3f ms: a process simulates at most %.0f h, "
 			 "its runs together", (double)sim.now_ps / 1e9, SIM_TIME_MAX_PS / 3.6e15);
 		return;
 	}
+	if (sim.run && next - sim.now_ps > SIM_STOP_CHECK_PS)
+		next = sim.now_ps + SIM_STOP_CHECK_PS; /* a stop asked is seen within it */
 	if (!sim.snapped && sim.now_ps >= sim.end_ps) {
 		const struct coh_counters *k = coh_counters(sim.model);
 

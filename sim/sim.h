@@ -65,6 +65,9 @@
 /* Simulated time one process may use, its runs together (about 1281 h): a
  * run's clock, a deadline past it and the runs' base stay within uint64 */
 #define SIM_TIME_MAX_PS (1ull << 62)
+/* A run looks for a stop asked by a signal (backend_stop_asked) at least
+ * this often, in simulated time: a millisecond. */
+#define SIM_STOP_CHECK_PS 1000000000ull
 
 #include "../core/park_costs.h" /* SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS */
 

@@ -386,6 +386,24 @@ static void fifo_and_link_are_refused_and_stay(void **state)
 	assert_int_equal(access(target, F_OK), -1);
 }
 
+/* A file this user may not write is refused, not replaced (a rename over
+ * it would succeed in a writable directory).  Root may write any file: the
+ * case is for everyone else. */
+static void read_only_is_refused(void)
+{
+	const char *ro = tl_path("read-only.csv");
+
+	if (!geteuid()) {
+		printf("  (as root every file is writable: the read-only case is not run)\n");
+		return;
+	}
+	assert_int_equal(tl_sh(NULL, "echo kept > '%s' && chmod 444 '%s'", ro, ro), 0);
+	expect_refused((const char *const[]){ "--csv", ro, NULL }, "results replace only a file");
+	assert_int_equal(tl_sh(NULL, "grep -qx kept '%s'", ro), 0);
+	chmod(ro, 0644);
+	unlink(ro);
+}
+
 static void paths_are_checked_before_the_first_run(void **state)
 {
 	char partial[400];
@@ -399,6 +417,15 @@ static void paths_are_checked_before_the_first_run(void **state)
 	expect_refused((const char *const[]){ "--csv", tl_path("left.csv"), NULL }, ".partial");
 	assert_int_equal(tl_sh(NULL, "grep -qx kept '%s'", partial), 0);
 	unlink(partial);
+	/* nor is an output named after a CSV's journal (it was removed, or
+	 * left to block the next sweep) */
+	expect_refused((const char *const[]){ "--csv", tl_path("left.csv"), "--json", partial, NULL },
+		       "the journal of --csv");
+	expect_refused((const char *const[]){ "--format", "csv", "--out", tl_path("left.csv"),
+					      "--threads-csv", partial, NULL },
+		       "the journal of --out");
+	assert_int_equal(access(partial, F_OK), -1);
+	read_only_is_refused();
 }
 
 /* "-" is no name for a result file (the standard output is where results

@@ -13,7 +13,10 @@
  * docs/data/host-2vcpu.calib.csv, which records no step).  The platform
  * written with a spread is run by bin/locklab-sim from argv[1], which says
  * it; the sanitizer builds skip that run (the binary is the same).
+ * calibrate --from without --out names the platform after the
+ * calibration's own host.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,6 +203,31 @@ static void a_step_that_is_none_is_refused(void **state)
 	free(text);
 }
 
+/* calibrate --from without --out names its platform after the
+ * calibration's host, not after the machine converting it; a host that
+ * names no file is refused in one line. */
+static void from_names_the_calibrations_host(void **state)
+{
+	char dir[] = "/tmp/locklab-from-XXXXXX", fixture[PATH_MAX];
+	struct tl_proc p;
+
+	(void)state;
+	assert_non_null(realpath(FIXTURE, fixture));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(tl_sh(&p, "cd %s && %s/locklab-native calibrate --from %s", dir, bindir,
+			       fixture), 0);
+	assert_non_null(strstr(p.out, "wrote results/host-2vcpu.xml"));
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "sed 's/^host,.*/host,a\\/b/' %s > %s/slash.calib.csv && cd %s && "
+			       "%s/locklab-native calibrate --from slash.calib.csv", fixture, dir, dir,
+			       bindir), 2);
+	assert_string_equal(p.err, "locklab-native: calibrate: the calibration's host 'a/b' names "
+				   "no file: give --out\n");
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
+	tl_proc_free(&p);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +235,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(no_spread_without_a_fine_clock),
 		cmocka_unit_test(a_step_that_is_none_is_refused),
 		cmocka_unit_test(kick_from_the_calibration),
+		cmocka_unit_test(from_names_the_calibrations_host),
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";

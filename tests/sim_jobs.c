@@ -4,7 +4,9 @@
  * `--jobs 1` byte for byte (also with --vm overcommits); the CSVs of
  * `--shard I/N` merged by `merge` are the CSV of the whole sweep, empty
  * shards included; a worker killed in a run loses that run only (its row
- * says how the worker ended, a new worker takes the runs after it); an
+ * says how the worker ended, a new worker takes the runs after it); a
+ * stop asked by SIGTERM ends the simulated runs in progress, there and in
+ * workers; an
  * open-file limit too low for --jobs gives fewer workers and a line; bad
  * --jobs and --shard values, parallel native runs and merges of shards
  * that do not fit (or that are FIFOs, or hold a number edited into text)
@@ -16,6 +18,7 @@
 #include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
+#include <time.h>
 
 static const char *bindir;
 
@@ -144,6 +147,62 @@ static void a_killed_worker_loses_its_run_only(void **state)
 		fail_msg("not one row lost to the killed worker:\n%s", csv);
 	free(csv);
 	free(err);
+}
+
+/* SIGTERM to a sweep whose simulated runs would last a day: each run in
+ * progress ends within a millisecond of its simulated time as a failed row
+ * saying so, in the process itself (--jobs 1) and in workers (--jobs 2),
+ * and the sweep exits 143 at once, its CSV written. */
+static void a_stop_ends_the_runs_in_progress(unsigned jobs)
+{
+	char path[1024], j[16], *csv, *err;
+	struct timespec t0, t1;
+	pid_t pid;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/locklab-sim", bindir);
+	snprintf(j, sizeof(j), "%u", jobs);
+	unlink(tl_path("stopped.csv"));
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (!freopen(tl_path("stopped.err"), "w", stderr) || !freopen("/dev/null", "w", stdout))
+			_exit(127);
+		execl(path, path, "run", "--topo", "2socket", "--lock", "tas", "--threads", "2",
+		      "--runs", "2", "--duration", "86400000", "--jobs", j, "--csv",
+		      tl_path("stopped.csv"), (char *)NULL);
+		_exit(127);
+	}
+	usleep(500000); /* the runs under way */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	for (int i = 0; i < 6000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (t1.tv_sec - t0.tv_sec >= 60) { /* the runs went on: end them, and the test fails */
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	err = tl_slurp(tl_path("stopped.err"), NULL);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 143)
+		fail_msg("--jobs %u: status %#x, not exit 143:\n%s", jobs, st, err);
+	if (t1.tv_sec - t0.tv_sec > 30)
+		fail_msg("--jobs %u: %ld s from the signal to the end", jobs, (long)(t1.tv_sec - t0.tv_sec));
+	if (!strstr(err, "stopping now: a run in progress ends as a failed row"))
+		fail_msg("--jobs %u: stderr does not say the runs end:\n%s", jobs, err);
+	csv = tl_slurp(tl_path("stopped.csv"), NULL);
+	assert_non_null(csv);
+	if (!strstr(csv, " ms of simulated time\n") || !strstr(csv, ",stopped by a signal at "))
+		fail_msg("--jobs %u: no row of a run stopped:\n%s", jobs, csv);
+	free(csv);
+	free(err);
+}
+
+static void a_stop_ends_simulated_runs(void **state)
+{
+	a_stop_ends_the_runs_in_progress(1);
+	a_stop_ends_the_runs_in_progress(2);
 }
 
 /* The shim tests/shims/die_before_start.c, built beside the plain
@@ -405,6 +464,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(jobs_write_what_one_process_writes),
 		cmocka_unit_test(jobs_with_overcommit),
 		cmocka_unit_test(a_killed_worker_loses_its_run_only),
+		cmocka_unit_test(a_stop_ends_simulated_runs),
 		cmocka_unit_test(a_worker_dead_before_its_run_is_replaced),
 		cmocka_unit_test(jobs_fit_the_open_file_limit),
 		cmocka_unit_test(shards_merge_into_the_sweep),

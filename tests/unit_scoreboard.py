@@ -176,6 +176,10 @@ def test_malformed(tmp):
     d = write_board(tmp, 'empty', {})
     for args, what in (((), 'no entries'), (('--only', ','), 'no entry named'),
                        (('--list', '--list'), 'given twice'), (('--jobs', '0'), '--jobs'),
+                       (('--jobs', '100000'), 'from 1 to 4096'),
+                       (('--jobs', '99999999999999999999'), 'from 1 to 4096'),
+                       (('--only', '004-lockref-snb,'), 'a comma too many'),
+                       (('--only', '004-lockref-snb,004-lockref-snb'), 'named twice'),
                        (('--seeds', '0'), '--seeds'), (('--seeds', 'x'), '--seeds'),
                        (('--only', '--no-chart'), '--only: needs a value'),
                        (('--results', '--no-chart'), '--results: needs a value'),

@@ -69,6 +69,8 @@ from scoreboard_print import fmt_error, verdict  # noqa: E402,F401
 from scoreboard_rules import band, judge_change, judge_neutral, judge_variance  # noqa: E402,F401
 
 MAX_SEEDS = 20
+# As run --jobs: worker processes at once, at most (a larger count is a typo, not a machine).
+MAX_JOBS = 4096
 ONE_CONFIG = ('lock', 'threads', 'overcommit', 'test', 'mode', 'global',
               'procs')
 # How each subcommand takes its output: `run` and the others write
@@ -259,10 +261,10 @@ def parse_args(argv):
         i += 1
     try:
         opts['jobs'] = int(opts['jobs'])
-        if opts['jobs'] < 1:
+        if not 1 <= opts['jobs'] <= MAX_JOBS:
             raise ValueError
     except ValueError:
-        usage_error('--jobs: want a whole number >= 1')
+        usage_error('--jobs: want a whole number from 1 to %d' % MAX_JOBS)
     try:
         opts['seeds'] = int(opts['seeds'])
         if not 1 <= opts['seeds'] <= MAX_SEEDS:
@@ -343,9 +345,14 @@ def select(entries, only):
     of the file), in board order."""
     if only is None:
         return entries
-    want = [x for x in only.split(',') if x]
-    if not want:
+    want = only.split(',')
+    if not any(want):
         usage_error('--only: no entry named')
+    if '' in want:
+        usage_error('--only: an empty name in %r (a comma too many)' % only)
+    twice = sorted({w for w in want if want.count(w) > 1})
+    if twice:
+        usage_error('--only: %s named twice' % ', '.join(twice))
     ids, files = {e['id'] for e in entries}, {e['file'] for e in entries}
     for w in want:
         if w.endswith('.sb') and w not in files:

@@ -13,12 +13,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <signal.h>
+
 #include "lock.h"
 #include "result.h"
 #include "workload.h"
 
 /* "native" or "sim" */
 extern const char backend_name[];
+/* Raised when SIGINT or SIGTERM asks a sweep to stop (core/sweep.c): a
+ * simulated run in progress ends then too, as a failed run, rather than
+ * run on to its end (sim/failure.c). */
+extern volatile sig_atomic_t backend_stop_asked;
 /* Defaults where the user gave neither --duration nor --ops: a native run
  * is wall time, a simulated one simulated time, which costs far more. */
 extern const uint64_t backend_default_duration_ms;

@@ -321,19 +321,29 @@ static int write_results(const struct cal_opts *o, const struct calib *c, bool c
 	return 0;
 }
 
-static int default_out(struct cal_opts *o)
+/* results/host-NAME.xml: NAME this machine's, or with --from the
+ * calibration's own host (a file of one machine is never named after
+ * another). */
+static int default_out(struct cal_opts *o, const char *name)
 {
 	if (o->out)
 		return 0;
+	if (!name[0] || strchr(name, '/') || name[0] == '.') {
+		fprintf(stderr, "locklab-native: calibrate: the calibration's host '%s' names no file: "
+			"give --out\n", name);
+		return 2;
+	}
 	if (mkdir("results", 0755) && errno != EEXIST) {
 		fprintf(stderr, "locklab-native: calibrate: cannot create results/: %s\n",
 			strerror(errno));
 		return 1;
 	}
-	snprintf(o->out_buf, sizeof(o->out_buf), "results/host-%s.xml", backend_topo_name(NULL));
+	snprintf(o->out_buf, sizeof(o->out_buf), "results/host-%s.xml", name);
 	o->out = o->out_buf;
 	return 0;
 }
+
+static int check_out(const struct cal_opts *o, bool given, char *err, size_t len);
 
 static int from_file(struct cal_opts *o)
 {
@@ -344,8 +354,17 @@ static int from_file(struct cal_opts *o)
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;
 	}
-	if (default_out(o))
-		return 1;
+	if (!o->out) {
+		char err[600];
+		int rc = default_out(o, c.host);
+
+		if (rc)
+			return rc;
+		if (check_out(o, false, err, sizeof(err))) {
+			fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+			return 2;
+		}
+	}
 	print_summary(&c);
 	return write_results(o, &c, false);
 }
@@ -449,8 +468,9 @@ int native_calibrate_main(int argc, char **argv)
 	if (o.from) /* reads first: its errors come before any results/ is made */
 		return from_file(&o);
 	if (!o.out) { /* measuring takes long: the default's paths are checked first */
-		if (default_out(&o))
-			return 1;
+		rc = default_out(&o, backend_topo_name(NULL));
+		if (rc)
+			return rc;
 		if (check_out(&o, false, err, sizeof(err))) {
 			fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 			return 2;
