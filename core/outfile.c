@@ -282,13 +282,22 @@ static int append_rows(struct journal *j, const struct output_set *o, size_t fro
 	struct rows_arg a = { j, o, from, head };
 	size_t len;
 	char *buf = text_of(rows_of, &a, &len);
+	off_t whole = lseek(j->fd, 0, SEEK_END); /* the rows written so far, each whole */
 	int rc;
 
-	if (!buf)
+	if (!buf || whole < 0) {
+		free(buf);
 		return -1;
-	rc = write_all(j->fd, buf, len);
+	}
+	rc = write_all(j->fd, buf, len) || fdatasync(j->fd) ? -1 : 0;
 	free(buf);
-	return rc || fdatasync(j->fd) ? -1 : 0;
+	if (rc) { /* a full disk cut a row short: the file keeps its whole rows only */
+		int e = errno, cut = ftruncate(j->fd, whole);
+
+		(void)cut; /* failing, the write's error is still the one said */
+		errno = e;
+	}
+	return rc;
 }
 
 int journal_open(struct journal *j, const char *path)
@@ -303,7 +312,16 @@ int journal_open(struct journal *j, const char *path)
 	}
 	if (reopen(j, O_CREAT | O_EXCL))
 		return -1;
-	return append_rows(j, &none, 0, true);
+	if (append_rows(j, &none, 0, true)) { /* not even the header: no journal is left */
+		int e = errno;
+
+		close(j->fd);
+		j->fd = -1;
+		unlink(j->partial);
+		errno = e;
+		return -1;
+	}
+	return 0;
 }
 
 static void csv_of(FILE *f, const void *o)

@@ -273,9 +273,12 @@ static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
 			drop_order(sf->csv[i]);
 
 		journal_close(&sf->j[i], !e);
-		if (e)
+		if (e && sf->j[i].rows == out->nrows)
 			fprintf(stderr, "locklab-%s: the rows are kept in %s\n", backend_name,
 				sf->j[i].partial);
+		else if (e) /* its journal stopped when it could not be written */
+			fprintf(stderr, "locklab-%s: %zu of the %zu rows are kept in %s, each whole\n",
+				backend_name, sf->j[i].rows, out->nrows, sf->j[i].partial);
 		rc |= e;
 	}
 	if (o->json)
