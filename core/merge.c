@@ -503,6 +503,10 @@ int merge_main(int argc, char **argv)
 	for (size_t i = 0; i < n && !rc; i++) {
 		char order[4200];
 
+		if (!files[i][0]) {
+			rc = ll_bad("merge", "shard %zu of %zu: an empty file name", i + 1, n);
+			break;
+		}
 		snprintf(order, sizeof(order), "%s.order", files[i]);
 		if (outfile_same(out, files[i]) || outfile_same(out, order))
 			rc = ll_bad("merge", "--out %s: the same file as the shard %s%s it would replace",

@@ -164,7 +164,8 @@ static int parse_one(const struct ll_args *a, struct check_opts *o)
 		o->many_seeds = true;
 	} else if (!strcmp(a->name, "--seed")) {
 		if (cli_parse_u64(a->val, &o->seed))
-			return ll_bad("check", "--seed: '%s' is not a number", a->val);
+			return ll_bad("check", "--seed: '%s' is not a whole number from 0 to %llu",
+				      a->val, (unsigned long long)UINT64_MAX);
 		o->one_seed = true;
 	} else if (!strcmp(a->name, "--memory-model")) {
 		if (sb_model_by_name(a->val, &m) || m == TOPO_MM_SC)

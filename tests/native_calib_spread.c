@@ -203,6 +203,30 @@ static void a_step_that_is_none_is_refused(void **state)
 	free(text);
 }
 
+/* A calibration without a record every figure rests on is refused in one
+ * line naming it (a missing clock once gave "TSC 0.000 GHz"). */
+static void records_a_calibration_needs(void **state)
+{
+	static const char *const need[] = { "version", "host", "tsc_ghz", "reps" };
+	char *text = tl_slurp_ok(FIXTURE, NULL), *cut, *at, *eol, err[300];
+	static struct calib c;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "\n%s,", need[i]);
+		assert_non_null(at = strstr(text, key));
+		eol = strchr(at + 1, '\n');
+		assert_true(asprintf(&cut, "%.*s%s", (int)(at - text), text, eol) > 0);
+		assert_int_equal(calib_parse(cut, &c, err, sizeof(err)), -1);
+		if (!strstr(err, need[i]) || strchr(err, '\n'))
+			fail_msg("without %s: '%s'", need[i], err);
+		free(cut);
+	}
+	free(text);
+}
+
 /* calibrate --from without --out names its platform after the
  * calibration's host, not after the machine converting it; a host that
  * names no file is refused in one line. */
@@ -236,6 +260,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_step_that_is_none_is_refused),
 		cmocka_unit_test(kick_from_the_calibration),
 		cmocka_unit_test(from_names_the_calibrations_host),
+		cmocka_unit_test(records_a_calibration_needs),
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";

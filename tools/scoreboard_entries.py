@@ -140,6 +140,8 @@ def parse_file(path, topodir):
             lines = f.read().split('\n')
     except UnicodeDecodeError as e:
         raise EntryError('%s: not UTF-8 text (byte %d)' % (path, e.start))
+    except OSError as e:
+        raise EntryError('%s: cannot be read: %s' % (path, e.strerror))
     for n, raw in enumerate(lines + [''], 1):
         line = raw.rstrip()
         where = '%s:%d' % (path, n)

@@ -463,6 +463,12 @@ int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 	} else if (!rc && !(seen & 2u)) {
 		snprintf(err, errlen, "no 'host' record: a calibration names the machine it measured");
 		rc = -1;
+	} else if (!rc && !(seen & (1u << 5))) {
+		snprintf(err, errlen, "no 'tsc_ghz' record: the clock every figure was read with");
+		rc = -1;
+	} else if (!rc && !(seen & (1u << 6))) {
+		snprintf(err, errlen, "no 'reps' record: how many samples each figure has");
+		rc = -1;
 	}
 	return rc ? -1 : calib_check(c, err, errlen);
 }
