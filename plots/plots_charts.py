@@ -129,7 +129,10 @@ def context_text(rows, env):
         parts.append('shard %s of the sweep only' % shard)
     text = ', '.join(parts)
     assumed = topo.get('assumed')
-    if assumed:
+    line = env.get('assumed_line')
+    if line:  # the table's own line: the machine's, the locks' own, the presets'...
+        text += '\n' + '\n'.join(textwrap.wrap(str(line), 150))
+    elif assumed:
         text += ('\nassumed (no source; topologies/README.md): %s'
                  % ', '.join(str(a) for a in assumed))
     return text

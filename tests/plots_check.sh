@@ -382,6 +382,25 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+	# A heading says every assumed constant the run's table said: the JSON's
+	# assumed_line (the locks' own too), in lines a chart can hold.
+	python3 - "$ROOT/plots" <<'EOF' || failed=1
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import plots_charts as pc
+line = ("assumed in 4socket (no source; topologies/README.md says why): lat.*, msg.*; and the "
+        "locks' own (algorithms/): a 500 ns bounded wait for a pending waiter's handover "
+        "(qspinlock); and a parked waiter's halt, kick and wake, 0.2, 0.5 and 2 us")
+text = pc.context_text([{'backend': 'sim', 'topo': '4socket'}],
+                       {'assumed_line': line, 'topology': {'assumed': ['lat.*', 'msg.*']}})
+said = ' '.join(text.split('\n')[1:])
+ok = said == line and all(len(l) <= 150 for l in text.split('\n'))
+if not ok:
+    print('plots_check: FAIL: the heading does not give the assumed line whole: %r' % text)
+sys.exit(0 if ok else 1)
+EOF
+
 	# A --vm sweep of overcommits: the shared workload in the heading, the
 	# overcommit in each title.
 	python3 - "$ROOT/plots" <<'EOF' || failed=1
