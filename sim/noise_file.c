@@ -93,6 +93,11 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 			snprintf(err, errlen, "the all row's %s, %g, is not a count", name[0], count);
 			return -1;
 		}
+		if (!count && ns) {
+			snprintf(err, errlen, "the all row's %s, %g ns, with no detour (%s 0)", name[1],
+				 ns, name[0]);
+			return -1;
+		}
 		if (!count)
 			continue;
 		if (ns < count || ns / count > 1e9) {
@@ -116,6 +121,25 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 			 100 * lost_share);
 		return -1;
 	}
+	return 0;
+}
+
+/* The all row as the noise command writes it: a field under each column,
+ * each after the first (the cpu's name) a number >= 0, read or not. */
+static int whole_row(char **hdr, unsigned nh, char **row, unsigned nr, char *err, size_t errlen)
+{
+	double v;
+
+	if (nr != nh) {
+		snprintf(err, errlen, "the all row has %u fields under a header of %u", nr, nh);
+		return -1;
+	}
+	for (unsigned i = 1; i < nr; i++)
+		if (number(row[i], &v)) {
+			snprintf(err, errlen, "the all row's %s, '%s', is not a number >= 0", hdr[i],
+				 row[i]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -166,7 +190,8 @@ int noise_file_read(const char *path, struct noise_measured *m, char *err, size_
 	if (!rc) {
 		unsigned nh = infile_split(head, hdr, MAX_FIELDS), nr = infile_split(all, row, MAX_FIELDS);
 
-		rc = read_classes(hdr, nh, row, nr, m, why, sizeof(why));
+		rc = whole_row(hdr, nh, row, nr, why, sizeof(why)) ||
+		     read_classes(hdr, nh, row, nr, m, why, sizeof(why));
 	}
 	if (rc) {
 		snprintf(err, errlen, "--noise-from %s: %s", path, why);

@@ -227,6 +227,13 @@ static void bad_files_are_refused(void **state)
 		     "is over 1e+06 a second");
 	refused_file("free.csv", HEAD "all,1.0,10,0,0,0,0,0,10,0,0,0,0,0,0,0\n",
 		     "not a detour's length");
+	/* every field of the all row, read or not, and none beyond the header */
+	refused_file("unread.csv", HEAD "all,1.0,1,1000,abc,1000,1000,1000,1,1000,0,0,0,0,0,0\n",
+		     "the all row's mean_ns, 'abc', is not a number >= 0");
+	refused_file("extra.csv", HEAD "all,1.0,1,1000,1000,1000,1000,1000,1,1000,0,0,0,0,0,0,7\n",
+		     "the all row has 17 fields under a header of 16");
+	refused_file("lostnone.csv", HEAD "all,1.0,1,1000,1000,1000,1000,1000,1,1000,0,0,0,1e308,0,0\n",
+		     "lost_ns_under_1ms, 1e+308 ns, with no detour (detours_under_1ms 0)");
 	refused_file("twice.csv", HEAD "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
 					    "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
 		     "line 3: a second row named all");
