@@ -375,6 +375,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 	struct pollfd *pf;
 	size_t next = 0;
 	bool ended = false, told = false;
+	sigset_t stops, before, waiting; /* the stops are taken inside ppoll only: none is missed */
 
 	if (njobs > s->ntodo)
 		njobs = (unsigned)s->ntodo;
@@ -388,6 +389,13 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 	}
 	for (unsigned k = 0; k < njobs; k++)
 		ws[k].run = -1;
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stops, &before);
+	waiting = before;
+	sigdelset(&waiting, SIGINT);
+	sigdelset(&waiting, SIGTERM);
 	sweep_progress(s);
 	while (s->done < s->ntodo && !ended) {
 		unsigned busy = hand_out(s, ws, njobs, &next, *stop), np = 0;
@@ -403,7 +411,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 		for (unsigned k = 0; k < njobs; k++)
 			if (ws[k].run >= 0)
 				pf[np++] = (struct pollfd){ .fd = ws[k].sock, .events = POLLIN };
-		if (poll(pf, np, -1) < 0) {
+		if (ppoll(pf, np, NULL, &waiting) < 0) {
 			if (errno == EINTR)
 				continue;
 			die_errno("poll");
@@ -420,6 +428,7 @@ void jobs_run(struct sweep_sink *s, unsigned njobs, volatile sig_atomic_t *stop)
 		}
 	}
 	end_workers(ws, njobs, ended);
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	for (size_t i = 0; i < s->ntodo; i++)
 		free(jobs[i].thr);
 	free(jobs);

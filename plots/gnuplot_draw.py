@@ -13,8 +13,10 @@ EXTS = ('.png', '.svg')
 
 
 def gp_str(s):
-    """s as a gnuplot string literal (double quotes, escapes kept as text)."""
-    return '"%s"' % s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+    """s as a gnuplot string literal (double quotes, escapes kept as text;
+    a backquote too, which gnuplot would run as a shell command)."""
+    return '"%s"' % (s.replace('\\', '\\\\').replace('"', '\\"').replace('\n', '\\n')
+                     .replace('`', '\\`'))
 
 
 def gp_assigns(variables):

@@ -193,8 +193,6 @@ void sim_check_progress(void)
 			 "its runs together", (double)sim.now_ps / 1e9, SIM_TIME_MAX_PS / 3.6e15);
 		return;
 	}
-	if (sim.run && next - sim.now_ps > SIM_STOP_CHECK_PS)
-		next = sim.now_ps + SIM_STOP_CHECK_PS; /* a stop asked is seen within it */
 	if (!sim.snapped && sim.now_ps >= sim.end_ps) {
 		const struct coh_counters *k = coh_counters(sim.model);
 

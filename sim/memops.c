@@ -95,6 +95,7 @@
  * before the actors start) the operations act on memory directly, at no
  * cost.
  */
+#include <locklab/backend.h>
 #include <locklab/mem.h>
 
 #include "observe.h"
@@ -168,8 +169,8 @@ void sim_resumed(struct sim_actor *a)
 		carried_on_done(a); /* a parked waiter's load, begun by nobody */
 		longjmp(a->exit_jmp, 1);
 	}
-	if (sim.now_ps >= sim.next_check_ps)
-		sim_check_progress();
+	if (sim.now_ps >= sim.next_check_ps || backend_stop_asked)
+		sim_check_progress(); /* a stop asked by a signal: at the next event */
 }
 
 const char *const sim_event_kind_names[SIM_EV_KINDS] = {

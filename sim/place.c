@@ -50,7 +50,7 @@ static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
 		for (unsigned j = 0; j < i; j++)
 			if (cfg->pin_list[j] == cfg->pin_list[i]) {
 				snprintf(err, errlen, "--pin list: cpu %u appears twice (the simulator runs one "
-					 "thread a cpu; --vm shares cpus between vCPUs)", cfg->pin_list[i]);
+					 "thread a cpu; under --vm, --overcommit shares them)", cfg->pin_list[i]);
 				return -1;
 			}
 	}

@@ -65,9 +65,6 @@
 /* Simulated time one process may use, its runs together (about 1281 h): a
  * run's clock, a deadline past it and the runs' base stay within uint64 */
 #define SIM_TIME_MAX_PS (1ull << 62)
-/* A run looks for a stop asked by a signal (backend_stop_asked) at least
- * this often, in simulated time: a millisecond. */
-#define SIM_STOP_CHECK_PS 1000000000ull
 
 #include "../core/park_costs.h" /* SIM_HALT_PS, SIM_KICK_PS, SIM_WAKE_PS */
 
@@ -220,8 +217,8 @@ struct sim_state {
 extern struct sim_state sim;
 
 /* Said where a machine's file has no `assumed` property. */
-#define SIM_ASSUMED_NOT_STATED "not stated (its file has no `assumed` property, which lists " \
-	"the figures that have no source: topologies/README.md)"
+#define SIM_ASSUMED_NOT_STATED "not stated (its file has no 'assumed' property, which lists " \
+	"the figures that have no source, or none: topologies/README.md)"
 
 /* What a kick costs its sender outside --vm: the machine's futex_wake
  * where its file gives one (park.kick), else the assumed SIM_KICK_PS. */

@@ -450,7 +450,8 @@ static int read_assumed(struct topo_ctx *x, struct topo *t)
 	int rc = 0;
 
 	t->assumed[0] = 0;
-	if (!v)
+	t->assumed_none = v && !strcmp(v, "none");
+	if (!v || t->assumed_none)
 		return 0;
 	if (!(buf = strdup(v)))
 		abort();
@@ -468,7 +469,7 @@ static int read_assumed(struct topo_ctx *x, struct topo *t)
 	}
 	free(buf);
 	if (!rc && !n)
-		rc = topo_fail(x, "assumed: empty (leave the property out if nothing is)");
+		rc = topo_fail(x, "assumed: empty (give none if every figure has a source)");
 	return rc;
 }
 

@@ -64,6 +64,7 @@ struct topo {
 	 * all of them) have no source, as the file lists them, one space apart
 	 * ("" without one; topologies/README.md) */
 	char assumed[512];
+	bool assumed_none; /* `assumed` is "none": the file says every figure has a source */
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */
 	unsigned fill_buffers; /* store misses in flight per core (sim/storebuf.c) */

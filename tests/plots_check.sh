@@ -382,6 +382,21 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+	# A string reaches gnuplot as text: a backquote is no shell command.
+	python3 - "$ROOT/plots" <<'EOF' || failed=1
+import subprocess
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import gnuplot_draw as gd
+text = 'its file has no `echo RAN` property, "quoted", back\\slash'
+out = subprocess.run(['gnuplot', '-e', 'print %s' % gd.gp_str(text)], stdout=subprocess.PIPE,
+                     stderr=subprocess.STDOUT, universal_newlines=True).stdout.strip()
+if out != text:
+    print('plots_check: FAIL: gp_str: gnuplot printed %r for %r' % (out, text))
+sys.exit(0 if out == text else 1)
+EOF
+
 	# A heading says every assumed constant the run's table said: the JSON's
 	# assumed_line (the locks' own too), in lines a chart can hold.
 	python3 - "$ROOT/plots" <<'EOF' || failed=1

@@ -350,7 +350,8 @@ static void probe_in_json(void)
 }
 
 /* A machine's file without `assumed` is said to state none, in run's
- * table, explain and ccbench, not shown as if every figure had a source. */
+ * table, explain and ccbench, not shown as if every figure had a source;
+ * one whose `assumed` is none says so itself, and nothing is said. */
 static void test_assumed_not_stated(void **state)
 {
 	char dir[] = "/tmp/locklab-assumed-XXXXXX";
@@ -366,10 +367,17 @@ static void test_assumed_not_stated(void **state)
 							     "ccbench", NULL };
 	     *cmd; cmd++) {
 		assert_int_equal(tl_sh(&p, "%s/locklab-sim %s --topo %s/bare.xml", bindir, *cmd, dir), 0);
-		if (!strstr(p.out, "assumed in bare: not stated (its file has no `assumed` property"))
+		if (!strstr(p.out, "assumed in bare: not stated (its file has no 'assumed' property"))
 			fail_msg("%s: no 'not stated' line:\n%s", *cmd, p.out);
 		tl_proc_free(&p);
 	}
+	/* "none": the file says every figure has a source, and nothing is said */
+	assert_int_equal(tl_sh(&p, "sed 's/id=\"assumed\" value=\"[^\"]*\"/id=\"assumed\" "
+				   "value=\"none\"/' %s/../topologies/4socket.xml > %s/none.xml && "
+				   "%s/locklab-sim run --lock ticket --threads 2 --runs 1 --topo %s/none.xml",
+			       bindir, dir, bindir, dir), 0);
+	assert_null(strstr(p.out, "assumed in none"));
+	tl_proc_free(&p);
 	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
 	tl_proc_free(&p);
 }

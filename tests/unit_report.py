@@ -188,22 +188,35 @@ VERDICTS = []  # those that read the same, printed
 def probe_failures(binary):
     """Each lockstep probe line of the table reads, word for word, in the
     report's verdict of its configuration, from the JSON written beside the
-    table (its lockstep_probes); the report has no probe the table lacks."""
+    table (its lockstep_probes); the report has no probe the table lacks, gives
+    none to another machine's row, and refuses a probe edited short in one
+    line."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         path, doc = os.path.join(tmp, 'p.csv'), os.path.join(tmp, 'p.json')
         text = sim(binary, ['--csv', path, '--json', doc])
         with open(doc) as f:
-            probes = json.load(f).get('lockstep_probes', [])
+            spoiled = json.load(f)
+        probes = json.loads(json.dumps(spoiled.get('lockstep_probes', [])))  # a copy
         with open(path, newline='') as f:
             rows = list(csv.DictReader(f))
+        if probes:
+            del spoiled['lockstep_probes'][0]['jain']
+            with open(doc, 'w') as f:
+                json.dump(spoiled, f)
+            p = subprocess.run([sys.executable, os.path.join(ROOT, 'tools', 'report.py'), '--csv',
+                                path, '--json', doc, '--out', tmp], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True)
+            if p.returncode != 2 or p.stderr.count('\n') != 1 or 'lockstep_probes' not in p.stderr:
+                failures.append('report.py took a probe without its jain: exit %d, %r'
+                                % (p.returncode, p.stderr))
     table = {(lock, threads): line[4:] for lock, threads, line in lines_under_rows(text)
              if line.startswith('  ! with each miss within')}
     if not table:
         failures.append('%s: the table made no probe to compare' % ' '.join(SWEEP))
     for (lock, _), by_cfg in report_table.group_configs(rows).items():
         for cfg, runs in by_cfg.items():
-            probe = report_table.probe_for(probes, lock, cfg)
+            probe = report_table.probe_for(probes, lock, cfg, '4socket')
             cell = html.unescape(re.findall(r'<td>(.*?)</td>', report_table.config_row(
                 cfg, runs, {}, probe=probe))[-1])
             said = table.get((lock, cfg[2]))
@@ -212,6 +225,9 @@ def probe_failures(binary):
                                                                              said, cell))
             elif not said and 'with each miss within' in cell:
                 failures.append('%s t=%s: a probe in the report only: %r' % (lock, cfg[2], cell))
+            if probe and report_table.probe_for(probes, lock, cfg, 'another-machine'):
+                failures.append('%s t=%s: a probe of 4socket given to another machine\'s row'
+                                % (lock, cfg[2]))
     return failures
 
 

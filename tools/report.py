@@ -56,7 +56,8 @@ import urllib.parse
 # the module beside this file, read and not cached: nothing is written
 # into the source tree
 sys.dont_write_bytecode = True
-from report_table import RUN_COLUMNS, TABLE_NOTES, conditional_notes, tables_html  # noqa: E402
+from report_table import (RUN_COLUMNS, TABLE_NOTES, bad_probe, conditional_notes,  # noqa: E402
+                          tables_html)
 # plots/plots_data.py's test of a row, the one the charts skip a file by
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 'plots'))
@@ -143,7 +144,16 @@ def read_json(path):
         raise BadInput('--json %s: not JSON: %s' % (path, e))
     if not isinstance(doc, dict) or not isinstance(doc.get('environment'), dict):
         raise BadInput('--json %s: not a locklab run JSON (no "environment" object)' % path)
+    bad = bad_probe(doc.get('lockstep_probes', []))
+    if bad:
+        raise BadInput('--json %s: lockstep_probes: %s' % (path, bad))
     return doc
+
+
+def json_topo(doc):
+    """The simulated machine's name the JSON gives, or None."""
+    topo = (doc or {}).get('environment', {}).get('topology')
+    return topo.get('name') if isinstance(topo, dict) and isinstance(topo.get('name'), str) else None
 
 
 def need_dir(path, opt):
@@ -321,7 +331,8 @@ def page_html(a, rows, doc, thread_rows, charts, graphs):
             'no JSON of this run (--json, or the CSV\'s path with .json): the command is '
             'not known'),
         '<h2>Environment</h2>', env_html(doc),
-        '<h2>Results per lock</h2>', tables_html(rows, thread_rows, (doc or {}).get('lockstep_probes')), TABLE_NOTES,
+        '<h2>Results per lock</h2>', tables_html(rows, thread_rows, (doc or {}).get('lockstep_probes'),
+                                                 json_topo(doc)), TABLE_NOTES,
         conditional_notes(rows, (doc or {}).get('environment', {}).get('time_every')),
         '<h2>Charts</h2>']
     if charts:

@@ -263,11 +263,35 @@ def probe_said(probe):
                reading))
 
 
-def probe_for(probes, lock, cfg):
-    """The JSON's probe of (lock, threads, overcommit), or None."""
+PROBE_FIELDS = {'lock': str, 'threads': int, 'overcommit': (int, float), 'spread_pct': int,
+                'jain': (int, float), 'starved': int, 'fair_jain_assumed': (int, float)}
+
+
+def bad_probe(probes):
+    """What is wrong with the JSON's lockstep_probes, as `run` writes them
+    ('' when nothing is)."""
+    if not isinstance(probes, list):
+        return 'not a list'
+    for k, p in enumerate(probes):
+        if not isinstance(p, dict):
+            return 'probe %d is not an object' % (k + 1)
+        for name, kind in PROBE_FIELDS.items():
+            if not isinstance(p.get(name), kind) or isinstance(p.get(name), bool):
+                return 'probe %d: %s missing or not a %s' % (
+                    k + 1, name, 'word' if kind is str else 'number')
+        if p.get('reading') not in ('lockstep', 'unfair'):
+            return 'probe %d: reading %r is neither lockstep nor unfair' % (k + 1, p.get('reading'))
+    return ''
+
+
+def probe_for(probes, lock, cfg, topo=None):
+    """The JSON's probe of (lock, threads, overcommit) of a simulated row
+    on the JSON's machine (topo: its name, when the JSON gives it), or None."""
     try:
         threads, over = int(cfg[2]), float(cfg[3] or 0)
     except ValueError:
+        return None
+    if cfg[0] != 'sim' or (topo and cfg[1] != topo):
         return None
     for p in probes or []:
         if p.get('lock') == lock and p.get('threads') == threads and \
@@ -418,7 +442,7 @@ def counts_row(runs):
             % html.escape(text))
 
 
-def tables_html(rows, thread_rows, probes=None):
+def tables_html(rows, thread_rows, probes=None, topo=None):
     per_run = starved_by_run(thread_rows)
     out = []
     for (lock, wl), by_cfg in group_configs(rows).items():
@@ -427,7 +451,7 @@ def tables_html(rows, thread_rows, probes=None):
                    % (html.escape(lock), html.escape(workload_text(wl)), unit))
         out.append('<thead>%s</thead><tbody>' % TABLE_HEAD)
         for cfg, runs in sorted(by_cfg.items(), key=threads_order):
-            out.append(config_row(cfg, runs, per_run, scale, probe_for(probes, lock, cfg)))
+            out.append(config_row(cfg, runs, per_run, scale, probe_for(probes, lock, cfg, topo)))
             out.append(side_row(runs))
             out.append(counts_row(runs))
             out.append(vm_row(runs))
