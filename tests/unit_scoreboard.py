@@ -275,6 +275,13 @@ def test_end_to_end(tmp, bindir):
     check('a failing command: its row says error, FAIL, status 1',
           p.returncode == 1 and 'error' in p.stdout and 'FAIL' in p.stdout and
           p.stdout.splitlines()[-1] == '0 of 1 pass', p.stdout + p.stderr)
+    d = write_board(tmp, 'refused', {'002-x.sb': entry_text(
+        baseline='run --lock ticket --threads 2', variant='run --lock no-such-lock --threads 2')})
+    p = tool(d, '--results', res, '--no-chart', bindir=bindir)
+    check('a command locklab-sim refuses: the entry\'s fault, FILE:LINE, status 2',
+          p.returncode == 2 and p.stderr.count('\n') == 1 and
+          "002-x.sb:5: variant: locklab-sim refused it (exit 2: " in p.stderr and
+          'no-such-lock' in p.stderr, p.stdout + p.stderr)
     d = write_board(tmp, 'typo', {'002-x.sb': entry_text(metric='throughput')})
     p = tool(d, '--results', res, '--no-chart', bindir=bindir)
     check('a metric with no such column: the entry\'s fault, FILE:LINE, status 2',

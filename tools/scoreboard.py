@@ -85,6 +85,12 @@ class MetricError(RuntimeError):
     entry's fault (a typo), found once the command ran."""
 
 
+class RefusedError(RuntimeError):
+    """locklab-sim refused the command as bad input (exit 2: an unknown
+    lock, a value out of range): the entry's fault too, unless --append
+    added the option it refused."""
+
+
 # ---- running ---------------------------------------------------------------
 
 def read_csv_rows(path):
@@ -121,7 +127,8 @@ def run_command(binary, machine, argv, fn, column):
         wall = time.monotonic() - t0
         if p.returncode != 0:
             msg = (p.stderr.strip().splitlines() or ['no message'])[-1]
-            raise RuntimeError('exit %d: %s' % (p.returncode, msg))
+            raise (RefusedError if p.returncode == 2 else RuntimeError)(
+                'exit %d: %s' % (p.returncode, msg))
         rows = read_csv_rows(out)
     finally:
         os.unlink(out)
@@ -162,7 +169,8 @@ def entry_result(e, outcome):
     for k in ('baseline', 'variant'):
         if isinstance(outcome[k], RuntimeError):
             res.update(failed='%s: %s' % (k, outcome[k]), passed=False,
-                       bad_metric=isinstance(outcome[k], MetricError))
+                       bad_metric=isinstance(outcome[k], MetricError),
+                       refused=k if isinstance(outcome[k], RefusedError) else None)
             return res
     (b, wb), (v, wv) = outcome['baseline'], outcome['variant']
     res.update(baseline=b, variant=v, wall=wb + wv)
@@ -433,6 +441,13 @@ def main(argv):
     for e in bad:  # a typo in the board, not a failure of the model
         sys.stderr.write(PROG + ': %s: metric: %s\n' % (e['at'].get('metric', e['where']),
                                                           results[e['id']]['failed']))
+    refused = [] if opts['append'] else [e for e in entries if results[e['id']].get('refused')]
+    for e in refused:  # the entry's command is bad input: the board's fault as well
+        k = results[e['id']]['refused']
+        sys.stderr.write(PROG + ': %s: %s: locklab-sim refused it (%s)\n'
+                         % (e['at'].get(k, e['where']), k,
+                            results[e['id']]['failed'][len(k) + 2:]))
+    bad += refused
     if opts['chart'] and entries:
         count = count_line(entries, results, opts['append'])
         if opts['only']:  # a part of the board: its count is not the board's
