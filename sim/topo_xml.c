@@ -70,7 +70,7 @@ static void keep_first_error(void *ctx, xmlErrorPtr e)
 static int xml_error(struct topo_ctx *x)
 {
 	xmlError *e = &first_error;
-	char msg[400];
+	char msg[400], *huge;
 
 	if (!e->code)
 		return topo_fail(x, "no <platform> element: not a SimGrid platform file");
@@ -79,6 +79,8 @@ static int xml_error(struct topo_ctx *x)
 	else
 		snprintf(msg, sizeof(msg), "%s", e->message ? e->message : "not well formed");
 	msg[strcspn(msg, "\n")] = 0;
+	if ((huge = strstr(msg, " use XML_PARSE_HUGE"))) /* advice to libxml2's caller, not a user */
+		*huge = 0;
 	opened_at(msg, sizeof(msg));
 	if (x->err && x->errlen)
 		snprintf(x->err, x->errlen, "%s:%d: malformed XML: %s", x->path, e->line, msg);

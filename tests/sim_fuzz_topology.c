@@ -415,6 +415,28 @@ static void cost_below_travel_is_refused(void **state)
 	tl_bin_refused(bindir, "locklab-sim", args, "less than its route's latency (40.000 ns)");
 }
 
+/* Elements nested past libxml2's limit: one line that says so, without
+ * libxml2's advice to its caller (XML_PARSE_HUGE). */
+static void too_deep_is_one_plain_line(void **state)
+{
+	const char *path = tl_path("deep.xml");
+	const char *args[] = { "ccbench", "--topo", path, NULL };
+	FILE *f = fopen(path, "w");
+	struct tl_proc p;
+
+	assert_non_null(f);
+	fputs("<?xml version='1.0'?>\n", f);
+	for (int i = 0; i < 300; i++)
+		fputs("<a>", f);
+	for (int i = 0; i < 300; i++)
+		fputs("</a>", f);
+	assert_int_equal(fclose(f), 0);
+	tl_bin_refused(bindir, "locklab-sim", args, "malformed XML: Excessive depth in document");
+	assert_int_equal(tl_bin(&p, bindir, "locklab-sim", args), 2);
+	assert_null(strstr(p.err, "XML_PARSE_HUGE"));
+	tl_proc_free(&p);
+}
+
 /* 60 runs of 24 simulated hours in one process (--jobs 1: a worker process
  * per run would start each at zero) pass its limit of about 1281 h. */
 static void simulated_time_runs_out_with_a_line(void **state)
@@ -455,6 +477,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mutants_are_seeded),
 		cmocka_unit_test(cost_below_travel_is_refused),
+		cmocka_unit_test(too_deep_is_one_plain_line),
 		cmocka_unit_test(simulated_time_runs_out_with_a_line),
 		cmocka_unit_test(mutants_load_or_are_refused),
 	};
