@@ -2,8 +2,8 @@
  * sim/failure.c - how a simulated run ends when it cannot go on: a deadlock
  * (a thread about to park with no deadline while every other live thread
  * is parked with no deadline or waits for admission), a stretch of
- * simulated time of the watchdog's length without any acquisition, or
- * sim_fail().  A run that SimGrid ends with threads still blocked fails
+ * simulated time of the watchdog's length without any acquisition, a stop
+ * asked by SIGINT or SIGTERM (core/sweep.c), or sim_fail().  A run that SimGrid ends with threads still blocked fails
  * too (sim_check_stranded).  The report
  * names, for each thread, the line it waits on or where it stands; every
  * actor then leaves through a longjmp to its entry (sim/engine.c).
@@ -177,7 +177,8 @@ uint64_t sim_time_left(void)
 }
 
 /* The end-of-measurement snapshot and the watchdog, when simulated time
- * reaches sim.next_check_ps. */
+ * reaches sim.next_check_ps; and, at the first event after a signal asked
+ * the sweep to stop (backend_stop_asked, sim_resumed), the run's end. */
 void sim_check_progress(void)
 {
 	uint64_t next = sim_time_left(), bound = sim.progress_bound_ps;
