@@ -64,6 +64,14 @@ unsigned infile_split(char *s, char **f, unsigned max)
 	return n;
 }
 
+int outfile_journal_path(const char *path, char *buf, size_t len)
+{
+	if (snprintf(buf, len, "%s.partial", path) < (int)len)
+		return 0;
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
 int outfile_may_replace(const char *path)
 {
 	struct stat st;
@@ -226,7 +234,7 @@ int outfile_check(const char *opt, const char *path, char *err, size_t len)
 			 opt, path);
 		return -1;
 	}
-	if (snprintf(partial, sizeof(partial), "%s.partial", path) >= (int)sizeof(partial)) {
+	if (outfile_journal_path(path, partial, sizeof(partial))) {
 		snprintf(err, len, "%s: file name too long", opt);
 		return -1;
 	}
@@ -306,10 +314,8 @@ int journal_open(struct journal *j, const char *path)
 
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
-	if (snprintf(j->partial, sizeof(j->partial), "%s.partial", path) >= (int)sizeof(j->partial)) {
-		errno = ENAMETOOLONG;
+	if (outfile_journal_path(path, j->partial, sizeof(j->partial)))
 		return -1;
-	}
 	if (reopen(j, O_CREAT | O_EXCL))
 		return -1;
 	if (append_rows(j, &none, 0, true)) { /* not even the header: no journal is left */

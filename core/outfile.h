@@ -36,9 +36,12 @@ FILE *infile_open(const char *path, const char *what, char *why, size_t len);
  * dropped); returns how many. */
 unsigned infile_split(char *s, char **f, unsigned max);
 
-/* 0 when path is absent or a regular file; else -1 with errno set
- * (a rename never replaces what is not a regular file). */
+/* 0 when path is absent or a regular file this user may write; else -1
+ * with errno set (a rename never replaces what is not a regular file). */
 int outfile_may_replace(const char *path);
+/* buf: the journal of the CSV at path, PATH.partial (below): 0, or -1 with
+ * errno ENAMETOOLONG. */
+int outfile_journal_path(const char *path, char *buf, size_t len);
 
 /*
  * A CSV that grows as runs finish: PATH.partial holds the header and a row

@@ -336,6 +336,8 @@ void output_json_string(FILE *f, const char *s)
  * from the file says what the table said. */
 static void json_probes(FILE *f, const struct output_set *o)
 {
+	char said[LOCKSTEP_SAID_MAX];
+
 	if (!o->nprobes)
 		return;
 	fprintf(f, ",\n  \"lockstep_probes\": [");
@@ -346,8 +348,10 @@ static void json_probes(FILE *f, const struct output_set *o)
 		output_json_string(f, p->lock);
 		fprintf(f, ", \"threads\": %u, \"overcommit\": %.2f, \"spread_pct\": %u, "
 			   "\"jain\": %.9f, \"starved\": %u, \"fair_jain_assumed\": %.2f, "
-			   "\"reading\": \"%s\"}", p->threads, p->overcommit, p->spread_pct, p->jain,
-			p->starved, LOCKSTEP_FAIR_JAIN, lockstep_fair(p) ? "lockstep" : "unfair");
+			   "\"reading\": \"%s\", \"said\": ", p->threads, p->overcommit, p->spread_pct,
+			p->jain, p->starved, LOCKSTEP_FAIR_JAIN, lockstep_fair(p) ? "lockstep" : "unfair");
+		output_json_string(f, lockstep_said(p, said, sizeof(said)));
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ]");
 }

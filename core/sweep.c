@@ -326,14 +326,10 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 		paths[5] = order[1];
 	}
 	/* each CSV is journalled to PATH.partial: no output may be one */
-	if (paths[0] && o->format == FMT_CSV) {
-		snprintf(partial[0], sizeof(partial[0]), "%s.partial", paths[0]);
+	if (paths[0] && o->format == FMT_CSV && !outfile_journal_path(paths[0], partial[0], sizeof(partial[0])))
 		paths[6] = partial[0];
-	}
-	if (o->csv) {
-		snprintf(partial[1], sizeof(partial[1]), "%s.partial", o->csv);
+	if (o->csv && !outfile_journal_path(o->csv, partial[1], sizeof(partial[1])))
 		paths[7] = partial[1];
-	}
 	if (outfile_check_all(opts, paths, 6, 8, err, sizeof(err)))
 		return ll_bad("run", "%s", err);
 	memset(sf, 0, sizeof(*sf));

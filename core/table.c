@@ -401,21 +401,27 @@ void output_probe_unfair(struct output_set *o,
 	}
 }
 
+const char *lockstep_said(const struct lockstep_probe *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "with each miss within %u%% of its latency (one more run, --lat-spread %u; "
+		 "the %u%% and a fair Jain >= %.1f assumed): Jain %.3f, %u of %u never acquired it: %s",
+		 p->spread_pct, p->spread_pct, p->spread_pct, LOCKSTEP_FAIR_JAIN, p->jain, p->starved,
+		 p->threads,
+		 lockstep_fair(p) ? "the runs' exact latencies put their threads in step (the "
+				    "model's lockstep, not the lock's)"
+				  : "unfair with it too");
+	return buf;
+}
+
 /* Under an unfair configuration's '!' line: what its lockstep probe found. */
 static void table_probe_line(FILE *f, const struct output_set *o, const struct run_result *r,
 			     const struct config_sum *c)
 {
 	const struct lockstep_probe *p = probe_of(o, r);
+	char said[LOCKSTEP_SAID_MAX];
 
-	if (!p || !config_unfair(c))
-		return;
-	fprintf(f, "  ! with each miss within %u%% of its latency (one more run, --lat-spread %u; "
-		   "the %u%% and a fair Jain >= %.1f assumed): Jain %.3f, %u of %u never acquired it: "
-		   "%s\n", p->spread_pct, p->spread_pct, p->spread_pct, LOCKSTEP_FAIR_JAIN,
-		p->jain, p->starved, p->threads,
-		lockstep_fair(p) ? "the runs' exact latencies put their threads in step (the "
-				   "model's lockstep, not the lock's)"
-				 : "unfair with it too");
+	if (p && config_unfair(c))
+		fprintf(f, "  ! %s\n", lockstep_said(p, said, sizeof(said)));
 }
 
 /* One side's p99 and max over rows [from, to): the mean of the runs that

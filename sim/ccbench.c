@@ -171,7 +171,7 @@ static double cc_print_table(const struct cc_bench *b)
 		       t->nsockets == 1 ? "" : "s", t->nsockets == 1 ? "" : "s");
 	if (sim_assumed_list(NULL, ", ", "", assumed, sizeof(assumed)))
 		printf("\nassumed in %s (no source; topologies/README.md says why): %s", t->name, assumed);
-	else if (!t->assumed[0] && !t->assumed_none)
+	else if (topo_assumed_unstated(t))
 		printf("\nassumed in %s: " SIM_ASSUMED_NOT_STATED, t->name);
 	printf("\nsimulated (difference from the topology's own table: a check of the model against its\n"
 	       "description, not of the description against hardware; no difference is shown where the\n"

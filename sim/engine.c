@@ -565,7 +565,7 @@ void backend_assumed(const struct wl_config *cfg, char *buf, size_t len)
 	if (sim_assumed_list(cfg, ", ", "", list, sizeof(list)))
 		n = (size_t)snprintf(buf, len, "assumed in %s (no source; topologies/README.md says "
 				     "why): %s", sim.topo.name, list);
-	else if (sim.topo_loaded && !sim.topo.assumed[0] && !sim.topo.assumed_none)
+	else if (sim.topo_loaded && topo_assumed_unstated(&sim.topo))
 		n = (size_t)snprintf(buf, len, "assumed in %s: " SIM_ASSUMED_NOT_STATED, sim.topo.name);
 	if (sim_sizes_assumed(snoop, sizeof(snoop)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "; and " : "assumed: ", snoop);

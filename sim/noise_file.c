@@ -49,30 +49,26 @@ static int number(const char *s, double *v)
 	return !*end && !errno && isfinite(*v) ? 0 : -1;
 }
 
-/* the all row's field named name, as a number >= 0: 0, or -1 and err */
-static int field(char **hdr, unsigned nh, char **row, unsigned nr, const char *name, double *v,
-		 char *err, size_t errlen)
+/* the all row's field named name (whole_row has checked every field is a
+ * number >= 0): 0, or -1 and err when the column is missing */
+static int field(char **hdr, unsigned nh, char **row, const char *name, double *v, char *err,
+		 size_t errlen)
 {
 	int i = column(hdr, nh, name);
 
-	if (i < 0) {
+	if (i < 1) { /* the first column names the cpu */
 		snprintf(err, errlen, "no column %s (a CSV of `locklab-native noise --csv`?)", name);
 		return -1;
 	}
-	if ((unsigned)i >= nr || number(row[i], v)) {
-		snprintf(err, errlen, "the all row's %s, '%s', is not a number >= 0", name,
-			 (unsigned)i < nr ? row[i] : "");
-		return -1;
-	}
-	return 0;
+	return number(row[i], v);
 }
 
-static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct noise_measured *m,
-			char *err, size_t errlen)
+static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measured *m, char *err,
+			size_t errlen)
 {
 	double secs, lost_share = 0;
 
-	if (field(hdr, nh, row, nr, "seconds", &secs, err, errlen))
+	if (field(hdr, nh, row, "seconds", &secs, err, errlen))
 		return -1;
 	if (secs < 1e-3 || secs > NOISE_MAX_SECONDS) {
 		snprintf(err, errlen, "the all row's seconds, %g, is not in 0.001..%g (CPU-seconds "
@@ -86,8 +82,8 @@ static int read_classes(char **hdr, unsigned nh, char **row, unsigned nr, struct
 
 		snprintf(name[0], sizeof(name[0]), "detours_%s", noise_decade_col[k]);
 		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", noise_decade_col[k]);
-		if (field(hdr, nh, row, nr, name[0], &count, err, errlen) ||
-		    field(hdr, nh, row, nr, name[1], &ns, err, errlen))
+		if (field(hdr, nh, row, name[0], &count, err, errlen) ||
+		    field(hdr, nh, row, name[1], &ns, err, errlen))
 			return -1;
 		if (count != floor(count) || count > 1e15) {
 			snprintf(err, errlen, "the all row's %s, %g, is not a count", name[0], count);
@@ -191,7 +187,7 @@ int noise_file_read(const char *path, struct noise_measured *m, char *err, size_
 		unsigned nh = infile_split(head, hdr, MAX_FIELDS), nr = infile_split(all, row, MAX_FIELDS);
 
 		rc = whole_row(hdr, nh, row, nr, why, sizeof(why)) ||
-		     read_classes(hdr, nh, row, nr, m, why, sizeof(why));
+		     read_classes(hdr, nh, row, m, why, sizeof(why));
 	}
 	if (rc) {
 		snprintf(err, errlen, "--noise-from %s: %s", path, why);

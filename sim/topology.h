@@ -208,6 +208,13 @@ const char *topo_cpus_text(const struct topo *t, unsigned n, char *buf, size_t l
 /* The longest one access can take on the idle machine, at most (sim/topo_costs.c). */
 uint64_t topo_slowest_ps(const struct topo *t);
 void topo_free(struct topo *t);
+
+/* Does the file leave unsaid which of its figures have no source (no
+ * `assumed` property; `none` says there are none)? */
+static inline bool topo_assumed_unstated(const struct topo *t)
+{
+	return !t->assumed[0] && !t->assumed_none;
+}
 /* --arbitration: replace the topology's rule; max_local_run < 0 for the
  * default run (the cores of the largest socket), 0 for unbounded. */
 void topo_set_arbitration(struct topo *t, enum topo_arbitration a, long max_local_run);

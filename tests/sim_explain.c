@@ -295,10 +295,10 @@ static void test_explain_spread_over_runs(void **state)
  * graph with the table (a probe made) as with --format csv (none). */
 static void probe_leaves_graphs(void)
 {
-	char dir[] = "/tmp/locklab-probe-XXXXXX", a[320], b[320], *with, *without;
+	const char *dir = tl_tmpdir();
+	char a[320], b[320], *with, *without;
 	struct tl_proc p;
 
-	assert_non_null(mkdtemp(dir));
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas --threads 4 --runs 1 "
 				   "--graphs %s/table", bindir, dir), 0);
 	assert_non_null(strstr(p.out, "! with each miss"));
@@ -313,40 +313,34 @@ static void probe_leaves_graphs(void)
 	assert_string_equal(with, without);
 	free(with);
 	free(without);
-	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
-	tl_proc_free(&p);
 }
 
 /* The JSON beside a table lists the table's probes and their reading, and
  * its assumed line word for word; a JSON without a table made none. */
 static void probe_in_json(void)
 {
-	char dir[] = "/tmp/locklab-probe-XXXXXX", f[320], *with, *without;
+	char *with, *without;
 	struct tl_proc p;
 
-	assert_non_null(mkdtemp(dir));
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas,tas --threads 4,8 "
-				   "--runs 1 --json %s/t.json", bindir, dir), 0);
+				   "--runs 1 --json %s", bindir, tl_path("t.json")), 0);
 	tl_proc_free(&p);
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock ttas,tas --threads 4,8 "
-				   "--runs 1 --format csv --json %s/c.json", bindir, dir), 0);
+				   "--runs 1 --format csv --json %s", bindir, tl_path("c.json")), 0);
 	tl_proc_free(&p);
-	tl_fmt(f, sizeof(f), "%s/t.json", dir);
-	with = tl_slurp_ok(f, NULL);
+	with = tl_slurp_ok(tl_path("t.json"), NULL);
 	assert_non_null(strstr(with, "\"lockstep_probes\": ["));
 	assert_non_null(strstr(with, "{\"lock\": \"ttas\", \"threads\": 4, \"overcommit\": 0.00, "
 				     "\"spread_pct\": 10, "));
-	assert_non_null(strstr(with, "\"reading\": \"lockstep\"}"));
-	assert_non_null(strstr(with, "\"reading\": \"unfair\"}")); /* tas at 8 */
+	assert_non_null(strstr(with, "\"reading\": \"lockstep\", \"said\": \"with each miss within 10% "
+				     "of its latency (one more run, --lat-spread 10; "));
+	assert_non_null(strstr(with, "\"reading\": \"unfair\", ")); /* tas at 8 */
 	assert_non_null(strstr(with, "\"assumed_line\": \"assumed in 4socket (no source; "));
-	tl_fmt(f, sizeof(f), "%s/c.json", dir);
-	without = tl_slurp_ok(f, NULL);
+	without = tl_slurp_ok(tl_path("c.json"), NULL);
 	assert_null(strstr(without, "lockstep_probes"));
 	assert_non_null(strstr(without, "\"assumed_line\": "));
 	free(with);
 	free(without);
-	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
-	tl_proc_free(&p);
 }
 
 /* A machine's file without `assumed` is said to state none, in run's
@@ -354,11 +348,10 @@ static void probe_in_json(void)
  * one whose `assumed` is none says so itself, and nothing is said. */
 static void test_assumed_not_stated(void **state)
 {
-	char dir[] = "/tmp/locklab-assumed-XXXXXX";
+	const char *dir = tl_tmpdir();
 	struct tl_proc p;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
 	assert_int_equal(tl_sh(&p, "grep -v '\"assumed\"' %s/../topologies/4socket.xml > %s/bare.xml",
 			       bindir, dir), 0);
 	tl_proc_free(&p);
@@ -377,8 +370,6 @@ static void test_assumed_not_stated(void **state)
 				   "%s/locklab-sim run --lock ticket --threads 2 --runs 1 --topo %s/none.xml",
 			       bindir, dir, bindir, dir), 0);
 	assert_null(strstr(p.out, "assumed in none"));
-	tl_proc_free(&p);
-	assert_int_equal(tl_sh(&p, "rm -rf %s", dir), 0);
 	tl_proc_free(&p);
 }
 

@@ -250,21 +250,14 @@ def unit_for(rate):
 
 
 def probe_said(probe):
-    """As the terminal's lockstep probe line under an unfair configuration
-    (the JSON's lockstep_probes): '' without a probe."""
-    if not probe:
-        return ''
-    reading = ("the runs' exact latencies put their threads in step (the model's lockstep, "
-               "not the lock's)" if probe.get('reading') == 'lockstep' else 'unfair with it too')
-    return ('with each miss within %d%% of its latency (one more run, --lat-spread %d; the %d%% '
-            'and a fair Jain >= %.1f assumed): Jain %.3f, %d of %d never acquired it: %s'
-            % (probe['spread_pct'], probe['spread_pct'], probe['spread_pct'],
-               probe['fair_jain_assumed'], probe['jain'], probe['starved'], probe['threads'],
-               reading))
+    """The terminal's lockstep probe line under an unfair configuration, as
+    the JSON's lockstep_probes repeat it ('said'): '' without a probe."""
+    return probe['said'] if probe else ''
 
 
 PROBE_FIELDS = {'lock': str, 'threads': int, 'overcommit': (int, float), 'spread_pct': int,
-                'jain': (int, float), 'starved': int, 'fair_jain_assumed': (int, float)}
+                'jain': (int, float), 'starved': int, 'fair_jain_assumed': (int, float),
+                'said': str}
 
 
 def bad_probe(probes):

@@ -170,7 +170,8 @@ def entry_result(e, outcome):
         if isinstance(outcome[k], RuntimeError):
             res.update(failed='%s: %s' % (k, outcome[k]), passed=False,
                        bad_metric=isinstance(outcome[k], MetricError),
-                       refused=k if isinstance(outcome[k], RefusedError) else None)
+                       refused=(k, str(outcome[k])) if isinstance(outcome[k], RefusedError)
+                       else None)
             return res
     (b, wb), (v, wv) = outcome['baseline'], outcome['variant']
     res.update(baseline=b, variant=v, wall=wb + wv)
@@ -443,10 +444,9 @@ def main(argv):
                                                           results[e['id']]['failed']))
     refused = [] if opts['append'] else [e for e in entries if results[e['id']].get('refused')]
     for e in refused:  # the entry's command is bad input: the board's fault as well
-        k = results[e['id']]['refused']
+        k, why = results[e['id']]['refused']
         sys.stderr.write(PROG + ': %s: %s: locklab-sim refused it (%s)\n'
-                         % (e['at'].get(k, e['where']), k,
-                            results[e['id']]['failed'][len(k) + 2:]))
+                         % (e['at'].get(k, e['where']), k, why))
     bad += refused
     if opts['chart'] and entries:
         count = count_line(entries, results, opts['append'])

@@ -202,6 +202,9 @@ bool lockstep_fair(const struct lockstep_probe *p);
  * more) or p made no probe; 1 when the probe is fair (lockstep_fair); 2
  * when it is not either. */
 int lockstep_reading(double jain, unsigned starved, const struct lockstep_probe *p);
+/* The table's line of probe p, as the JSON repeats it (its "said"). */
+#define LOCKSTEP_SAID_MAX 320
+const char *lockstep_said(const struct lockstep_probe *p, char *buf, size_t len);
 /* For each configuration of o whose runs the table calls starved or
  * unfair, probe(cfg, its first row, &probe) fills a probe (returns 1) or
  * declines (0); the probes made are kept in o (core/table.c). */

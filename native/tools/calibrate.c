@@ -321,11 +321,15 @@ static int write_results(const struct cal_opts *o, const struct calib *c, bool c
 	return 0;
 }
 
-/* results/host-NAME.xml: NAME this machine's, or with --from the
- * calibration's own host (a file of one machine is never named after
- * another). */
+static int check_out(const struct cal_opts *o, bool given, char *err, size_t len);
+
+/* Without --out, results/host-NAME.xml, NAME this machine's or with --from
+ * the calibration's own host (a file of one machine is never named after
+ * another), its paths checked: 0, else the exit status (its line said). */
 static int default_out(struct cal_opts *o, const char *name)
 {
+	char err[600];
+
 	if (o->out)
 		return 0;
 	if (!name[0] || strchr(name, '/') || name[0] == '.') {
@@ -340,31 +344,26 @@ static int default_out(struct cal_opts *o, const char *name)
 	}
 	snprintf(o->out_buf, sizeof(o->out_buf), "results/host-%s.xml", name);
 	o->out = o->out_buf;
+	if (check_out(o, false, err, sizeof(err))) {
+		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		return 2;
+	}
 	return 0;
 }
-
-static int check_out(const struct cal_opts *o, bool given, char *err, size_t len);
 
 static int from_file(struct cal_opts *o)
 {
 	static struct calib c;
 	char err[600];
+	int rc;
 
 	if (calib_read_file(o->from, &c, err, sizeof(err))) {
 		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
 		return 2;
 	}
-	if (!o->out) {
-		char err[600];
-		int rc = default_out(o, c.host);
-
-		if (rc)
-			return rc;
-		if (check_out(o, false, err, sizeof(err))) {
-			fprintf(stderr, "locklab-native: calibrate: %s\n", err);
-			return 2;
-		}
-	}
+	rc = default_out(o, c.host);
+	if (rc)
+		return rc;
 	print_summary(&c);
 	return write_results(o, &c, false);
 }
@@ -467,15 +466,9 @@ int native_calibrate_main(int argc, char **argv)
 	}
 	if (o.from) /* reads first: its errors come before any results/ is made */
 		return from_file(&o);
-	if (!o.out) { /* measuring takes long: the default's paths are checked first */
-		rc = default_out(&o, backend_topo_name(NULL));
-		if (rc)
-			return rc;
-		if (check_out(&o, false, err, sizeof(err))) {
-			fprintf(stderr, "locklab-native: calibrate: %s\n", err);
-			return 2;
-		}
-	}
+	rc = default_out(&o, backend_topo_name(NULL)); /* measuring takes long: checked first */
+	if (rc)
+		return rc;
 	rc = measure(&o);
 	fflush(stdout);
 	return rc;
