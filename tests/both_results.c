@@ -432,14 +432,39 @@ static void fifo_and_link_are_refused_and_stay(void **state)
 }
 
 /* A file this user may not write is refused, not replaced (a rename over
- * it would succeed in a writable directory).  Root may write any file: the
- * case is for everyone else. */
+ * it would succeed in a writable directory).  Root may write any file, so
+ * as root the command runs as nobody (setpriv), on a read-only file of
+ * root's in a directory that everyone may write. */
+static void read_only_as_nobody(void)
+{
+	char dir[] = "/tmp/locklab-read-only.XXXXXX", ro[64];
+	const char *const *base = short_sweep();
+	struct tl_proc p;
+	char args[256] = "";
+
+	if (tl_sh(NULL, "command -v setpriv >/dev/null") != 0) {
+		printf("  (as root, without setpriv: the read-only case is not run)\n");
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 01777), 0);
+	snprintf(ro, sizeof(ro), "%s/read-only.csv", dir);
+	assert_int_equal(tl_sh(NULL, "echo kept > '%s' && chmod 444 '%s'", ro, ro), 0);
+	for (; *base; base++)
+		snprintf(args + strlen(args), sizeof(args) - strlen(args), " %s", *base);
+	tl_sh(&p, "setpriv --reuid=65534 --regid=65534 --clear-groups %s/%s run%s --csv '%s'",
+	      bindir, prog, args, ro);
+	tl_expect_refused(&p, "results replace only a file");
+	tl_proc_free(&p);
+	assert_int_equal(tl_sh(NULL, "grep -qx kept '%s' && rm -rf '%s'", ro, dir), 0);
+}
+
 static void read_only_is_refused(void)
 {
 	const char *ro = tl_path("read-only.csv");
 
 	if (!geteuid()) {
-		printf("  (as root every file is writable: the read-only case is not run)\n");
+		read_only_as_nobody();
 		return;
 	}
 	assert_int_equal(tl_sh(NULL, "echo kept > '%s' && chmod 444 '%s'", ro, ro), 0);
