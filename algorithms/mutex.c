@@ -61,7 +61,9 @@
  * guest.  Natively, with more threads than cpus, a spinner cannot tell that
  * the OS preempted its holder either, and spins out its time slice.
  *
- * init() runs before any thread starts, so it writes with plain stores.
+ * init() runs before any thread starts, so it writes with plain stores;
+ * it tags the per-cpu nodes LL_TAG_CTX, so that the simulator counts their
+ * misses as queue nodes', not the lock word's.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
@@ -107,6 +109,7 @@ static void mutex_init_with(const struct lock_algo *wl, size_t per_cpu, void *lo
 	m->count = 1;
 	m->owner = m->mlock = 0;
 	m->wait_list.first = m->wait_list.last = 0;
+	ll_mem_tag(cpu_rec(m, 1), ncpus * sizeof(struct kmutex_cpu), LL_TAG_CTX);
 	wait_lock_init(wl, per_cpu, wait_lock_for(m, ncpus), ncpus);
 }
 

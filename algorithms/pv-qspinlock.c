@@ -39,7 +39,9 @@
  * kicked a halted head.  A halt here is a call to halt: a kick that came
  * before it is remembered, and it returns at once.
  *
- * init() runs before any thread starts, so it writes with plain stores.
+ * init() runs before any thread starts, so it writes with plain stores;
+ * it tags the per-cpu nodes LL_TAG_CTX, so that the simulator counts their
+ * misses as queue nodes', not the lock word's.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
@@ -122,6 +124,8 @@ static void pvq_init(void *lock, unsigned ncpus)
 	l->w.val = 0;
 	l->hash_entries = (ncpus ? ncpus : 1) * PVQ_ENTRIES_PER_LINE;
 	l->wait_early = 1;
+	for (unsigned c = 0; c < ncpus; c++)
+		ll_mem_tag(&pvq_cpus(l)[c].node, sizeof(struct pvq_node), LL_TAG_CTX);
 }
 
 /* Without 4.5's wait early: a queued waiter spins its whole budget, halted

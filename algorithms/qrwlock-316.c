@@ -152,6 +152,7 @@ static void q42_init(void *lock, unsigned ncpus)
 	assert(lock_qspinlock.lock_size == sizeof(struct q316_lock));
 	assert(lock_qspinlock.lock_size_per_cpu == Q42_QSPIN_PER_CPU);
 	assert(lock_qspinlock.ctx_size == 0);
+	lock_qspinlock.init(lock, ncpus);
 	q316_init(lock, ncpus);
 }
 

@@ -34,7 +34,9 @@
  * by the head's cmpxchg of the whole word, (me,0,0) -> (0,0,1), which
  * clears it only while it still names the head (no store of `tail` alone).
  *
- * init() runs before any thread starts, so it writes with plain stores.
+ * init() runs before any thread starts, so it writes with plain stores;
+ * it tags the per-cpu nodes LL_TAG_CTX, so that the simulator counts their
+ * misses as queue nodes', not the lock word's.
  */
 #include <locklab/lock.h>
 #include <locklab/mem.h>
@@ -85,6 +87,7 @@ static void qspin_init(void *lock, unsigned ncpus)
 	struct qspin_lock *l = lock;
 
 	l->w.val = 0;
+	ll_mem_tag(qspin_cpu_nodes(l, 0), ncpus * sizeof(struct qspin_cpu), LL_TAG_CTX);
 }
 
 /* What a run counts (ll_count): the acquisitions that found the word

@@ -436,6 +436,27 @@ static void only_lock_lines_miss_says_the_cli(void **state)
 			 csv_field(out, "ticket", "data_misses_per_acq"));
 }
 
+/* The per-cpu nodes that qspinlock's family and mutex keep after their lock
+ * word count as queue nodes: their queued waiters spin there, as mcs's do on
+ * their contexts, and a count on the lock word alone read as a herd on it. */
+static void per_cpu_nodes_count_as_queue_nodes(void **state)
+{
+	static char out[1 << 16];
+	static const char *const locks[] = { "mcs", "qspinlock", "pv-qspinlock", "qrwlock-4.2",
+					     "mutex" };
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/locklab-sim run --topo %s --lock mcs,qspinlock,pv-qspinlock,qrwlock-4.2,mutex "
+		 "--threads 8 --duration 1 --runs 1 --format csv",
+		 bindir, TOPO);
+	assert_int_equal(shell(cmd, out, sizeof(out)), 0);
+	for (unsigned i = 0; i < sizeof(locks) / sizeof(locks[0]); i++)
+		if (!(csv_field(out, locks[i], "node_misses_per_acq") > 0.5))
+			fail_msg("%s at 8 threads: %.4f queue-node misses per acquisition", locks[i],
+				 csv_field(out, locks[i], "node_misses_per_acq"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +468,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(a_starved_wait_is_counted_at_any_k),
 		cmocka_unit_test(only_lock_lines_miss_says_the_cli),
 		cmocka_unit_test(sampling_changes_only_the_timing),
+		cmocka_unit_test(per_cpu_nodes_count_as_queue_nodes),
 	};
 	int rc;
 

@@ -129,7 +129,7 @@ enum ll_tag {
 	LL_TAG_OTHER = 0,
 	LL_TAG_LOCK = 1, /* words of a lock object */
 	LL_TAG_DATA = 2, /* data protected by a lock */
-	LL_TAG_CTX = 3,  /* per-thread context (queue nodes) */
+	LL_TAG_CTX = 3,  /* per-thread or per-cpu context: queue nodes */
 };
 
 /*

@@ -51,7 +51,7 @@ struct sim_counters {
 	uint64_t misses;              /* coherence misses, all threads, all lines */
 	uint64_t lock_invalidations;  /* invalidation messages on lock-tagged lines */
 	uint64_t lock_misses;         /* coherence misses on lock-tagged lines */
-	uint64_t node_misses;         /* ... on queue-node (per-thread context) lines */
+	uint64_t node_misses;         /* ... on queue-node lines (LL_TAG_CTX) */
 	uint64_t data_misses;         /* ... on the protected data's lines */
 	uint64_t other_misses;        /* ... on untagged lines */
 	uint64_t remote_transfers;    /* line transfers that crossed a socket link */
