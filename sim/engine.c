@@ -317,7 +317,7 @@ int backend_run(struct wl_run *run, struct run_counters *c)
 	if (sim_load_topo(sim_topo_of(cfg), err, sizeof(err)))
 		return run_failed(run, err);
 	if (vm_expand_run(run))
-		return run_failed(run, "--co-guests same: --threads must be --vm's V");
+		return run_failed(run, "--co-guests same: the co-guests' threads could not be made");
 	if (sim_place_threads(run, cores))
 		return run_failed(run, "the threads do not fit the topology's cores");
 	for (unsigned i = 0; i < run->nthreads; i++) {

@@ -3,7 +3,8 @@
  * a run's set-up and its slices; the run queues of its physical CPUs are
  * sim/vm_rq.c's, whom CFS picks from them sim/vm_cfs.c's; the schedule
  * itself (hand-over, preemption, PLE, halt and kick, the counters) is
- * sim/vm_sched.c's.  The model is described in sim/vm.h, the defaults and
+ * sim/vm_sched.c's; guests that run the workload too (--co-guests same)
+ * sim/vm_same.c's.  The model is described in sim/vm.h, the defaults and
  * their sources in docs/vm.md.
  */
 #include <math.h>
@@ -288,7 +289,8 @@ int vm_check(const struct wl_config *cfg, char *err, size_t errlen)
 		return -1;
 	}
 	for (unsigned i = 0; cfg->vm_vcpus && i < cfg->novercommit; i++)
-		if (check_layout(cfg->vm_vcpus, cfg->overcommit[i], err, errlen))
+		if (check_layout(cfg->vm_vcpus, cfg->overcommit[i], err, errlen) ||
+		    vm_same_check(cfg, cfg->overcommit[i], err, errlen))
 			return -1;
 	return 0;
 }
@@ -548,44 +550,6 @@ static void first_turns(struct vm_pcpu *p)
 	}
 	if (count > sim_vm->per_pcpu)
 		sim_vm->per_pcpu = count;
-}
-
-/*
- * --co-guests same: the co-guests' vCPUs become threads of the run too,
- * each guest of V vCPUs on its own copy of the locks (its own memory):
- * the run's configuration is copied with the locks of every guest, and
- * its threads grow to every guest's vCPUs.  The run's figures are then
- * those of all guests together (docs/vm.md).
- */
-static struct wl_config same_cfg;
-
-int vm_expand_run(struct wl_run *run)
-{
-	const struct wl_config *cfg = run->cfg;
-	unsigned np, others, total, guests;
-	struct wl_thread *t;
-
-	if (!vm_prm.same_guests || !run->vm_pcpus)
-		return 0;
-	vm_layout(cfg->vm_vcpus, run->overcommit, &np, &others);
-	if (!others)
-		return 0;
-	if (run->nthreads != cfg->vm_vcpus)
-		return -1;
-	total = cfg->vm_vcpus + others;
-	guests = (total + cfg->vm_vcpus - 1) / cfg->vm_vcpus;
-	t = realloc(run->threads, total * sizeof(*t));
-	if (!t)
-		return -1;
-	memset(t + run->nthreads, 0, (total - run->nthreads) * sizeof(*t));
-	run->threads = t;
-	run->nthreads = total;
-	same_cfg = *cfg;
-	same_cfg.group_threads = cfg->vm_vcpus;
-	same_cfg.group_locks = cfg->locks;
-	same_cfg.locks = cfg->locks * guests;
-	run->cfg = &same_cfg;
-	return 0;
 }
 
 /* A run's hypervisor state, whole or as far as vm_begin made it. */

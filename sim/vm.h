@@ -152,9 +152,11 @@ unsigned vm_cpu_of(unsigned i);
  * above); the guest's vCPU i is on pCPU wl_vm_pcpu_of(i, V, V + others, pcpus). */
 void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others);
 
-/* --co-guests same: grow run's threads to every guest's vCPUs and give
- * each guest its own locks (before the threads are placed); 0, or -1
- * when the run cannot (--threads below V, out of memory). */
+/* --co-guests same (sim/vm_same.c): a run at overcommit x with co-guests
+ * must be of --vm's V threads (0, or -1 with err); grow run's threads to
+ * every guest's vCPUs and give each guest its own locks (before the
+ * threads are placed): 0, or -1 when the run cannot (out of memory). */
+int vm_same_check(const struct wl_config *cfg, double x, char *err, size_t errlen);
 int vm_expand_run(struct wl_run *run);
 
 /* A run: vCPU i is actor i.  vm_begin arms

@@ -247,6 +247,10 @@ static void bad_vm_options(void **state)
 	BAD("--co-guests", "--vm", "8", "--co-guests", "maybe");
 	BAD("--pcpus", "--vm", "8", "--pcpus", "x");
 	BAD("32 cores", "--vm", "8", "--co-guests", "same", "--pcpus", "64");
+	/* a guest that runs fewer threads than V cannot be copied to its co-guests: refused
+	 * before any run, not failed run by run (it was exit 3) */
+	BAD("--threads must be --vm's 8", "--vm", "8", "--threads", "4,8", "--overcommit", "2",
+	    "--co-guests", "same");
 	BAD("--ple-grow", "--vm", "8", "--ple-grow", "0");
 	BAD("--slice-us", "--vm", "8", "--slice-us", "0");
 	BAD("--wake-ns", "--vm", "8", "--wake-ns", "-3");
