@@ -514,10 +514,11 @@ static const char *count_text(double x, char *buf)
  * are the context switches and the parks). */
 static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, size_t to, int w)
 {
-	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, wake = 0, ple = 0;
-	size_t n = to - from, nwake = 0;
+	double pre = 0, hold = 0, wait = 0, hl = 0, wl = 0, halts = 0, kicks = 0, ple = 0, yields = 0;
+	double wake_ps = 0, wakes = 0;
+	size_t n = to - from;
 	const struct vm_counters *v0 = &rows[from].vm;
-	char c[5][32];
+	char c[6][32];
 
 	for (size_t i = from; i < to; i++) {
 		const struct vm_counters *v = &rows[i].vm;
@@ -530,25 +531,25 @@ static void table_vm_line(FILE *f, const struct run_result *rows, size_t from, s
 		halts += (double)v->halts;
 		kicks += (double)v->kicks;
 		ple += (double)v->ple_exits;
-		if (v->wakes) {
-			wake += rows[i].wake_latency_ns;
-			nwake++;
-		}
+		yields += (double)v->ple_yields;
+		wake_ps += (double)v->wake_ps;
+		wakes += (double)v->wakes;
 	}
 	if (v0->has_sched)
 		fprintf(f, "%-*s pcpus %-3u per run: preempted holding %s (%.1f ns/acq) waiting %s "
-			   "(%.1f ns/acq)  ple exits %s  halts %s  kicks %s",
+			   "(%.1f ns/acq)  ple exits %s (%s yielded)  halts %s  kicks %s",
 			w, "    vm", v0->pcpus, count_text(hold / n, c[0]), hl / n,
 			count_text(wait / n, c[1]), wl / n, count_text(ple / n, c[2]),
-			count_text(halts / n, c[3]), count_text(kicks / n, c[4]));
+			count_text(yields / n, c[5]), count_text(halts / n, c[3]),
+			count_text(kicks / n, c[4]));
 	else
 		fprintf(f, "%-*s cpus %-3u per run: involuntary switches %s  halts %s  kicks %s", w,
 			"    vm", v0->pcpus, count_text(pre / n, c[0]), count_text(halts / n, c[1]),
 			count_text(kicks / n, c[2]));
-	if (nwake) {
+	if (wakes > 0) {
 		char mean[32];
 
-		table_format_ns(wake / (double)nwake, mean, sizeof(mean));
+		table_format_ns(wake_ps / wakes / 1000.0, mean, sizeof(mean));
 		fprintf(f, "  wake %s", mean);
 	}
 	fputc('\n', f);

@@ -61,13 +61,14 @@ static const char *const legend_vm_sched = " xN (--vm): the vCPUs a pCPU holds a
 	"asks (the vm line's pcpus gives the pCPUs they had). vm (--vm): a run's mean over the runs: vCPUs "
 	"descheduled while they held the lock and while they waited for it, and the time they then "
 	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
-	"exceed an acquisition's own time); pause-loop exits, halts and kicks; wake: the mean time "
-	"from a kick until the kicked vCPU ran.";
+	"exceed an acquisition's own time); pause-loop exits (and those whose yield gave the pCPU "
+	"away), halts and kicks; wake: the mean time from a kick until the kicked vCPU ran, over "
+	"every kick of the runs.";
 static const char *const legend_vm_native = " xN (--vm, natively): the vCPU threads a cpu holds "
 	"as --overcommit asks. vm (--vm, natively): a run's mean over the runs: "
 	"the threads' involuntary context switches, parks that slept in the futex (halts) and "
 	"unparks that woke a sleeper (kicks); wake: the mean time from such an unpark until the "
-	"sleeper ran.";
+	"sleeper ran, over every such unpark of the runs.";
 static const char *const legend_fixed_ncs = " Starved under a fixed --ncs: every thread waits "
 	"the same time between acquisitions (and, without a latency spread, every miss takes its "
 	"table latency exactly), so the simulated threads can fall into one race that the same "

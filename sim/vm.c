@@ -324,10 +324,35 @@ void vm_warn_results(const struct wl_config *cfg, const struct output_set *o)
 	say_short_run(what, (uint64_t)(secs * 1e12), n, true);
 }
 
+/* An overcommitted configuration whose busy vCPUs fit their pCPUs: fewer
+ * threads than the guest's V leave vCPUs idle, which halt and take no pCPU,
+ * so its row's xN is the vCPUs the host holds, not those that compete. */
+static void warn_idle_vcpus(const struct wl_config *cfg)
+{
+	for (unsigned i = 0; i < cfg->novercommit; i++) {
+		unsigned p, others, t;
+
+		vm_layout(cfg->vm_vcpus, cfg->overcommit[i], &p, &others);
+		for (unsigned k = 0; cfg->overcommit[i] > 1.0 && k < cfg->nthreads; k++) {
+			t = cfg->threads[k];
+			if (t >= cfg->vm_vcpus || t + others > p)
+				continue;
+			fprintf(stderr, "locklab-sim: warning: --vm %u --threads %u --overcommit %g: %u of the "
+				"guest's vCPUs run no thread and halt, so its %u busy vCPUs%s have %u "
+				"pCPUs and share none: the row's x%.2f is what the host holds, not what "
+				"competed\n", cfg->vm_vcpus, t, cfg->overcommit[i], cfg->vm_vcpus - t, t,
+				others ? " and the co-guests'" : "", p, cfg->overcommit[i]);
+			return;
+		}
+	}
+}
+
 void vm_warn(const struct wl_config *cfg)
 {
-	if (cfg->vm_vcpus)
-		warn_short_run(cfg);
+	if (!cfg->vm_vcpus)
+		return;
+	warn_short_run(cfg);
+	warn_idle_vcpus(cfg);
 }
 
 void vm_layout(unsigned vcpus, double overcommit, unsigned *pcpus, unsigned *others)

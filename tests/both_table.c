@@ -28,6 +28,7 @@
 #include <locklab/stats.h>
 #include <locklab/workload.h>
 
+#include "table_rows.h"
 #include "testlib.h"
 
 static const char *bindir;
@@ -54,26 +55,6 @@ static void base_config(struct wl_config *c)
 {
 	tl_config_plain(c, "4socket", 7);
 	c->duration_ms = 1;
-}
-
-static void fake_row(struct run_result *r, const char *lock, unsigned threads, unsigned run)
-{
-	memset(r, 0, sizeof(*r));
-	snprintf(r->backend, sizeof(r->backend), "sim");
-	snprintf(r->topo, sizeof(r->topo), "demo");
-	snprintf(r->lock, sizeof(r->lock), "%s", lock);
-	r->threads = threads;
-	r->cs_ns = 50;
-	r->ncs_ns = 200;
-	r->cs_lines = 1;
-	r->locks = 1;
-	r->run = run;
-	r->duration_s = 0.002;
-	r->acquisitions = 1000;
-	r->jain = 1.0;
-	r->handoff_local_frac = NAN;
-	r->handoff_frac = 1.0;
-	r->sockets = r->sockets_served = 1;
 }
 
 /* The per-thread CSV of run, read back: a row per thread. */
@@ -177,30 +158,6 @@ static void sem_is_sigma_over_root_n(void **state)
 
 /* What print (output_table, output_csv) writes of o; valid until the
  * next call. */
-static char *printed(void (*print)(FILE *, const struct output_set *), const struct output_set *o)
-{
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	print(f, o);
-	fclose(f);
-	return buf;
-}
-
-static char *table_of(const struct output_set *o)
-{
-	return printed(output_table, o);
-}
-
-static char *csv_of(const struct output_set *o)
-{
-	return printed(output_csv, o);
-}
-
 static int count(const char *s, const char *what)
 {
 	int n = 0;
@@ -577,26 +534,6 @@ static void no_acquisition_no_jain(void **state)
 
 /* t with its lines joined: the legend's sentences wrap where the text
  * before them ends. */
-static char *flat(char *t)
-{
-	for (char *c = t; *c; c++)
-		if (*c == '\n')
-			*c = ' ';
-	return t;
-}
-
-/* The table of one row, its lines joined. */
-static char *flat_table_of_row(const struct run_result *r)
-{
-	struct output_set o = { 0 };
-	char *t;
-
-	output_add(&o, r);
-	t = flat(table_of(&o)); /* table_of's buffer outlives the set */
-	output_free(&o);
-	return t;
-}
-
 /* Under the table, said once where it applies: a simulated run that
  * starved threads under a fixed --ncs (not under an exponential one, nor
  * natively), and a paravirtual lock run outside a virtual machine. */
@@ -625,6 +562,32 @@ static void legend_says_what_the_rows_rest_on(void **state)
 	assert_null(strstr(t, fixed));
 	r.vm.has_vm = true;
 	assert_null(strstr(flat_table_of_row(&r), pv));
+}
+
+/* The vm line: its wake is the mean over every kick of the runs, not the mean
+ * of the runs' means (a run of 106 kicks at 41.9 us and one of 3654 at 4 us
+ * woke in 5.07 us), and its PLE exits say how many yielded the pCPU. */
+static void vm_line_weighs_each_kick(void **state)
+{
+	struct output_set o = { 0 };
+	struct run_result r;
+	char *t;
+
+	for (unsigned run = 0; run < 2; run++) {
+		fake_row(&r, "pv-qspinlock", 8, run);
+		r.vm.has_vm = r.vm.has_sched = true;
+		r.vm.overcommit = 2;
+		r.vm.pcpus = 4;
+		r.vm.ple_exits = run ? 3661 : 4395;
+		r.vm.ple_yields = run ? 6 : 4331;
+		r.vm.kicks = r.vm.wakes = run ? 3654 : 106;
+		r.vm.wake_ps = r.vm.wakes * (run ? 4000000ull : 41915000ull);
+		output_add(&o, &r);
+	}
+	t = flat(table_of(&o));
+	output_free(&o);
+	if (!strstr(t, "ple exits 4028 (2168 yielded)") || !strstr(t, "wake 5069 ns"))
+		fail_msg("the vm line: %s", t);
 }
 
 static void csv_has_the_new_columns_last(void **state)
@@ -664,6 +627,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(no_acquisition_no_jain),
 		cmocka_unit_test(legend_says_what_the_rows_rest_on),
 		cmocka_unit_test(csv_has_the_new_columns_last),
+		cmocka_unit_test(vm_line_weighs_each_kick),
 	};
 	bindir = argc > 1 ? argv[1] : NULL;
 	if (tl_backend_start(argv[0], "4socket"))

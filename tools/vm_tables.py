@@ -6,8 +6,8 @@ hypervisor's counters at 1x, 2x and 4x, for `--co-guests busy` and for the
 guest alone (`none`).  Each cell is the mean over the runs of a CSV column
 (`throughput_per_s`, `holder_preemptions`, `waiter_preemptions`,
 `holder_lost_ns_per_acq`, `waiter_lost_ns_per_acq`, `ple_exits`,
-`ple_yields`, `halts`, `kicks`, `wake_latency_ns` over the runs that woke a
-vCPU, `misses_per_acq`, `jain`).  Markdown on stdout:
+`ple_yields`, `halts`, `kicks`, `wake_latency_ns` over the kicks of the runs
+that woke a vCPU, `misses_per_acq`, `jain`).  Markdown on stdout:
 
     python3 tools/vm_tables.py results/vm-4socket-busy.csv results/vm-4socket-none.csv
 
@@ -44,10 +44,12 @@ def mean(rows, col):
 
 
 def wake_ns(rows):
-    """The mean wake latency of the runs that woke a vCPU, or '-'."""
-    w = [float(r['wake_latency_ns']) for r in rows
+    """The mean wake latency over the kicks of every run that woke a vCPU
+    (each run's mean weighted by its kicks, as the table's vm line), or '-'."""
+    w = [(float(r['wake_latency_ns']), float(r['kicks'])) for r in rows
          if r['wake_latency_ns'] not in ('', 'nan')]
-    return '%.0f' % (sum(w) / len(w)) if w else '-'
+    kicks = sum(k for _, k in w)
+    return '%.0f' % (sum(ns * k for ns, k in w) / kicks) if kicks else '-'
 
 
 def cells(by, lock, x):
