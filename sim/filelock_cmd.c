@@ -87,10 +87,11 @@ static void legend(const struct flc_opts *o)
 	if (o->runs > 1)
 		printf("runs differ by their seeds (run r: run_seed(%llu, r)): the processes' start "
 		       "skew of up to %g us (FLW_SKEW_NS, *assumed*; docs/filelock.md)%s, and the "
-		       "scheduler noise a heading names, if any\n",
+		       "scheduler noise a heading names, if any%s\n",
 		       (unsigned long long)o->cfg.seed, FLW_SKEW_NS / 1000.0,
 		       o->cfg.vm_vcpus ? ", the OS model's slices (seeded lengths)"
-		       : o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "");
+		       : o->cfg.pin == PIN_NONE || o->cfg.pin == PIN_NODE ? ", their placement" : "",
+		       sim_lat_spread() ? ", and each miss's latency (the heading's latency spread)" : "");
 	if (o->cfg.vm_vcpus && o->procs % o->cpus) /* the OS model: an uneven split */
 		printf("the OS model moves a process only when it is woken or a cpu goes idle: cpus "
 		       "with %u processes at the start: %u of %u (the rest have %u); where the "
@@ -221,11 +222,14 @@ static const char *mode_name(const struct flw_config *fc)
 
 static void table_heading(const struct flc_opts *o, enum flw_test t)
 {
-	char noise[256];
+	char noise[512];
+	size_t n;
 
-	noise_text(&o->cfg, noise, sizeof(noise)); /* ", migrations every ..." or empty */
+	n = sim_switch_text(noise, sizeof(noise)); /* ", latency spread 10% (--lat-spread)" */
+	if (n < sizeof(noise))
+		noise_text(&o->cfg, noise + n, sizeof(noise) - n); /* ", migrations every ..." */
 	if (o->cfg.vm_vcpus) /* the processes outnumber their cpus */
-		snprintf(noise, sizeof(noise), ", the OS model: %u processes on %u cpus, %s, CFS; "
+		snprintf(noise + n, sizeof(noise) - n, ", the OS model: %u processes on %u cpus, %s, CFS; "
 			 "woken ones placed, idle balance only; sc memory, no idle states, no scheduler noise",
 			 o->procs, o->cpus, strcmp(o->cfg.pin_text, "none")
 						    ? "each process on any of them, not bound to one"
@@ -305,12 +309,13 @@ static void table_row(const struct flc_opts *o, const struct flc_result *r)
 		printf("%-*s %12.6f %12.3e %12.6f %12.6f %12.6f  ( sigma/mean %.2f%% )\n",
 		       FLW_LABEL_W, label, s.mean, s.variance, s.sigma, s.max, s.min,
 		       s.mean > 0 ? 100 * s.sigma / s.mean : 0);
-	printf("%-*s %.0f lock+unlock pairs/s (all processes, over the mean time); %ssleeps %llu, woken %llu by %llu unlocks (at most "
-	       "%llu at once), slept again %llu\n", FLW_LABEL_W,
-	       "", s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0,
-	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps, (unsigned long long)c->wakeups,
-	       (unsigned long long)c->waking_unlocks, (unsigned long long)c->max_woken,
-	       (unsigned long long)c->resleeps);
+	printf("%-*s %.0f lock+unlock pairs/s (all processes, over the mean time); %ssleeps %llu, "
+	       "woken %llu (by %llu of the %llu unlocks, at most %llu by one), slept again %llu\n",
+	       FLW_LABEL_W, "", s.mean > 0 ? (double)o->procs * (double)o->iterations / (s.mean / 1e3) : 0,
+	       o->runs > 1 ? "all runs: " : "", (unsigned long long)c->sleeps,
+	       (unsigned long long)c->wakeups, (unsigned long long)c->waking_unlocks,
+	       (unsigned long long)o->procs * o->iterations * o->runs,
+	       (unsigned long long)c->max_woken, (unsigned long long)c->resleeps);
 	if (c->has_sched)
 		sched_row(o, r);
 	else
@@ -332,7 +337,8 @@ static void csv_rows(FILE *f, const void *arg)
 	sim_idle_field(&o->cfg, idle, sizeof(idle));
 	fprintf(f, "backend,topo,test,mode,global,procs,iterations,pin,seed,run,seconds,pairs_per_s,"
 		   "sleeps,wakeups,resleeps,idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-		   "preemptions,holder_preemptions,waiter_preemptions,affine_wakes,wake_moves,idle_pulls\n");
+		   "preemptions,holder_preemptions,waiter_preemptions,affine_wakes,wake_moves,idle_pulls,"
+		   "waking_unlocks,max_woken\n");
 	for (unsigned k = 0; k < c->n; k++)
 		for (unsigned i = 0; i < o->runs; i++) {
 			const struct flw_config *fc = &c->res[k].fc;
@@ -364,13 +370,15 @@ static void csv_rows(FILE *f, const void *arg)
 			else
 				fprintf(f, ",,");
 			if (r->has_sched) /* empty while every process has a cpu of its own */
-				fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)r->preemptions,
+				fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->preemptions,
 					(unsigned long long)r->holder_preemptions,
 					(unsigned long long)r->waiter_preemptions,
 					(unsigned long long)r->affine_wakes,
 					(unsigned long long)r->wake_moves, (unsigned long long)r->idle_pulls);
 			else
-				fprintf(f, ",,,,,\n");
+				fprintf(f, ",,,,,,");
+			fprintf(f, "%llu,%llu\n", (unsigned long long)r->waking_unlocks,
+				(unsigned long long)r->max_woken);
 		}
 }
 
@@ -453,8 +461,15 @@ static int schedule_processes(struct flc_opts *o)
 static int check_before_running(const struct flc_opts *o)
 {
 	struct flw_config fc = { .global = o->global, .iterations = o->iterations };
+	const struct wl_config *c = &o->cfg;
 	char why[4400];
 
+	for (unsigned i = 0; c->pin == PIN_LIST && i < c->pin_list_len; i++)
+		for (unsigned j = 0; j < i; j++)
+			if (c->pin_list[j] == c->pin_list[i])
+				return BAD("--pin list: cpu %u appears twice (a listed cpu runs one "
+					   "process; more --procs than the cpus of --pin none or node:N "
+					   "share them)", c->pin_list[i]);
 	if (flw_check(&fc, &o->cfg, o->procs, why, sizeof(why)) ||
 	    (o->csv && outfile_check("--csv", o->csv, why, sizeof(why))))
 		return BAD("%s", why);

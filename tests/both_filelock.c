@@ -109,6 +109,7 @@ static void bad_options_are_one_line(void **state)
 	const char *list[] = { "filelock", "--procs", "4", "--pin", "list:0,1", NULL };
 	const char *longer[] = { "filelock", "--procs", "2", "--pin", "list:0,1,2", NULL };
 	const char *many[] = { "filelock", "--procs", "9000", NULL };
+	const char *twice[] = { "filelock", "--procs", "2", "--pin", "list:0,0", NULL };
 
 	if (!tl_is_sim())
 		skip();
@@ -119,6 +120,8 @@ static void bad_options_are_one_line(void **state)
 	refused(list, "--pin list: has 2 cpus but --procs asks for 4");
 	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (one cpu each");
 	refused(many, "--procs: '9000'");
+	/* filelock's own way of sharing cpus, not run's --vm */
+	refused(twice, "cpu 0 appears twice (a listed cpu runs one process; more --procs than");
 }
 
 /* The CSV's row of run `run` (0-based) under its header. */

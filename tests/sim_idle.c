@@ -25,6 +25,7 @@
  *
  * argv[1] is the bin/ directory.
  */
+#include <ctype.h>
 #include <math.h>
 
 #include "testlib.h"
@@ -186,7 +187,8 @@ static void csv_idle(const char *path, unsigned long long *sleeps, char *states,
 	assert_non_null(csv);
 	assert_non_null(strstr(csv, ",pin,seed,run,seconds,pairs_per_s,sleeps,wakeups,resleeps,"
 				    "idle_states,idle_wakes,idle_exit_ns_per_wake,migrations,irqs,"
-				    "preemptions,holder_preemptions,waiter_preemptions,affine_wakes,wake_moves,idle_pulls\n"));
+				    "preemptions,holder_preemptions,waiter_preemptions,affine_wakes,wake_moves,idle_pulls,"
+				    "waking_unlocks,max_woken\n"));
 	row = strchr(csv, '\n') + 1;
 	for (f = row; i < 12; i++) /* backend .. pairs_per_s */
 		f = strchr(f, ',') + 1;
@@ -223,8 +225,10 @@ static void herd(void **state)
 	assert_int_equal(strtoull(strstr(a.out, "sleeps ") + 7, NULL, 10), sleeps);
 	csv_idle(tl_path("off.csv"), &sleeps, states, sizeof(states), rest, sizeof(rest));
 	assert_string_equal(states, "off");
-	assert_string_equal(rest, ",,,,,,,,,"); /* no idle state applies, no noise, every process
-					      * a cpu of its own: empty cells */
+	/* no idle state applies, no noise, every process a cpu of its own: empty
+	 * cells, then the unlocks that woke a sleeper and the most one woke */
+	assert_int_equal(strncmp(rest, ",,,,,,,,,,", 10), 0);
+	assert_true(isdigit((unsigned char)rest[10]) && strchr(rest + 10, ','));
 	assert_non_null(strstr(a.out, "idle states C1,C1E,C3,C6 (the topology's); "));
 	assert_int_equal(sscanf(strstr(a.out, "(the topology's); ") + 18, "%llu wake-ups", &n), 1);
 	assert_true(n > 0);
