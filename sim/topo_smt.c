@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The least share a file may give: below it a delay's stretch (1 / share)
+ * leaves the range of simulated time a run can hold. */
+#define SMT_SHARE_MIN 0.01
+
 static int read_smt_number(struct topo_ctx *x, const char *key, double *out)
 {
 	const char *v = topo_desc_prop(x->desc, key);
@@ -37,8 +41,12 @@ int topo_read_smt(struct topo_ctx *x, struct topo *t)
 		return -1;
 	if (n < 1 || n > TOPO_MAX_SMT || n != (unsigned)n)
 		return topo_fail(x, "smt must be a whole number in 1..%d", TOPO_MAX_SMT);
-	if (!(share > 0 && share <= 1))
-		return topo_fail(x, "smt.issue_share must be in (0, 1]");
+	if (!(share >= SMT_SHARE_MIN && share <= 1))
+		return topo_fail(x, "smt.issue_share must be in [%g, 1]: a sibling's work stretched "
+				 "by at most %g times", SMT_SHARE_MIN, 1 / SMT_SHARE_MIN);
+	if (share != 1 && n == 1)
+		return topo_fail(x, "smt.issue_share %g without smt: a core of one hardware thread "
+				 "shares nothing", share);
 	t->smt = (unsigned)n;
 	t->smt_issue_share = share;
 	if (t->smt == 1)

@@ -129,6 +129,34 @@ static void smt_off_is_the_plain_machine(void **state)
 	free(plain);
 }
 
+/* A share so small that a stretched delay leaves simulated time's range is
+ * refused (1e-20 once ran faster than share 1: the stretch wrapped), and so
+ * is a share on a machine without SMT. */
+static void share_out_of_range_is_refused(void **state)
+{
+	static const struct {
+		const char *from, *to, *needle;
+	} bad[] = {
+		{ "id=\"smt.issue_share\" value=\"0.65\"", "id=\"smt.issue_share\" value=\"1e-20\"",
+		  "smt.issue_share must be in [0.01, 1]" },
+		{ "id=\"smt\" value=\"2\"", "id=\"smt\" value=\"1\"",
+		  "smt.issue_share 0.65 without smt" },
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *path = tl_path("share.xml");
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(NULL, "sed 's/%s/%s/' topologies/%s.xml > '%s'", bad[i].from,
+				       bad[i].to, TOPO, path), 0);
+		tl_sh(&p, "%s/locklab-sim run --topo '%s' --lock ticket --threads 2 --duration 1",
+		      bindir, path);
+		tl_expect_refused(&p, bad[i].needle);
+		tl_proc_free(&p);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +164,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(issue_share),
 		cmocka_unit_test(compact_fills_cores_first),
 		cmocka_unit_test(smt_off_is_the_plain_machine),
+		cmocka_unit_test(share_out_of_range_is_refused),
 	};
 
 	bindir = tl_bindir(argc, argv);
