@@ -54,6 +54,7 @@ struct journal {
 	char partial[4096];
 	int fd;               /* -1: not open */
 	size_t rows;          /* rows in the file */
+	int err;              /* errno of the write that stopped it, or 0 */
 	struct out_shape sh;  /* columns of the file */
 };
 

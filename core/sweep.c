@@ -212,13 +212,18 @@ static void json_of(FILE *f, const void *out)
 	output_json(f, out);
 }
 
+/* Why path could not be written, from errno. */
+static const char *write_error(void)
+{
+	return errno == EEXIST ? "not a regular file" : strerror(errno);
+}
+
 /* path written whole with what fn prints; 1 and a line when it cannot be. */
 static int write_one(const char *path, void (*fn)(FILE *, const void *), const void *out)
 {
 	if (!write_text_atomic(path, fn, out))
 		return 0;
-	fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, path,
-		errno == EEXIST ? "not a regular file" : strerror(errno));
+	fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, path, write_error());
 	return 1;
 }
 
@@ -237,12 +242,11 @@ static void order_of(FILE *f, const void *arg)
 			s->out.rows[i].run);
 }
 
-static int write_order(const char *csv, const struct sweep_sink *s)
+/* PATH.order written whole: 0, else -1 with path its name and errno why. */
+static int write_order(const char *csv, const struct sweep_sink *s, char *path, size_t len)
 {
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s.order", csv);
-	return write_one(path, order_of, (const void *)s);
+	snprintf(path, len, "%s.order", csv);
+	return write_text_atomic(path, order_of, (const void *)s) ? -1 : 0;
 }
 
 /* PATH.order of a CSV now written whole, unsharded: removed if there is
@@ -265,21 +269,25 @@ static int write_outputs(const struct cli_opts *o, struct sweep_sink *s)
 	int rc = 0;
 
 	for (unsigned i = 0; i < sf->ncsv; i++) {
-		int e = write_one(sf->csv[i], csv_of, out);
+		const struct journal *j = &sf->j[i];
+		char failed[4200];
+		int e = write_text_atomic(sf->csv[i], csv_of, out) ? -1 : 0;
 
+		snprintf(failed, sizeof(failed), "%s", sf->csv[i]);
 		if (!e && o->nshards)
-			e = write_order(sf->csv[i], s);
+			e = write_order(sf->csv[i], s, failed, sizeof(failed));
 		else if (!e) /* a shard's order left beside it describes it no more */
 			drop_order(sf->csv[i]);
-
+		if (e) /* one line: what failed, and where the rows are */
+			fprintf(stderr, "locklab-%s: cannot write %s: %s; ", backend_name, failed,
+				write_error());
 		journal_close(&sf->j[i], !e);
-		if (e && sf->j[i].rows == out->nrows)
-			fprintf(stderr, "locklab-%s: the rows are kept in %s\n", backend_name,
-				sf->j[i].partial);
+		if (e && j->rows == out->nrows)
+			fprintf(stderr, "the rows are kept in %s\n", j->partial);
 		else if (e) /* its journal stopped when it could not be written */
-			fprintf(stderr, "locklab-%s: %zu of the %zu rows are kept in %s, each whole\n",
-				backend_name, sf->j[i].rows, out->nrows, sf->j[i].partial);
-		rc |= e;
+			fprintf(stderr, "%zu of the %zu rows are kept in %s, each whole (%s)\n", j->rows,
+				out->nrows, j->partial, j->err ? strerror(j->err) : "its journal stopped");
+		rc |= e ? 1 : 0;
 	}
 	if (o->json)
 		rc |= write_one(o->json, json_of, out);
@@ -352,21 +360,18 @@ static int open_outputs(const struct cli_opts *o, struct sweep_files *sf)
 	return 0;
 }
 
-/* Each journal brought up to date; one that cannot be is closed (its
- * rows stay in memory for the result file) after a line saying so. */
-static int sync_journals(struct sweep_files *sf, const struct output_set *out)
+/* Each journal brought up to date; one that cannot be is closed, keeping
+ * its whole rows, and remembers why: the rows stay in memory for the
+ * result file, and only if that cannot be written either is it said
+ * (write_outputs), in one line. */
+static void sync_journals(struct sweep_files *sf, const struct output_set *out)
 {
-	int rc = 0;
-
 	for (unsigned i = 0; i < sf->ncsv; i++) {
 		if (sf->j[i].fd < 0 || !journal_sync(&sf->j[i], out))
 			continue;
-		fprintf(stderr, "locklab-%s: cannot write %s: %s\n", backend_name, sf->j[i].partial,
-			strerror(errno));
+		sf->j[i].err = errno;
 		journal_close(&sf->j[i], false);
-		rc = 1;
 	}
-	return rc;
 }
 
 /* Where the rows went, for the line that ends an interrupted sweep. */
@@ -431,7 +436,7 @@ int sweep_commit(struct sweep_sink *s, const struct run_result *res, int failed,
 		fwrite(thr, 1, tlen, threads_csv_file());
 	s->done++;
 	s->failed += (size_t)(failed != 0);
-	s->rc |= sync_journals(&s->sf, &s->out);
+	sync_journals(&s->sf, &s->out);
 	return failed && s->o->fail_fast;
 }
 
