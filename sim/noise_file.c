@@ -120,6 +120,74 @@ static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measur
 	return 0;
 }
 
+/* The header as the noise command writes it: its columns, each once, and no
+ * other (a misspelt one would go unread). */
+static int header_known(char **hdr, unsigned nh, char *err, size_t errlen)
+{
+	const unsigned nfirst = sizeof(noise_head_col) / sizeof(noise_head_col[0]);
+
+	for (unsigned i = 0; i < nh; i++) {
+		bool known = false;
+		char name[64];
+
+		for (unsigned k = 0; k < nfirst + 2 * NOISE_DECADES && !known; k++) {
+			if (k < nfirst)
+				snprintf(name, sizeof(name), "%s", noise_head_col[k]);
+			else
+				snprintf(name, sizeof(name), "%s_%s", (k - nfirst) % 2 ? "lost_ns" : "detours",
+					 noise_decade_col[(k - nfirst) / 2]);
+			known = !strcmp(hdr[i], name);
+		}
+		if (!known) {
+			snprintf(err, errlen, "unknown column '%.60s' (a CSV of `locklab-native noise "
+				 "--csv`?)", hdr[i]);
+			return -1;
+		}
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(hdr[j], hdr[i])) {
+				snprintf(err, errlen, "column %s twice", hdr[i]);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+/* The all row's totals are its decades' sums, and each decade's mean
+ * detour lies in the decade. */
+static int totals_agree(char **hdr, unsigned nh, char **row, char *err, size_t errlen)
+{
+	double total[2], sum[2] = { 0, 0 };
+
+	if (field(hdr, nh, row, "detours", &total[0], err, errlen) ||
+	    field(hdr, nh, row, "lost_ns", &total[1], err, errlen))
+		return -1;
+	for (unsigned k = 0; k < NOISE_DECADES; k++) {
+		char name[2][48];
+		double count, ns, lo = k ? (double)noise_decade_top_ns[k - 1] : 0;
+		double hi = k < NOISE_DECADES - 1 ? (double)noise_decade_top_ns[k] : INFINITY;
+
+		snprintf(name[0], sizeof(name[0]), "detours_%s", noise_decade_col[k]);
+		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", noise_decade_col[k]);
+		if (field(hdr, nh, row, name[0], &count, err, errlen) ||
+		    field(hdr, nh, row, name[1], &ns, err, errlen))
+			return -1;
+		if (count && !(ns / count >= lo && ns / count < hi)) {
+			snprintf(err, errlen, "the all row's %s over its %s is %g ns, outside its decade "
+				 "(%g to %g ns)", name[1], name[0], ns / count, lo, hi);
+			return -1;
+		}
+		sum[0] += count;
+		sum[1] += ns;
+	}
+	for (unsigned i = 0; i < 2; i++)
+		if (fabs(total[i] - sum[i]) > 0.5) {
+			snprintf(err, errlen, "the all row's %s, %.0f, is not the sum of its decades' "
+				 "(%.0f)", i ? "lost_ns" : "detours", total[i], sum[i]);
+			return -1;
+		}
+	return 0;
+}
+
 /* The all row as the noise command writes it: a field under each column,
  * each after the first (the cpu's name) a number >= 0, read or not. */
 static int whole_row(char **hdr, unsigned nh, char **row, unsigned nr, char *err, size_t errlen)
@@ -186,8 +254,10 @@ int noise_file_read(const char *path, struct noise_measured *m, char *err, size_
 	if (!rc) {
 		unsigned nh = infile_split(head, hdr, MAX_FIELDS), nr = infile_split(all, row, MAX_FIELDS);
 
-		rc = whole_row(hdr, nh, row, nr, why, sizeof(why)) ||
-		     read_classes(hdr, nh, row, m, why, sizeof(why));
+		rc = header_known(hdr, nh, why, sizeof(why)) ||
+		     whole_row(hdr, nh, row, nr, why, sizeof(why)) ||
+		     read_classes(hdr, nh, row, m, why, sizeof(why)) ||
+		     totals_agree(hdr, nh, row, why, sizeof(why));
 	}
 	if (rc) {
 		snprintf(err, errlen, "--noise-from %s: %s", path, why);

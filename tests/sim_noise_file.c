@@ -89,7 +89,7 @@ static void one_class_is_the_options(void **state)
  * a quiet machine gives a pinned ticket lock of 8 threads. */
 static void a_long_class_stalls_the_queue(void **state)
 {
-	char *both = noise_file("both.csv", HEAD "all,1.0,2100,12000000,5714,5000,5000,2000000,"
+	char *both = noise_file("both.csv", HEAD "all,1.0,2100,210000000,100000,5000,5000,2000000,"
 						 "2000,10000000,0,0,0,0,100,200000000\n");
 	char *shrt = noise_file("short.csv", HEAD "all,1.0,2000,10000000,5000,5000,5000,5000,"
 						  "2000,10000000,0,0,0,0,0,0\n");
@@ -234,6 +234,16 @@ static void bad_files_are_refused(void **state)
 		     "the all row has 17 fields under a header of 16");
 	refused_file("lostnone.csv", HEAD "all,1.0,1,1000,1000,1000,1000,1000,1,1000,0,0,0,1e308,0,0\n",
 		     "lost_ns_under_1ms, 1e+308 ns, with no detour (detours_under_1ms 0)");
+	/* the file as the noise command writes it: its columns, totals that are
+	 * the decades' sums, and each decade's detours of its length */
+	refused_file("misspelt.csv", "cpu,seconds,detourz,lost_ns\nall,1.0,1,1000\n",
+		     "unknown column 'detourz'");
+	refused_file("total.csv", HEAD "all,32,1,40000000000,1000,1000,1000,1000,1,1000,0,0,0,0,0,0\n",
+		     "the all row's lost_ns, 40000000000, is not the sum of its decades' (1000)");
+	refused_file("count.csv", HEAD "all,1.0,0,1000,1000,1000,1000,1000,1,1000,0,0,0,0,0,0\n",
+		     "the all row's detours, 0, is not the sum of its decades' (1)");
+	refused_file("decade.csv", HEAD "all,1.0,10,500000,5e4,5e4,5e4,5e4,10,500000,0,0,0,0,0,0\n",
+		     "lost_ns_under_10us over its detours_under_10us is 50000 ns, outside its decade");
 	refused_file("twice.csv", HEAD "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
 					    "all,1.0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
 		     "line 3: a second row named all");

@@ -50,7 +50,6 @@
 #define NOISE_MAX_THRESH_NS 100000000
 #define NOISE_KEEP 65536 /* detours a CPU keeps for its percentiles */
 
-static const uint64_t decade_top_ns[NOISE_DECADES - 1] = { 10000, 100000, 1000000 };
 static const char *const decade_name[NOISE_DECADES] = { "<10us", "<100us", "<1ms", ">=1ms" };
 
 struct noise_opts {
@@ -101,7 +100,7 @@ static void note_detour(struct noise_cpu *c, uint64_t d)
 	n->lost_ns += d;
 	if (d > n->max_ns)
 		n->max_ns = d;
-	while (k < NOISE_DECADES - 1 && d >= decade_top_ns[k])
+	while (k < NOISE_DECADES - 1 && d >= noise_decade_top_ns[k])
 		k++;
 	n->decade[k]++;
 	n->decade_ns[k] += d;
@@ -289,7 +288,8 @@ static void emit_csv(FILE *f, const void *arg)
 	const struct noise_row *rows = rp[0];
 	unsigned n = (unsigned)(rp[1] - rp[0]);
 
-	fprintf(f, "cpu,seconds,detours,lost_ns,mean_ns,p50_ns,p99_ns,max_ns");
+	for (unsigned i = 0; i < sizeof(noise_head_col) / sizeof(noise_head_col[0]); i++)
+		fprintf(f, "%s%s", i ? "," : "", noise_head_col[i]);
 	for (unsigned k = 0; k < NOISE_DECADES; k++)
 		fprintf(f, ",detours_%s,lost_ns_%s", noise_decade_col[k], noise_decade_col[k]);
 	fputc('\n', f);
