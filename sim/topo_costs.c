@@ -473,6 +473,39 @@ static int read_assumed(struct topo_ctx *x, struct topo *t)
 	return rc;
 }
 
+/* What a machine must have for an item of `assumed` to name a figure of
+ * it: NULL when it has it (its SMT or idle states), else what it lacks.
+ * (A one-socket machine may call the links' figures assumed: calibrate
+ * writes so, and a link the file adds would be one.) */
+static const char *assumed_lacks(const struct topo *t, const char *item)
+{
+	if (!strcmp(item, "smt") || !strncmp(item, "smt.", 4))
+		return t->smt > 1 ? NULL : "SMT (smt 1: no sibling shares a core)";
+	if (!strcmp(item, "idle.states"))
+		return t->nidle ? NULL : "idle states";
+	return NULL;
+}
+
+int topo_check_assumed(struct topo_ctx *x, const struct topo *t)
+{
+	char buf[sizeof(t->assumed)], *save = NULL, *seen[sizeof(t->assumed) / 2];
+	unsigned n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", t->assumed);
+	for (char *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		const char *lacks = assumed_lacks(t, tok);
+
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(seen[i], tok))
+				return topo_fail(x, "assumed: '%s' twice", tok);
+		if (lacks)
+			return topo_fail(x, "assumed: '%s', where the machine has no %s: no figure of "
+					 "it to assume", tok, lacks);
+		seen[n++] = tok;
+	}
+	return 0;
+}
+
 int topo_read_costs(struct topo_ctx *x, struct topo *t)
 {
 	const char *d = prop(x, "description");

@@ -111,6 +111,8 @@ int topo_check_bw(struct topo_ctx *x, const char *what, const char *text, double
 
 /* sim/topo_costs.c */
 int topo_read_costs(struct topo_ctx *x, struct topo *t); /* from x->desc */
+/* `assumed` names figures the machine has, each once (after the costs, SMT and idle states). */
+int topo_check_assumed(struct topo_ctx *x, const struct topo *t);
 int topo_read_smt(struct topo_ctx *x, struct topo *t);   /* sim/topo_smt.c */
 int topo_read_idle(struct topo_ctx *x, struct topo *t);  /* sim/topo_idle.c */
 bool topo_prop_known(const char *id);

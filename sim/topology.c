@@ -422,7 +422,8 @@ static int build(struct topo_ctx *x, struct topo *t, const struct topo_desc *d)
 	build_links(t, d);
 	if (build_routes(x, t, d) || place_links(x, t) || make_classes(x, t) || check_class_zero(x, t))
 		return -1;
-	return topo_read_costs(x, t) || topo_read_smt(x, t) || topo_read_idle(x, t);
+	return topo_read_costs(x, t) || topo_read_smt(x, t) || topo_read_idle(x, t) ||
+	       topo_check_assumed(x, t);
 }
 
 int topo_load(struct topo *t, const char *name_or_path, char *err, size_t errlen)

@@ -415,6 +415,30 @@ static void cost_below_travel_is_refused(void **state)
 	tl_bin_refused(bindir, "locklab-sim", args, "less than its route's latency (40.000 ns)");
 }
 
+/* `assumed` names figures the machine has, each once: SMT's on a machine
+ * without it, or a family twice, was printed as assumed. */
+static void assumed_names_the_machines_figures(void **state)
+{
+	static const struct {
+		const char *to, *needle;
+	} bad[] = {
+		{ "smt lat.*", "assumed: 'smt', where the machine has no SMT" },
+		{ "idle.states lat.*", "assumed: 'idle.states', where the machine has no idle states" },
+		{ "lat.* lat.*", "assumed: 'lat.*' twice" },
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *path = tl_path("assumed.xml");
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(NULL, "sed 's/id=\"assumed\" value=\"lat\\.\\*/id=\"assumed\" "
+				       "value=\"%s/' topologies/4socket.xml > '%s'", bad[i].to, path), 0);
+		tl_sh(&p, "%s/locklab-sim ccbench --topo '%s'", bindir, path);
+		tl_expect_refused(&p, bad[i].needle);
+		tl_proc_free(&p);
+	}
+}
+
 /* Elements nested past libxml2's limit: one line that says so, without
  * libxml2's advice to its caller (XML_PARSE_HUGE). */
 static void too_deep_is_one_plain_line(void **state)
@@ -477,6 +501,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mutants_are_seeded),
 		cmocka_unit_test(cost_below_travel_is_refused),
+		cmocka_unit_test(assumed_names_the_machines_figures),
 		cmocka_unit_test(too_deep_is_one_plain_line),
 		cmocka_unit_test(simulated_time_runs_out_with_a_line),
 		cmocka_unit_test(mutants_load_or_are_refused),
