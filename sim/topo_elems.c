@@ -347,8 +347,10 @@ static int read_prop(struct topo_ctx *x, struct topo_desc *d, const xmlNode *n)
 	static const char *const attrs[] = { "id", "value", NULL };
 	const char *id = attr(n, "id");
 
-	if (!id || !attr(n, "value") || check_attrs(x, n, attrs, 2))
+	if (!id || !attr(n, "value"))
 		return node_fail(x, n, "<prop> needs id and value");
+	if (check_attrs(x, n, attrs, 2)) /* its line names the attribute */
+		return -1;
 	if (check_id(x, n, "property", id) || leaf(x, n))
 		return -1;
 	if (!topo_prop_known(id))

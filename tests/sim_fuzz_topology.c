@@ -416,7 +416,8 @@ static void cost_below_travel_is_refused(void **state)
 }
 
 /* `assumed` names figures the machine has, each once: SMT's on a machine
- * without it, or a family twice, was printed as assumed. */
+ * without it, or a family twice, was printed as assumed.  And a property's
+ * stray attribute is named. */
 static void assumed_names_the_machines_figures(void **state)
 {
 	static const struct {
@@ -435,6 +436,19 @@ static void assumed_names_the_machines_figures(void **state)
 				       "value=\"%s/' topologies/4socket.xml > '%s'", bad[i].to, path), 0);
 		tl_sh(&p, "%s/locklab-sim ccbench --topo '%s'", bindir, path);
 		tl_expect_refused(&p, bad[i].needle);
+		tl_proc_free(&p);
+	}
+	/* a property with an attribute too: its line names the attribute, not
+	 * the id and value it has */
+	{
+		const char *path = tl_path("unit.xml");
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(NULL, "sed 's|<prop id=\"pause\" value=\"\\([0-9.]*\\)\"/>|"
+				       "<prop id=\"pause\" value=\"\\1\" unit=\"us\"/>|' "
+				       "topologies/4socket.xml > '%s'", path), 0);
+		tl_sh(&p, "%s/locklab-sim ccbench --topo '%s'", bindir, path);
+		tl_expect_refused(&p, "<prop> has no attribute 'unit'");
 		tl_proc_free(&p);
 	}
 }
