@@ -245,9 +245,45 @@ static void from_names_the_calibrations_host(void **state)
 	assert_int_equal(tl_sh(&p, "sed 's/^host,.*/host,a\\/b/' %s > %s/slash.calib.csv && cd %s && "
 			       "%s/locklab-native calibrate --from slash.calib.csv", fixture, dir, dir,
 			       bindir), 2);
-	assert_string_equal(p.err, "locklab-native: calibrate: the calibration's host 'a/b' names "
-				   "no file: give --out\n");
+	assert_string_equal(p.err, "locklab-native: calibrate: slash.calib.csv: line 3: host: byte "
+				   "0x2f, where a host name has letters, digits, '.', '-' and '_'\n");
 	tl_proc_free(&p);
+}
+
+/* A calibration that contradicts itself, or names what a calibration
+ * never writes, is refused in one line naming it (each was taken, and a
+ * platform written from it). */
+static void a_calibration_that_contradicts_itself(void **state)
+{
+	static const struct {
+		const char *line, *with, *needle;
+	} bad[] = {
+		{ "cell,0,load,M,0,1,", "cell,0,load,M,0,99999,", "cpus 0 and 99999, where socket_pus give cpus 0..1" },
+		{ "cell,0,load,M,0,1,", "cell,0,load,M,0,0,", "cpu 0 with itself" },
+		{ "cell,0,load,M,0,1,80.001", "cell,0,load,M,0,1,0x50", "median_ns: '0x50' is not a number" },
+		{ "socket_pus,2", "socket_pus,1", "where socket_pus give cpus 0..0" },
+		{ "numa_nodes,1", "numa_nodes,2", "numa_nodes 2, and no mem figure for node 1" },
+		{ "loadavg,1.15", "loadavg,-2", "loadavg -2: a load is not negative" },
+		{ "host,2vcpu", "host,hhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhhh",
+		  "host: 74 characters, at most 63" },
+		{ "host,2vcpu", "host,a\x1b[31mb", "host: byte 0x1b" },
+	};
+	char *text = tl_slurp_ok(FIXTURE, NULL), err[300];
+	static struct calib c;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *at = strstr(text, bad[i].line), *both;
+
+		assert_non_null(at);
+		assert_true(asprintf(&both, "%.*s%s%s", (int)(at - text), text, bad[i].with,
+				     at + strlen(bad[i].line)) > 0);
+		assert_int_equal(calib_parse(both, &c, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].needle) || strchr(err, '\n'))
+			fail_msg("%s: '%s'", bad[i].with, err);
+		free(both);
+	}
+	free(text);
 }
 
 int main(int argc, char **argv)
@@ -259,6 +295,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(kick_from_the_calibration),
 		cmocka_unit_test(from_names_the_calibrations_host),
 		cmocka_unit_test(records_a_calibration_needs),
+		cmocka_unit_test(a_calibration_that_contradicts_itself),
 	};
 
 	bindir = argc > 1 ? argv[1] : "bin";

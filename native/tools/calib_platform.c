@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -242,7 +243,7 @@ int calib_check_out_path(const char *path, char *err, size_t errlen)
 		snprintf(dir, sizeof(dir), "/");
 	else
 		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	if (strlen(path) >= 10 && !strcmp(path + strlen(path) - 10, ".calib.csv")) {
+	if (strlen(path) >= 10 && !strcasecmp(path + strlen(path) - 10, ".calib.csv")) {
 		snprintf(err, errlen, "%s: --out names the platform XML; its calibration goes beside "
 			 "it as NAME.calib.csv (give --out NAME.xml)", path);
 		return -1;

@@ -140,7 +140,7 @@ static int parse_double(struct pctx *p, const char *s, double *out, const char *
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(*out))
+	if (!*s || *end || errno || !isfinite(*out) || strpbrk(s, "xXpP"))
 		return perr(p, "%s: '%s' is not a number", what, s);
 	return 0;
 }
@@ -330,6 +330,12 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 	case 1:
 		if (!*v)
 			return perr(p, "host is empty: a calibration names the machine it measured");
+		if (strlen(v) >= sizeof(c->host))
+			return perr(p, "host: %zu characters, at most %zu", strlen(v), sizeof(c->host) - 1);
+		for (const char *h = v; *h; h++)
+			if (!isalnum((unsigned char)*h) && !strchr(".-_", *h))
+				return perr(p, "host: byte 0x%02x, where a host name has letters, digits, "
+					    "'.', '-' and '_'", (unsigned char)*h);
 		copy_text(c->host, sizeof(c->host), v);
 		return 0;
 	case 2:
@@ -349,7 +355,10 @@ static int parse_scalar(struct pctx *p, struct calib *c, const char *key, char *
 	case 6:
 		return parse_uint(p, v, &c->reps, key);
 	case 7:
-		return parse_double(p, v, &c->loadavg, key);
+		if (parse_double(p, v, &c->loadavg, key))
+			return -1;
+		return c->loadavg >= 0 || c->loadavg == -1
+			? 0 : perr(p, "loadavg %g: a load is not negative (-1: unknown)", c->loadavg);
 	case 8:
 		if (parse_uint(p, v, &c->nsockets, key))
 			return -1;
@@ -433,6 +442,60 @@ static int parse_line(struct pctx *p, struct calib *c, char *line, unsigned *see
 	return perr(p, "unknown record '%.40s'", line);
 }
 
+/* A figure's cpus are the machine's: the requester one of its PUs, the
+ * other one too, another, or -1 (none). */
+static int cell_cpus(const struct calib_cell *x, unsigned pus, const char *what, char *err,
+		     size_t errlen)
+{
+	if (!x->measured)
+		return 0;
+	if (x->cpu_a < 0 || (unsigned)x->cpu_a >= pus || (x->cpu_b >= 0 && (unsigned)x->cpu_b >= pus)) {
+		snprintf(err, errlen, "%s: cpus %d and %d, where socket_pus give cpus 0..%u", what,
+			 x->cpu_a, x->cpu_b, pus - 1);
+		return -1;
+	}
+	if (x->cpu_a == x->cpu_b) {
+		snprintf(err, errlen, "%s: cpu %d with itself: a transfer is between two cpus", what,
+			 x->cpu_a);
+		return -1;
+	}
+	return 0;
+}
+
+/* Every figure's cpus, and a mem figure for each of the numa_nodes. */
+static int check_cpus(const struct calib *c, char *err, size_t errlen)
+{
+	unsigned pus = 0;
+	char what[64];
+
+	for (unsigned s = 0; s < c->nsockets; s++)
+		pus += c->socket_pus[s];
+	for (unsigned k = 0; k < c->nclasses; k++)
+		for (int op = 0; op < CAL_NOPS; op++)
+			for (int s = 0; s < CAL_NSTATES; s++) {
+				snprintf(what, sizeof(what), "cell %s on %c at class %u", calib_op_names[op],
+					 calib_state_names[s], k);
+				if (cell_cpus(&c->cell[op][s][k], pus, what, err, errlen))
+					return -1;
+			}
+	for (int op = 0; op < CAL_NOPS; op++)
+		if (cell_cpus(&c->hit[op], pus, "hit", err, errlen))
+			return -1;
+	if (cell_cpus(&c->pause, pus, "pause", err, errlen) ||
+	    cell_cpus(&c->wake, pus, "wake", err, errlen) || cell_cpus(&c->kick, pus, "kick", err, errlen))
+		return -1;
+	for (unsigned n = 0; n < c->nnodes; n++) {
+		snprintf(what, sizeof(what), "mem of node %u", n);
+		if (!c->mem[n].measured) {
+			snprintf(err, errlen, "numa_nodes %u, and no mem figure for node %u", c->nnodes, n);
+			return -1;
+		}
+		if (cell_cpus(&c->mem[n], pus, what, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 {
 	struct pctx p = { .line = 0, .err = err, .errlen = errlen };
@@ -470,7 +533,7 @@ int calib_parse(const char *text, struct calib *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no 'reps' record: how many samples each figure has");
 		rc = -1;
 	}
-	return rc ? -1 : calib_check(c, err, errlen);
+	return rc || calib_check(c, err, errlen) || check_cpus(c, err, errlen) ? -1 : 0;
 }
 
 int calib_read_file(const char *path, struct calib *c, char *err, size_t errlen)
