@@ -228,19 +228,34 @@ void ll_put_escaped(FILE *f, const char *s)
 	}
 }
 
-int ll_bad(const char *cmd, const char *fmt, ...)
+void ll_vsay(const char *cmd, const char *fmt, va_list ap)
 {
 	char msg[4096];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "locklab-%s: ", backend_name);
 	ll_put_escaped(stderr, cmd);
 	fputs(": ", stderr);
 	ll_put_escaped(stderr, msg); /* a value the user gave stays on the one line */
 	fputc('\n', stderr);
+}
+
+void ll_say(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ll_vsay(cmd, fmt, ap);
+	va_end(ap);
+}
+
+int ll_bad(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ll_vsay(cmd, fmt, ap);
+	va_end(ap);
 	return 2;
 }
 

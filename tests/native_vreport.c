@@ -268,6 +268,15 @@ static void test_report_bad_input(void **state)
 	}
 }
 
+/* A path's newline is escaped in the message: the line stays one. */
+static void test_report_path_escaped(void **state)
+{
+	char *newline[] = { "--native", "/nonexistent/a\nb.csv", "--sim", "/nonexistent/s.csv" };
+
+	(void)state;
+	REPORT_SAYS(2, newline, "validate-report: /nonexistent/a\\nb.csv: No such file or directory\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_ceiling),
 		cmocka_unit_test(test_report_bad_input),
+		cmocka_unit_test(test_report_path_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, tl_tmpdir_setup, tl_tmpdir_teardown);

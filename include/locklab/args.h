@@ -65,9 +65,12 @@ bool ll_args_want_help(const struct ll_command *cmd, int argc, char **argv);
 void ll_put_escaped(FILE *f, const char *s);
 
 /* One line on stderr, `locklab-BACKEND: CMD: message`, its control
- * characters escaped; returns 2. */
+ * characters escaped; ll_bad returns 2, ll_vsay is its va_list form. */
 __attribute__((format(printf, 2, 3)))
 int ll_bad(const char *cmd, const char *fmt, ...);
+__attribute__((format(printf, 2, 3)))
+void ll_say(const char *cmd, const char *fmt, ...);
+void ll_vsay(const char *cmd, const char *fmt, va_list ap);
 
 /* A whole number from 1 to max in val, option opt of command cmd: 0, or
  * ll_bad's one line naming the range and 2. */

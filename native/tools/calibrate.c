@@ -29,11 +29,9 @@ static int bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "locklab-native: calibrate: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ll_vsay("calibrate", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
 }
 
@@ -299,21 +297,20 @@ static int write_results(const struct cal_opts *o, const struct calib *c, bool c
 		if (!fclose(m) && !calib_parse(text, &kept, err, sizeof(err)))
 			t.c = &kept;
 		else
-			fprintf(stderr, "locklab-native: calibrate: warning: the calibration as its "
-				"file keeps it does not read back (%s): the platform comes from the "
-				"unrounded figures, and --from that file will refuse it\n",
-				text ? err : "out of memory");
+			ll_say("calibrate", "warning: the calibration as its file keeps it does not "
+			       "read back (%s): the platform comes from the unrounded figures, and "
+			       "--from that file will refuse it", text ? err : "out of memory");
 		free(text);
 	}
 	zone_of(o->out, zone, sizeof(zone));
 	calib_path_of(o->out, cpath, sizeof(cpath));
 	if (write_text_atomic(o->out, emit_topology, &t)) {
-		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", o->out,
+		ll_say("calibrate", "cannot write %s: %s", o->out,
 			strerror(errno));
 		return 1;
 	}
 	if (calib_too && write_text_atomic(cpath, emit_calib, c)) {
-		fprintf(stderr, "locklab-native: calibrate: cannot write %s: %s\n", cpath,
+		ll_say("calibrate", "cannot write %s: %s", cpath,
 			strerror(errno));
 		return 1;
 	}
@@ -333,19 +330,18 @@ static int default_out(struct cal_opts *o, const char *name)
 	if (o->out)
 		return 0;
 	if (!name[0] || strchr(name, '/') || name[0] == '.') {
-		fprintf(stderr, "locklab-native: calibrate: the calibration's host '%s' names no file: "
-			"give --out\n", name);
-		return 2;
+		return ll_bad("calibrate", "the calibration's host '%s' names no file: give --out",
+			      name);
 	}
 	if (mkdir("results", 0755) && errno != EEXIST) {
-		fprintf(stderr, "locklab-native: calibrate: cannot create results/: %s\n",
+		ll_say("calibrate", "cannot create results/: %s",
 			strerror(errno));
 		return 1;
 	}
 	snprintf(o->out_buf, sizeof(o->out_buf), "results/host-%s.xml", name);
 	o->out = o->out_buf;
 	if (check_out(o, false, err, sizeof(err))) {
-		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		ll_say("calibrate", "%s", err);
 		return 2;
 	}
 	return 0;
@@ -358,7 +354,7 @@ static int from_file(struct cal_opts *o)
 	int rc;
 
 	if (calib_read_file(o->from, &c, err, sizeof(err))) {
-		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		ll_say("calibrate", "%s", err);
 		return 2;
 	}
 	rc = default_out(o, c.host);
@@ -413,17 +409,17 @@ static int measure(struct cal_opts *o)
 	}
 	free(x.samples);
 	if (x.failed) {
-		fprintf(stderr, "locklab-native: calibrate: %s\n", x.failure);
+		ll_say("calibrate", "%s", x.failure);
 		return 3;
 	}
 	if (calib_check(&c, err, sizeof(err))) {
-		fprintf(stderr, "locklab-native: calibrate: incomplete: %s\n", err);
+		ll_say("calibrate", "incomplete: %s", err);
 		return 3;
 	}
 	/* a warning, not a refusal: the rest of the file holds, and a noisy
 	 * machine would otherwise never get one */
 	if (calib_check_transfers(&c, err, sizeof(err)))
-		fprintf(stderr, "locklab-native: calibrate: warning: %s\n", err);
+		ll_say("calibrate", "warning: %s", err);
 	c.tsc_step_ns = cal_tsc_step_ns(x.ticks_per_ns);
 	print_summary(&c);
 	clock_step_note(x.ticks_per_ns);
@@ -461,7 +457,7 @@ int native_calibrate_main(int argc, char **argv)
 		return bad("%s: nothing is measured with --from", o.reps_given ? "--reps" : "--progress");
 	if (o.out && (calib_check_out_path(o.out, err, sizeof(err)) ||
 		      check_out(&o, true, err, sizeof(err)))) {
-		fprintf(stderr, "locklab-native: calibrate: %s\n", err);
+		ll_say("calibrate", "%s", err);
 		return 2;
 	}
 	if (o.from) /* reads first: its errors come before any results/ is made */

@@ -441,8 +441,8 @@ static int run_one_test(struct fl_run *r, struct fl_result *res)
 	for (unsigned i = 0; i < r->o->runs; i++) {
 		res->secs[i] = one_run(r);
 		if (res->secs[i] < 0) {
-			fprintf(stderr, "locklab-native: filelock: %s, %s: %s\n", fl_test_names[r->test],
-				r->shared ? "shared file" : "private files", r->sh->failure);
+			ll_say("filelock", "%s, %s: %s", fl_test_names[r->test],
+			       r->shared ? "shared file" : "private files", r->sh->failure);
 			return 3;
 		}
 	}
@@ -508,8 +508,7 @@ int native_filelock_main(int argc, char **argv)
 		       "for a CPU as well as for the lock\n");
 	remove_files(&files);
 	if (!rc && o.csv && write_csv(&o, res, nres)) {
-		fprintf(stderr, "locklab-native: filelock: cannot write %s: %s\n", o.csv,
-			strerror(errno));
+		ll_say("filelock", "cannot write %s: %s", o.csv, strerror(errno));
 		rc = 1;
 	}
 	for (unsigned i = 0; i < nres; i++)

@@ -19,11 +19,9 @@ int fl_bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "locklab-native: filelock: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ll_vsay("filelock", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
 }
 

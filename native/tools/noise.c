@@ -443,8 +443,7 @@ int native_noise_main(int argc, char **argv)
 
 		print_table(&o, rows, o.threads);
 		if (o.csv && write_text_atomic(o.csv, emit_csv, span)) {
-			fprintf(stderr, "locklab-native: noise: cannot write %s: %s\n", o.csv,
-				strerror(errno));
+			ll_say("noise", "cannot write %s: %s", o.csv, strerror(errno));
 			rc = 1;
 		} else if (o.csv) {
 			printf("wrote %s\n", o.csv);

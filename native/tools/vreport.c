@@ -331,7 +331,7 @@ void vr_note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "locklab-native: validate-report: %s\n", line);
+	ll_say("validate-report", "%s", line);
 	if (notes_len + strlen(line) + 6 < sizeof(notes))
 		notes_len += (size_t)snprintf(notes + notes_len, sizeof(notes) - notes_len, "    %s\n",
 					      line);
@@ -430,11 +430,9 @@ static int vr_bad(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "locklab-native: validate-report: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ll_vsay("validate-report", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 2;
 }
 
@@ -576,15 +574,15 @@ static int keep_common(struct table *t)
 		}
 		if ((!isnan(e->nat.cs_ns) && !isnan(e->sim.cs_ns) && e->nat.cs_ns != e->sim.cs_ns) ||
 		    (!isnan(e->nat.ncs_ns) && !isnan(e->sim.ncs_ns) && e->nat.ncs_ns != e->sim.ncs_ns)) {
-			fprintf(stderr, "locklab-native: validate-report: %s at %u thread%s ran with cs %g, ncs %g natively but cs %g, ncs %g simulated: not the same sweep\n",
+			ll_say("validate-report", "%s at %u thread%s ran with cs %g, ncs %g natively but cs %g, ncs %g simulated: not the same sweep",
 				e->lock, e->threads, plural(e->threads), e->nat.cs_ns, e->nat.ncs_ns, e->sim.cs_ns, e->sim.ncs_ns);
 			return -2;
 		}
 		if (!same_workload(e->nat.workload, e->sim.workload) ||
 		    !same_workload(e->sim.workload, e->nat.workload)) {
-			fprintf(stderr, "locklab-native: validate-report: %s at %u thread%s ran with %s "
-				"natively but %s simulated: not the same sweep\n", e->lock,
-				e->threads, plural(e->threads), e->nat.workload, e->sim.workload);
+			ll_say("validate-report", "%s at %u thread%s ran with %s natively but %s "
+			       "simulated: not the same sweep", e->lock, e->threads, plural(e->threads),
+			       e->nat.workload, e->sim.workload);
 			return -2;
 		}
 		derive(e);
@@ -637,12 +635,12 @@ int native_validate_report_main(int argc, char **argv)
 	if (!o.quiet)
 		print_report(stdout, &t, o.native, o.sim);
 	if (o.csv && emit(o.csv, write_csv, &t)) {
-		fprintf(stderr, "locklab-native: validate-report: cannot write %s: %s\n", o.csv,
+		ll_say("validate-report", "cannot write %s: %s", o.csv,
 			strerror(errno));
 		rc = 1;
 	}
 	if (o.report && emit(o.report, emit_report, &t)) {
-		fprintf(stderr, "locklab-native: validate-report: cannot write %s: %s\n", o.report,
+		ll_say("validate-report", "cannot write %s: %s", o.report,
 			strerror(errno));
 		rc = 1;
 	}
