@@ -157,7 +157,6 @@ MALFORMED = {
     'continuation first': '  leading continuation\n' + entry_text(),
 }
 
-
 def test_malformed(tmp):
     for i, (what, text) in enumerate(sorted(MALFORMED.items())):
         d = write_board(tmp, 'bad%d' % i, {'002-x.sb': text})
@@ -275,6 +274,8 @@ def test_end_to_end(tmp, bindir):
     check('a failing command: its row says error, FAIL, status 1',
           p.returncode == 1 and 'error' in p.stdout and 'FAIL' in p.stdout and
           p.stdout.splitlines()[-1] == '0 of 1 pass', p.stdout + p.stderr)
+    check('a command of the default --threads 1,2,4: the parser\'s words, found once it ran',
+          'baseline: more than one threads: one configuration only' in p.stdout, p.stdout)
     d = write_board(tmp, 'refused', {'002-x.sb': entry_text(
         baseline='run --lock ticket --threads 2', variant='run --lock no-such-lock --threads 2')})
     p = tool(d, '--results', res, '--no-chart', bindir=bindir)
@@ -383,7 +384,11 @@ def test_append(tmp, bindir):
     check('--append: its own CSV, every row naming the options',
           len(rows) == 2 and all(r['appended'] == '--cs 100' for r in rows), str(names) + str(rows))
     for bad, why in (('--seed 2', '--seed is the runner\'s'), ('', 'no option'),
-                     ('run --cs 1', 'not an option')):
+                     ('run --cs 1', 'not an option'),
+                     ('--threads 1,2', "--append '--threads 1,2': 900-ticket-mcs: baseline: "
+                      "--threads 1,2: one configuration only"),
+                     ('--runs 1', "--append '--runs 1': 900-ncs-variance: baseline: --runs 1: "
+                      "cv() needs at least 2 runs")):
         p = tool(FIXTURE, '--results', res, '--append', bad, bindir=bindir)
         check('--append %r: one line, status 2' % bad,
               p.returncode == 2 and len(p.stderr.splitlines()) == 1 and why in p.stderr,

@@ -60,7 +60,8 @@ import time
 sys.dont_write_bytecode = True
 from scoreboard_chart import chart_caption, draw_chart  # noqa: E402
 from scoreboard_csv import write_csv  # noqa: E402
-from scoreboard_entries import PROG, ROOT, EntryError, parse_board, runners_option  # noqa: E402
+from scoreboard_entries import (CV_RUNS, ROOT, EntryError, command_fault, one_config,  # noqa: E402
+                                parse_board, runners_option, say, shown)
 from scoreboard_print import count_line, print_board  # noqa: E402
 from scoreboard_rules import judge  # noqa: E402
 # more names of those modules, as tests/unit_scoreboard.py reads them
@@ -99,19 +100,35 @@ def read_csv_rows(path):
 
 
 def metric_value(fn, column, rows):
-    try:
-        vals = [float(r[column]) for r in rows]
-    except ValueError:
-        raise MetricError('column %s holds no number (%r)' % (column, rows[0][column]))
-    mean = sum(vals) / len(vals)
+    """The metric fn ('mean', 'inv' or 'cv') of column over rows: a finite
+    number, or a MetricError that says why there is none (the entry's
+    metric is undefined there: the entry's fault, as a missing column is)."""
+    vals = []
+    for r in rows:
+        try:
+            vals.append(float(r[column]))
+        except (TypeError, ValueError):
+            raise MetricError('column %s holds no number (%r)' % (column, r[column]))
+        if not math.isfinite(vals[-1]):
+            raise MetricError('column %s holds %r, not a finite number' % (column, r[column]))
+    mean = math.fsum(vals) / len(vals)
     if fn == 'mean':
-        return mean
-    if fn == 'inv':
-        return 1.0 / mean if mean else float('inf')
-    if len(vals) < 2:
-        raise ValueError('cv() needs at least 2 runs')
-    var = sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)
-    return math.sqrt(var) / mean if mean else float('inf')
+        value = mean
+    elif fn == 'inv':
+        if not mean:
+            raise MetricError('inv(%s): the mean of %s is 0, so its inverse is infinite'
+                              % (column, column))
+        value = 1.0 / mean
+    elif len(vals) < 2:
+        raise ValueError(CV_RUNS)
+    elif not mean:
+        raise MetricError('cv(%s): the mean of %s is 0, so sigma/mean is undefined'
+                          % (column, column))
+    else:
+        value = math.sqrt(math.fsum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) / mean
+    if not math.isfinite(value):
+        raise MetricError('%s(%s) is %r, not a finite number' % (fn, column, value))
+    return value
 
 
 def run_command(binary, machine, argv, fn, column):
@@ -140,7 +157,7 @@ def run_command(binary, machine, argv, fn, column):
                                                          if near else ''))
     for c in ONE_CONFIG:
         if c in rows[0] and len({r[c] for r in rows}) > 1:
-            raise RuntimeError('more than one %s: one configuration only' % c)
+            raise RuntimeError(one_config('more than one %s' % c))  # the parser's backstop
     try:
         return metric_value(fn, column, rows), wall
     except (ValueError, ZeroDivisionError) as e:
@@ -174,11 +191,17 @@ def entry_result(e, outcome):
                        else None)
             return res
     (b, wb), (v, wv) = outcome['baseline'], outcome['variant']
-    res.update(baseline=b, variant=v, wall=wb + wv)
     if e['rule'] == 'variance':
         res['sim'] = (b, v)
+    elif not b:  # no change from 0: the entry's metric is undefined here
+        return dict(res, failed='baseline: %s is 0, so no change from it is defined'
+                    % e['metric'], passed=False, bad_metric=True, refused=None)
     else:
-        res['sim'] = (v - b) / b if b else float('inf')
+        res['sim'] = (v - b) / b
+        if not math.isfinite(res['sim']):
+            return dict(res, failed='the change from %r to %r is not a finite number' % (b, v),
+                        passed=False, bad_metric=True, refused=None)
+    res.update(baseline=b, variant=v, wall=wb + wv)
     res['passed'], res['error'] = judge(e['rule'], e['pub'], res['sim'])
     return res
 
@@ -232,7 +255,7 @@ def run_board(binary, entries, jobs, walls, seeds=1):
 # ---- main ------------------------------------------------------------------
 
 def usage_error(msg):
-    sys.stderr.write(PROG + ': %s (--help: usage)\n' % msg)
+    say('%s (--help: usage)' % msg)
     sys.exit(2)
 
 
@@ -257,7 +280,7 @@ def parse_args(argv):
             # not a value: --append's alone are options
             if i + 1 >= len(argv) or (a != '--append' and argv[i + 1].startswith('--')):
                 usage_error('%s: needs a value%s' % (a, '' if i + 1 >= len(argv) else
-                            ' (the next argument, %s, is an option)' % argv[i + 1]))
+                            ' (the next argument, %s, is an option)' % shown(argv[i + 1])))
             i += 1
             if argv[i] == '' and a != '--append':  # --append's own check says more
                 usage_error('%s: an empty value' % a)
@@ -285,12 +308,12 @@ def parse_args(argv):
         pass  # --list writes nothing
     elif not os.path.isdir(parent):
         usage_error('--results %s: its parent directory %s does not exist'
-                    % (opts['results'], parent))
+                    % (shown(opts['results']), shown(parent)))
     elif os.path.exists(opts['results']) and not os.path.isdir(opts['results']):
-        usage_error('--results %s: not a directory' % opts['results'])
+        usage_error('--results %s: not a directory' % shown(opts['results']))
     elif not os.access(opts['results'] if os.path.isdir(opts['results']) else parent,
                        os.W_OK | os.X_OK):
-        usage_error('--results %s: not writable' % opts['results'])
+        usage_error('--results %s: not writable' % shown(opts['results']))
     if opts['append'] is not None:
         opts['append_argv'] = parse_append(opts['append'])
         opts['append'] = ' '.join(shlex.quote(a) for a in opts['append_argv'])
@@ -361,13 +384,13 @@ def select(entries, only):
         usage_error('--only: an empty name in %r (a comma too many)' % only)
     twice = sorted({w for w in want if want.count(w) > 1})
     if twice:
-        usage_error('--only: %s named twice' % ', '.join(twice))
+        usage_error('--only: %s named twice' % ', '.join(shown(w) for w in twice))
     ids, files = {e['id'] for e in entries}, {e['file'] for e in entries}
     for w in want:
         if w.endswith('.sb') and w not in files:
-            usage_error('--only: no file %s on the board' % w)
+            usage_error('--only: no file %s on the board' % shown(w))
         if not w.endswith('.sb') and w not in ids:
-            usage_error('--only: no entry %s' % w)
+            usage_error('--only: no entry %s' % shown(w))
     return [e for e in entries if e['id'] in want or e['file'] in want]
 
 
@@ -384,7 +407,7 @@ def shown_path(path):
     """path as the user would type it: relative to the current directory when
     inside it."""
     rel = os.path.relpath(path)
-    return path if rel.startswith('..') else rel
+    return shown(path if rel.startswith('..') else rel)
 
 
 def list_entries(entries):
@@ -402,11 +425,10 @@ def main(argv):
     try:
         entries = parse_board(opts['board'], os.path.join(ROOT, 'topologies'))
     except (EntryError, OSError) as e:
-        sys.stderr.write(PROG + ': %s\n' % e)
+        say(str(e))
         return 2
     if not entries:
-        sys.stderr.write(PROG + ': %s: no entries (no .sb file, or only comments)\n'
-                         % opts['board'])
+        say('%s: no entries (no .sb file, or only comments)' % shown(opts['board']))
         return 2
     entries = select(entries, opts['only'])
     if opts['list']:
@@ -414,7 +436,7 @@ def main(argv):
         return 0
     binary = os.path.join(os.path.abspath(opts['bin']), 'locklab-sim')
     if not os.access(binary, os.X_OK):
-        sys.stderr.write(PROG + ': no %s (build it: scons)\n' % binary)
+        say('no %s (build it: scons)' % shown(binary))
         return 2
     # a part of the board (--only), or another board (--append), does not
     # replace the whole board's files
@@ -424,29 +446,32 @@ def main(argv):
     walls = previous_walls(os.path.join(opts['results'], 'scoreboard.csv'))
     if opts['append']:
         append_options(entries, opts['append_argv'])
+        for e in entries:  # what the options make of a command, found before it runs
+            for k in ('baseline', 'variant'):
+                why = command_fault(e['argv'][k], e['fn'])
+                if why:
+                    usage_error('--append %s: %s: %s: %s' % (
+                        shlex.quote(opts['append']), e['id'], k, why))
     results = run_board(binary, entries, opts['jobs'], walls, opts['seeds'])
     refused = appended_refused(results) if opts['append'] else None
     if refused:  # a typo in --append, not entries that failed: one line, as for any bad input
-        sys.stderr.write(PROG + ': --append %s: every command refused it: %s\n'
-                         % (shlex.quote(opts['append']), refused))
+        say('--append %s: every command refused it: %s' % (shlex.quote(opts['append']), refused))
         return 2
     try:
         write_csv(csvpath, entries, results, opts['seeds'], opts['append'])
     except OSError as e:  # the board is still printed, its file not written
-        sys.stderr.write(PROG + ': %s: %s\n' % (csvpath, e.strerror or e))
+        say('%s: %s' % (shown(csvpath), e.strerror or e))
         print_board(entries, results, opts['seeds'], opts['append'])
         return 1
     wrote = shown_path(csvpath)
     ok = all('failed' not in r for r in results.values())
     bad = [e for e in entries if results[e['id']].get('bad_metric')]
     for e in bad:  # a typo in the board, not a failure of the model
-        sys.stderr.write(PROG + ': %s: metric: %s\n' % (e['at'].get('metric', e['where']),
-                                                          results[e['id']]['failed']))
+        say('%s: metric: %s' % (e['at'].get('metric', e['where']), results[e['id']]['failed']))
     refused = [] if opts['append'] else [e for e in entries if results[e['id']].get('refused')]
     for e in refused:  # the entry's command is bad input: the board's fault as well
         k, why = results[e['id']]['refused']
-        sys.stderr.write(PROG + ': %s: %s: locklab-sim refused it (%s)\n'
-                         % (e['at'].get(k, e['where']), k, why))
+        say('%s: %s: locklab-sim refused it (%s)' % (e['at'].get(k, e['where']), k, why))
     bad += refused
     if opts['chart'] and entries:
         count = count_line(entries, results, opts['append'])
@@ -502,7 +527,7 @@ def main_flushed(argv):
             sys.stdout = open(os.devnull, 'w')  # the interpreter's own flush at exit
         except OSError:
             pass
-        sys.stderr.write(PROG + ': cannot write the standard output: %s\n' % e)
+        say('cannot write the standard output: %s' % e)
         return 1
 
 

@@ -8,7 +8,7 @@ import os
 import sys
 import textwrap
 
-from scoreboard_entries import PROG, ROOT
+from scoreboard_entries import ROOT, say
 
 sys.path.insert(0, os.path.join(ROOT, 'plots'))
 from gnuplot_draw import draw  # noqa: E402  (plots/gnuplot_draw.py)
@@ -28,6 +28,6 @@ def draw_chart(csvpath, out, count):
     why = draw(os.path.join(ROOT, 'plots', 'scoreboard.gp'), out,
                {'datafile': csvpath, 'count': count})
     if why:
-        sys.stderr.write(PROG + ': %s\n' % why)
+        say(why)  # one line, whatever path it names
         return False
     return True
