@@ -269,7 +269,10 @@ static void explain_usage(FILE *f)
 		   "              runs (3 by default), one after another in this process\n"
 		   "              --topo: a machine under topologies/ or a platform file (default "
 		   "4socket);\n"
-		   "              the run options are those of `locklab-sim run --help`\n");
+		   "              the run options are those of `locklab-sim run --help`, but for a\n"
+		   "              sweep's (--jobs, --shard, --progress, --fail-fast, lists in --lock\n"
+		   "              and --threads), its outputs (--csv, --json, --threads-csv: give\n"
+		   "              --format csv --out FILE), --locks above 1, --time-every and --vm\n");
 }
 
 static const struct ll_command explain_cmd;
