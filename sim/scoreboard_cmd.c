@@ -28,7 +28,9 @@ static void scoreboard_usage(FILE *f)
 		"              [--no-chart]\n"
 		"              the seeds' published figures against this simulator, one row an\n"
 		"              entry and the count (docs/scoreboard.md); " RUNNER " run with\n"
-		"              this program's directory as its --bin (as `scons scoreboard`)\n");
+		"              this program's directory as its --bin (as `scons scoreboard`);\n"
+		"              `python3 " RUNNER " --help` says what each option does: results\n"
+		"              go to the project's results/ unless --results names a directory\n");
 }
 
 static const struct ll_opt scoreboard_opts[] = {

@@ -11,7 +11,8 @@ usage: scoreboard.py [--list] [--only ID|FILE.sb,...] [--board DIR] [--bin DIR]
   --only      run only these entries (ids, or .sb files of the board: all
               of each file's entries)
   --board     the directory the entries are read from, its *.sb files
-              (default scoreboard/)
+              (default the project's scoreboard/, beside tools/, wherever it
+              is run from; so are bin/ and results/ below)
   --bin       the directory of locklab-sim (default bin/)
   --results   where scoreboard.csv and the chart go (default results/; made
               if missing, its parent must exist; with --only or --append the
