@@ -158,6 +158,22 @@ static void env_note(char *err, size_t errlen)
 			 "; LOCKLAB_TOPODIR=%.200s is not a directory", env);
 }
 
+/* "topologies/, /opt/locklab/topologies (the program's)": where a name was
+ * looked for, and how to add a directory. */
+static void searched(char *err, size_t errlen)
+{
+	char dirs[8][PATH_MAX];
+	unsigned n = ll_topology_dirs(dirs, 8);
+	const char *env = getenv("LOCKLAB_TOPODIR");
+
+	for (unsigned i = 0; i < n && strlen(err) + 2 < errlen; i++)
+		snprintf(err + strlen(err), errlen - strlen(err), "%s%.300s%s", i ? ", " : "",
+			 dirs[i], i == 0 ? " (the working directory's)" : "");
+	if (!env || !*env)
+		snprintf(err + strlen(err), errlen - strlen(err), "; $LOCKLAB_TOPODIR names "
+			 "another directory");
+}
+
 int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_t errlen)
 {
 	char known[512];
@@ -173,22 +189,24 @@ int topo_find(const char *name_or_path, char *path, size_t len, char *err, size_
 		size_t n = strlen(name_or_path);
 		struct stat st;
 		bool missing = stat(path, &st) != 0;
+		int why = errno; /* ENOENT, or ELOOP for a loop of links, ... */
 
 		/* "4socket.xml" here: the machine is the name without .xml */
 		snprintf(name, sizeof(name), "%.*s", (int)(n > 4 ? n - 4 : 0), name_or_path);
-		snprintf(err, errlen, "--topo %s: %s", path, missing ? strerror(ENOENT) :
+		snprintf(err, errlen, "--topo %s: %s", path, missing ? strerror(why) :
 			 S_ISREG(st.st_mode) ? "cannot read it" : "not a regular file");
-		if (missing && !strchr(name_or_path, '/') && n < sizeof(name) + 4 &&
+		if (missing && why == ENOENT && !strchr(name_or_path, '/') && n < sizeof(name) + 4 &&
 		    !topo_resolve(name, other, sizeof(other)))
 			snprintf(err + strlen(err), errlen - strlen(err),
 				 " (the machine %s is --topo %s)", name, name);
 		return -1;
 	}
 	known_names(known, sizeof(known));
-	snprintf(err, errlen, "--topo: unknown topology '%s': %s does not exist%s%s", name_or_path, path,
-		 known[0] ? " (known: " : "", known[0] ? known : "");
+	snprintf(err, errlen, "--topo: unknown topology '%s': no %.120s.xml in ", name_or_path,
+		 name_or_path);
+	searched(err, errlen);
 	if (known[0])
-		snprintf(err + strlen(err), errlen - strlen(err), ")");
+		snprintf(err + strlen(err), errlen - strlen(err), " (known: %s)", known);
 	calibrated_note(name_or_path, err, errlen);
 	env_note(err, errlen);
 	return -1;
