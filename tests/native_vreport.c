@@ -268,13 +268,18 @@ static void test_report_bad_input(void **state)
 	}
 }
 
-/* A path's newline is escaped in the message: the line stays one. */
+/* A path's newline is escaped in the message: the line stays one.  A rate
+ * no run makes (1e300 a second printed 300 digits) is refused. */
 static void test_report_path_escaped(void **state)
 {
 	char *newline[] = { "--native", "/nonexistent/a\nb.csv", "--sim", "/nonexistent/s.csv" };
+	char *absurd[] = { "--native", tl_path("big.csv"), "--sim", tl_path("sm.csv") };
 
 	(void)state;
 	REPORT_SAYS(2, newline, "validate-report: /nonexistent/a\\nb.csv: No such file or directory\n");
+	tl_spit(tl_path("big.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,1e300,1,box\n");
+	tl_spit(tl_path("sm.csv"), "lock,threads,throughput_per_s,jain,topo\ntas,1,5,1,box\n");
+	REPORT_SAYS(2, absurd, "big.csv:2: throughput 1e300 and jain 1: a run's rate is above 0 and at most");
 }
 
 int main(void)

@@ -23,6 +23,9 @@ enum { COL_LOCK, COL_THREADS, COL_TPUT, COL_JAIN, COL_TOPO, COL_CS, COL_NCS, COL
 #define NREQUIRED COL_CS /* the columns from cs_ns on are optional */
 #define FIRST_WORKLOAD COL_CS_LINES /* the workload's columns besides cs_ns, ncs_ns, */
 #define END_WORKLOAD COL_HANDOFF     /* up to here; the rest are figures */
+/* No lock is taken more than once a picosecond: a rate above is no run's. */
+#define VR_MAX_RATE 1e12
+
 static const char *const col_names[NCOLS] = { "lock", "threads", "throughput_per_s", "jain",
 					      "topo", "cs_ns", "ncs_ns", "backend", "failure",
 					      "seed", "run", "cs_lines", "locks", "ncs_exp", "read_pct",
@@ -227,9 +230,10 @@ static int add_row(struct table *t, bool sim, char **f, unsigned nf, const int *
 			 where);
 		return -1;
 	}
-	if (!(tput > 0) || isinf(tput) || !(jain > 0 && jain <= 1)) {
-		snprintf(err, errlen, "%s: throughput %s and jain %s: a run's rate is above 0 and "
-				      "Jain's index in (0, 1]", where, f[idx[COL_TPUT]], f[idx[COL_JAIN]]);
+	if (!(tput > 0 && tput <= VR_MAX_RATE) || !(jain > 0 && jain <= 1)) {
+		snprintf(err, errlen, "%s: throughput %s and jain %s: a run's rate is above 0 and at "
+				      "most %g a second (one acquisition a picosecond), and Jain's index "
+				      "in (0, 1]", where, f[idx[COL_TPUT]], f[idx[COL_JAIN]], VR_MAX_RATE);
 		return -1;
 	}
 	if (idx[COL_BACKEND] >= 0 && strcmp(f[idx[COL_BACKEND]], sim ? "sim" : "native")) {
