@@ -346,6 +346,11 @@ static int place_rows(const struct shard *sh, const struct shard *first, bool fa
 
 		options_only_in(first->sweep, sh->sweep, a, sizeof(a));
 		options_only_in(sh->sweep, first->sweep, b, sizeof(b));
+		if (!*a && !*b && !strcmp(first->sweep, sh->sweep)) /* the keys alone differ */
+			return ll_bad("merge", "%s and %s are shards of two sweeps: their keys differ "
+				      "(%016llx against %016llx) where their options read the same, '%s' "
+				      "(options past the line's room, or an order file edited)",
+				      first->path, sh->path, first->key, sh->key, first->sweep);
 		if (!*a && !*b) /* the difference lies past the texts' room */
 			return ll_bad("merge", "%s and %s are shards of two sweeps: '%s' against '%s'",
 				      first->path, sh->path, first->sweep, sh->sweep);

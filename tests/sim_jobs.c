@@ -376,6 +376,17 @@ static void merge_refuses_what_does_not_fit(void **state)
 	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run " SWEEP " --seed 7 "
 			       "--shard 1/3 --csv seed7-1.csv >/dev/null", tl_tmpdir(), bindir), 0);
 	refused(merge, "--out m.csv shard-0.csv seed7-1.csv shard-2.csv");
+	/* an order whose key alone was edited: said so, not as two same options */
+	{
+		struct tl_proc p;
+
+		assert_int_equal(tl_sh(NULL, "cd '%s' && cp shard-1.csv key-1.csv && sed '1s/ [0-9a-f]*$/ "
+				       "0000000000000001/' shard-1.csv.order > key-1.csv.order", tl_tmpdir()), 0);
+		assert_int_equal(tl_sh(&p, "cd '%s' && '%s/locklab-sim' merge --out m.csv shard-0.csv "
+					   "key-1.csv shard-2.csv", tl_tmpdir(), bindir), 2);
+		assert_non_null(strstr(p.err, "their keys differ"));
+		tl_proc_free(&p);
+	}
 	/* the same sweep with its options in another order is one sweep */
 	assert_int_equal(tl_sh(NULL, "cd '%s' && '%s/locklab-sim' run --shard 1/3 --duration 1 "
 			       "--runs 2 --threads 1,2,4 --lock ttas,mcs,ticket --topo 2socket "
