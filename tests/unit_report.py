@@ -14,6 +14,14 @@ unfair, in a guest whose threads also waited for a cpu too.
 A CSV edited or cut short (a throughput that is no number, or negative, a
 Jain index over 1, a row short of fields, rows of two machines) is refused
 in one line naming its line, exit 2, not reported.
+What the binaries write is taken (simulated and native sweeps, an rwlock's,
+a --vm sweep's, failed runs', and the fixtures of tests/fixtures/plots);
+and refused in one line, exit 2, naming the problem: an input that is no
+regular file (a device, a FIFO, a directory: once read for ever or waited
+on), a JSON that is not a run's (nested too deep, a field of another type:
+once a traceback), a run or per-thread CSV appended to itself, cut short or
+with a cell of another kind (once reported), an option given twice or
+abbreviated, a path with a newline (escaped, one line).
 
 usage: unit_report.py BIN  (the directory holding locklab-sim)
 """
@@ -297,6 +305,232 @@ def corrupt_failures(path, tmp):
     return failures
 
 
+REPORT = os.path.join(ROOT, 'tools', 'report.py')
+FIXTURES = os.path.join(ROOT, 'tests', 'fixtures', 'plots')
+
+
+def report_run(args, timeout=20):
+    """(exit status, stderr) of report.py with args; -1 when it still ran
+    after timeout seconds (reading a FIFO or a device for ever)."""
+    try:
+        p = subprocess.run([sys.executable, REPORT] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return -1, 'still running after %d s' % timeout
+    return p.returncode, p.stderr
+
+
+# Sweeps whose files (run CSV, JSON, per-thread CSV) the report must take as
+# the binaries write them: simulated and native, an rwlock's (its side
+# columns), a --vm sweep's of two overcommit levels (their threads alike in
+# the per-thread CSV), and a sweep whose every run failed (figures empty,
+# a failure column; the binary exits 3).
+REAL_SWEEPS = [
+    ('sim', ['run', '--topo', '4socket', '--lock', 'tas,ticket', '--threads', '1,2', '--runs', '2',
+             '--duration', '1']),
+    ('native', ['run', '--lock', 'tas', '--threads', '1,2', '--duration', '20', '--runs', '2']),
+    ('sim', ['run', '--topo', '4socket', '--lock', 'rwlock', '--read-pct', '90', '--threads',
+             '4,16', '--runs', '2', '--duration', '1']),
+    ('native', ['run', '--lock', 'rwlock,qspinlock', '--read-pct', '90', '--threads', '1,4',
+                '--duration', '20', '--runs', '2']),
+    ('sim', ['run', '--topo', '4socket', '--vm', '8', '--overcommit', '1,2', '--co-guests',
+             'busy', '--lock', 'ticket', '--duration', '24', '--runs', '2']),
+    ('sim', ['run', '--topo', '4socket', '--lock', 'tas,mcs', '--threads', '2', '--runs', '2',
+             '--duration', '20', '--cs', '3000000', '--watchdog', '1']),
+]
+
+
+def real_files(bindir, tmp):
+    """[(what, csv, json, threads csv)] of REAL_SWEEPS, written by the
+    binaries into tmp, and failures where a binary did not write them."""
+    out, failures = [], []
+    for k, (backend, sweep) in enumerate(REAL_SWEEPS):
+        stem = os.path.join(tmp, 'real%d' % k)
+        files = (stem + '.csv', stem + '.json', stem + '-threads.csv')
+        p = subprocess.run([os.path.join(bindir, 'locklab-' + backend)] + sweep +
+                           ['--csv', files[0], '--json', files[1], '--threads-csv', files[2]],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode not in (0, 3) or not all(os.path.isfile(f) for f in files):
+            failures.append('locklab-%s %s: exit %d: %s' % (backend, ' '.join(sweep),
+                                                            p.returncode, p.stderr.strip()))
+            continue
+        out.append(('locklab-%s %s' % (backend, ' '.join(sweep)),) + files)
+    return out, failures
+
+
+def accepted_failures(bindir, tmp):
+    """The report takes what the binaries write (REAL_SWEEPS), a failed
+    run's rows beside others' (as merge pads them), and the fixtures the
+    other tests chart (tests/fixtures/plots); returns the real files too."""
+    real, failures = real_files(bindir, tmp)
+    cases = [(what, ['--csv', c, '--json', j, '--threads-csv', t]) for what, c, j, t in real]
+    failed = [r for r in real if '--watchdog' in r[0]]
+    if failed:  # the failed runs' CSV with the rows of a run that did not fail
+        with open(failed[0][1]) as f:
+            text = f.read()
+        p = subprocess.run([os.path.join(bindir, 'locklab-sim'), 'run', '--topo', '4socket',
+                            '--lock', 'tas', '--threads', '1', '--runs', '1', '--duration', '20',
+                            '--cs', '3000000', '--watchdog', '0', '--format', 'csv'],
+                           stdout=subprocess.PIPE, universal_newlines=True)
+        mixed = os.path.join(tmp, 'mixed.csv')
+        with open(mixed, 'w') as f:
+            f.write(text + ''.join(l + ',\n' for l in p.stdout.splitlines()[1:]))
+        cases.append(('failed and done runs in one CSV', ['--csv', mixed]))
+    for name in sorted(os.listdir(FIXTURES)):
+        if name.endswith('.csv') and not name.startswith('threads-'):
+            args = ['--csv', os.path.join(FIXTURES, name)]
+            if os.path.isfile(os.path.join(FIXTURES, name[:-4] + '.json')):
+                args += ['--json', os.path.join(FIXTURES, name[:-4] + '.json')]
+            if name == 'sim-2socket.csv':
+                args += ['--threads-csv', os.path.join(FIXTURES, 'threads-sim-2socket.csv')]
+            cases.append(('the fixture ' + name, args))
+    for what, args in cases:
+        rc, err = report_run(args + ['--out', tmp, '--name', 'accepted'])
+        if rc != 0:
+            failures.append('report.py refused %s: exit %d, %r' % (what, rc, err))
+    return real, failures
+
+
+def spoil(path, tmp, name, edit):
+    """A copy of the CSV at path, its lines (the header first) passed
+    through edit; returns its path."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    out = os.path.join(tmp, name)
+    text = edit(lines)
+    with open(out, 'w') as f:
+        f.write(text if isinstance(text, str) else '\n'.join(text) + '\n')
+    return out
+
+
+def with_cell(name, value, row=1):
+    """An edit of spoil: row's cell of column name set to value."""
+    def edit(lines):
+        col = lines[0].split(',').index(name)
+        cells = lines[row].split(',')
+        cells[col] = value
+        return lines[:row] + [','.join(cells)] + lines[row + 1:]
+    return edit
+
+
+def refusal_failures(real, tmp):
+    """Inputs report.py refuses in one line, exit 2, naming the problem: a
+    path that is no regular file (which it once read for ever or waited
+    on), a JSON that is not a run's (once a traceback), a run CSV or a
+    per-thread CSV edited, appended to itself or cut short (once
+    reported), an option given twice or abbreviated (once the last won),
+    a path with a newline (once two lines)."""
+    what, csv_path, json_path, threads = real[0]
+    fifo = os.path.join(tmp, 'fifo')
+    os.mkfifo(fifo)
+    deep = os.path.join(tmp, 'deep.json')
+    with open(deep, 'w') as f:
+        f.write('[' * 100000 + ']' * 100000)
+    with open(json_path) as f:
+        doc = json.load(f)
+
+    def json_with(name, change):
+        d = json.loads(json.dumps(doc))
+        change(d)
+        out = os.path.join(tmp, name)
+        with open(out, 'w') as f:
+            f.write(d if isinstance(d, str) else json.dumps(d))
+        return out
+
+    def topo_name(d):
+        d['environment']['topology']['name'] = {'x': 1}
+
+    def time_every(d):
+        d['environment']['time_every'] = 'often'
+
+    def nested(d):
+        d['environment']['deep'] = json.loads('{"a": ' * 200 + '1' + '}' * 200)
+
+    def command(d):
+        d['command'] = {'argv': 1}
+
+    nan = os.path.join(tmp, 'nan.json')
+    with open(nan, 'w') as f:
+        f.write('{"environment": {"seed": NaN}}')
+    run = ['--csv', csv_path]
+    cases = [
+        (run + ['--json', '/dev/zero'], ['--json /dev/zero', 'a device, not a file']),
+        (run + ['--json', fifo], ['--json', 'a FIFO, not a file']),
+        (run + ['--threads-csv', fifo], ['--threads-csv', 'a FIFO, not a file']),
+        (['--csv', fifo], ['--csv', 'a FIFO, not a file']),
+        (['--csv', tmp], ['--csv', 'a directory, not a file']),
+        (run + ['--json', tmp], ['--json', 'a directory, not a file']),
+        (run + ['--json', deep], ['--json', 'nested too deep']),
+        (run + ['--json', json_with('deep2.json', nested)], ['--json', 'nested deeper']),
+        (run + ['--json', json_with('name.json', topo_name)],
+         ['--json', 'environment.topology.name is not a string']),
+        (run + ['--json', json_with('every.json', time_every)],
+         ['--json', 'environment.time_every']),
+        (run + ['--json', json_with('command.json', command)], ['--json', 'command']),
+        (run + ['--json', nan], ['--json', 'NaN']),
+    ]
+    lines_spoiled = [
+        ('appended.csv', lambda l: l + l, 'a second header line'),
+        ('twice.csv', lambda l: l + l[1:], 'again'),
+        ('starved.csv', with_cell('starved', '5'), 'starved 5 is more than threads 1'),
+        ('acqmin.csv', with_cell('acq_min', '-1'), "acq_min '-1' is not a count"),
+        ('run.csv', with_cell('run', 'x'), "run 'x' is not a count"),
+        ('p99.csv', with_cell('wait_p99_ns', 'abc'), "wait_p99_ns 'abc' is not a finite number"),
+        ('p99nan.csv', with_cell('wait_p99_ns', 'nan'), "wait_p99_ns 'nan'"),
+        ('p99inf.csv', with_cell('wait_p99_ns', 'inf'), "wait_p99_ns 'inf'"),
+        ('p99empty.csv', with_cell('wait_p99_ns', ''), 'wait_p99_ns is empty beside'),
+        ('handoff.csv', with_cell('handoff_frac', '1.5'), "handoff_frac '1.5' is not a number "
+                                                          "in 0..1"),
+        ('tput.csv', with_cell('throughput_per_s', ''),
+         'throughput_per_s is empty in a run with no failure'),
+        ('nonl.csv', lambda l: '\n'.join(l), 'cut short'),
+    ]
+    for name, edit, words in lines_spoiled:
+        cases.append((['--csv', spoil(csv_path, tmp, name, edit)], [name, 'line ', words]))
+    threads_spoiled = [
+        ('t-acq.csv', with_cell('acquisitions', 'x'), "acquisitions 'x' is not a count"),
+        ('t-acqneg.csv', with_cell('acquisitions', '-1'), "acquisitions '-1' is not a count"),
+        ('t-acqfrac.csv', with_cell('acquisitions', '1.5'), "acquisitions '1.5' is not a count"),
+        ('t-tid.csv', with_cell('tid', '-1'), "tid '-1' is not a count"),
+        ('t-short.csv', lambda l: l[:-1] + [l[-1][:len(l[-1]) // 2].rsplit(',', 1)[0]],
+         'fewer fields'),
+        ('t-cut.csv', lambda l: '\n'.join(l)[:-3], 'cut short'),
+        ('t-twice.csv', lambda l: l + l[1:], 'again'),
+    ]
+    for name, edit, words in threads_spoiled:
+        cases.append((run + ['--threads-csv', spoil(threads, tmp, name, edit)],
+                      ['--threads-csv', name, 'line ', words]))
+    cases += [
+        (run + ['--csv', csv_path], ['--csv: given twice']),
+        (run + ['--out', tmp, '--out', tmp], ['--out: given twice']),
+        (run + ['--name', 'a', '--name', 'b'], ['--name: given twice']),
+        (run + ['--ou', tmp], ['--ou', 'not an option']),
+        (['--csv', 'a\nb.csv'], ['--csv', "'a\\nb.csv'", 'no such file']),
+        (run + ['--out', '/non\nexist'], ['--out', "'/non\\nexist'", 'does not exist']),
+    ]
+    failures = []
+    for args, words in cases:
+        rc, err = report_run(args + ([] if '--out' in args else ['--out', tmp]))
+        if rc != 2 or err.count('\n') != 1 or not all(w in err for w in words):
+            failures.append('report.py %s: exit %d, %r; want exit 2 and one line with %s'
+                            % (' '.join(args).replace(tmp, 'TMP'), rc, err, words))
+    return failures
+
+
+def starved_failures(real):
+    """A --vm sweep's two overcommit levels have their threads alike in
+    the per-thread CSV: their starved threads are the run CSV's, not the
+    sum of both levels'."""
+    vm = [r for r in real if '--overcommit' in r[0]]
+    if not vm:
+        return ['no --vm sweep to count starved threads of']
+    with open(vm[0][3], newline='') as f:
+        per_run = report_table.starved_by_run(list(csv.DictReader(f)))
+    if per_run:
+        return ['the per-thread counts of a --vm sweep of two levels are taken: %s' % per_run]
+    return []
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
@@ -311,6 +545,9 @@ def main():
                     if k in ('jain', 'handoff_local_frac')}
         report = report_cells(path)
         spoiled = corrupt_failures(path, tmp)
+        real, taken = accepted_failures(sys.argv[1], tmp)
+        spoiled += taken + starved_failures(real)
+        spoiled += refusal_failures(real, tmp) if real else ['no real files to spoil']
     failures = spoiled
     if decimals != {'jain': 9, 'handoff_local_frac': 9}:
         failures.append('the CSV gives jain and handoff_local_frac to %s decimals, not 9'

@@ -37,14 +37,16 @@ link to the PNG), so a page moves together with its directory.  Each file
 is written to a temporary name and renamed.  The command comes from the
 JSON's "command" (a string or a list of words), else --command.
 Exit status 0, 1 when a file could not be written, 2 on bad arguments or
-missing inputs (one line on stderr).
+missing inputs (one line on stderr): an option given twice or abbreviated,
+an input that is not a regular file, or not what a locklab run writes
+(report_input.py says what is checked).
 
-This file holds the command line, the inputs, the images, the page and
-the index; the tables per lock are in report_table.py beside it.
+This file holds the command line, the images, the page and the index; the
+inputs are read and checked in report_input.py, the tables per lock are in
+report_table.py beside it.
 """
 
 import argparse
-import csv
 import html
 import json
 import os
@@ -53,15 +55,12 @@ import sys
 import tempfile
 import urllib.parse
 
-# the module beside this file, read and not cached: nothing is written
+# the modules beside this file, read and not cached: nothing is written
 # into the source tree
 sys.dont_write_bytecode = True
-from report_table import (RUN_COLUMNS, TABLE_NOTES, bad_probe, conditional_notes,  # noqa: E402
-                          tables_html)
-# plots/plots_data.py's test of a row, the one the charts skip a file by
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                'plots'))
-from plots_data import spoiled  # noqa: E402
+from report_input import (BadInput, need_file, read_json, read_sweep_csv,  # noqa: E402
+                          read_threads_csv, show)
+from report_table import TABLE_NOTES, conditional_notes, tables_html  # noqa: E402
 
 CHART_KINDS = ['throughput', 'jain', 'waits', 'traffic', 'acquisitions', 'crossover']
 CHART_TITLES = {
@@ -73,12 +72,7 @@ CHART_TITLES = {
     'crossover': 'best lock by threads and critical section (a separate sweep, plots.py)',
 }
 GRAPH_KINDS = ['handoff', 'machine']
-NEEDED_COLUMNS = ['lock', 'threads', 'throughput_per_s']
-NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._,+=-]*$')
-
-
-class BadInput(Exception):
-    """Bad arguments or missing inputs: one line, exit status 2."""
+NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._,+=-]*')
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -86,69 +80,23 @@ class OneLineParser(argparse.ArgumentParser):
         raise BadInput(message)
 
 
+OPTIONS = ('--csv', '--json', '--threads-csv', '--charts', '--graphs', '--out', '--name',
+           '--command')
+
+
+class Once(argparse.Action):
+    """An option's value, refused when the option is given twice (the
+    last one would win unsaid)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = getattr(namespace, '_given', set())
+        if self.dest in seen:
+            raise BadInput('%s: given twice' % self.option_strings[0])
+        namespace._given = seen | {self.dest}
+        setattr(namespace, self.dest, values)
+
+
 # ------------------------------------------------------------ inputs
-
-def read_csv_rows(path, what, head=None):
-    """The rows of a CSV as dicts; its column names appended to head, when
-    given (a file of a header alone has them and no rows)."""
-    try:
-        with open(path, newline='') as f:
-            reader = csv.DictReader(f)
-            rows = list(reader)
-            if head is not None:
-                head.extend(reader.fieldnames or [])
-    except OSError as e:
-        raise BadInput('%s %s: %s' % (what, path, e.strerror))
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise BadInput('%s %s: not a CSV file: %s' % (what, path, e))
-    return rows
-
-
-def read_sweep_csv(path):
-    rows = read_csv_rows(path, '--csv')
-    if not rows:
-        raise BadInput('--csv %s: no rows' % path)
-    missing = [c for c in NEEDED_COLUMNS if c not in rows[0]]
-    if missing:
-        raise BadInput('--csv %s: no column %s: not a locklab run CSV' % (path, missing[0]))
-    for i, row in enumerate(rows):  # a CSV edited or cut short: refused, not reported
-        why = spoiled(row)
-        if why:
-            raise BadInput('--csv %s: line %d: %s' % (path, i + 2, why))
-    machines = sorted({(r.get('backend', ''), r.get('topo', '')) for r in rows})
-    if len(machines) > 1:
-        raise BadInput('--csv %s: rows of %d machines (%s): one sweep\'s CSV has one'
-                       % (path, len(machines), ', '.join('/'.join(m) for m in machines[:3])))
-    return rows
-
-
-def read_threads_csv(path):
-    """The rows of a per-thread CSV; a header alone (every run failed) is
-    no rows, a header without the columns is not such a file."""
-    head = []
-    rows = read_csv_rows(path, '--threads-csv', head)
-    missing = [c for c in RUN_COLUMNS + ('tid', 'acquisitions') if c not in head]
-    if missing:
-        raise BadInput('--threads-csv %s: no column %s: not a locklab per-thread CSV'
-                       % (path, missing[0]))
-    return rows
-
-
-def read_json(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise BadInput('--json %s: %s' % (path, e.strerror))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise BadInput('--json %s: not JSON: %s' % (path, e))
-    if not isinstance(doc, dict) or not isinstance(doc.get('environment'), dict):
-        raise BadInput('--json %s: not a locklab run JSON (no "environment" object)' % path)
-    bad = bad_probe(doc.get('lockstep_probes', []))
-    if bad:
-        raise BadInput('--json %s: lockstep_probes: %s' % (path, bad))
-    return doc
-
 
 def json_topo(doc):
     """The simulated machine's name the JSON gives, or None."""
@@ -158,8 +106,8 @@ def json_topo(doc):
 
 def need_dir(path, opt):
     if not os.path.isdir(path):
-        raise BadInput('%s %s: %s' % (opt, path, 'not a directory' if os.path.exists(path)
-                                      else 'does not exist'))
+        raise BadInput('%s %s: %s' % (opt, show(path), 'not a directory'
+                                      if os.path.lexists(path) else 'does not exist'))
     return path
 
 
@@ -190,7 +138,11 @@ def find_graphs(graph_dir, topo, locks):
     pat = re.compile(r'^graph-%s-(.+)-(\d+)-(%s)\.svg$'
                      % (re.escape(topo), '|'.join(GRAPH_KINDS)))
     found = []
-    for f in sorted(os.listdir(graph_dir)):
+    try:
+        files = sorted(os.listdir(graph_dir))
+    except OSError as e:
+        raise BadInput('--graphs %s: %s' % (show(graph_dir), e.strerror))
+    for f in files:
         m = pat.match(f)
         if not m or m.group(1) not in locks:
             continue
@@ -416,34 +368,53 @@ def write_whole(path, text):
 
 # ------------------------------------------------------------ main
 
+def one_line(text):
+    """text with its line breaks escaped: a message is one line."""
+    return text.replace('\r', '\\r').replace('\n', '\\n')
+
+
 def parse_args(argv):
-    ap = OneLineParser(description='an HTML page per locklab sweep, and their index')
-    ap.add_argument('--csv', required=True, help='the run CSV (locklab-sim run --csv)')
-    ap.add_argument('--json', help='the run JSON (default: the CSV path with .json, if any)')
-    ap.add_argument('--threads-csv', help='the per-thread CSV of the same run')
-    ap.add_argument('--charts', help="plots.py's output directory (default: the CSV's)")
-    ap.add_argument('--graphs', help="run --graphs directory (default: the CSV's)")
-    ap.add_argument('--out', help="where the pages go (default: the CSV's directory)")
-    ap.add_argument('--name', help="the page is report-NAME.html (default: the CSV's name)")
-    ap.add_argument('--command', help='the command, when the JSON does not record it')
-    a = ap.parse_args(argv)
-    if not os.path.isfile(a.csv):
-        raise BadInput('--csv %s: %s' % (a.csv, 'a directory, not a file' if os.path.isdir(a.csv)
-                                         else 'no such file'))
+    # each option once, and spelt out (an abbreviation or a second value
+    # would be taken unsaid)
+    ap = OneLineParser(description='an HTML page per locklab sweep, and their index',
+                       allow_abbrev=False)
+    ap.add_argument('--csv', action=Once, help='the run CSV (locklab-sim run --csv; required)')
+    ap.add_argument('--json', action=Once,
+                    help='the run JSON (default: the CSV path with .json, if any)')
+    ap.add_argument('--threads-csv', action=Once, help='the per-thread CSV of the same run')
+    ap.add_argument('--charts', action=Once,
+                    help="plots.py's output directory (default: the CSV's)")
+    ap.add_argument('--graphs', action=Once, help="run --graphs directory (default: the CSV's)")
+    ap.add_argument('--out', action=Once, help="where the pages go (default: the CSV's directory)")
+    ap.add_argument('--name', action=Once,
+                    help="the page is report-NAME.html (default: the CSV's name)")
+    ap.add_argument('--command', action=Once,
+                    help='the command, when the JSON does not record it')
+    a, rest = ap.parse_known_args(argv)
+    if rest:
+        word = rest[0].split('=', 1)[0]
+        whole = [o for o in OPTIONS if word.startswith('--') and o.startswith(word)]
+        if whole:
+            raise BadInput('%s: not an option (abbreviations are not taken: %s)'
+                           % (show(word), ' or '.join(whole)))
+        raise BadInput('unrecognized arguments: %s' % ' '.join(rest))
+    if a.csv is None:
+        raise BadInput('the following arguments are required: --csv')
+    for opt in ('csv', 'charts', 'graphs', 'out', 'name', 'json', 'threads_csv', 'command'):
+        if getattr(a, opt) == '':  # given, but empty: never the default in its place
+            raise BadInput('--%s is empty' % opt.replace('_', '-'))
+    need_file(a.csv, '--csv')
     if os.path.islink(a.csv):  # results/sim-NAME.csv: the sweep it links to
         a.csv = os.path.relpath(os.path.realpath(a.csv))
     here = os.path.dirname(a.csv) or '.'
     if a.json is None:
         guess = os.path.splitext(a.csv)[0] + '.json'
         a.json = guess if os.path.isfile(guess) else None
-    for opt in ('charts', 'graphs', 'out', 'name', 'json', 'threads_csv', 'command'):
-        if getattr(a, opt) == '':  # given, but empty: never the default in its place
-            raise BadInput('--%s is empty' % opt.replace('_', '-'))
     a.charts = need_dir(a.charts or here, '--charts')
     a.graphs = need_dir(a.graphs or here, '--graphs')
     a.out = need_dir(a.out or here, '--out')
     a.name = a.name or os.path.splitext(os.path.basename(a.csv))[0]
-    if not NAME_RE.match(a.name):
+    if not NAME_RE.fullmatch(a.name):
         raise BadInput('--name %r: letters, digits and . _ , + = - only' % a.name)
     return a
 
@@ -453,20 +424,21 @@ def main(argv):
         a = parse_args(argv)
         rows = read_sweep_csv(a.csv)
         doc = read_json(a.json) if a.json else None
-        thread_rows = read_threads_csv(a.threads_csv) if a.threads_csv else []
+        thread_rows = read_threads_csv(a.threads_csv, rows) if a.threads_csv else []
         topo, locks, _, _ = sweep_facts(rows, doc)
         names = [a.name[len('sim-'):] if a.name.startswith('sim-') else a.name, a.name]
         charts = find_charts(a.charts, names, topo)
         graphs = find_graphs(a.graphs, topo, locks)
-    except BadInput as e:
-        sys.stderr.write('report.py: %s\n' % e)
+    except BadInput as e:  # one line, whatever it quotes
+        sys.stderr.write('report.py: %s\n' % one_line(str(e)))
         return 2
     page = os.path.join(a.out, 'report-%s.html' % a.name)
     try:
         write_whole(page, page_html(a, rows, doc, thread_rows, charts, graphs))
         write_whole(os.path.join(a.out, 'report.html'), index_html(a.out))
     except OSError as e:
-        sys.stderr.write('report.py: cannot write %s: %s\n' % (e.filename or page, e.strerror))
+        sys.stderr.write('report.py: cannot write %s: %s\n'
+                         % (show(e.filename or page), one_line(e.strerror or str(e))))
         return 1
     print('wrote %s (%d charts, %d graphs) and %s' % (
         page, len(charts), len(graphs), os.path.join(a.out, 'report.html')))

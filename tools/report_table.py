@@ -60,12 +60,18 @@ def run_key(row):
 
 
 def starved_by_run(thread_rows):
-    """{run key: threads with no acquisition} of a per-thread CSV."""
-    out = {}
+    """{run key: threads with no acquisition} of a per-thread CSV; not of a
+    run whose threads are there twice (the overcommit levels of a --vm
+    sweep, which the file does not tell apart): the run CSV's `starved`
+    counts those."""
+    out, tids, twice = {}, set(), set()
     for r in thread_rows:
         k = run_key(r)
+        if (k, r.get('tid')) in tids:
+            twice.add(k)
+        tids.add((k, r.get('tid')))
         out[k] = out.get(k, 0) + (num(r, 'acquisitions') == 0)
-    return out
+    return {k: n for k, n in out.items() if k not in twice}
 
 
 def run_starved(runs, per_run):
