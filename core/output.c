@@ -124,6 +124,8 @@ static const struct col cols[] = {
 	COL("sockets", C_UINT, sockets),
 	COL("sockets_served", C_UINT, sockets_served),
 	COL("handoff_frac", C_F9, handoff_frac),
+	COL("read_wait_max_censored", C_BOOL, read_wait_max_censored),
+	COL("write_wait_max_censored", C_BOOL, write_wait_max_censored),
 	NOISECOL("migrations", sim.migrations),
 	NOISECOL("irqs", sim.irqs),
 	/* only in output of a sweep with a lock that keeps counts */

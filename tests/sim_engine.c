@@ -564,7 +564,8 @@ static void test_sockets_served(void **state)
 	assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo 4socket --lock cohort,mcs --threads 32 "
 				   "--runs 1 --duration 1 --format csv", bindir), 0);
 	/* cohort counts its paths: the lock_counts column follows, empty for mcs */
-	assert_non_null(strstr(p.out, ",wait_max_censored,sockets,sockets_served,handoff_frac,lock_counts\n"));
+	assert_non_null(strstr(p.out, ",wait_max_censored,sockets,sockets_served,handoff_frac,read_wait_max_censored,"
+				   "write_wait_max_censored,lock_counts\n"));
 	assert_non_null(strstr(p.out, ",cohort,32,"));
 	assert_non_null(strstr(strstr(p.out, ",cohort,32,"), ",true,4,1,"));
 	assert_non_null(strstr(strstr(p.out, ",cohort,32,"), ",local_pass="));

@@ -124,7 +124,8 @@ NUMBERS = ('duration_s', 'throughput_per_s', 'wait_mean_ns', 'wait_p50_ns', 'wai
            'idle_wakes_per_acq', 'idle_exit_ns_per_acq')
 SHARES = ('jain', 'handoff_local_frac', 'handoff_frac', 'acq_share')
 BOOLS = ('ncs_exp', 'oversubscribed', 'wait_p99_censored', 'read_wait_p99_censored',
-         'write_wait_p99_censored', 'wait_max_censored')
+         'write_wait_p99_censored', 'wait_max_censored', 'read_wait_max_censored',
+         'write_wait_max_censored')
 NAMES = ('backend', 'topo', 'lock')
 KIND = dict([(c, 'count') for c in COUNTS] + [(c, 'number') for c in NUMBERS] +
             [(c, 'share') for c in SHARES] + [(c, 'bool') for c in BOOLS] +
