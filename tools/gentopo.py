@@ -37,7 +37,9 @@ SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer
 # What `assumed` may list, as the loader takes it (sim/topo_costs.c,
 # assumable()): a property, a family of them, or an attribute of the links.
 ASSUMABLE = set(ROW_KEYS + SCALAR_KEYS + ['protocol', 'unit', 'freq_ghz', 'storebuf.fill_buffers',
-                                          'idle.states', 'link.latency', 'link.bandwidth']) - {'assumed'}
+                                          'idle.states', 'snoop.travel', 'latency.spread',
+                                          'park.kick', 'link.latency',
+                                          'link.bandwidth']) - {'assumed'}
 ASSUMABLE_FAMILIES = {'lat.*', 'lat.load.*', 'lat.store.*', 'lat.atomic.*', 'hit.*', 'msg.*', 'smt.*',
                       'arbitration.*'}
 MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
@@ -226,8 +228,11 @@ def props_of(specs):
                 raise GenError('--prop assumed=%s: %r is not a property of a topology file, a '
                                'family (lat.*) or link.latency / link.bandwidth '
                                '(topologies/README.md)' % (val, bad[0]))
-        elif key == 'smt.issue_share' and not 0 < number(val, '--prop ' + key) <= 1:
-            raise GenError('--prop smt.issue_share=%s: above 0, at most 1' % val)
+            twice = [w for i, w in enumerate(val.split(' ')) if w in val.split(' ')[:i]]
+            if twice:
+                raise GenError('--prop assumed=%s: %r twice' % (val, twice[0]))
+        elif key == 'smt.issue_share' and not 0.01 <= number(val, '--prop ' + key) <= 1:
+            raise GenError('--prop smt.issue_share=%s: 0.01 to 1' % val)
         else:
             number(val, '--prop ' + key)  # a finite number >= 0
         props[key] = val
