@@ -63,7 +63,7 @@ static const char *const legend_vm_sched = " xN (--vm): the vCPUs a pCPU holds a
 	"spent off their pCPUs, summed over every vCPU and divided by the acquisitions (so it can "
 	"exceed an acquisition's own time); pause-loop exits (and those whose yield gave the pCPU "
 	"away), halts and kicks; wake: the mean time from a kick until the kicked vCPU ran, over "
-	"every kick of the runs.";
+	"every such wake-up of the runs.";
 static const char *const legend_vm_native = " xN (--vm, natively): the vCPU threads a cpu holds "
 	"as --overcommit asks. vm (--vm, natively): a run's mean over the runs: "
 	"the threads' involuntary context switches, parks that slept in the futex (halts) and "

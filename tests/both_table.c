@@ -565,7 +565,7 @@ static void legend_says_what_the_rows_rest_on(void **state)
 	assert_null(strstr(flat_table_of_row(&r), pv));
 }
 
-/* The vm line: its wake is the mean over every kick of the runs, not the mean
+/* The vm line: its wake is the mean over every wake-up of the runs, not the mean
  * of the runs' means (a run of 106 kicks at 41.9 us and one of 3654 at 4 us
  * woke in 5.07 us), and its PLE exits say how many yielded the pCPU. */
 static void vm_line_weighs_each_kick(void **state)

@@ -183,6 +183,13 @@ def test_limits(sim, tmp):
           '"assumed": [' + ', '.join('"%s"' % n for n in names) + ']' in out, out[-1500:])
     rc, out = gentopo('ring16', SHAPES['ring6'][2:] + ['-sockets', '16'] + COSTS, path)
     check('a ring of 16 (8 classes) refused by the generator', rc == 2 and 'at most 7' in out, out)
+    # what the loader refuses of SMT and idle states, the generator refuses
+    for extra, words in ((['-prop', 'smt.issue_share=0.5'], 'only with smt above 1'),
+                         (['-prop', 'assumed=smt.* lat.*'], 'where the machine has no SMT'),
+                         (['-prop', 'assumed=idle.states'], 'no idle table')):
+        rc, out = gentopo('smt', SHAPES['full8'] + COSTS + extra, path)
+        check('%s refused, one line' % ' '.join(extra),
+              rc == 2 and out.count('\n') == 1 and words in out, out)
     rc, out = gentopo('rows', SHAPES['full8'] + COSTS + ['-row', 'lat.load.E=1,2,3'], path)
     check('a row of the wrong length refused', rc == 2 and 'give 1' in out, out)
     # a class's value below its route's latency: the loader would refuse it

@@ -36,10 +36,11 @@ SCALAR_KEYS = ['hit.load', 'hit.store', 'hit.atomic', 'pause', 'inval_per_sharer
                'home.occupancy', 'directory', 'smt', 'smt.issue_share', 'assumed']
 # What `assumed` may list, as the loader takes it (sim/topo_costs.c,
 # assumable()): a property, a family of them, or an attribute of the links.
+# (idle.states too, but only of a machine with an idle table, which this
+# generator does not write.)
 ASSUMABLE = set(ROW_KEYS + SCALAR_KEYS + ['protocol', 'unit', 'freq_ghz', 'storebuf.fill_buffers',
-                                          'idle.states', 'snoop.travel', 'latency.spread',
-                                          'park.kick', 'link.latency',
-                                          'link.bandwidth']) - {'assumed'}
+                                          'snoop.travel', 'latency.spread', 'park.kick',
+                                          'link.latency', 'link.bandwidth']) - {'assumed'}
 ASSUMABLE_FAMILIES = {'lat.*', 'lat.load.*', 'lat.store.*', 'lat.atomic.*', 'hit.*', 'msg.*', 'smt.*',
                       'arbitration.*'}
 MAX_CLASSES = 7  # besides class 0 (topologies/README.md, "Ranges")
@@ -223,6 +224,9 @@ def props_of(specs):
                 raise GenError('--prop %s=%s: not a value the loader takes '
                                '(topologies/README.md)' % (key, val))
         elif key == 'assumed':
+            if 'idle.states' in val.split(' '):
+                raise GenError('--prop assumed: idle.states, where the generated machine has no '
+                               'idle table (gentopo writes none)')
             bad = [w for w in val.split(' ') if w not in ASSUMABLE | ASSUMABLE_FAMILIES]
             if bad:
                 raise GenError('--prop assumed=%s: %r is not a property of a topology file, a '
@@ -239,6 +243,13 @@ def props_of(specs):
     if 'arbitration.max_local_run' in props and \
             props.get('arbitration', 'fifo').lower() != 'socket-first':
         raise GenError('--prop arbitration.max_local_run: only with arbitration=socket-first')
+    smt = number(props['smt'], '--prop smt') if 'smt' in props else 1
+    if smt <= 1 and float(props.get('smt.issue_share', 1)) != 1:
+        raise GenError('--prop smt.issue_share: only with smt above 1 (a core of one hardware '
+                       'thread shares nothing)')
+    named = [w for w in props.get('assumed', '').split(' ') if w == 'smt' or w.startswith('smt.')]
+    if smt <= 1 and named:
+        raise GenError('--prop assumed: %r, where the machine has no SMT (smt 1)' % named[0])
     return props
 
 

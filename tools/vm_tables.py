@@ -44,8 +44,10 @@ def mean(rows, col):
 
 
 def wake_ns(rows):
-    """The mean wake latency over the kicks of every run that woke a vCPU
-    (each run's mean weighted by its kicks, as the table's vm line), or '-'."""
+    """The mean wake latency over the runs that woke a vCPU, each run's mean
+    weighted by its kicks (the table's vm line weighs by the wake-ups, which
+    the CSV does not count; a kick wakes one halted vCPU, so they differ by
+    a kick still on its way at the run's end), or '-'."""
     w = [(float(r['wake_latency_ns']), float(r['kicks'])) for r in rows
          if r['wake_latency_ns'] not in ('', 'nan')]
     kicks = sum(k for _, k in w)

@@ -23,6 +23,7 @@
  * Times are ns.  calib_platform.c turns it into a platform file.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -442,16 +443,16 @@ static int parse_line(struct pctx *p, struct calib *c, char *line, unsigned *see
 	return perr(p, "unknown record '%.40s'", line);
 }
 
-/* A figure's cpus are the machine's: the requester one of its PUs, the
- * other one too, another, or -1 (none). */
-static int cell_cpus(const struct calib_cell *x, unsigned pus, const char *what, char *err,
-		     size_t errlen)
+/* A figure's cpus: the requester one of the machine's (the OS's number,
+ * which a cpuset may put past the PUs counted), the other another, or -1
+ * (none). */
+static int cell_cpus(const struct calib_cell *x, const char *what, char *err, size_t errlen)
 {
 	if (!x->measured)
 		return 0;
-	if (x->cpu_a < 0 || (unsigned)x->cpu_a >= pus || (x->cpu_b >= 0 && (unsigned)x->cpu_b >= pus)) {
-		snprintf(err, errlen, "%s: cpus %d and %d, where socket_pus give cpus 0..%u", what,
-			 x->cpu_a, x->cpu_b, pus - 1);
+	if (x->cpu_a < 0 || x->cpu_a >= CPU_SETSIZE || x->cpu_b >= CPU_SETSIZE) {
+		snprintf(err, errlen, "%s: cpus %d and %d, where a cpu is 0..%d", what, x->cpu_a,
+			 x->cpu_b, CPU_SETSIZE - 1);
 		return -1;
 	}
 	if (x->cpu_a == x->cpu_b) {
@@ -462,35 +463,29 @@ static int cell_cpus(const struct calib_cell *x, unsigned pus, const char *what,
 	return 0;
 }
 
-/* Every figure's cpus, and a mem figure for each of the numa_nodes. */
+/* Every figure's cpus (a node's memory may have none: calibrate skips a
+ * node it cannot allocate on). */
 static int check_cpus(const struct calib *c, char *err, size_t errlen)
 {
-	unsigned pus = 0;
 	char what[64];
 
-	for (unsigned s = 0; s < c->nsockets; s++)
-		pus += c->socket_pus[s];
 	for (unsigned k = 0; k < c->nclasses; k++)
 		for (int op = 0; op < CAL_NOPS; op++)
 			for (int s = 0; s < CAL_NSTATES; s++) {
 				snprintf(what, sizeof(what), "cell %s on %c at class %u", calib_op_names[op],
 					 calib_state_names[s], k);
-				if (cell_cpus(&c->cell[op][s][k], pus, what, err, errlen))
+				if (cell_cpus(&c->cell[op][s][k], what, err, errlen))
 					return -1;
 			}
 	for (int op = 0; op < CAL_NOPS; op++)
-		if (cell_cpus(&c->hit[op], pus, "hit", err, errlen))
+		if (cell_cpus(&c->hit[op], "hit", err, errlen))
 			return -1;
-	if (cell_cpus(&c->pause, pus, "pause", err, errlen) ||
-	    cell_cpus(&c->wake, pus, "wake", err, errlen) || cell_cpus(&c->kick, pus, "kick", err, errlen))
+	if (cell_cpus(&c->pause, "pause", err, errlen) || cell_cpus(&c->wake, "wake", err, errlen) ||
+	    cell_cpus(&c->kick, "kick", err, errlen))
 		return -1;
 	for (unsigned n = 0; n < c->nnodes; n++) {
 		snprintf(what, sizeof(what), "mem of node %u", n);
-		if (!c->mem[n].measured) {
-			snprintf(err, errlen, "numa_nodes %u, and no mem figure for node %u", c->nnodes, n);
-			return -1;
-		}
-		if (cell_cpus(&c->mem[n], pus, what, err, errlen))
+		if (cell_cpus(&c->mem[n], what, err, errlen))
 			return -1;
 	}
 	return 0;
