@@ -194,7 +194,8 @@ static size_t fields_of(const char *rec)
 	return n;
 }
 
-/* Empty, true, false or a finite number, and nothing else. */
+/* Empty, true, false or a finite number >= 0 (no column of a run's CSV
+ * holds a negative one), and nothing else. */
 static bool value_cell(const char *f, size_t len)
 {
 	char buf[64], *end;
@@ -207,7 +208,7 @@ static bool value_cell(const char *f, size_t len)
 	memcpy(buf, f, len);
 	buf[len] = 0;
 	v = strtod(buf, &end);
-	return end == buf + len && isfinite(v) && !isspace((unsigned char)buf[0]);
+	return end == buf + len && isfinite(v) && v >= 0 && !isspace((unsigned char)buf[0]);
 }
 
 /* Every row has the header's fields, and a value where the column holds
@@ -231,7 +232,7 @@ static int check_rows(const struct shard *sh)
 
 			if (!output_text_column(h, hl) && !value_cell(c, cl))
 				return ll_bad("merge", "%s: row %zu: %.*s is '%.*s', not a number "
-					      "(edited?)", sh->path, r + 1, (int)hl, h,
+					      ">= 0 (edited?)", sh->path, r + 1, (int)hl, h,
 					      (int)(cl > 40 ? 40 : cl), c);
 			h = hn;
 			c = cn;

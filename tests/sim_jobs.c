@@ -362,6 +362,11 @@ static void merge_refuses_what_does_not_fit(void **state)
 			       "num-0.csv && cp shard-0.csv.order num-0.csv.order && "
 			       "! cmp -s shard-0.csv num-0.csv", tl_tmpdir()), 0);
 	refused(merge, "--out m.csv num-0.csv shard-1.csv shard-2.csv");
+	/* and into a negative one, which no run writes */
+	assert_int_equal(tl_sh(NULL, "cd '%s' && sed '2s/,\\([0-9]*[.][0-9]*\\),/,-\\1,/' shard-0.csv > "
+			       "neg-0.csv && cp shard-0.csv.order neg-0.csv.order && "
+			       "! cmp -s shard-0.csv neg-0.csv", tl_tmpdir()), 0);
+	refused(merge, "--out m.csv neg-0.csv shard-1.csv shard-2.csv");
 	/* a FIFO as a shard or as its order: refused, not waited on */
 	assert_int_equal(tl_sh(NULL, "cd '%s' && rm -f fifo.csv fifo.csv.order && mkfifo fifo.csv && "
 			       "cp shard-2.csv f2.csv && mkfifo f2.csv.order", tl_tmpdir()), 0);
