@@ -486,7 +486,8 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 	size_t n = cfg && cfg->vm_vcpus
 			   ? (size_t)snprintf(buf, len, ", memory model sc (every --vm run is)")
 			   : (size_t)snprintf(buf, len, ", memory model %s%s", sb_model_name(sb_model()),
-					      sb_model_given() ? "" : " (the topology's)");
+					      sb_model_given() ? "" : sim.topo_loaded && !sim.topo.memory_model_set
+					      ? " (the default: the topology file sets none)" : " (the topology's)");
 
 	if (sim_topo_file_note(cfg, note, sizeof(note)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %s", note);
@@ -495,7 +496,8 @@ void backend_settings(const struct wl_config *cfg, char *buf, size_t len)
 
 		sim_arbitration_text(arb, sizeof(arb));
 		n += (size_t)snprintf(buf + n, len - n, ", arbitration %s%s", arb,
-				      sim_arbitration_option() ? "" : " (the topology's)");
+				      sim_arbitration_option() ? "" : !sim.topo.arbitration_set
+				      ? " (the default: the topology file sets none)" : " (the topology's)");
 	}
 	if (sim.quantum_ps != SIM_DEFAULT_QUANTUM_PS && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", --sim-quantum %llu",

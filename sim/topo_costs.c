@@ -143,6 +143,7 @@ static int read_memory_model(struct topo_ctx *x, struct topo *t)
 	double d;
 	bool given;
 
+	t->memory_model_set = v != NULL;
 	if (!v || strcasecmp(v, "sc") == 0)
 		t->memory_model = TOPO_MM_SC;
 	else if (strcasecmp(v, "tso") == 0)
@@ -327,6 +328,7 @@ static int read_arbitration(struct topo_ctx *x, struct topo *t)
 	bool given;
 
 	t->arbitration = ARB_FIFO;
+	t->arbitration_set = v != NULL;
 	t->max_local_run = 0;
 	if (v && strcasecmp(v, "socket-first") == 0)
 		t->arbitration = ARB_SOCKET_FIRST;

@@ -67,6 +67,7 @@ struct topo {
 	bool assumed_none; /* `assumed` is "none": the file says every figure has a source */
 	enum topo_protocol protocol;
 	enum topo_memory_model memory_model; /* sim/storebuf.c */
+	bool memory_model_set, arbitration_set; /* the file gives them (else the defaults) */
 	unsigned fill_buffers; /* store misses in flight per core (sim/storebuf.c) */
 	double freq_ghz;
 
