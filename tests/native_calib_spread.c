@@ -94,6 +94,9 @@ static void spread_from_a_fine_clock(void **state)
 		assert_int_equal(tl_sh(&p, "%s/locklab-sim run --topo %s --lock ttas --threads 2 "
 					   "--runs 1 --duration 1", bindir, path), 0);
 		assert_non_null(strstr(p.out, "latency spread 9% (the topology's)"));
+		/* what the file does not set is the simulator's default, not the file's */
+		assert_non_null(strstr(p.out, "memory model sc (the default: the topology file sets none)"));
+		assert_non_null(strstr(p.out, "arbitration fifo (the default: the topology file sets none)"));
 		tl_proc_free(&p);
 	}
 	/* latencies that stray more than the simulator takes: its largest */
