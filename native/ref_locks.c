@@ -5,7 +5,8 @@
  * inside glibc), so they are this backend's backend_locks[].
  *
  *   pthread-mutex   pthread_mutex_t, default attributes: a futex lock that
- *                   spins briefly, then sleeps in the kernel
+ *                   takes a free word by cmpxchg, else sleeps in the kernel
+ *                   at once (glibc spins only for PTHREAD_MUTEX_ADAPTIVE_NP)
  *   pthread-spin    pthread_spinlock_t: an atomic try, then a read spin
  *
  * The lock object is the pthread object itself, at the start of the
@@ -45,7 +46,7 @@ static bool mutex_trylock(void *lock, void *ctx)
 
 static const struct lock_algo lock_pthread_mutex = {
 	.name = "pthread-mutex",
-	.desc = "glibc pthread_mutex_t (default attributes): spin briefly, then futex",
+	.desc = "glibc pthread_mutex_t (default attributes): cmpxchg, else futex wait (no spinning)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(pthread_mutex_t),
 	.init = mutex_init,
