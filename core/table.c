@@ -306,8 +306,9 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 			c->unfair_runs, c->runs, c->runs == 1 ? "" : "s", 100 * UNFAIR_SHARE,
 			c->worst_min, c->worst_max, c->worst_jain,
 			c->shared_cpus || c->oversubscribed
-				? "; threads also waited for a cpu (a longer --duration "
-				  "tells the lock's share from the cpu's)"
+				? "; threads also waited for a cpu (the scheduler then sets each "
+				  "thread's share, not the lock alone: compare a run with a cpu for "
+				  "each thread)"
 				: "");
 		return;
 	}
@@ -347,8 +348,9 @@ static void table_verdict(FILE *f, const struct config_sum *c)
 		fprintf(f, "; in each run the threads of at most %u of the %u sockets got it: the "
 			   "throughput is theirs", c->served_max, c->sockets);
 	else if (c->shared_cpus || c->oversubscribed)
-		fprintf(f, "; threads also waited for a cpu (a longer --duration tells "
-			   "the lock's share from the cpu's)");
+		fprintf(f, "; threads also waited for a cpu (the scheduler then sets each "
+			   "thread's share, not the lock alone: compare a run with a cpu for each "
+			   "thread)");
 	fputc('\n', f);
 }
 

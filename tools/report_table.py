@@ -184,7 +184,8 @@ def sockets_said(ok):
 # A thread with under this share of the busiest one's acquisitions makes a
 # run unfair, as the terminal's table says it (UNFAIR_SHARE, core/table.c).
 UNFAIR_SHARE = 0.05
-CPU_WAIT = "; threads also waited for a cpu (a longer --duration tells the lock's share from the cpu's)"
+CPU_WAIT = ("; threads also waited for a cpu (the scheduler then sets each thread's share, not the "
+            "lock alone: compare a run with a cpu for each thread)")
 CPU_WAIT_NS = 1e6  # an oversubscribed p99 this long is a wait for a CPU (CPU_WAIT_NS, core/table.c)
 LONG_WAIT_NS = 100e3  # an oversubscribed longest wait this long, over 10 p99s, too (core/table.c)
 
