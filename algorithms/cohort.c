@@ -149,7 +149,7 @@ static void cohort_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_cohort = {
 	.name = "cohort",
-	.desc = "cohort lock C-BO-MCS: an MCS lock per socket under a global backoff lock (Dice, Marathe & Shavit 2012)",
+	.desc = "cohort lock C-BO-MCS: an MCS lock per NUMA node (64, folded beyond) under a global backoff lock (Dice, Marathe & Shavit 2012)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct cohort_lock),
 	.ctx_size = sizeof(struct cohort_qnode),

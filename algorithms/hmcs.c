@@ -140,7 +140,7 @@ static void hmcs_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_hmcs = {
 	.name = "hmcs",
-	.desc = "hierarchical MCS, two levels: an MCS lock per socket under a root MCS lock (Chabbi et al. 2015)",
+	.desc = "hierarchical MCS, two levels: an MCS lock per NUMA node (64, folded beyond) under a root MCS lock (Chabbi et al. 2015)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct hmcs_lock),
 	.ctx_size = sizeof(struct hmcs_qnode),

@@ -116,7 +116,7 @@ static void hticket_unlock(void *lock, void *ctx)
 
 const struct lock_algo lock_hticket = {
 	.name = "hticket",
-	.desc = "hierarchical ticket lock: a ticket lock per socket under a global one (C-TKT-TKT of Dice, Marathe and Shavit 2012; David et al. 2013)",
+	.desc = "hierarchical ticket lock: a ticket lock per NUMA node (64, folded beyond) under a global one (C-TKT-TKT of Dice, Marathe and Shavit 2012; David et al. 2013)",
 	.kind = LOCK_MUTEX,
 	.lock_size = sizeof(struct hticket_lock),
 	.ctx_size = sizeof(struct hticket_ctx),
