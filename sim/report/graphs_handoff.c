@@ -140,13 +140,21 @@ static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t tot
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges, const char *moved)
 {
-	char text[640], cnt[16], share[48], which[256];
+	char text[900], cnt[16], cnt2[16], share[48], which[256], retakes[200] = "";
+	uint64_t acq = 0;
 
+	for (unsigned i = 0; i < run->nthreads; i++)
+		acq += run->threads[i].acquisitions;
+	if (acq > total + 1) /* the rest: no handoff, the releaser took it again */
+		snprintf(retakes, sizeof(retakes), "\nof %s acquisitions, %s went back to the thread "
+			 "that had just released the lock: not drawn",
+			 draw_count(cnt2, sizeof(cnt2), (double)acq),
+			 share_text(share, sizeof(share), acq - total, acq));
 	share_text(share, sizeof(share), local, total);
 	snprintf(text, sizeof(text), "%s on %s, %u threads (%s): %s\n%s handoffs, %s inside one "
-		 "socket%s%s", run->algo->name, sim.topo.name, run->nthreads,
+		 "socket%s%s%s", run->algo->name, sim.topo.name, run->nthreads,
 		 graphs_which_run(run, which, sizeof(which)), what,
-		 draw_count(cnt, sizeof(cnt), (double)total), share, edges,
+		 draw_count(cnt, sizeof(cnt), (double)total), share, edges, retakes,
 		 noise_migrates(run->cfg) ? moved : "");
 	draw_title(g, text);
 }
@@ -207,7 +215,7 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 	Agnode_t **tn = calloc(run->nthreads ? run->nthreads : 1, sizeof(*tn));
 	size_t *backs = malloc((keep ? keep : 1) * sizeof(*backs));
 	Agraph_t *g;
-	char edges[96], cnt[16], cnt2[16];
+	char edges[160], cnt[16], cnt2[16];
 
 	if (!tn || !backs || reverses_of(e, keep, backs) < 0) {
 		free(tn);
@@ -215,7 +223,8 @@ static Agraph_t *thread_handoff_graph(const struct wl_run *run, const struct hed
 		return NULL;
 	}
 	g = draw_open("handoff", Agdirected);
-	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu edges", keep, n);
+	snprintf(edges, sizeof(edges), "; the %zu heaviest of %zu directed pairs (a pair handed "
+		 "both ways: one arrow, two heads)", keep, n);
 	handoff_title(g, run, "who handed the lock to whom", total, local, edges,
 		      "\nthreads migrate: each is drawn on its last core, an edge blue if most of "
 		      "its handoffs were inside a socket when they happened");
