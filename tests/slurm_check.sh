@@ -37,6 +37,11 @@ bad_args -b "$BIN" -- $RUN --csv x.csv
 bad_args -b /nonexistent -- $RUN
 bad_args -b "$BIN" -- $RUN --json x.json
 bad_args -b "$BIN" -- $RUN --threads-csv=t.csv
+bad_args -n 10001 -b "$BIN" -- $RUN
+bad_args -n 99999999999999999999999 -b "$BIN" -- $RUN
+# a refusal is one line
+[ "$(sh "$SWEEP" -n x -b "$BIN" -- $RUN 2>&1 | wc -l)" = 1 ] ||
+	fail "slurm-sweep.sh -n x: not one line"
 
 skip() {
 	if [ -n "${LOCKLAB_REQUIRE_SLURM:-}" ]; then
@@ -147,7 +152,10 @@ until [ "$(sinfo -h -n localhost -o %t 2>/dev/null)" = idle ]; do
 	sleep 1
 done
 
-# The sweep as an array of 3 shards, then locally: identical CSVs.
+# The sweep as an array of 3 shards, then locally: identical CSVs.  A file
+# of someone else's in the shards' directory stays.
+mkdir -p "$TMP/out/slurm.csv.shards"
+echo kept >"$TMP/out/slurm.csv.shards/important.log"
 if ! timeout 300 sh "$SWEEP" -w -n 3 -b "$BIN" -o "$TMP/out/slurm.csv" -- $RUN \
 	>"$TMP/sweep.out" 2>&1; then
 	cat "$TMP/sweep.out"
@@ -157,6 +165,8 @@ if ! timeout 300 sh "$SWEEP" -w -n 3 -b "$BIN" -o "$TMP/out/slurm.csv" -- $RUN \
 	done
 	fail "slurm-sweep.sh -w -n 3 failed"
 fi
+[ -s "$TMP/out/slurm.csv.shards/important.log" ] ||
+	fail "slurm-sweep.sh removed a file it did not write"
 if ! grep -q "array job [0-9]" "$TMP/sweep.out" ||
 	! grep -q "merge job [0-9]" "$TMP/sweep.out"; then
 	fail "slurm-sweep.sh did not print its job ids: $(cat "$TMP/sweep.out")"

@@ -26,8 +26,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ME=slurm-sweep
 
 usage() {
-	echo "$ME: $*" >&2
-	echo "usage: $ME [-n N] [-p PARTITION] [-o OUT.csv] [-b BINDIR] [-d SHARDDIR] [-w] -- <locklab-sim run options>" >&2
+	echo "$ME: $* (usage: $ME [-n N] [-p PARTITION] [-o OUT.csv] [-b BINDIR] [-d SHARDDIR] [-w] -- <locklab-sim run options>)" >&2
 	exit 2
 }
 
@@ -73,9 +72,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
+# Slurm's arrays are bounded (MaxArraySize, 1001 by default): at most 10000
 case "$N" in
 '' | *[!0-9]* | 0*) usage "-n needs a positive integer, not '$N'" ;;
+??????*) usage "-n $N: at most 10000 array tasks" ;;
 esac
+[ "$N" -le 10000 ] || usage "-n $N: at most 10000 array tasks"
 [ $# -gt 0 ] || usage "no locklab-sim run options after --"
 CPUS=
 prev=
@@ -110,7 +112,15 @@ mkdir -p "$SHARDS" "$(dirname "$OUT")" || die "cannot create $SHARDS"
 # the tasks run where this was called from, so that relative paths in the
 # run options (--topo results/host.xml) mean what they mean here
 HERE=$(pwd)
-rm -f "$SHARDS"/shard-*.csv "$SHARDS"/shard-*.csv.partial "$SHARDS"/shard-*.ok "$SHARDS"/*.log
+# what an earlier sweep into this directory left: this script's files only
+# (a directory given with -d may hold other files, which stay)
+i=0
+while [ "$i" -lt "$N" ]; do
+	rm -f "$SHARDS/shard-$i.csv" "$SHARDS/shard-$i.csv.partial" "$SHARDS/shard-$i.csv.order" \
+		"$SHARDS/shard-$i.ok" "$SHARDS/shard-$i.log"
+	i=$((i + 1))
+done
+rm -f "$SHARDS/merge.log" "$SHARDS/merge.id"
 
 args=
 for a in "$@"; do
