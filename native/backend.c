@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <locklab/args.h>
 #include <locklab/backend.h>
 #include <locklab/mem.h>
 
@@ -142,8 +143,23 @@ static uint64_t watchdog_limit_ns(const struct wl_config *cfg)
 
 /* -------------------------------------------------- init, check, fini */
 
+/* LOCKLAB_CLOCK names the clock of every command that times (run, noise,
+ * calibrate, filelock): checked once for all, as the program starts. */
+static int check_clock_env(int argc, char **argv)
+{
+	const char *clk = getenv("LOCKLAB_CLOCK");
+
+	if (!clk || !*clk || !strcmp(clk, "monotonic")) /* empty: as unset */
+		return 0;
+	ll_bad(argc > 1 ? argv[1] : "environment", "LOCKLAB_CLOCK=%s: the one value is 'monotonic' (clock_gettime); unset, "
+	       "the invariant cycle counter is used where there is one", clk);
+	return -1;
+}
+
 int backend_init(int *argc, char **argv)
 {
+	if (check_clock_env(*argc, argv))
+		return 1;
 	if (!native_machine()) {
 		fprintf(stderr, "locklab-native: cannot read the machine's topology: %s\n",
 			native_machine_error());
@@ -155,14 +171,7 @@ int backend_init(int *argc, char **argv)
 
 int backend_check(const struct wl_config *cfg, char *err, size_t errlen)
 {
-	const char *clk = getenv("LOCKLAB_CLOCK");
 	unsigned maxt = 0;
-
-	if (clk && *clk && strcmp(clk, "monotonic")) { /* empty: as unset */
-		snprintf(err, errlen, "LOCKLAB_CLOCK=%s: the one value is 'monotonic' (clock_gettime); "
-			 "unset, the invariant cycle counter is used where there is one", clk);
-		return -1;
-	}
 
 	for (unsigned i = 0; i < cfg->nthreads; i++)
 		if (cfg->threads[i] > maxt)

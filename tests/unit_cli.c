@@ -163,6 +163,9 @@ static void bad_input_native(void **state)
 	setenv("LOCKLAB_CLOCK", "bogus", 1);
 	BAD(p, "LOCKLAB_CLOCK=bogus: the one value is 'monotonic'", "run", "--lock", "tas",
 	    "--threads", "1", "--duration", "10");
+	/* every native command that times (noise, calibrate, filelock took it) */
+	BAD(p, "noise: LOCKLAB_CLOCK=bogus: the one value is 'monotonic'", "noise", "--threads", "1",
+	    "--duration", "10");
 	unsetenv("LOCKLAB_CLOCK");
 	/* whole vCPUs on whole CPUs must make the overcommit the row is labelled with */
 	BAD(p, "--vm 5 --overcommit 4: 5 vCPUs on 1 physical cpus are 5.00x, not 4x", "run",
