@@ -307,7 +307,7 @@ static int sim_ccbench(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (sim_load_topo(topo, err, sizeof(err))) {
-		fprintf(stderr, "locklab-sim: ccbench: %s\n", err);
+		ll_say("ccbench", "%s", err);
 		return 2;
 	}
 	b = calloc(1, sizeof(*b));

@@ -9,6 +9,7 @@
  * The table is lockperf's: mean, variance, sigma, max and min of the time
  * of one run (simulated seconds), then the herd the model counted.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,8 +401,8 @@ static int run_test(const struct flc_opts *o, struct flc_result *r)
 		if (rc == 2)
 			return BAD("%s", why);
 		if (rc) {
-			fprintf(stderr, "locklab-sim: filelock: %s, %s: %s\n", flw_test_names[r->fc.test],
-				mode_name(&r->fc), why);
+			ll_say("filelock", "%s, %s: %s", flw_test_names[r->fc.test], mode_name(&r->fc),
+			       why);
 			return rc;
 		}
 		flw_counters_add(&r->cnt, &c);
@@ -495,7 +496,7 @@ static int flc_main(int argc, char **argv)
 	if (!rc)
 		legend(&o);
 	if (!rc && o.csv && write_text_atomic(o.csv, csv_rows, &csv)) {
-		fprintf(stderr, "locklab-sim: filelock: cannot write %s\n", o.csv);
+		ll_say("filelock", "cannot write %s: %s", o.csv, strerror(errno));
 		rc = 1;
 	}
 	for (unsigned i = 0; i < csv.n; i++) {
