@@ -561,6 +561,16 @@ def main():
                         '(it gives %s), or that a mean may differ' % (said, decimals))
     if len(table) != 9:
         failures.append('the table gave %d of 9 configurations: %s' % (len(table), table))
+    # the terminal legend's caveats of simulated rows reach the page's notes
+    notes = report_table.conditional_notes([{'backend': 'sim', 'lock': 'pv-ticket',
+                                             'overcommit': ''}])
+    for words in ('differ only by their seeds', 'pv-*: paravirtual locks outside a virtual',
+                  'kept to 1/128 of their size'):
+        if words not in notes:
+            failures.append('the notes of a simulated pv-ticket row lack %r' % words)
+    if 'pv-*' in report_table.conditional_notes([{'backend': 'sim', 'lock': 'pv-ticket',
+                                                  'overcommit': '2.00'}]):
+        failures.append('a --vm row of pv-ticket is said to be outside a virtual machine')
     for key, cell in sorted(table.items()):
         if report.get(key) != cell:
             failures.append('%s t=%s: table %s, report %s' % (key[0], key[1], cell,

@@ -462,7 +462,9 @@ def tables_html(rows, thread_rows, probes=None, topo=None):
 def conditional_notes(rows, time_every=None):
     """The terminal legend's sentences that hold for these rows only, as a
     note under the tables ('' when none): oversubscribed rows (*), native
-    runs (their order, their sampled waits), one socket's 100% local share."""
+    runs (their order, their sampled waits), simulated runs (what their
+    spread is), paravirtual locks outside --vm, one socket's 100% local
+    share; and the waits' histogram's precision."""
     said = []
     if any(r.get('oversubscribed') == 'true' for r in rows):
         said.append('*: more threads than CPUs (oversubscribed): threads also waited for a CPU, '
@@ -473,6 +475,19 @@ def conditional_notes(rows, time_every=None):
         if time_every and time_every > 1:
             said.append('Natively one acquisition in %d is timed (--time-every), and each '
                         'thread\'s first: the waits are a sample.' % time_every)
+    if any(r.get('backend') == 'sim' for r in rows):
+        said.append('In the simulator the runs of a configuration differ only by their seeds: '
+                    'each thread\'s start skew of up to 1 us (<em>assumed</em>, '
+                    'WL_START_SKEW_NS) and what else seeded the settings line names (a latency '
+                    'spread, noise, a placement, the lock\'s home): &plusmn; and sigma are the '
+                    'spread of those, not a machine\'s.')
+    if any(r.get('lock', '').startswith('pv-') and math.isnan(num(r, 'overcommit'))
+           for r in rows):
+        said.append('pv-*: paravirtual locks outside a virtual machine (no --vm): their waiters '
+                    'halt after their spin (natively a futex wait) and are kicked as in a guest, '
+                    'so the rows show what the paravirtual code costs where no vCPU is '
+                    'preempted; on bare metal Linux patches these locks back to the native ones '
+                    '(docs/vm.md).')
     if any(r.get('backend') == 'sim' and r.get('ncs_exp') == 'false' and num(r, 'starved') > 0
            for r in rows):
         said.append('Starved under a fixed --ncs: every thread waits the same time between '
@@ -482,7 +497,8 @@ def conditional_notes(rows, time_every=None):
     if any(num(r, 'sockets') == 1 for r in rows):
         said.append('Socket-local handoffs are 100% whenever every thread sits on one socket.')
     said.append('p99 wait is of all the waits, so the threads that acquire most weigh most: a '
-                'thread starved all run is one wait among them.')
+                'thread starved all run is one wait among them. Waits above 1024 ns are kept to '
+                '1/128 of their size: a percentile reads up to 0.8% low.')
     return '<p class="note">%s</p>' % ' '.join(said)
 
 
