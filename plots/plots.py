@@ -56,19 +56,22 @@ the charts, plots_colours.py holds the colours and markers and
 plots_sweeps.py runs the sweeps.
 """
 
-import argparse
 import glob
 import os
+import re
 import sys
 import tempfile
 
 # the modules beside this file, read and not cached: nothing is written
 # into the source tree (tests/plots_check.sh imports this file so too)
 sys.dont_write_bytecode = True
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                'tools'))
+from args_oneline import OneLineParser, one_line, run_main  # noqa: E402
 from plots_charts import (acquisitions_chart, crossover_chart, series_charts,  # noqa: E402
                           traffic_chart)
 from plots_data import RUN_COLUMNS, RUN_SUFFIX, json_env, read_csv  # noqa: E402
-from plots_sweeps import (cached_sweep, crossover_argvs, make_crossover_csv,  # noqa: E402
+from plots_sweeps import (cached_sweep, catalogue, crossover_argvs, make_crossover_csv,  # noqa: E402
                           make_threads_csv, sweep_locks, threads_argv, topology_cpus)
 # more names of those modules, as tests/plots_check.sh reads them
 from plots_charts import thread_rows  # noqa: E402,F401
@@ -76,17 +79,31 @@ from plots_colours import (LOCK_COLOURS, LOCK_MARKERS, NEAR_COLOURS,  # noqa: E4
                            colour_distance)
 
 CHARTS = ['throughput', 'jain', 'waits', 'traffic', 'acquisitions', 'crossover']
+MAX_THREADS = 8192  # locklab-sim run --threads: 1..8192
 
 
 def fail(msg, status=2):
-    sys.stderr.write('plots.py: %s\n' % msg)
+    sys.stderr.write('plots.py: %s\n' % one_line(msg))
     sys.exit(status)
+
+
+def names_of(text, opt):
+    """The comma-separated names of an option: none empty, each once."""
+    names = text.split(',')
+    if '' in names:
+        fail('%s %r: an empty name (NAME,NAME...)' % (opt, text))
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        fail('%s %s: %s given twice' % (opt, text, twice[0]))
+    return names
 
 
 # ------------------------------------------------------------ main
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description='charts from locklab CSV files (gnuplot)')
+    # (OneLineParser: one line for bad input, no abbreviation, an option
+    # given twice refused)
+    ap = OneLineParser(prog='plots.py', description='charts from locklab CSV files (gnuplot)')
     ap.add_argument('--results', default='results',
                     help='directory of the sweeps\' CSV files (sim-*.csv, native-*.csv, '
                     'validate-*.csv), every one charted (default: results)')
@@ -97,8 +114,8 @@ def parse_args(argv):
     ap.add_argument('--topo', default='4socket',
                     help='the machine of the acquisitions and crossover sweeps (the other '
                     'charts follow their CSV files)')
-    ap.add_argument('--locks', default='', help='the locks of those two sweeps')
-    ap.add_argument('--threads', default='',
+    ap.add_argument('--locks', default=None, help='the locks of those two sweeps')
+    ap.add_argument('--threads', default=None,
                     help='the thread count of the acquisitions chart (of a list, the last; '
                     'default 32)')
     ap.add_argument('--only', default=','.join(CHARTS),
@@ -108,23 +125,41 @@ def parse_args(argv):
     ap.add_argument('--overlay-native', action='store_true',
                     help='overlay every results/native-*.csv on every simulated chart')
     a = ap.parse_args(argv)
-    a.only = [c for c in a.only.split(',') if c]
+    for opt in ('results', 'out', 'bin', 'topo'):
+        if getattr(a, opt) == '':  # given, but empty: never a default in its place
+            fail('--%s: an empty value' % opt)
+    a.only = names_of(a.only, '--only')
     for c in a.only:
         if c not in CHARTS:
             fail('--only: unknown chart %r (%s)' % (c, ', '.join(CHARTS)))
     if not os.path.isdir(a.results):
         fail('--results %s: not a directory' % a.results)
     a.thread_count = None
-    if a.threads:
-        try:
-            a.thread_count = int(a.threads.split(',')[-1])
-        except ValueError:
-            fail('--threads %r: not a number' % a.threads)
+    if a.threads is not None:
+        counts = a.threads.split(',')
+        for c in counts:
+            if not re.fullmatch(r'[0-9]+', c) or not 1 <= int(c) <= MAX_THREADS:
+                fail('--threads %r: want whole numbers (digits only) from 1 to %d, comma-separated'
+                     % (a.threads, MAX_THREADS))
+        a.thread_count = int(counts[-1])
         if ',' in a.threads and 'acquisitions' in a.only:
             print('--threads %s: the acquisitions chart is drawn at %d threads, the last' %
                   (a.threads, a.thread_count))
-    a.lock_list = [l for l in a.locks.split(',') if l]
+    a.lock_list = names_of(a.locks, '--locks') if a.locks is not None else []
     return a
+
+
+def check_locks(binary, locks):
+    """Each of --locks a mutex of the binary's catalogue (`locklab-sim list`)."""
+    known = catalogue(binary)
+    if not known:
+        fail('--bin: %s list names no lock (the binary does not run?)' % binary)
+    for l in locks:
+        if l not in known:
+            fail('--locks: unknown lock %r (`%s list` names them)' % (l, binary))
+        if known[l] != 'mutex':
+            fail('--locks: %s is a%s %s, and the acquisitions and crossover sweeps take mutexes '
+                 'only' % (l, 'n' if known[l][:1] in 'aeiou' else '', known[l]))
 
 
 def result_files(results, kind):
@@ -229,6 +264,8 @@ def main(argv):
         sys.stderr.write('plots.py: --bin %s: no locklab-sim there (the directory of the built '
                          'binaries, bin)\n' % a.bin)
         return 2
+    if a.bin and not a.no_sweeps and a.lock_list:
+        check_locks(os.path.join(a.bin, 'locklab-sim'), a.lock_list)
     try:
         os.makedirs(outdir, exist_ok=True)
     except OSError as e:
@@ -242,4 +279,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main('plots.py', main, sys.argv[1:]))

@@ -18,10 +18,19 @@ SWEEP_CS = [0, 100, 400, 1600]
 SWEEP_DURATION_MS = '1'
 
 
+def catalogue(binary):
+    """{lock: kind (mutex, rwlock, ...)} of `locklab-sim list`; empty when
+    it cannot be run."""
+    try:
+        p = subprocess.run([binary, 'list'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           universal_newlines=True)
+    except OSError:
+        return {}
+    return {l.split()[0]: l.split()[1] for l in p.stdout.splitlines() if len(l.split()) > 1}
+
+
 def known_locks(binary):
-    p = subprocess.run([binary, 'list'], stdout=subprocess.PIPE, universal_newlines=True)
-    return [l.split()[0] for l in p.stdout.splitlines() if len(l.split()) > 1
-            and l.split()[1] == 'mutex']
+    return [name for name, kind in catalogue(binary).items() if kind == 'mutex']
 
 
 def sweep_locks(binary, wanted):

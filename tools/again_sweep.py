@@ -10,11 +10,17 @@ usage: again_sweep.py --native FILE --sim FILE
 """
 
 import csv
+import math
+import os
 import sys
+
+sys.dont_write_bytecode = True  # the helper beside this file, not cached
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from args_oneline import one_line, run_main  # noqa: E402
 
 
 def fail(msg):
-    sys.stderr.write('again_sweep.py: %s\n' % msg)
+    sys.stderr.write('again_sweep.py: %s\n' % one_line(msg))
     sys.exit(2)
 
 
@@ -25,6 +31,10 @@ def read(path):
             rows = list(csv.DictReader(f))
     except OSError as e:
         fail('%s: %s' % (path, e.strerror))
+    except UnicodeDecodeError as e:
+        fail('%s: not a CSV file (not UTF-8 text at byte %d)' % (path, e.start))
+    except csv.Error as e:
+        fail('%s: not a CSV file it can read (%s)' % (path, e))
     need = ('lock', 'threads', 'ncs_ns', 'throughput_per_s', 'handoff_frac')
     if not rows or any(k not in rows[0] for k in need):
         fail('%s: not a run CSV with %s' % (path, ', '.join(need)))
@@ -36,6 +46,9 @@ def read(path):
         except (ValueError, TypeError):  # TypeError: a short row's missing fields
             fail('%s:%d: threads, ncs_ns, throughput_per_s or handoff_frac does not read'
                  % (path, n))
+        if not math.isfinite(tput) or tput < 0:
+            fail('%s:%d: throughput_per_s %s is not a finite number >= 0'
+                 % (path, n, r['throughput_per_s']))
         if not 0 <= frac <= 1:
             fail('%s:%d: handoff_frac %s is outside 0..1' % (path, n, r['handoff_frac']))
         a = acc.setdefault(key, [0.0, 0.0, 0])
@@ -65,4 +78,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    main(sys.argv)
+    sys.exit(run_main('again_sweep.py', main, sys.argv))

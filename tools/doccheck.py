@@ -20,16 +20,24 @@ With --update the blocks are rewritten in place with the real output; a
 block with `...` keeps its gaps where the lines around them still have the
 same text (numbers aside), and is written out whole otherwise.
 
+Exit status 0, 1 when a block differs or --update cannot write a file, 2
+on bad arguments (one line): an option given twice or abbreviated, a --bin
+without locklab-sim, a FILE that is not a readable UTF-8 regular file.
+
 usage: doccheck.py [--bin DIR] [--update] [FILE.md ...]
 """
 
-import argparse
 import difflib
 import glob
 import os
 import re
+import stat
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # the helper beside this file, not cached
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from args_oneline import OneLineParser, one_line, run_main  # noqa: E402
 
 SIM = 'bin/locklab-sim'
 NATIVE = 'bin/locklab-native'
@@ -166,9 +174,48 @@ def rewrite(expected, actual):
     return out
 
 
-def check_file(path, bindir, update):
-    with open(path) as f:
-        lines = f.read().split('\n')
+class BadInput(Exception):
+    """A bad argument: one line, status 2."""
+
+
+class WriteFailed(Exception):
+    """--update could not write a file: one line, status 1."""
+
+
+def read_doc(path):
+    """The text of a FILE.md, or BadInput: a regular file, readable, UTF-8."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise BadInput('%s: a directory, not a Markdown file' % path)
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput('%s: not a regular file' % path)
+        with open(path, encoding='utf-8') as f:
+            return f.read()
+    except OSError as e:
+        raise BadInput('%s: %s' % (path, e.strerror or e))
+    except UnicodeDecodeError as e:
+        raise BadInput('%s: not UTF-8 text (byte %d)' % (path, e.start))
+
+
+def write_doc(path, text):
+    """text to path through a file beside it, renamed over it; the file
+    beside it removed when the write fails."""
+    tmp = path + '.doccheck-tmp'
+    try:
+        with open(tmp, 'w', encoding='utf-8') as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise WriteFailed('cannot write %s: %s' % (e.filename or path, e.strerror or e))
+
+
+def check_file(path, bindir, update, text):
+    lines = text.split('\n')
     failed = 0
     edits = []
     for cmd in commands_of(path, lines):
@@ -198,23 +245,43 @@ def check_file(path, bindir, update):
     if edits:
         for first, end, wanted in reversed(edits):
             lines[first:end] = wanted
-        tmp = path + '.doccheck-tmp'
-        with open(tmp, 'w') as f:
-            f.write('\n'.join(lines))
-        os.replace(tmp, path)
+        write_doc(path, '\n'.join(lines))
     return failed
 
 
+def check_bin(bindir):
+    if bindir == '':
+        raise BadInput('--bin: an empty directory name')
+    sim = os.path.join(bindir, os.path.basename(SIM))
+    if not os.path.isdir(bindir):
+        raise BadInput('--bin %s: not a directory (the directory of the built binaries, bin)'
+                       % bindir)
+    if not os.path.isfile(sim) or not os.access(sim, os.X_OK):
+        raise BadInput('--bin %s: no locklab-sim there (the directory of the built binaries, '
+                       'bin)' % bindir)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap = OneLineParser(prog='doccheck.py', description=__doc__.split('\n\n')[0])
     ap.add_argument('--bin', help='directory of the binaries that `bin/` in a command names')
     ap.add_argument('--update', action='store_true', help='rewrite the blocks with the real output')
     ap.add_argument('files', nargs='*', help='default: README.md docs/*.md topologies/README.md')
     a = ap.parse_args()
     files = a.files or ['README.md'] + sorted(glob.glob('docs/*.md')) + ['topologies/README.md']
     failed = 0
-    for path in files:
-        failed += check_file(path, a.bin, a.update)
+    try:
+        if a.bin is not None:
+            check_bin(a.bin)
+        texts = [read_doc(path) for path in files]  # all of them, before any command runs
+    except BadInput as e:
+        sys.stderr.write('doccheck.py: %s\n' % one_line(e))
+        return 2
+    for path, text in zip(files, texts):
+        try:
+            failed += check_file(path, a.bin, a.update, text)
+        except WriteFailed as e:
+            sys.stderr.write('doccheck.py: %s\n' % one_line(e))
+            return 1
     if failed:
         print('doccheck: %d block%s differ%s from the real output (`scons doccheck UPDATE=1` '
               'rewrites them)' % (failed, 's' if failed > 1 else '', '' if failed > 1 else 's'))
@@ -223,4 +290,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(run_main('doccheck.py', main))

@@ -19,7 +19,6 @@ usage: gentopo.py --name NAME --sockets S --cores C --shape full|ring|mesh2
                   [--description TEXT] [--cite TEXT]... [-o FILE]
 """
 
-import argparse
 import decimal
 import os
 import re
@@ -28,6 +27,10 @@ import stat
 import tempfile
 import textwrap
 import sys
+
+sys.dont_write_bytecode = True  # the helper beside this file, not cached
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from args_oneline import OneLineParser, whole  # noqa: E402
 
 D = decimal.Decimal
 ROW_KEYS = ['lat.%s.%s' % (op, st) for op in ('load', 'store', 'atomic') for st in 'MESI']
@@ -49,14 +52,6 @@ BW_RE = re.compile(r'^[0-9]+(\.[0-9]+)?([kMGTPE]i?)?[Bb]ps$')
 
 class GenError(Exception):
     pass
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """Bad input gets one line (the project's rule), not argparse's usage."""
-
-    def error(self, message):
-        sys.stderr.write('gentopo.py: %s (--help: usage)\n' % message)
-        sys.exit(2)
 
 
 # The loader's limits (sim/topology.h) and the properties' values it takes
@@ -195,7 +190,11 @@ def rows_of(specs, class_lat):
             raise GenError('--row %s: not one of %s' % (key, ', '.join(ROW_KEYS)))
         if key in rows:
             raise GenError('--row %s given twice' % key)
-        vals = [number(v, '--row ' + key) for v in re.split(r'[ ,]+', text.strip()) if v]
+        words = re.split(r'\s*,\s*|\s+', text.strip())
+        if '' in words:
+            raise GenError('--row %s=%s: an empty value (V0[,V1...], numbers between the commas)'
+                           % (key, text))
+        vals = [number(v, '--row ' + key) for v in words]
         if len(vals) == 1 and n > 1:
             rows[key] = ([vals[0]] + [vals[0] + 2 * c for c in class_lat], True)
         elif len(vals) == n:
@@ -343,17 +342,18 @@ def emit(a, argv, m, class_lat, rows, props):
 def parse_args(argv):
     """Each option is --NAME or -NAME: the header records the command with
     one dash, as an XML comment cannot hold two in a row."""
-    p = OneLineParser(prog='gentopo.py', description=__doc__.split('\n\n')[0],
-                      allow_abbrev=False)
+    # (OneLineParser: one line for bad input, no abbreviation, a
+    # single-value option given twice refused)
+    p = OneLineParser(prog='gentopo.py', description=__doc__.split('\n\n')[0])
 
     def opt(name, **kw):
         p.add_argument('-' + name, '--' + name, **kw)
 
     opt('name', required=True, help='the root zone id (the file is NAME.xml)')
-    opt('sockets', type=int, required=True)
-    opt('cores', type=int, required=True, help='cores per socket')
+    opt('sockets', type=whole(0, 10 ** 9), required=True)
+    opt('cores', type=whole(0, 10 ** 9), required=True, help='cores per socket')
     opt('shape', choices=['full', 'ring', 'mesh2'], required=True)
-    opt('group', type=int, help='mesh2: sockets per group')
+    opt('group', type=whole(0, 10 ** 9), help='mesh2: sockets per group')
     opt('link-lat', required=True, help='one-way latency of a link (ring, full) or of a '
         'link inside a group (mesh2), in ns')
     opt('link-bw', required=True, help='bandwidth per direction, SimGrid units (6.7GBps)')
@@ -391,7 +391,7 @@ def check_args(a):
             raise GenError('mesh2 needs --group G dividing --sockets')
         if a.group_lat is None or a.group_bw is None:
             raise GenError('mesh2 needs --group-lat and --group-bw')
-    elif a.group or a.group_lat or a.group_bw:
+    elif a.group is not None or a.group_lat is not None or a.group_bw is not None:
         raise GenError('--group, --group-lat and --group-bw are for --shape mesh2')
 
 

@@ -19,19 +19,25 @@ the workload's columns, the overcommit), or a column the CSV lacks or
 leaves empty, is refused (exit 2, one line).
 """
 
-import argparse
 import csv
 import math
+import os
+import re
 import sys
+
+sys.dont_write_bytecode = True  # the helper beside this file, not cached
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from args_oneline import OneLineParser, one_line, run_main  # noqa: E402
 
 
 # What the rows of one lock must share (those the CSV has).
 SAME = ('backend', 'topo', 'threads', 'cs_ns', 'ncs_ns', 'ncs_exp', 'cs_lines', 'locks',
         'read_pct', 'overcommit')
+MAX_WIDTH = 40  # of a FORMAT's width and precision: a cell, not a 100 MB line
 
 
 def die(msg):
-    sys.stderr.write('ranges.py: %s\n' % msg)
+    sys.stderr.write('ranges.py: %s\n' % one_line(msg))
     sys.exit(2)
 
 
@@ -40,6 +46,8 @@ def parse_column(spec):
     name, _, fmt = spec.partition(':')
     heading = name  # with its scale: throughput_per_s/1e6 is not per second
     name, _, scale = name.partition('/')
+    if any(len(d) > 3 or int(d) > MAX_WIDTH for d in re.findall(r'[0-9]+', fmt)):
+        die('%s: a FORMAT of width or precision over %d' % (spec, MAX_WIDTH))
     try:
         scale = float(scale) if scale else 1.0
         format(1.0, fmt or '.2f')
@@ -56,15 +64,21 @@ def spread(values, scale, fmt):
 
 
 def main():
-    ap = argparse.ArgumentParser(description='the spread over runs of a locklab CSV')
+    ap = OneLineParser(prog='ranges.py', description='the spread over runs of a locklab CSV')
     ap.add_argument('--label', help='a first column, the same on every row')
     ap.add_argument('columns', nargs='+', metavar='NAME[/SCALE][:FORMAT]')
     args = ap.parse_args()
+    if args.label is not None and re.search(r'[\x00-\x1f\x7f]', args.label):
+        die('--label %r: a control character (a line break would break the table)' % args.label)
     cols = [parse_column(c) for c in args.columns]
     if sys.stdin is None:
         die('no standard input (the CSV comes on stdin)')
     try:
-        rows = list(csv.DictReader(sys.stdin))
+        reader = csv.DictReader(sys.stdin)
+        twice = [n for i, n in enumerate(reader.fieldnames or []) if n in reader.fieldnames[:i]]
+        if twice:
+            die('stdin: the CSV has two columns named %s (which one is meant?)' % twice[0])
+        rows = list(reader)
     except (OSError, csv.Error, UnicodeDecodeError) as e:
         die('stdin is not a CSV it can read (%s)' % (e.strerror if isinstance(e, OSError) else e))
     if not rows:
@@ -101,4 +115,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    sys.exit(run_main('ranges.py', main))

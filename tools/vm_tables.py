@@ -22,19 +22,57 @@ run that overcommit:
 """
 
 import csv
+import math
 import os
 import sys
+
+sys.dont_write_bytecode = True  # the helper beside this file, not cached
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from args_oneline import one_line, run_main  # noqa: E402
 
 LOCKS = ('ticket', 'pv-ticket', 'qspinlock', 'pv-qspinlock')
 ALL_X = ('0.50', '1.00', '1.50', '2.00', '3.00', '4.00')
 COUNTER_X = ('1.00', '2.00', '4.00')
+# The columns the tables read: each a finite number >= 0 (wake_latency_ns
+# also empty or nan, where a run woke no vCPU); overcommit above 0.
+NUMBERS = ('throughput_per_s', 'holder_preemptions', 'waiter_preemptions',
+           'holder_lost_ns_per_acq', 'waiter_lost_ns_per_acq', 'ple_exits', 'ple_yields',
+           'halts', 'kicks', 'wake_latency_ns', 'misses_per_acq', 'jain', 'ncs_ns',
+           'duration_s', 'overcommit')
+
+
+def checked(path, line, r, head):
+    """The row r of path's line, or ValueError naming file, line and column:
+    every field there, each number of NUMBERS a finite one."""
+    if None in r:
+        raise ValueError('%s:%d: %d fields where the header has %d'
+                         % (path, line, len(head) + len(r[None]), len(head)))
+    short = [k for k in head if r[k] is None]
+    if short:
+        raise ValueError('%s:%d: column %s: missing (a row of %d fields where the header '
+                         'has %d)' % (path, line, short[0], len(head) - len(short), len(head)))
+    for col in NUMBERS:
+        text = r.get(col)
+        if text is None or (col == 'wake_latency_ns' and text in ('', 'nan')):
+            continue
+        try:
+            v = float(text)
+        except ValueError:
+            v = None
+        if v is None or not math.isfinite(v) or v < 0 or (col == 'overcommit' and v == 0):
+            raise ValueError('%s:%d: column %s: %r is not a finite number %s'
+                             % (path, line, col, text,
+                                'above 0' if col == 'overcommit' else '>= 0'))
+    return r
 
 
 def load(path):
     """{(lock, overcommit): [rows]} of one sweep's CSV."""
     by = {}
     with open(path, newline='') as f:
-        for r in csv.DictReader(f):
+        reader = csv.DictReader(f)
+        for r in reader:
+            r = checked(path, reader.line_num, r, reader.fieldnames)
             by.setdefault((r['lock'], r['overcommit']), []).append(r)
     return by
 
@@ -154,7 +192,7 @@ def failed(e):
         sys.stderr.write('vm_tables: a CSV has no column %s: not a --vm sweep\'s CSV of '
                          'locklab-sim run\n' % e)
     else:
-        sys.stderr.write('vm_tables: %s\n' % e)
+        sys.stderr.write('vm_tables: %s\n' % one_line(e))
     return 2
 
 
@@ -194,8 +232,4 @@ def main(argv):
 
 
 if __name__ == '__main__':
-    try:
-        sys.exit(main(sys.argv))
-    except BrokenPipeError:  # `| head`: the reader had what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(0)
+    sys.exit(run_main('vm_tables', main, sys.argv))
