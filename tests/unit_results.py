@@ -3,7 +3,9 @@
 locks keep both results, the same sweep again is kept beside the first,
 results/index.csv has a line per run, results/sim-TOPO.csv links to the
 latest complete sweep, a file of the former naming is kept, and an
-interrupted sweep keeps its rows without moving the link.  SCons refuses
+interrupted sweep keeps its rows without moving the link; an index of runs
+that cannot take a line (a FIFO, a directory, a link to nothing) and a
+leftover .csv.partial that is not text are refused before the sweep.  SCons refuses
 an unknown variable, and an empty TOPO, with one line on stderr naming it and
 exit status 2.
 
@@ -182,6 +184,42 @@ def bad_arguments_one_line():
               'results.py %s: %d %r' % (' '.join(args), p.returncode, p.stderr))
 
 
+def unusable_index_or_partial(binary):
+    """results/index.csv a FIFO (the append would hang), a directory or a
+    link to nothing, and a leftover .csv.partial of these options that is
+    not UTF-8 text: refused before the sweep runs, one line naming the
+    file, exit 2, no sweep file written."""
+    tool = [sys.executable, os.path.join(ROOT, 'tools', 'results.py')]
+    argv = sweep(binary, 'tas')
+    for kind in ('fifo', 'dir', 'dangling', 'partial'):
+        with tempfile.TemporaryDirectory(prefix='locklab-results-') as res:
+            index_path = os.path.join(res, 'index.csv')
+            named = index_path
+            if kind == 'fifo':
+                os.mkfifo(index_path)
+            elif kind == 'dir':
+                os.mkdir(index_path)
+            elif kind == 'dangling':
+                os.symlink('nowhere', index_path)
+            else:
+                named = results.free_stem(res, 'sim-2socket', argv[2:]) + '.csv.partial'
+                with open(named, 'wb') as f:
+                    f.write(b'backend,topo\n\xff\xfe\x00\n')
+            try:
+                p = subprocess.run(tool + [res, 'sim', '2socket', '--'] + argv,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   universal_newlines=True, timeout=30)
+                rc, out, err = p.returncode, p.stdout, p.stderr
+            except subprocess.TimeoutExpired:
+                rc, out, err = 'timeout', '', ''
+            lines = err.splitlines()
+            written = [f for f in os.listdir(res) if f.endswith(('.csv', '.json'))
+                       and f != 'index.csv']
+            check(rc == 2 and len(lines) == 1 and named in lines[0] and not out and not written,
+                  'index %s: exit %s, stdout %r, stderr %r, written %r'
+                  % (kind, rc, out, err, written))
+
+
 def scons_refuses_unknown_variables():
     if not shutil.which('scons'):
         print('scons not on PATH: the SCons check skipped')
@@ -241,6 +279,7 @@ def main(argv):
         killed_rows_are_found(binary, res)
         command_is_found(res)
     bad_arguments_one_line()
+    unusable_index_or_partial(binary)
     scons_refuses_unknown_variables()
     sim_threads_fit_the_machine(binary)
     own_file_named_like_a_machine()

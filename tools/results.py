@@ -72,11 +72,41 @@ def machine_name(topo, shipped):
 
 
 def csv_rows(path):
+    """The data rows of the CSV file PATH (0 when it cannot be read)."""
     try:
-        with open(path, newline='') as f:
-            return max(sum(1 for _ in csv.reader(f)) - 1, 0)
-    except OSError:
+        return count_rows(path)
+    except (OSError, UnicodeDecodeError, csv.Error):
         return 0
+
+
+def count_rows(path):
+    """The data rows of PATH, or an exception: OSError, UnicodeDecodeError
+    (not UTF-8 text), csv.Error (a NUL byte, a field too long)."""
+    if not os.path.isfile(path):  # a FIFO would hang the read
+        raise OSError(0, 'not a regular file')
+    with open(path, newline='', encoding='utf-8') as f:
+        return max(sum(1 for _ in csv.reader(f)) - 1, 0)
+
+
+def index_problem(results):
+    """Why RESULTS/index.csv cannot take a line (None when it can): it must
+    be a regular file this user may write, or absent in a directory this
+    user may write.  Asked before a sweep, so that one is not run and then
+    left unrecorded (a FIFO would hang the append, a directory or dangling
+    link fail it)."""
+    path = os.path.join(results, 'index.csv')
+    if os.path.lexists(results) and not os.path.isdir(results):
+        return '%s: not a directory of results' % results
+    if os.path.lexists(path):
+        if not os.path.exists(path):
+            return '%s: a symbolic link to nothing (the index of runs must be a regular file)' % path
+        if not os.path.isfile(path):
+            return '%s: not a regular file (the index of runs must be one; move it away)' % path
+        if not os.access(path, os.W_OK):
+            return '%s: not writable by this user (the index of runs)' % path
+    elif os.path.isdir(results) and not os.access(results, os.W_OK | os.X_OK):
+        return '%s: a directory this user may not write (results/index.csv goes there)' % results
+    return None
 
 
 def status_word(rc):
@@ -95,7 +125,7 @@ def append_index(results, command, files, rows, status):
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         text = ','.join(INDEX_COLUMNS) + '\n' + line.getvalue()
     except FileExistsError:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK)  # a FIFO: no hang
         text = line.getvalue()
     try:
         os.write(fd, text.encode())
@@ -121,8 +151,11 @@ def link_latest(results, prefix, stem):
 def command_of(results, path):
     """The command results/index.csv recorded for the sweep that wrote
     PATH (its output files left out), or None."""
+    index_path = os.path.join(results, 'index.csv')
+    if not os.path.isfile(index_path):  # absent, or a FIFO that would hang the read
+        return None
     try:
-        with open(os.path.join(results, 'index.csv'), newline='') as f:
+        with open(index_path, newline='') as f:
             rows = list(csv.DictReader(f))
     except (OSError, csv.Error, UnicodeDecodeError):
         return None
@@ -191,6 +224,22 @@ def orphans(results, prefix, args):
     return [p for p in found if os.path.exists(p) and command_of(results, p) is None]
 
 
+def orphan_rows(results, prefix, args):
+    """The orphans of these options with their rows, and None; or None and
+    why one cannot be read (not UTF-8 text, a NUL byte, not a regular
+    file): refused before the sweep, which would record it."""
+    found = []
+    for path in orphans(results, prefix, args):
+        try:
+            found.append((path, count_rows(path)))
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            why = e.strerror if isinstance(e, OSError) else \
+                'not UTF-8 text' if isinstance(e, UnicodeDecodeError) else str(e)
+            return None, '%s: not the rows of a sweep (%s): move it away to run this sweep' % (
+                path, why)
+    return found, None
+
+
 def run_sweep(results, kind, name, argv):
     """Run ARGV (a `run` command without output files) writing
     results/KIND-NAME-HASH.{csv,json}; record it; its exit status."""
@@ -206,9 +255,16 @@ def run_sweep(results, kind, name, argv):
     except OSError as e:
         sys.stderr.write('results.py: %s: not a directory of results (%s)\n' % (results, e.strerror))
         return 2
+    why = index_problem(results)
+    if why:
+        sys.stderr.write('results.py: %s\n' % why)
+        return 2
     prefix = '%s-%s' % (kind, name)
-    for path in orphans(results, prefix, argv[2:]):  # recorded, said, kept
-        rows = csv_rows(path)
+    found, why = orphan_rows(results, prefix, argv[2:])
+    if why:
+        sys.stderr.write('results.py: %s\n' % why)
+        return 2
+    for path, rows in found:  # recorded, said, kept
         append_index(results, ' '.join(argv), [path], rows, 'killed')
         print('locklab: %s: %d row%s of an earlier sweep of these options, killed before it '
               'recorded them (kept; now in results/index.csv)' % (path, rows,
