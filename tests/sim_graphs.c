@@ -367,6 +367,14 @@ static void test_graph_share_under_migration(void **state)
 	}
 	tl_fmt(path, sizeof(path), "%s/graph-%s-ttas-8-handoff.dot", dir, TOPO);
 	dot = tl_slurp_ok(path, NULL);
+	for (char *w = dot, *r = dot;; r++) { /* dot breaks long strings with "\\\n" */
+		if (r[0] == '\\' && r[1] == '\n') {
+			r++;
+			continue;
+		}
+		if (!(*w++ = *r))
+			break;
+	}
 	if (!strstr(dot, want))
 		fail_msg("the handoff graph does not say the run's '%s'", want);
 	assert_non_null(strstr(dot, "threads migrate"));

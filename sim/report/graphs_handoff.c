@@ -140,7 +140,7 @@ static const char *share_text(char *buf, size_t len, uint64_t part, uint64_t tot
 static void handoff_title(Agraph_t *g, const struct wl_run *run, const char *what, uint64_t total,
 			  uint64_t local, const char *edges, const char *moved)
 {
-	char text[900], cnt[16], cnt2[16], share[48], which[256], retakes[200] = "";
+	char text[1400], cnt[16], cnt2[16], share[48], which[256], retakes[200] = "";
 	uint64_t acq = 0;
 
 	for (unsigned i = 0; i < run->nthreads; i++)
