@@ -27,5 +27,12 @@ dash(kind) = 1 + (kind eq "native")
 # that no point moves as far as the next thread count's.
 dodge(i) = 2 ** (0.2 * (i - (n + 1) / 2.0) / (n > 1 ? n - 1 : 1))
 
+# The heading (a chart's title, `heading`, of `heading_lines` lines) at the
+# canvas's top left, the plot below it: gnuplot centres a title over the
+# plot, which a wide key (outside, right) narrows, and cuts off on the left
+# what is wider than that (docs/graphs.md).
+title_heading = "unset title; set label 100 heading at screen 0.01, screen 0.985 left front; " . \
+	sprintf("set tmargin %d", (exists("heading_lines") ? heading_lines : 1) + 2)
+
 set grid
 set key outside right top

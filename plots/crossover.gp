@@ -30,7 +30,7 @@ set key outside right top title "best lock"
 set style fill solid 1.0 border rgb "white"
 do for [fmt in formats] {
 	eval begin(fmt)
-	set title heading
+	eval title_heading
 	plot data using 1:2:(0.5):(0.5):5 with boxxyerror lc rgb variable notitle, \
 	     data using 1:($2 + 0.12):3:6 with labels tc rgb variable font "Helvetica,12" notitle, \
 	     data using 1:($2 - 0.15):4:6 with labels tc rgb variable font "Helvetica,10" notitle, \

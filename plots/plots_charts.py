@@ -44,6 +44,7 @@ def gnuplot(script, out, **vars):
     out = os.path.abspath(out)
     if 'heading' in vars:
         vars['heading'] = wrap_heading(vars['heading'], HEADING_WIDTH.get(script, 96))
+        vars['heading_lines'] = vars['heading'].count('\n') + 1
     why = draw(os.path.join(HERE, script), out, vars, cwd=HERE)
     if why:
         sys.stderr.write('plots.py: %s\n' % why)

@@ -33,7 +33,7 @@ if (!exists("xtic")) xtic = ""
 if (!exists("keepmarker")) keepmarker = 0
 do for [fmt in formats] {
 	eval begin(fmt)
-	set title heading
+	eval title_heading
 	set xlabel xname
 	if (xtic ne "") { eval "set xtics " . xtic }
 	set ylabel sprintf("throughput, all threads together (%s)", tunit)

@@ -15,7 +15,7 @@ set style fill solid 0.85 border -1
 set boxwidth 0.7
 do for [fmt in formats] {
 	eval begin(fmt)
-	set title heading
+	eval title_heading
 	set ylabel "cache-line transfers per acquisition"
 	set yrange [0:*]
 	set xtics rotate by -30
