@@ -501,9 +501,9 @@ def refusal_failures(real, tmp):
         cases.append((run + ['--threads-csv', spoil(threads, tmp, name, edit)],
                       ['--threads-csv', name, 'line ', words]))
     cases += [
-        (run + ['--csv', csv_path], ['--csv: given twice']),
-        (run + ['--out', tmp, '--out', tmp], ['--out: given twice']),
-        (run + ['--name', 'a', '--name', 'b'], ['--name: given twice']),
+        (run + ['--csv', csv_path], ['--csv given twice']),
+        (run + ['--out', tmp, '--out', tmp], ['--out given twice']),
+        (run + ['--name', 'a', '--name', 'b'], ['--name given twice']),
         (run + ['--ou', tmp], ['--ou', 'not an option']),
         (['--csv', 'a\nb.csv'], ['--csv', "'a\\nb.csv'", 'no such file']),
         (run + ['--out', '/non\nexist'], ['--out', "'/non\\nexist'", 'does not exist']),

@@ -25,8 +25,9 @@ SINGLE = (argparse._StoreAction, argparse._StoreConstAction, argparse._StoreTrue
 
 
 def one_line(text):
-    """text with its line breaks escaped: a message is one line."""
-    return str(text).replace('\r', '\\r').replace('\n', '\\n')
+    """text with every character that does not print (a line break above
+    all) escaped as Python writes it: one line whatever it quotes."""
+    return ''.join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
 
 
 def say(prog, msg):

@@ -46,7 +46,6 @@ inputs are read and checked in report_input.py, the tables per lock are in
 report_table.py beside it.
 """
 
-import argparse
 import html
 import json
 import os
@@ -58,6 +57,7 @@ import urllib.parse
 # the modules beside this file, read and not cached: nothing is written
 # into the source tree
 sys.dont_write_bytecode = True
+from args_oneline import OneLineParser, one_line  # noqa: E402
 from report_input import (BadInput, need_file, read_json, read_sweep_csv,  # noqa: E402
                           read_threads_csv, show)
 from report_table import TABLE_NOTES, conditional_notes, tables_html  # noqa: E402
@@ -73,27 +73,6 @@ CHART_TITLES = {
 }
 GRAPH_KINDS = ['handoff', 'machine']
 NAME_RE = re.compile(r'[A-Za-z0-9][A-Za-z0-9._,+=-]*')
-
-
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        raise BadInput(message)
-
-
-OPTIONS = ('--csv', '--json', '--threads-csv', '--charts', '--graphs', '--out', '--name',
-           '--command')
-
-
-class Once(argparse.Action):
-    """An option's value, refused when the option is given twice (the
-    last one would win unsaid)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        seen = getattr(namespace, '_given', set())
-        if self.dest in seen:
-            raise BadInput('%s: given twice' % self.option_strings[0])
-        namespace._given = seen | {self.dest}
-        setattr(namespace, self.dest, values)
 
 
 # ------------------------------------------------------------ inputs
@@ -368,36 +347,20 @@ def write_whole(path, text):
 
 # ------------------------------------------------------------ main
 
-def one_line(text):
-    """text with its line breaks escaped: a message is one line."""
-    return text.replace('\r', '\\r').replace('\n', '\\n')
-
-
 def parse_args(argv):
     # each option once, and spelt out (an abbreviation or a second value
-    # would be taken unsaid)
-    ap = OneLineParser(description='an HTML page per locklab sweep, and their index',
-                       allow_abbrev=False)
-    ap.add_argument('--csv', action=Once, help='the run CSV (locklab-sim run --csv; required)')
-    ap.add_argument('--json', action=Once,
-                    help='the run JSON (default: the CSV path with .json, if any)')
-    ap.add_argument('--threads-csv', action=Once, help='the per-thread CSV of the same run')
-    ap.add_argument('--charts', action=Once,
-                    help="plots.py's output directory (default: the CSV's)")
-    ap.add_argument('--graphs', action=Once, help="run --graphs directory (default: the CSV's)")
-    ap.add_argument('--out', action=Once, help="where the pages go (default: the CSV's directory)")
-    ap.add_argument('--name', action=Once,
-                    help="the page is report-NAME.html (default: the CSV's name)")
-    ap.add_argument('--command', action=Once,
-                    help='the command, when the JSON does not record it')
-    a, rest = ap.parse_known_args(argv)
-    if rest:
-        word = rest[0].split('=', 1)[0]
-        whole = [o for o in OPTIONS if word.startswith('--') and o.startswith(word)]
-        if whole:
-            raise BadInput('%s: not an option (abbreviations are not taken: %s)'
-                           % (show(word), ' or '.join(whole)))
-        raise BadInput('unrecognized arguments: %s' % ' '.join(rest))
+    # would be taken unsaid): args_oneline's parser, which says so in one line
+    ap = OneLineParser(prog='report.py',
+                       description='an HTML page per locklab sweep, and their index')
+    ap.add_argument('--csv', help='the run CSV (locklab-sim run --csv; required)')
+    ap.add_argument('--json', help='the run JSON (default: the CSV path with .json, if any)')
+    ap.add_argument('--threads-csv', help='the per-thread CSV of the same run')
+    ap.add_argument('--charts', help="plots.py's output directory (default: the CSV's)")
+    ap.add_argument('--graphs', help="run --graphs directory (default: the CSV's)")
+    ap.add_argument('--out', help="where the pages go (default: the CSV's directory)")
+    ap.add_argument('--name', help="the page is report-NAME.html (default: the CSV's name)")
+    ap.add_argument('--command', help='the command, when the JSON does not record it')
+    a = ap.parse_args(argv)
     if a.csv is None:
         raise BadInput('the following arguments are required: --csv')
     for opt in ('csv', 'charts', 'graphs', 'out', 'name', 'json', 'threads_csv', 'command'):

@@ -50,7 +50,6 @@ import math
 import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
 import tempfile
@@ -59,10 +58,11 @@ import time
 # the modules beside this file, read and not cached: the runner writes
 # nothing into the source tree
 sys.dont_write_bytecode = True
+from args_oneline import run_main  # noqa: E402
 from scoreboard_chart import chart_caption, draw_chart  # noqa: E402
 from scoreboard_csv import write_csv  # noqa: E402
 from scoreboard_entries import (CV_RUNS, ROOT, EntryError, command_fault, one_config,  # noqa: E402
-                                parse_board, runners_option, say, shown)
+                                PROG, parse_board, runners_option, say, shown)
 from scoreboard_print import count_line, print_board  # noqa: E402
 from scoreboard_rules import judge  # noqa: E402
 # more names of those modules, as tests/unit_scoreboard.py reads them
@@ -488,50 +488,5 @@ def main(argv):
     return 2 if bad else 0 if ok else 1
 
 
-class StdoutError(Exception):
-    """A write to the standard output failed (a full disk, /dev/full)."""
-
-
-class CheckedStdout:
-    """sys.stdout whose write and flush failures are StdoutError, told apart
-    from a result file that cannot be written."""
-
-    def __init__(self, f):
-        self.f = f
-
-    def write(self, text):
-        try:
-            return self.f.write(text)
-        except OSError as e:
-            raise StdoutError(e.strerror) from e
-
-    def flush(self):
-        try:
-            self.f.flush()
-        except OSError as e:
-            raise StdoutError(e.strerror) from e
-
-    def __getattr__(self, name):
-        return getattr(self.f, name)
-
-
-def main_flushed(argv):
-    """main, then stdout flushed: a standard output that cannot be written
-    is one line and status 1, as the C commands say it, not a traceback."""
-    sys.stdout = CheckedStdout(sys.stdout)
-    try:
-        rc = main(argv)
-        sys.stdout.flush()
-        return rc
-    except StdoutError as e:
-        try:
-            sys.stdout = open(os.devnull, 'w')  # the interpreter's own flush at exit
-        except OSError:
-            pass
-        say('cannot write the standard output: %s' % e)
-        return 1
-
-
-if __name__ == '__main__':
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--list | head`: end quietly
-    sys.exit(main_flushed(sys.argv[1:]))
+if __name__ == '__main__':  # a standard output that cannot be written: one line, status 1
+    sys.exit(run_main(PROG, main, sys.argv[1:]))

@@ -13,6 +13,7 @@ import shlex
 import sys
 import unicodedata
 
+from args_oneline import one_line
 from scoreboard_rules import NEUTRAL_BAND
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,12 +64,6 @@ def shown(text):
             out.append('\\x%02x' % o if o < 0x100 else '\\u%04x' % o if o < 0x10000
                        else '\\U%08x' % o)
     return "$'" + ''.join(out) + "'"
-
-
-def one_line(msg):
-    """msg with every character that does not print (a line break above
-    all) escaped as Python writes it: one line whatever it quotes."""
-    return ''.join(c if c.isprintable() else repr(c)[1:-1] for c in msg)
 
 
 def say(msg):
