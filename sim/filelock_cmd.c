@@ -462,15 +462,9 @@ static int schedule_processes(struct flc_opts *o)
 static int check_before_running(const struct flc_opts *o)
 {
 	struct flw_config fc = { .global = o->global, .iterations = o->iterations };
-	const struct wl_config *c = &o->cfg;
 	char why[4400];
 
-	for (unsigned i = 0; c->pin == PIN_LIST && i < c->pin_list_len; i++)
-		for (unsigned j = 0; j < i; j++)
-			if (c->pin_list[j] == c->pin_list[i])
-				return BAD("--pin list: cpu %u appears twice (a listed cpu runs one "
-					   "process; more --procs than the cpus of --pin none or node:N "
-					   "share them)", c->pin_list[i]);
+	sim_set_cpu_share("more --procs than the cpus of --pin none or node:N share them");
 	if (flw_check(&fc, &o->cfg, o->procs, why, sizeof(why)) ||
 	    (o->csv && outfile_check("--csv", o->csv, why, sizeof(why))))
 		return BAD("%s", why);

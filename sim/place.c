@@ -39,6 +39,15 @@ static unsigned socket_cores(unsigned s)
 	return n;
 }
 
+/* How the command that runs the threads shares cpus among them: said where
+ * a --pin list names a cpu twice (sim_set_cpu_share). */
+static const char *cpu_share = "under --vm, --overcommit shares them";
+
+void sim_set_cpu_share(const char *how)
+{
+	cpu_share = how;
+}
+
 static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < cfg->pin_list_len; i++) {
@@ -50,7 +59,7 @@ static int check_list(const struct wl_config *cfg, char *err, size_t errlen)
 		for (unsigned j = 0; j < i; j++)
 			if (cfg->pin_list[j] == cfg->pin_list[i]) {
 				snprintf(err, errlen, "--pin list: cpu %u appears twice (the simulator runs one "
-					 "thread a cpu; under --vm, --overcommit shares them)", cfg->pin_list[i]);
+					 "thread a cpu; %s)", cfg->pin_list[i], cpu_share);
 				return -1;
 			}
 	}

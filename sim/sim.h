@@ -371,6 +371,10 @@ size_t sim_round_line(size_t size);
 
 /* ccbench.c: the `ccbench` sub-command */
 extern const struct ll_command sim_ccbench_cmd;
+/* How the running command shares cpus among more threads, for the line
+ * that refuses a --pin list naming a cpu twice (sim/place.c). */
+void sim_set_cpu_share(const char *how);
+
 /* filelock_cmd.c: the `filelock` sub-command */
 extern const struct ll_command sim_filelock_cmd;
 /* `locklab-sim scoreboard` (sim/scoreboard_cmd.c) */

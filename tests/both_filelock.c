@@ -121,7 +121,7 @@ static void bad_options_are_one_line(void **state)
 	refused(longer, "--pin list: has 3 cpus but --procs asks for 2 (one cpu each");
 	refused(many, "--procs: '9000'");
 	/* filelock's own way of sharing cpus, not run's --vm */
-	refused(twice, "cpu 0 appears twice (a listed cpu runs one process; more --procs than");
+	refused(twice, "cpu 0 appears twice (the simulator runs one thread a cpu; more --procs than");
 }
 
 /* The CSV's row of run `run` (0-based) under its header. */
