@@ -63,10 +63,13 @@ static int field(char **hdr, unsigned nh, char **row, const char *name, double *
 	return number(row[i], v);
 }
 
+/* The decades of the all row, each a class of detours, checked as the
+ * noise command writes them: whole counts, a length of 1 ns to 1 s within
+ * the decade, a rate a machine can have; the row's totals their sums. */
 static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measured *m, char *err,
 			size_t errlen)
 {
-	double secs, lost_share = 0;
+	double secs, lost_share = 0, total[2], sum[2] = { 0, 0 };
 
 	if (field(hdr, nh, row, "seconds", &secs, err, errlen))
 		return -1;
@@ -78,7 +81,8 @@ static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measur
 	m->n = 0;
 	for (unsigned k = 0; k < NOISE_CLASSES; k++) {
 		char name[2][48];
-		double count, ns;
+		double count, ns, lo = k ? (double)noise_decade_top_ns[k - 1] : 0;
+		double hi = k < NOISE_CLASSES - 1 ? (double)noise_decade_top_ns[k] : INFINITY;
 
 		snprintf(name[0], sizeof(name[0]), "detours_%s", noise_decade_col[k]);
 		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", noise_decade_col[k]);
@@ -101,6 +105,11 @@ static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measur
 				 "length (1 ns to 1 s)", name[1], name[0], ns / count);
 			return -1;
 		}
+		if (!(ns / count >= lo && ns / count < hi)) {
+			snprintf(err, errlen, "the all row's %s over its %s is %g ns, outside its decade "
+				 "(%g to %g ns)", name[1], name[0], ns / count, lo, hi);
+			return -1;
+		}
 		if (count / secs > NOISE_MAX_RATE_HZ) {
 			snprintf(err, errlen, "the all row's %s, %g a second, is over %g a second",
 				 name[0], count / secs, NOISE_MAX_RATE_HZ);
@@ -109,6 +118,8 @@ static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measur
 		m->rate_hz[m->n] = count / secs;
 		m->len_ps[m->n] = (uint64_t)(ns / count * 1000.0 + 0.5);
 		lost_share += ns / (secs * 1e9);
+		sum[0] += count;
+		sum[1] += ns;
 		m->n++;
 	}
 	m->lost_share = lost_share;
@@ -117,6 +128,15 @@ static int read_classes(char **hdr, unsigned nh, char **row, struct noise_measur
 			 100 * lost_share);
 		return -1;
 	}
+	if (field(hdr, nh, row, "detours", &total[0], err, errlen) ||
+	    field(hdr, nh, row, "lost_ns", &total[1], err, errlen))
+		return -1;
+	for (unsigned i = 0; i < 2; i++)
+		if (fabs(total[i] - sum[i]) > 0.5) {
+			snprintf(err, errlen, "the all row's %s, %.0f, is not the sum of its decades' "
+				 "(%.0f)", i ? "lost_ns" : "detours", total[i], sum[i]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -149,42 +169,6 @@ static int header_known(char **hdr, unsigned nh, char *err, size_t errlen)
 				return -1;
 			}
 	}
-	return 0;
-}
-
-/* The all row's totals are its decades' sums, and each decade's mean
- * detour lies in the decade. */
-static int totals_agree(char **hdr, unsigned nh, char **row, char *err, size_t errlen)
-{
-	double total[2], sum[2] = { 0, 0 };
-
-	if (field(hdr, nh, row, "detours", &total[0], err, errlen) ||
-	    field(hdr, nh, row, "lost_ns", &total[1], err, errlen))
-		return -1;
-	for (unsigned k = 0; k < NOISE_DECADES; k++) {
-		char name[2][48];
-		double count, ns, lo = k ? (double)noise_decade_top_ns[k - 1] : 0;
-		double hi = k < NOISE_DECADES - 1 ? (double)noise_decade_top_ns[k] : INFINITY;
-
-		snprintf(name[0], sizeof(name[0]), "detours_%s", noise_decade_col[k]);
-		snprintf(name[1], sizeof(name[1]), "lost_ns_%s", noise_decade_col[k]);
-		if (field(hdr, nh, row, name[0], &count, err, errlen) ||
-		    field(hdr, nh, row, name[1], &ns, err, errlen))
-			return -1;
-		if (count && !(ns / count >= lo && ns / count < hi)) {
-			snprintf(err, errlen, "the all row's %s over its %s is %g ns, outside its decade "
-				 "(%g to %g ns)", name[1], name[0], ns / count, lo, hi);
-			return -1;
-		}
-		sum[0] += count;
-		sum[1] += ns;
-	}
-	for (unsigned i = 0; i < 2; i++)
-		if (fabs(total[i] - sum[i]) > 0.5) {
-			snprintf(err, errlen, "the all row's %s, %.0f, is not the sum of its decades' "
-				 "(%.0f)", i ? "lost_ns" : "detours", total[i], sum[i]);
-			return -1;
-		}
 	return 0;
 }
 
@@ -256,8 +240,7 @@ int noise_file_read(const char *path, struct noise_measured *m, char *err, size_
 
 		rc = header_known(hdr, nh, why, sizeof(why)) ||
 		     whole_row(hdr, nh, row, nr, why, sizeof(why)) ||
-		     read_classes(hdr, nh, row, m, why, sizeof(why)) ||
-		     totals_agree(hdr, nh, row, why, sizeof(why));
+		     read_classes(hdr, nh, row, m, why, sizeof(why));
 	}
 	if (rc) {
 		snprintf(err, errlen, "--noise-from %s: %s", path, why);
